@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// DeletionPolicy says what happens to the forge object when the resource is deleted.
+// +kubebuilder:validation:Enum=Delete;Orphan
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete removes the forge object (or, for RunnerSetting, re-enables the runner).
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyOrphan leaves the forge object as it is.
+	DeletionPolicyOrphan DeletionPolicy = "Orphan"
+)
+
+// ManagementPolicy says whether the operator may write to the forge.
+// +kubebuilder:validation:Enum=Manage;Observe
+type ManagementPolicy string
+
+const (
+	// ManagementPolicyManage creates, updates and deletes the forge object.
+	ManagementPolicyManage ManagementPolicy = "Manage"
+	// ManagementPolicyObserve only reads the forge object and reports drift; it never writes.
+	ManagementPolicyObserve ManagementPolicy = "Observe"
+)
+
+// ForgeReference names a Forge in the same namespace.
+type ForgeReference struct {
+	// name of the Forge in the resource's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// SecretKeySelector selects one key of a Secret in the resource's namespace.
+type SecretKeySelector struct {
+	// name of the Secret in the resource's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// key in the Secret's data.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+}
+
+// ManagedSpec holds the fields every managed kind has. deletionPolicy is
+// declared by each kind, because its default differs between kinds.
+type ManagedSpec struct {
+	// forgeRef names the Forge (in the same namespace) this object lives on.
+	ForgeRef ForgeReference `json:"forgeRef"`
+
+	// managementPolicy: Manage creates, updates and deletes the forge object;
+	// Observe only reads it and reports drift in the conditions, never writing.
+	// +kubebuilder:default=Manage
+	// +optional
+	ManagementPolicy ManagementPolicy `json:"managementPolicy,omitempty"`
+
+	// suspend stops all forge calls for this object until set back to false.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+
+	// syncInterval is how often the forge object is checked for drift
+	// (jittered by 10%); the manager's --sync-interval when unset.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="syncInterval must be at least 1s"
+	// +optional
+	SyncInterval *metav1.Duration `json:"syncInterval,omitempty"`
+}
+
+// ManagedStatus is the status block every managed kind has.
+type ManagedStatus struct {
+	// id of the object on the forge.
+	// +optional
+	ID int64 `json:"id,omitempty"`
+
+	// url of the object on the forge, where it has one.
+	// +optional
+	URL string `json:"url,omitempty"`
+
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// lastHandledReconcileAt echoes the forge.forgeops.dev/reconcile-requested-at
+	// annotation value handled last.
+	// +optional
+	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
+
+	// conditions: Ready (summary), Reconciling and Stalled.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Managed is implemented by every kind whose object lives on a forge. The
+// shared reconcile loop works on this interface only.
+// +kubebuilder:object:generate=false
+type Managed interface {
+	metav1.Object
+	runtime.Object
+	// GetManagedSpec returns the fields every managed kind has.
+	GetManagedSpec() *ManagedSpec
+	// GetDeletionPolicy returns the effective deletion policy.
+	GetDeletionPolicy() DeletionPolicy
+	// GetManagedStatus returns the status block every managed kind has.
+	GetManagedStatus() *ManagedStatus
+}
+
+// ConditionsAccessor is implemented by every kind of this package.
+// +kubebuilder:object:generate=false
+type ConditionsAccessor interface {
+	GetConditions() []metav1.Condition
+	SetConditions([]metav1.Condition)
+}

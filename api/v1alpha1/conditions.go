@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Condition types. They follow the kstatus conventions, so that kubectl
+// wait, Argo CD and Flux read them without custom code: Ready summarises,
+// Reconciling is true while work is under way, Stalled is true when the
+// operator cannot go on without a change from the user.
+const (
+	ConditionReady       = "Ready"
+	ConditionReconciling = "Reconciling"
+	ConditionStalled     = "Stalled"
+)
+
+// Condition reasons, CamelCase, shared by every kind. They also serve as
+// Event reasons.
+const (
+	// ReasonSynced: the forge object equals the spec.
+	ReasonSynced = "Synced"
+	// ReasonCreated: the object was created on the forge in this pass.
+	ReasonCreated = "Created"
+	// ReasonAdopted: an existing forge object with the same natural key was taken over.
+	ReasonAdopted = "Adopted"
+	// ReasonUpdated: the spec changed and the forge object was updated.
+	ReasonUpdated = "Updated"
+	// ReasonDriftCorrected: the forge object had been changed outside the operator and was set back.
+	ReasonDriftCorrected = "DriftCorrected"
+	// ReasonReplaced: a hook was replaced because a field the forge cannot change did.
+	ReasonReplaced = "Replaced"
+	// ReasonDeleted: the forge object was removed.
+	ReasonDeleted = "Deleted"
+	// ReasonOrphaned: the resource was deleted and the forge object left in place.
+	ReasonOrphaned = "Orphaned"
+	// ReasonProgressing: a pass is under way.
+	ReasonProgressing = "Progressing"
+	// ReasonForgeNotReady: the referenced Forge is missing or not Ready.
+	ReasonForgeNotReady = "ForgeNotReady"
+	// ReasonParentNotFound: the organization or repository the object lives in does not exist (yet).
+	ReasonParentNotFound = "ParentNotFound"
+	// ReasonSecretNotFound: a referenced Secret or key is missing.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonUnauthorized: the forge refused the credentials (401) or the action (403).
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonRejected: the forge refused the request as invalid (422); the message is the forge's.
+	ReasonRejected = "Rejected"
+	// ReasonConflict: another resource manages the same forge object, or the key is ambiguous.
+	ReasonConflict = "Conflict"
+	// ReasonUnsupported: the forge lacks the API this kind needs.
+	ReasonUnsupported = "Unsupported"
+	// ReasonDeleteBlocked: the forge refused the deletion (e.g. an organization that still owns repositories).
+	ReasonDeleteBlocked = "DeleteBlocked"
+	// ReasonSuspended: spec.suspend is true; no forge calls are made.
+	ReasonSuspended = "Suspended"
+	// ReasonObserved: managementPolicy is Observe and the forge object equals the spec.
+	ReasonObserved = "Observed"
+	// ReasonDriftDetected: managementPolicy is Observe and the forge object differs from the spec.
+	ReasonDriftDetected = "DriftDetected"
+	// ReasonNotFound: managementPolicy is Observe and the forge object does not exist.
+	ReasonNotFound = "NotFound"
+	// ReasonRunnerNotFound: no runner matches yet; runners register themselves later.
+	ReasonRunnerNotFound = "RunnerNotFound"
+	// ReasonRateLimited: the forge answered 429; the pass is retried after Retry-After.
+	ReasonRateLimited = "RateLimited"
+	// ReasonForgeError: a transient forge or network failure; retried with backoff.
+	ReasonForgeError = "ForgeError"
+	// ReasonConnected: a Forge's credentials were accepted.
+	ReasonConnected = "Connected"
+)
+
+// Annotations the operator reads or writes.
+const (
+	// ReconcileRequestedAtAnnotation asks for an immediate pass when its value changes;
+	// the value handled last is echoed in status.lastHandledReconcileAt.
+	ReconcileRequestedAtAnnotation = "forge.forgeops.dev/reconcile-requested-at"
+	// CreatePendingAnnotation is written before every create on the forge and removed once
+	// the new id is in status, so that a lost response is followed by a look-up, not a second create.
+	CreatePendingAnnotation = "forge.forgeops.dev/create-pending"
+)
+
+// Finalizer is held by every managed resource until its forge object is dealt with.
+const Finalizer = "forge.forgeops.dev/finalizer"

@@ -1,0 +1,39 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1alpha1 holds the forge.forgeops.dev/v1alpha1 API: a Forge
+// connection and the forge objects the operator keeps equal to their
+// resources (organizations, organization webhooks, labels, projects and
+// runner settings).
+// +kubebuilder:object:generate=true
+// +groupName=forge.forgeops.dev
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of every kind in this package.
+	GroupVersion = schema.GroupVersion{Group: "forge.forgeops.dev", Version: "v1alpha1"}
+
+	// SchemeBuilder registers the kinds of this package with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds the kinds of this package to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
