@@ -32,7 +32,7 @@ type HookEvent string
 
 // OrgHookSpec is the desired state of an organization webhook.
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlSecretRef)",message="exactly one of spec.url and spec.urlSecretRef must be set"
-// +kubebuilder:validation:XValidation:rule="self.type != 'slack' || (has(self.config) && 'channel' in self.config && self.config['channel'] != ”)",message="a slack hook needs spec.config.channel",fieldPath=".config"
+// +kubebuilder:validation:XValidation:rule="self.type != 'slack' || (has(self.config) && 'channel' in self.config && size(self.config['channel']) > 0)",message="a slack hook needs spec.config.channel",fieldPath=".config"
 type OrgHookSpec struct {
 	ManagedSpec `json:",inline"`
 
