@@ -1,0 +1,74 @@
+// Package testenv starts the envtest control plane (kube-apiserver and etcd
+// built by hack/envtest) with the operator's CRDs installed, for the test
+// suites and the demo.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+// RepoRoot is the checkout this package was built from.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Assets returns the directory holding kube-apiserver and etcd:
+// KUBEBUILDER_ASSETS when set, otherwise the cache hack/envtest/build.sh
+// fills (building the binaries first when they are missing, which takes
+// about six minutes the first time).
+func Assets() (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, nil
+	}
+	cmd := exec.Command("bash", filepath.Join(RepoRoot(), "hack", "envtest", "build.sh"))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("build envtest binaries with hack/envtest/build.sh: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1], nil
+}
+
+// New returns an envtest environment with the CRDs of config/crd/bases and
+// the forge.forgeops.dev kinds registered in the client-go scheme.
+func New() (*envtest.Environment, error) {
+	assets, err := Assets()
+	if err != nil {
+		return nil, err
+	}
+	if err := forgev1.AddToScheme(scheme.Scheme); err != nil {
+		return nil, fmt.Errorf("register %s: %w", forgev1.GroupVersion, err)
+	}
+	return &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+	}, nil
+}
+
+// Start starts a control plane; stop it with env.Stop().
+func Start() (*envtest.Environment, *rest.Config, error) {
+	env, err := New()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, nil, fmt.Errorf("start envtest control plane from %s: %w", env.BinaryAssetsDirectory, err)
+	}
+	return env, cfg, nil
+}
+
