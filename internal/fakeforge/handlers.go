@@ -1,0 +1,626 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeforge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// rc is one API request being handled, with Server.mu held.
+type rc struct {
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	doer *user
+	fl   errFlavor
+}
+
+// handle registers fn on the API mux; fn runs with the state locked.
+func (s *Server) handle(m *http.ServeMux, pattern string, fn func(*rc)) {
+	m.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		doer, _ := r.Context().Value(doerKey{}).(*user)
+		fn(&rc{s: s, w: w, r: r, doer: doer, fl: flavorOf(s.version)})
+	})
+}
+
+func (c *rc) error(status int, msg string, errs ...string) {
+	writeError(c.w, c.r, c.fl, status, msg, errs...)
+}
+
+// notFound answers a missing object: JSON, unlike a missing route.
+func (c *rc) notFound(detail string) {
+	if c.fl == flavorForgejo {
+		c.error(http.StatusNotFound, "The target couldn't be found.")
+		return
+	}
+	if detail == "" {
+		c.error(http.StatusNotFound, "")
+		return
+	}
+	c.error(http.StatusNotFound, "", detail)
+}
+
+// routeNotFound answers like a server without the endpoint.
+func (c *rc) routeNotFound() { http.NotFound(c.w, c.r) }
+
+func (c *rc) json(status int, v any) { writeJSON(c.w, status, v) }
+
+func (c *rc) noContent() { c.w.WriteHeader(http.StatusNoContent) }
+
+func (c *rc) validation(msg string) { c.error(http.StatusUnprocessableEntity, msg) }
+
+// requireToken refuses anonymous callers.
+func (c *rc) requireToken() bool {
+	if c.doer == nil {
+		c.error(http.StatusUnauthorized, "token is required")
+		return false
+	}
+	return true
+}
+
+// bind decodes the JSON body into v; a body that does not decode is a 422,
+// as Gitea's binding reports it.
+func (c *rc) bind(v any) bool {
+	data, err := io.ReadAll(io.LimitReader(c.r.Body, 1<<20))
+	if err != nil {
+		c.validation("[]: " + err.Error())
+		return false
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		c.validation("[]: " + err.Error())
+		return false
+	}
+	return true
+}
+
+func (c *rc) id(name string) (int64, bool) {
+	id, err := strconv.ParseInt(c.r.PathValue(name), 10, 64)
+	return id, err == nil
+}
+
+func (c *rc) isOrgOwner(o *org) bool {
+	return c.doer != nil && (c.doer.admin || o.owners[c.doer.id])
+}
+
+func (c *rc) canSeeOrg(o *org) bool {
+	switch o.visibility {
+	case "limited":
+		return c.doer != nil
+	case "private":
+		return c.isOrgOwner(o)
+	}
+	return true
+}
+
+// requireOrgOwner checks the caller is signed in and owns the org.
+func (c *rc) requireOrgOwner(o *org) bool {
+	if !c.requireToken() {
+		return false
+	}
+	if !c.isOrgOwner(o) {
+		c.error(http.StatusForbidden, "Must be an organization owner")
+		return false
+	}
+	return true
+}
+
+func (c *rc) isRepoAdmin(r *repo) bool {
+	if c.doer == nil {
+		return false
+	}
+	if c.doer.admin || (r.orgID == 0 && r.userID == c.doer.id) {
+		return true
+	}
+	if o := c.s.st.orgs[r.orgID]; o != nil && o.owners[c.doer.id] {
+		return true
+	}
+	return false
+}
+
+func (c *rc) canSeeRepo(r *repo) bool {
+	if c.isRepoAdmin(r) {
+		return true
+	}
+	if r.private {
+		return false
+	}
+	if o := c.s.st.orgs[r.orgID]; o != nil {
+		return c.canSeeOrg(o)
+	}
+	return true
+}
+
+// requireRepoWriter checks the caller may write to the repository.
+func (c *rc) requireRepoWriter(r *repo) bool {
+	if !c.requireToken() {
+		return false
+	}
+	if !c.isRepoAdmin(r) {
+		c.error(http.StatusForbidden, "user should have a permission to write to a repo")
+		return false
+	}
+	return true
+}
+
+func (c *rc) requireRepoAdmin(r *repo) bool {
+	if !c.requireToken() {
+		return false
+	}
+	if !c.isRepoAdmin(r) {
+		c.error(http.StatusForbidden, "user should be an owner or a collaborator with admin write of a repository")
+		return false
+	}
+	return true
+}
+
+// org resolves {org}; unknown or invisible organizations are 404.
+func (c *rc) org() *org {
+	name := c.r.PathValue("org")
+	o := c.s.orgByName(name)
+	if o == nil || !c.canSeeOrg(o) {
+		c.notFound("org does not exist [id: 0, name: " + name + "]")
+		return nil
+	}
+	return o
+}
+
+// repo resolves {owner}/{repo}; unknown or invisible repositories are 404.
+func (c *rc) repo() *repo {
+	ownerName, name := c.r.PathValue("owner"), c.r.PathValue("repo")
+	if c.s.orgByName(ownerName) == nil && c.s.userByLogin(ownerName) == nil {
+		c.notFound("user redirect does not exist [name: " + strings.ToLower(ownerName) + "]")
+		return nil
+	}
+	r := c.s.repoByName(ownerName, name)
+	if r == nil || !c.canSeeRepo(r) {
+		c.notFound("")
+		return nil
+	}
+	return r
+}
+
+// setPaging writes X-Total-Count and, where the real server does, Link.
+func (c *rc) setPaging(total, page, limit int, link bool) {
+	c.w.Header().Set("X-Total-Count", strconv.Itoa(total))
+	c.w.Header().Add("Access-Control-Expose-Headers", "X-Total-Count")
+	if !link {
+		return
+	}
+	pages := (total + limit - 1) / limit
+	if pages < 1 {
+		pages = 1
+	}
+	mk := func(p int, rel string) string {
+		u := *c.r.URL
+		q := u.Query()
+		q.Set("page", strconv.Itoa(p))
+		u.RawQuery = q.Encode()
+		return fmt.Sprintf("<%s%s>; rel=%q", rootOf(c.r), u.RequestURI(), rel)
+	}
+	var links []string
+	if page < pages {
+		links = append(links, mk(page+1, "next"))
+		links = append(links, mk(pages, "last"))
+	}
+	if page > 1 {
+		links = append(links, mk(1, "first"))
+		links = append(links, mk(page-1, "prev"))
+	}
+	if len(links) > 0 {
+		c.w.Header().Set("Link", strings.Join(links, ","))
+		c.w.Header().Add("Access-Control-Expose-Headers", "Link")
+	}
+}
+
+func (s *Server) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	h := func(p string, fn func(*rc)) { s.handle(m, p, fn) }
+
+	h("GET /api/v1/version", func(c *rc) { c.json(http.StatusOK, map[string]string{"version": c.s.version}) })
+	h("GET /api/v1/user", func(c *rc) {
+		if c.requireToken() {
+			c.json(http.StatusOK, userJSON(c.doer))
+		}
+	})
+	h("GET /api/v1/settings/api", func(c *rc) {
+		c.json(http.StatusOK, map[string]int{
+			"max_response_items": 50, "default_paging_num": 30,
+			"default_git_trees_per_page": 1000, "default_max_blob_size": 10485760,
+		})
+	})
+
+	h("GET /api/v1/orgs", s.listOrgs)
+	h("POST /api/v1/orgs", s.createOrg)
+	h("GET /api/v1/orgs/{org}", s.getOrg)
+	h("PATCH /api/v1/orgs/{org}", s.editOrg)
+	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
+
+	h("GET /api/v1/orgs/{org}/hooks", s.listHooks)
+	h("POST /api/v1/orgs/{org}/hooks", s.createHook)
+	h("GET /api/v1/orgs/{org}/hooks/{id}", s.getHook)
+	h("PATCH /api/v1/orgs/{org}/hooks/{id}", s.editHook)
+	h("DELETE /api/v1/orgs/{org}/hooks/{id}", s.deleteHook)
+
+	for _, prefix := range []string{"/api/v1/orgs/{org}", "/api/v1/repos/{owner}/{repo}"} {
+		h("GET "+prefix+"/labels", s.listLabels)
+		h("POST "+prefix+"/labels", s.createLabel)
+		h("GET "+prefix+"/labels/{id}", s.getLabel)
+		h("PATCH "+prefix+"/labels/{id}", s.editLabel)
+		h("DELETE "+prefix+"/labels/{id}", s.deleteLabel)
+
+		h("GET "+prefix+"/actions/runners", s.listRunners)
+		h("GET "+prefix+"/actions/runners/{id}", s.getRunner)
+		h("PATCH "+prefix+"/actions/runners/{id}", s.editRunner)
+		h("DELETE "+prefix+"/actions/runners/{id}", s.deleteRunner)
+		h("POST "+prefix+"/actions/runners/registration-token", s.registrationToken)
+		h("GET "+prefix+"/actions/runners/registration-token", s.registrationToken)
+	}
+
+	h("GET /api/v1/repos/{owner}/{repo}/projects", s.listProjects)
+	h("POST /api/v1/repos/{owner}/{repo}/projects", s.createProject)
+	h("GET /api/v1/repos/{owner}/{repo}/projects/{id}", s.getProject)
+	h("PATCH /api/v1/repos/{owner}/{repo}/projects/{id}", s.editProject)
+	h("DELETE /api/v1/repos/{owner}/{repo}/projects/{id}", s.deleteProject)
+
+	h("GET /api/v1/repos/{owner}/{repo}", s.getRepo)
+	h("DELETE /api/v1/repos/{owner}/{repo}", s.deleteRepo)
+	h("POST /api/v1/orgs/{org}/repos", s.createOrgRepo)
+	h("POST /api/v1/user/repos", s.createUserRepo)
+
+	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
+	return m
+}
+
+func userJSON(u *user) map[string]any {
+	return map[string]any{
+		"id": u.id, "login": u.login, "username": u.login, "login_name": "", "full_name": "",
+		"email": u.login + "@example.com", "is_admin": u.admin, "active": true, "visibility": "public",
+	}
+}
+
+// ---- organizations ----
+
+func (s *Server) orgJSON(o *org) map[string]any {
+	return map[string]any{
+		"id": o.id, "name": o.name, "username": o.name, "full_name": o.fullName, "email": o.email,
+		"avatar_url": s.root + "/avatars/" + strconv.FormatInt(o.id, 10), "description": o.description,
+		"website": o.website, "location": o.location, "visibility": o.visibility,
+		"repo_admin_change_team_access": o.repoAdminChangeTeamAccess,
+	}
+}
+
+func (s *Server) listOrgs(c *rc) {
+	if !c.requireToken() {
+		return
+	}
+	var visible []*org
+	for _, o := range sortedByID(s.st.orgs, nil) {
+		if c.canSeeOrg(o) {
+			visible = append(visible, o)
+		}
+	}
+	page, limit := paging(c.r.URL.Query())
+	from, to := pageOf(len(visible), page, limit)
+	out := []map[string]any{}
+	for _, o := range visible[from:to] {
+		out = append(out, s.orgJSON(o))
+	}
+	c.setPaging(len(visible), page, limit, true)
+	c.json(http.StatusOK, out)
+}
+
+// checkNewOrgName gives the 422 message for an unusable new org name, "" if fine.
+func (s *Server) checkNewOrgName(name string) string {
+	switch {
+	case name == "":
+		return "[UserName]: Required"
+	case !isValidUsername(name):
+		return "[UserName]: invalid username"
+	case !maxSize(name, 40):
+		return "[UserName]: MaxSize"
+	}
+	if msg := nameReserved(name, reservedUsernames, reservedUserPatterns); msg != "" {
+		return msg
+	}
+	if s.orgByName(name) != nil || s.userByLogin(name) != nil {
+		return "user already exists [name: " + name + "]"
+	}
+	return ""
+}
+
+type orgFields struct {
+	FullName                  *string `json:"full_name"`
+	Email                     *string `json:"email"`
+	Description               *string `json:"description"`
+	Website                   *string `json:"website"`
+	Location                  *string `json:"location"`
+	Visibility                *string `json:"visibility"`
+	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access"`
+}
+
+// check applies the binding rules of Create/EditOrgOption in field order.
+func (f *orgFields) check() string {
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	switch {
+	case !maxSize(str(f.FullName), 100):
+		return "[FullName]: MaxSize"
+	case !maxSize(str(f.Email), 255):
+		return "[Email]: MaxSize"
+	case !maxSize(str(f.Description), 255):
+		return "[Description]: MaxSize"
+	case str(f.Website) != "" && !isValidURL(str(f.Website)):
+		return "[Website]: Url"
+	case !maxSize(str(f.Website), 255):
+		return "[Website]: MaxSize"
+	case !maxSize(str(f.Location), 50):
+		return "[Location]: MaxSize"
+	}
+	switch str(f.Visibility) {
+	case "", "public", "limited", "private":
+	default:
+		return "[Visibility]: In"
+	}
+	if e := str(f.Email); e != "" && !validEmail(e) {
+		return "e-mail invalid [email: " + e + "]"
+	}
+	return ""
+}
+
+func validEmail(e string) bool {
+	local, domain, ok := strings.Cut(e, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(e, " \t\r\n")
+}
+
+func (f *orgFields) apply(o *org) {
+	if f.FullName != nil {
+		o.fullName = *f.FullName
+	}
+	if f.Email != nil {
+		o.email = *f.Email
+	}
+	if f.Description != nil {
+		o.description = *f.Description
+	}
+	if f.Website != nil {
+		o.website = *f.Website
+	}
+	if f.Location != nil {
+		o.location = *f.Location
+	}
+	if f.Visibility != nil && *f.Visibility != "" {
+		o.visibility = *f.Visibility
+	}
+	if f.RepoAdminChangeTeamAccess != nil {
+		o.repoAdminChangeTeamAccess = *f.RepoAdminChangeTeamAccess
+	}
+}
+
+func (s *Server) createOrg(c *rc) {
+	if !c.requireToken() {
+		return
+	}
+	var req struct {
+		UserName *string `json:"username"`
+		orgFields
+	}
+	if !c.bind(&req) {
+		return
+	}
+	name := ""
+	if req.UserName != nil {
+		name = *req.UserName
+	}
+	// Binding checks the name's form first, then the other fields; the
+	// reserved and taken checks come after, from the model.
+	switch {
+	case name == "":
+		c.validation("[UserName]: Required")
+		return
+	case !isValidUsername(name):
+		c.validation("[UserName]: invalid username")
+		return
+	case !maxSize(name, 40):
+		c.validation("[UserName]: MaxSize")
+		return
+	}
+	if msg := req.check(); msg != "" {
+		c.validation(msg)
+		return
+	}
+	if msg := s.checkNewOrgName(name); msg != "" {
+		c.validation(msg)
+		return
+	}
+	o := s.addOrg(name, c.doer)
+	req.apply(o)
+	c.json(http.StatusCreated, s.orgJSON(o))
+}
+
+func (s *Server) getOrg(c *rc) {
+	if o := c.org(); o != nil {
+		c.json(http.StatusOK, s.orgJSON(o))
+	}
+}
+
+func (s *Server) editOrg(c *rc) {
+	o := c.org()
+	if o == nil || !c.requireOrgOwner(o) {
+		return
+	}
+	var req orgFields
+	if !c.bind(&req) {
+		return
+	}
+	if msg := req.check(); msg != "" {
+		c.validation(msg)
+		return
+	}
+	req.apply(o)
+	c.json(http.StatusOK, s.orgJSON(o))
+}
+
+func (s *Server) deleteOrg(c *rc) {
+	o := c.org()
+	if o == nil || !c.requireOrgOwner(o) {
+		return
+	}
+	if s.orgHasRepos(o) {
+		// Gitea answers a refused delete with a bare 500; only admins see why.
+		msg := ""
+		if c.doer.admin {
+			msg = fmt.Sprintf("user still has ownership of repositories [uid: %d]", o.id)
+		}
+		c.error(http.StatusInternalServerError, msg)
+		return
+	}
+	s.deleteOwned(owner{id: o.id})
+	delete(s.st.orgs, o.id)
+	c.noContent()
+}
+
+// ---- repositories ----
+
+func (s *Server) repoJSON(r *repo) map[string]any {
+	fr := s.repoToForge(r)
+	return map[string]any{
+		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": r.description,
+		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
+		"private": r.private, "html_url": fr.HTMLURL, "clone_url": fr.HTMLURL + ".git",
+		"empty": true, "default_branch": "main", "has_projects": true, "has_issues": true,
+		"has_actions": true,
+	}
+}
+
+// checkNewRepo gives the status and message refusing a new repository.
+func (s *Server) checkNewRepo(r *repo) (int, string) {
+	switch {
+	case r.name == "":
+		return http.StatusUnprocessableEntity, "[Name]: Required"
+	case !alphaDashDot.MatchString(r.name):
+		return http.StatusUnprocessableEntity, "[Name]: AlphaDashDot"
+	case !maxSize(r.name, 100):
+		return http.StatusUnprocessableEntity, "[Name]: MaxSize"
+	}
+	if msg := nameReserved(r.name, reservedRepoNames, reservedRepoPatterns); msg != "" {
+		return http.StatusUnprocessableEntity, msg
+	}
+	for _, other := range s.st.repos {
+		if other.orgID == r.orgID && other.userID == r.userID && strings.EqualFold(other.name, r.name) {
+			return http.StatusConflict, "The repository with the same name already exists."
+		}
+	}
+	return 0, ""
+}
+
+type createRepoReq struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Private     bool   `json:"private"`
+}
+
+func (s *Server) createRepoFor(c *rc, r *repo) {
+	var req createRepoReq
+	if !c.bind(&req) {
+		return
+	}
+	r.name, r.description, r.private = req.Name, req.Description, req.Private
+	if status, msg := s.checkNewRepo(r); status != 0 {
+		c.error(status, msg)
+		return
+	}
+	s.addRepo(r)
+	c.json(http.StatusCreated, s.repoJSON(r))
+}
+
+func (s *Server) createOrgRepo(c *rc) {
+	o := c.org()
+	if o == nil || !c.requireToken() {
+		return
+	}
+	if !c.isOrgOwner(o) {
+		c.error(http.StatusForbidden, "Given user is not allowed to create repository in organization "+o.name+".")
+		return
+	}
+	s.createRepoFor(c, &repo{orgID: o.id})
+}
+
+func (s *Server) createUserRepo(c *rc) {
+	if c.requireToken() {
+		s.createRepoFor(c, &repo{userID: c.doer.id})
+	}
+}
+
+func (s *Server) getRepo(c *rc) {
+	if r := c.repo(); r != nil {
+		c.json(http.StatusOK, s.repoJSON(r))
+	}
+}
+
+func (s *Server) deleteRepo(c *rc) {
+	r := c.repo()
+	if r == nil || !c.requireRepoAdmin(r) {
+		return
+	}
+	s.removeRepo(r)
+	c.noContent()
+}
+
+// scope resolves the org or repo a scoped route names.
+func (c *rc) scope() (owner, *org, *repo, bool) {
+	if c.r.PathValue("org") != "" {
+		o := c.org()
+		if o == nil {
+			return owner{}, nil, nil, false
+		}
+		return owner{id: o.id}, o, nil, true
+	}
+	r := c.repo()
+	if r == nil {
+		return owner{}, nil, nil, false
+	}
+	return owner{repo: true, id: r.id}, nil, r, true
+}
+
+// parseQueryBool reads an optional boolean query parameter.
+func parseQueryBool(q url.Values, name string) (*bool, bool) {
+	v := q.Get(name)
+	if v == "" {
+		return nil, true
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, false
+	}
+	return &b, true
+}

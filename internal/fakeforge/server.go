@@ -1,0 +1,389 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fakeforge is an in-memory Gitea-compatible forge for tests and
+// demos. It serves the endpoints the operator uses with the behaviours real
+// servers show (../../shared/forge-behaviour.md): it really validates, pages,
+// expands hook events, keeps hook secrets write-only and applies the PATCH
+// quirks, so a reconciler that passes against it has met the real rules.
+//
+// Besides the forge API it offers test controls, in Go and over HTTP under
+// /_fake/: the log of requests seen, fault injection, reset, and scene
+// setting (organizations, repositories, runners).
+package fakeforge
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Defaults of a fake built without options.
+const (
+	DefaultToken   = "fake-token"
+	DefaultLogin   = "forge-admin"
+	DefaultVersion = "1.26.0"
+)
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithToken sets the token the site admin authenticates with (default
+// DefaultToken).
+func WithToken(tok string) Option { return func(s *Server) { s.admin().token = tok } }
+
+// WithBasicAuth lets the site admin authenticate with HTTP Basic user:pass.
+// The admin's login becomes user unless WithLogin says otherwise.
+func WithBasicAuth(user, pass string) Option {
+	return func(s *Server) { s.basicUser, s.basicPass = user, pass }
+}
+
+// WithLogin sets the site admin's login (default DefaultLogin).
+func WithLogin(login string) Option {
+	return func(s *Server) { s.admin().login = login; s.loginSet = true }
+}
+
+// WithUser adds a non-admin account authenticating with token; it owns the
+// organizations it creates and nothing else, so it meets 403s.
+func WithUser(login, token string) Option {
+	return func(s *Server) {
+		s.users = append(s.users, &user{id: int64(len(s.users) + 1), login: login, token: token})
+	}
+}
+
+// WithVersion sets what GET /version reports (default DefaultVersion).
+// Gitea 1.27 and later hide a hook's authorization_header on read.
+func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
+
+// WithoutProjects makes the fake answer like a server without the projects
+// API: plain-text 404 on every projects route.
+func WithoutProjects() Option { return func(s *Server) { s.projectsEnabled = false } }
+
+// WithoutRunnerEdit makes PATCH .../actions/runners/{id} answer 405, like
+// Gitea before 1.26 and Forgejo.
+func WithoutRunnerEdit() Option { return func(s *Server) { s.runnerEdit = false } }
+
+// Server is the fake forge; it is an http.Handler and safe for concurrent use.
+type Server struct {
+	// mu guards the forge state and configuration below.
+	mu              sync.Mutex
+	users           []*user // users[0] is the site admin
+	basicUser       string
+	basicPass       string
+	loginSet        bool
+	version         string
+	projectsEnabled bool
+	runnerEdit      bool
+	root            string // last known server root URL, for URLs in Go reads
+	st              state
+
+	// ctl guards the request log and the faults, apart from mu so a
+	// delayed request does not hold the state.
+	ctl      sync.Mutex
+	requests []Request
+	reqBase  int // serial number of requests[0]
+	faults   []*fault
+
+	api     *http.ServeMux
+	control *http.ServeMux
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New builds a fake forge.
+func New(opts ...Option) *Server {
+	s := &Server{
+		users:           []*user{{id: 1, login: DefaultLogin, token: DefaultToken, admin: true}},
+		version:         DefaultVersion,
+		projectsEnabled: true,
+		runnerEdit:      true,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.basicUser != "" && !s.loginSet {
+		s.admin().login = s.basicUser
+	}
+	s.st = newState()
+	s.api = s.routes()
+	s.control = s.controlRoutes()
+	return s
+}
+
+// NewTestServer starts the fake on an httptest server closed at the end of
+// the test.
+func NewTestServer(t testing.TB, opts ...Option) (*Server, *httptest.Server) {
+	t.Helper()
+	s := New(opts...)
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	s.SetRoot(ts.URL)
+	return s, ts
+}
+
+// Start runs the fake on an httptest server; the caller closes it.
+func (s *Server) Start() *httptest.Server {
+	ts := httptest.NewServer(s)
+	s.SetRoot(ts.URL)
+	return ts
+}
+
+// SetRoot tells the fake its public root URL, used for URLs in Go-side
+// reads before any request arrived (requests set it from their Host).
+func (s *Server) SetRoot(root string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.root = strings.TrimRight(root, "/")
+}
+
+// SetToken rotates the site admin's token: the old one is rejected from now on.
+func (s *Server) SetToken(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.admin().token = tok
+}
+
+// SetVersion changes what GET /version reports.
+func (s *Server) SetVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = v
+}
+
+// SetProjectsEnabled turns the projects API on or off.
+func (s *Server) SetProjectsEnabled(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.projectsEnabled = on
+}
+
+// SetRunnerEditEnabled turns PATCH .../actions/runners/{id} on or off.
+func (s *Server) SetRunnerEditEnabled(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runnerEdit = on
+}
+
+// Login is the site admin's login.
+func (s *Server) Login() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admin().login
+}
+
+// Reset empties the forge state, the request log and the faults; the
+// configuration (accounts, version, switches) stays.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.st = newState()
+	s.mu.Unlock()
+	s.ctl.Lock()
+	s.reqBase += len(s.requests)
+	s.requests, s.faults = nil, nil
+	s.ctl.Unlock()
+}
+
+func (s *Server) admin() *user { return s.users[0] }
+
+type user struct {
+	id    int64
+	login string
+	token string
+	admin bool
+}
+
+// ServeHTTP records the request, applies any matching fault, then serves
+// the forge API (or a /_fake/ control, which is neither recorded nor faulted).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_fake/") {
+		s.control.ServeHTTP(w, r)
+		return
+	}
+	s.serveWithFaults(w, r)
+}
+
+// serveForge authenticates and routes one forge request.
+func (s *Server) serveForge(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.root = rootOf(r)
+	s.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/api/v1/") || r.URL.Path == "/api/v1" {
+		doer, status, msg := s.authenticate(r)
+		if status != 0 {
+			writeError(w, r, s.currentFlavor(), status, msg)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), doerKey{}, doer))
+	}
+	s.api.ServeHTTP(w, r)
+}
+
+type doerKey struct{}
+
+// authenticate resolves the caller. Credentials that do not match give 401
+// on every route; no credentials give an anonymous caller (nil), which the
+// handlers refuse where a token is required.
+func (s *Server) authenticate(r *http.Request) (*user, int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var doer *user
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	cred = strings.TrimSpace(cred)
+	switch strings.ToLower(scheme) {
+	case "token", "bearer":
+		doer = s.userByToken(cred)
+		if doer == nil {
+			return nil, http.StatusUnauthorized, "invalid username, password or token"
+		}
+	case "basic":
+		raw, err := base64.StdEncoding.DecodeString(cred)
+		if err != nil {
+			return nil, http.StatusUnauthorized, "invalid username, password or token"
+		}
+		name, pass, _ := strings.Cut(string(raw), ":")
+		switch {
+		case s.basicUser != "" && strings.EqualFold(name, s.basicUser) && pass == s.basicPass:
+			doer = s.admin()
+		case s.userByToken(pass) != nil:
+			doer = s.userByToken(pass) // a token stands in for the password
+		case s.userByToken(name) != nil && (pass == "" || pass == "x-oauth-basic"):
+			doer = s.userByToken(name)
+		default:
+			return nil, http.StatusUnauthorized, "invalid username, password or token"
+		}
+	}
+	sudo := r.URL.Query().Get("sudo")
+	if sudo == "" {
+		sudo = r.Header.Get("Sudo")
+	}
+	if sudo != "" && doer != nil {
+		if !doer.admin {
+			return nil, http.StatusForbidden, "Only administrators allowed to sudo."
+		}
+		target := s.userByLogin(sudo)
+		if target == nil {
+			return nil, http.StatusNotFound, "user does not exist [name: " + sudo + "]"
+		}
+		doer = target
+	}
+	return doer, 0, ""
+}
+
+func (s *Server) userByToken(tok string) *user {
+	if tok == "" {
+		return nil
+	}
+	for _, u := range s.users {
+		if u.token == tok {
+			return u
+		}
+	}
+	return nil
+}
+
+func (s *Server) userByLogin(login string) *user {
+	for _, u := range s.users {
+		if strings.EqualFold(u.login, login) {
+			return u
+		}
+	}
+	return nil
+}
+
+func rootOf(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// flavorLocked tells how error bodies look: Forgejo, Gitea 1.26 (with
+// "errors"), or later Gitea.
+func (s *Server) currentFlavor() errFlavor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return flavorOf(s.version)
+}
+
+type errFlavor int
+
+const (
+	flavorGitea126 errFlavor = iota // bodies carry "errors"
+	flavorGitea127                  // no "errors"; authorization_header hidden
+	flavorForgejo
+)
+
+func flavorOf(version string) errFlavor {
+	flavor, semver, ok := forge.ParseVersion(version)
+	switch {
+	case !ok:
+		return flavorGitea126
+	case flavor == forge.FlavorForgejo:
+		return flavorForgejo
+	}
+	var major, minor int
+	parts := strings.SplitN(semver, ".", 3)
+	if len(parts) >= 2 {
+		major, minor = atoiDefault(parts[0]), atoiDefault(parts[1])
+	}
+	if major > 1 || (major == 1 && minor >= 27) {
+		return flavorGitea127
+	}
+	return flavorGitea126
+}
+
+func atoiDefault(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// writeError writes the forge's JSON error body.
+func writeError(w http.ResponseWriter, r *http.Request, fl errFlavor, status int, msg string, errs ...string) {
+	body := map[string]any{"message": msg, "url": rootOf(r) + "/api/swagger"}
+	switch fl {
+	case flavorGitea126:
+		if len(errs) > 0 {
+			body["errors"] = errs
+		} else {
+			body["errors"] = nil
+		}
+	case flavorGitea127:
+		if len(errs) > 0 {
+			body["errors"] = errs
+		}
+	}
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,563 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeforge
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// state is the forge's data; every access holds Server.mu.
+type state struct {
+	seq       map[string]int64
+	orgs      map[int64]*org
+	repos     map[int64]*repo
+	hooks     map[int64]*hook
+	labels    map[int64]*label
+	projects  map[int64]*project
+	runners   map[int64]*runner
+	regTokens map[owner]string // registration token per scope
+}
+
+func newState() state {
+	return state{
+		seq:       map[string]int64{},
+		orgs:      map[int64]*org{},
+		repos:     map[int64]*repo{},
+		hooks:     map[int64]*hook{},
+		labels:    map[int64]*label{},
+		projects:  map[int64]*project{},
+		runners:   map[int64]*runner{},
+		regTokens: map[owner]string{},
+	}
+}
+
+// next gives the next id of a kind; each kind counts from 1.
+func (st *state) next(kind string) int64 {
+	st.seq[kind]++
+	return st.seq[kind]
+}
+
+// owner says where a label, runner or token belongs: an org or a repo.
+type owner struct {
+	repo bool
+	id   int64
+}
+
+type org struct {
+	id                        int64
+	name                      string
+	fullName                  string
+	email                     string
+	description               string
+	website                   string
+	location                  string
+	visibility                string
+	repoAdminChangeTeamAccess bool
+	owners                    map[int64]bool // user ids
+}
+
+type repo struct {
+	id          int64
+	orgID       int64 // 0 for a user's repository
+	userID      int64
+	name        string
+	description string
+	private     bool
+}
+
+type hook struct {
+	id           int64
+	orgID        int64
+	typ          string
+	name         string
+	url          string
+	contentType  string
+	secret       string
+	events       []string
+	active       bool
+	branchFilter string
+	authHeader   string
+	slack        slackMeta
+	created      time.Time
+	updated      time.Time
+}
+
+type slackMeta struct {
+	channel, username, iconURL, color string
+}
+
+type label struct {
+	id          int64
+	owner       owner
+	name        string
+	color       string // 6 lower-case hex digits
+	description string
+	exclusive   bool
+	archived    bool
+}
+
+type project struct {
+	id           int64
+	repoID       int64
+	title        string
+	description  string
+	cardType     string
+	templateType string
+	closed       bool
+	created      time.Time
+	updated      time.Time
+	closedAt     time.Time
+}
+
+type runner struct {
+	id        int64
+	owner     owner
+	name      string
+	uuid      string
+	token     string
+	version   string
+	status    string
+	busy      bool
+	disabled  bool
+	ephemeral bool
+	labels    []string
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ---- lookups (hold mu) ----
+
+func (s *Server) orgByName(name string) *org {
+	for _, o := range s.st.orgs {
+		if strings.EqualFold(o.name, name) {
+			return o
+		}
+	}
+	return nil
+}
+
+// ownerName gives the login of a repository's owner.
+func (s *Server) ownerName(r *repo) string {
+	if r.orgID != 0 {
+		if o := s.st.orgs[r.orgID]; o != nil {
+			return o.name
+		}
+	}
+	for _, u := range s.users {
+		if u.id == r.userID {
+			return u.login
+		}
+	}
+	return ""
+}
+
+func (s *Server) repoByName(ownerName, name string) *repo {
+	for _, r := range s.st.repos {
+		if strings.EqualFold(r.name, name) && strings.EqualFold(s.ownerName(r), ownerName) {
+			return r
+		}
+	}
+	return nil
+}
+
+// scopeOwner resolves a forge.Scope to an owner; ok false if it is unknown.
+func (s *Server) scopeOwner(sc forge.Scope) (owner, bool) {
+	if sc.IsOrg() {
+		if o := s.orgByName(sc.Owner); o != nil {
+			return owner{id: o.id}, true
+		}
+		return owner{}, false
+	}
+	if r := s.repoByName(sc.Owner, sc.Repo); r != nil {
+		return owner{repo: true, id: r.id}, true
+	}
+	return owner{}, false
+}
+
+func (s *Server) orgHasRepos(o *org) bool {
+	for _, r := range s.st.repos {
+		if r.orgID == o.id {
+			return true
+		}
+	}
+	return false
+}
+
+// deleteOwned removes what belongs to an org or repo, as the forge does
+// when it deletes the owner.
+func (s *Server) deleteOwned(ow owner) {
+	for id, l := range s.st.labels {
+		if l.owner == ow {
+			delete(s.st.labels, id)
+		}
+	}
+	for id, r := range s.st.runners {
+		if r.owner == ow {
+			delete(s.st.runners, id)
+		}
+	}
+	delete(s.st.regTokens, ow)
+	if ow.repo {
+		for id, p := range s.st.projects {
+			if p.repoID == ow.id {
+				delete(s.st.projects, id)
+			}
+		}
+	} else {
+		for id, h := range s.st.hooks {
+			if h.orgID == ow.id {
+				delete(s.st.hooks, id)
+			}
+		}
+	}
+}
+
+func sortedByID[T any](m map[int64]*T, keep func(*T) bool) []*T {
+	ids := make([]int64, 0, len(m))
+	for id, v := range m {
+		if keep == nil || keep(v) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	out := make([]*T, len(ids))
+	for i, id := range ids {
+		out[i] = m[id]
+	}
+	return out
+}
+
+// ---- conversions to the client's types ----
+
+func (o *org) toForge() forge.Organization {
+	return forge.Organization{
+		ID: o.id, Name: o.name, FullName: o.fullName, Email: o.email, Description: o.description,
+		Website: o.website, Location: o.location, Visibility: o.visibility,
+		RepoAdminChangeTeamAccess: o.repoAdminChangeTeamAccess,
+	}
+}
+
+func (h *hook) config() map[string]string {
+	cfg := map[string]string{"url": h.url, "content_type": h.contentType}
+	if h.typ == "slack" {
+		cfg["channel"] = h.slack.channel
+		cfg["username"] = h.slack.username
+		cfg["icon_url"] = h.slack.iconURL
+		cfg["color"] = h.slack.color
+	}
+	return cfg
+}
+
+func (h *hook) toForge() forge.Hook {
+	events := slices.Clone(h.events)
+	slices.Sort(events)
+	return forge.Hook{
+		ID: h.id, Type: h.typ, Name: h.name, Config: h.config(), Events: events, Active: h.active,
+		BranchFilter: h.branchFilter, AuthorizationHeader: h.authHeader,
+	}
+}
+
+func (s *Server) labelURL(l *label) string {
+	if l.owner.repo {
+		r := s.st.repos[l.owner.id]
+		if r == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s/api/v1/repos/%s/%s/labels/%d", s.root, s.ownerName(r), r.name, l.id)
+	}
+	o := s.st.orgs[l.owner.id]
+	if o == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s/api/v1/orgs/%s/labels/%d", s.root, o.name, l.id)
+}
+
+func (s *Server) labelToForge(l *label) forge.Label {
+	return forge.Label{
+		ID: l.id, Name: l.name, Color: l.color, Description: l.description, Exclusive: l.exclusive,
+		IsArchived: l.archived, URL: s.labelURL(l),
+	}
+}
+
+func (p *project) state() string {
+	if p.closed {
+		return "closed"
+	}
+	return "open"
+}
+
+func (s *Server) projectURL(p *project) string {
+	r := s.st.repos[p.repoID]
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/%s/projects/%d", s.root, s.ownerName(r), r.name, p.id)
+}
+
+func (s *Server) projectToForge(p *project) forge.Project {
+	return forge.Project{
+		ID: p.id, Title: p.title, Description: p.description, CardType: p.cardType,
+		TemplateType: p.templateType, State: p.state(), HTMLURL: s.projectURL(p),
+	}
+}
+
+func (r *runner) toForge() forge.Runner {
+	labels := make([]forge.RunnerLabel, len(r.labels))
+	for i, n := range r.labels {
+		labels[i] = forge.RunnerLabel{ID: int64(i), Name: n, Type: "custom"}
+	}
+	return forge.Runner{
+		ID: r.id, Name: r.name, Status: r.status, Busy: r.busy, Disabled: r.disabled,
+		Ephemeral: r.ephemeral, Labels: labels,
+	}
+}
+
+// ---- Go-side reads (copies) ----
+
+// Org returns the organization named name (case-insensitive).
+func (s *Server) Org(name string) (forge.Organization, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.orgByName(name); o != nil {
+		return o.toForge(), true
+	}
+	return forge.Organization{}, false
+}
+
+// Orgs returns every organization, by id.
+func (s *Server) Orgs() []forge.Organization {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []forge.Organization
+	for _, o := range sortedByID(s.st.orgs, nil) {
+		out = append(out, o.toForge())
+	}
+	return out
+}
+
+// OrgHooks returns the hooks of an organization, by id, events sorted;
+// config never holds the secret (see HookSecret).
+func (s *Server) OrgHooks(orgName string) []forge.Hook {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.orgByName(orgName)
+	if o == nil {
+		return nil
+	}
+	var out []forge.Hook
+	for _, h := range sortedByID(s.st.hooks, func(h *hook) bool { return h.orgID == o.id }) {
+		out = append(out, h.toForge())
+	}
+	return out
+}
+
+// HookSecret returns the secret stored with a hook ("" if none or unknown).
+func (s *Server) HookSecret(orgName string, id int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.orgByName(orgName)
+	if h := s.st.hooks[id]; h != nil && o != nil && h.orgID == o.id {
+		return h.secret
+	}
+	return ""
+}
+
+// Labels returns the labels of a scope, by id.
+func (s *Server) Labels(scope forge.Scope) []forge.Label {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ow, ok := s.scopeOwner(scope)
+	if !ok {
+		return nil
+	}
+	var out []forge.Label
+	for _, l := range sortedByID(s.st.labels, func(l *label) bool { return l.owner == ow }) {
+		out = append(out, s.labelToForge(l))
+	}
+	return out
+}
+
+// Projects returns the projects of a repository, open and closed, by id.
+func (s *Server) Projects(ownerName, repoName string) []forge.Project {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoByName(ownerName, repoName)
+	if r == nil {
+		return nil
+	}
+	var out []forge.Project
+	for _, p := range sortedByID(s.st.projects, func(p *project) bool { return p.repoID == r.id }) {
+		out = append(out, s.projectToForge(p))
+	}
+	return out
+}
+
+// Runners returns the runners of a scope, by id.
+func (s *Server) Runners(scope forge.Scope) []forge.Runner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ow, ok := s.scopeOwner(scope)
+	if !ok {
+		return nil
+	}
+	var out []forge.Runner
+	for _, r := range sortedByID(s.st.runners, func(r *runner) bool { return r.owner == ow }) {
+		out = append(out, r.toForge())
+	}
+	return out
+}
+
+// Repo returns a repository by owner and name.
+func (s *Server) Repo(ownerName, name string) (forge.Repository, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoByName(ownerName, name)
+	if r == nil {
+		return forge.Repository{}, false
+	}
+	return s.repoToForge(r), true
+}
+
+func (s *Server) repoToForge(r *repo) forge.Repository {
+	ownerLogin := s.ownerName(r)
+	ownerID := r.userID
+	if r.orgID != 0 {
+		ownerID = r.orgID
+	}
+	return forge.Repository{
+		ID: r.id, Name: r.name, FullName: ownerLogin + "/" + r.name,
+		Owner:   &forge.User{ID: ownerID, Login: ownerLogin},
+		Private: r.private, HTMLURL: s.root + "/" + ownerLogin + "/" + r.name, HasProjects: true,
+	}
+}
+
+// ---- Go-side scene setting ----
+
+// CreateOrg creates an organization owned by the site admin, with the same
+// checks as POST /orgs.
+func (s *Server) CreateOrg(name string) (forge.Organization, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if msg := s.checkNewOrgName(name); msg != "" {
+		return forge.Organization{}, fmt.Errorf("create organization %q: %s", name, msg)
+	}
+	o := s.addOrg(name, s.admin())
+	return o.toForge(), nil
+}
+
+// CreateRepo creates a repository under an existing organization or user,
+// with the same checks as POST /orgs/{org}/repos.
+func (s *Server) CreateRepo(ownerName, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &repo{name: name}
+	if o := s.orgByName(ownerName); o != nil {
+		r.orgID = o.id
+	} else if u := s.userByLogin(ownerName); u != nil {
+		r.userID = u.id
+	} else {
+		return fmt.Errorf("create repository %s/%s: no organization or user %q", ownerName, name, ownerName)
+	}
+	if _, msg := s.checkNewRepo(r); msg != "" {
+		return fmt.Errorf("create repository %s/%s: %s", ownerName, name, msg)
+	}
+	s.addRepo(r)
+	return nil
+}
+
+// DeleteRepo deletes a repository and what it holds; unknown is a no-op.
+func (s *Server) DeleteRepo(ownerName, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.repoByName(ownerName, name); r != nil {
+		s.removeRepo(r)
+	}
+}
+
+// RegisterRunner registers a runner in a scope as a runner process would,
+// offline until SetRunnerStatus. It panics if the scope does not exist.
+func (s *Server) RegisterRunner(scope forge.Scope, name string, labels ...string) forge.Runner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ow, ok := s.scopeOwner(scope)
+	if !ok {
+		panic(fmt.Sprintf("fakeforge: RegisterRunner: no scope %s", scope))
+	}
+	return s.addRunner(ow, name, "", labels, false).toForge()
+}
+
+// SetRunnerStatus sets a runner's status ("online", "offline").
+func (s *Server) SetRunnerStatus(id int64, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.st.runners[id]; r != nil {
+		r.status = status
+	}
+}
+
+// SetRunnerBusy marks a runner as running a job or idle.
+func (s *Server) SetRunnerBusy(id int64, busy bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.st.runners[id]; r != nil {
+		r.busy = busy
+	}
+}
+
+func (s *Server) addOrg(name string, creator *user) *org {
+	o := &org{id: s.st.next("org"), name: name, visibility: "public", owners: map[int64]bool{creator.id: true}}
+	s.st.orgs[o.id] = o
+	return o
+}
+
+func (s *Server) addRepo(r *repo) {
+	r.id = s.st.next("repo")
+	s.st.repos[r.id] = r
+}
+
+func (s *Server) removeRepo(r *repo) {
+	s.deleteOwned(owner{repo: true, id: r.id})
+	delete(s.st.repos, r.id)
+}
+
+func (s *Server) addRunner(ow owner, name, version string, labels []string, ephemeral bool) *runner {
+	r := &runner{
+		id: s.st.next("runner"), owner: ow, name: name, version: version, status: "offline",
+		uuid: randomUUID(), token: randomHex(20), labels: slices.Clone(labels), ephemeral: ephemeral,
+	}
+	if r.labels == nil {
+		r.labels = []string{}
+	}
+	s.st.runners[r.id] = r
+	return r
+}
+
+func randomUUID() string {
+	h := randomHex(16)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}

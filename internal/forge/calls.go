@@ -1,0 +1,327 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// ---- server ----
+
+// Version implements ServerClient.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	var out struct {
+		Version string `json:"version"`
+	}
+	_, err := c.doJSON(ctx, call{op: "get server version", method: http.MethodGet, route: "/version"}, &out)
+	return out.Version, err
+}
+
+// CurrentUser implements ServerClient.
+func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
+	out := &User{}
+	if _, err := c.doJSON(ctx, call{op: "get current user", method: http.MethodGet, route: "/user"}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ---- organizations ----
+
+// GetOrg implements OrgsClient.
+func (c *Client) GetOrg(ctx context.Context, name string) (*Organization, error) {
+	out := &Organization{}
+	cl := call{op: fmt.Sprintf("get organization %q", name), method: http.MethodGet, route: "/orgs/{org}", args: []any{name}}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateOrg implements OrgsClient.
+func (c *Client) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
+	out := &Organization{}
+	cl := call{op: fmt.Sprintf("create organization %q", opt.Name), method: http.MethodPost, route: "/orgs", body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EditOrg implements OrgsClient.
+func (c *Client) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
+	out := &Organization{}
+	cl := call{op: fmt.Sprintf("edit organization %q", name), method: http.MethodPatch, route: "/orgs/{org}", args: []any{name}, body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteOrg implements OrgsClient.
+func (c *Client) DeleteOrg(ctx context.Context, name string) error {
+	_, err := c.do(ctx, call{op: fmt.Sprintf("delete organization %q", name), method: http.MethodDelete, route: "/orgs/{org}", args: []any{name}})
+	return err
+}
+
+// ---- organization hooks ----
+
+// ListOrgHooks implements OrgHooksClient.
+func (c *Client) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
+	cl := call{op: "list hooks of organization " + org, method: http.MethodGet, route: "/orgs/{org}/hooks", args: []any{org}}
+	return listAll(ctx, c, cl, decodeArray[Hook], func(h Hook) int64 { return h.ID })
+}
+
+// GetOrgHook implements OrgHooksClient.
+func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
+	out := &Hook{}
+	cl := call{op: fmt.Sprintf("get hook %d of organization %s", id, org), method: http.MethodGet, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateOrgHook implements OrgHooksClient. The op names the hook by type
+// only: chat webhook URLs are secrets.
+func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
+	out := &Hook{}
+	cl := call{op: fmt.Sprintf("create %s hook in organization %s", opt.Type, org), method: http.MethodPost, route: "/orgs/{org}/hooks", args: []any{org}, body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EditOrgHook implements OrgHooksClient.
+func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
+	out := &Hook{}
+	cl := call{op: fmt.Sprintf("edit hook %d of organization %s", id, org), method: http.MethodPatch, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}, body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteOrgHook implements OrgHooksClient.
+func (c *Client) DeleteOrgHook(ctx context.Context, org string, id int64) error {
+	_, err := c.do(ctx, call{op: fmt.Sprintf("delete hook %d of organization %s", id, org), method: http.MethodDelete, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}})
+	return err
+}
+
+// ---- labels ----
+
+func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
+	route, args := scope.routePrefix()
+	return call{op: op, method: method, route: route + suffix, args: append(args, extra...)}
+}
+
+// ListLabels implements LabelsClient.
+func (c *Client) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
+	cl := scopedCall(scope, "list labels in "+scope.String(), http.MethodGet, "/labels")
+	return listAll(ctx, c, cl, decodeArray[Label], func(l Label) int64 { return l.ID })
+}
+
+// GetLabel implements LabelsClient.
+func (c *Client) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
+	out := &Label{}
+	cl := scopedCall(scope, fmt.Sprintf("get label %d in %s", id, scope), http.MethodGet, "/labels/{id}", id)
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateLabel implements LabelsClient.
+func (c *Client) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
+	out := &Label{}
+	cl := scopedCall(scope, fmt.Sprintf("create label %q in %s", opt.Name, scope), http.MethodPost, "/labels")
+	cl.body = opt
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EditLabel implements LabelsClient.
+func (c *Client) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
+	out := &Label{}
+	cl := scopedCall(scope, fmt.Sprintf("edit label %d in %s", id, scope), http.MethodPatch, "/labels/{id}", id)
+	cl.body = opt
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteLabel implements LabelsClient.
+func (c *Client) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
+	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete label %d in %s", id, scope), http.MethodDelete, "/labels/{id}", id))
+	return err
+}
+
+// ---- projects ----
+
+// ListProjects implements ProjectsClient.
+func (c *Client) ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error) {
+	if state == "" {
+		state = "open"
+	}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("list %s projects in %s/%s", state, owner, repo), http.MethodGet, "/projects")
+	cl.query = url.Values{"state": {state}}
+	return listAll(ctx, c, cl, decodeArray[Project], func(p Project) int64 { return p.ID })
+}
+
+// GetProject implements ProjectsClient.
+func (c *Client) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
+	out := &Project{}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get project %d in %s/%s", id, owner, repo), http.MethodGet, "/projects/{id}", id)
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateProject implements ProjectsClient.
+func (c *Client) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
+	out := &Project{}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("create project %q in %s/%s", opt.Title, owner, repo), http.MethodPost, "/projects")
+	cl.body = opt
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EditProject implements ProjectsClient.
+func (c *Client) EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error) {
+	out := &Project{}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("edit project %d in %s/%s", id, owner, repo), http.MethodPatch, "/projects/{id}", id)
+	cl.body = opt
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteProject implements ProjectsClient.
+func (c *Client) DeleteProject(ctx context.Context, owner, repo string, id int64) error {
+	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("delete project %d in %s/%s", id, owner, repo), http.MethodDelete, "/projects/{id}", id))
+	return err
+}
+
+// ---- runners ----
+
+// ListRunners implements RunnersClient. The list comes as
+// {"runners": [...], "total_count": N}.
+func (c *Client) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
+	cl := scopedCall(scope, "list runners in "+scope.String(), http.MethodGet, "/actions/runners")
+	decode := func(resp *response) (pageResult[Runner], error) {
+		var body struct {
+			Runners    []Runner `json:"runners"`
+			TotalCount *int     `json:"total_count"`
+		}
+		if err := json.Unmarshal(resp.body, &body); err != nil {
+			return pageResult[Runner]{}, err
+		}
+		total := -1
+		if body.TotalCount != nil {
+			total = *body.TotalCount
+		}
+		return pageResult[Runner]{items: body.Runners, total: total}, nil
+	}
+	return listAll(ctx, c, cl, decode, func(r Runner) int64 { return r.ID })
+}
+
+// GetRunner implements RunnersClient.
+func (c *Client) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
+	out := &Runner{}
+	cl := scopedCall(scope, fmt.Sprintf("get runner %d in %s", id, scope), http.MethodGet, "/actions/runners/{id}", id)
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EditRunner implements RunnersClient.
+func (c *Client) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
+	out := &Runner{}
+	verb := "enable"
+	if disabled {
+		verb = "disable"
+	}
+	cl := scopedCall(scope, fmt.Sprintf("%s runner %d in %s", verb, id, scope), http.MethodPatch, "/actions/runners/{id}", id)
+	cl.body = map[string]bool{"disabled": disabled}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ---- repositories ----
+
+// GetRepo implements ReposClient.
+func (c *Client) GetRepo(ctx context.Context, owner, repo string) (*Repository, error) {
+	out := &Repository{}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get repository %s/%s", owner, repo), http.MethodGet, "")
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateOrgRepo implements ReposClient.
+func (c *Client) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
+	out := &Repository{}
+	cl := call{op: fmt.Sprintf("create repository %q in organization %s", opt.Name, org), method: http.MethodPost, route: "/orgs/{org}/repos", args: []any{org}, body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateUserRepo implements ReposClient.
+func (c *Client) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
+	out := &Repository{}
+	cl := call{op: fmt.Sprintf("create repository %q for the current user", opt.Name), method: http.MethodPost, route: "/user/repos", body: opt}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteRepo implements ReposClient.
+func (c *Client) DeleteRepo(ctx context.Context, owner, repo string) error {
+	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("delete repository %s/%s", owner, repo), http.MethodDelete, ""))
+	return err
+}
+
+// RunnerRegistrationToken implements ReposClient.
+func (c *Client) RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	cl := scopedCall(scope, "get runner registration token in "+scope.String(), http.MethodPost, "/actions/runners/registration-token")
+	if _, err := c.doJSON(ctx, cl, &out); err != nil {
+		return "", err
+	}
+	return out.Token, nil
+}

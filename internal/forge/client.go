@@ -1,0 +1,518 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultQPS       = 10
+	DefaultBurst     = 20
+	DefaultTimeout   = 30 * time.Second
+	DefaultUserAgent = "forge-operator"
+
+	// PageSize is the page size lists ask for: the forge's default maximum.
+	PageSize = 50
+	// maxBody bounds how much of a response is read.
+	maxBody = 16 << 20
+)
+
+// Config says how to reach and authenticate to one forge.
+type Config struct {
+	// Name identifies the forge in metrics and logs, e.g. "namespace/name".
+	// Clients with the same Name share one rate limiter.
+	Name string
+	// URL is the server root (https://git.example.com) or the API root
+	// (https://git.example.com/api/v1).
+	URL string
+	// Token authenticates as "Authorization: token ...". Exclusive with Username.
+	Token string
+	// Username and Password authenticate with HTTP Basic.
+	Username, Password string
+	// CAData is a PEM bundle trusted in addition to the system roots.
+	CAData []byte
+	// InsecureSkipVerify disables TLS verification.
+	InsecureSkipVerify bool
+	// QPS and Burst size the token bucket; defaults 10/20 when zero. A
+	// negative QPS disables rate limiting (tests).
+	QPS   float64
+	Burst int
+	// Timeout bounds each HTTP request; default 30s.
+	Timeout time.Duration
+	// UserAgent is sent on every request; default "forge-operator".
+	UserAgent string
+	// Transport replaces the HTTP transport (tests); TLS settings above are
+	// then the transport's business.
+	Transport http.RoundTripper
+}
+
+// String renders the config without credentials, so a Config that ends up
+// in a log line or an error never leaks a secret.
+func (c Config) String() string {
+	auth := "none"
+	switch {
+	case c.Token != "":
+		auth = "token"
+	case c.Username != "":
+		auth = "basic(" + c.Username + ")"
+	}
+	return fmt.Sprintf("forge.Config{Name:%q URL:%q Auth:%s InsecureSkipVerify:%t QPS:%g Burst:%d Timeout:%s}",
+		c.Name, c.URL, auth, c.InsecureSkipVerify, c.QPS, c.Burst, c.Timeout)
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
+// MarshalLog keeps credentials out of structured logs (logr.Marshaler).
+func (c Config) MarshalLog() any { return c.String() }
+
+// Client is the forge client; it implements Interface. Safe for concurrent use.
+type Client struct {
+	name      string
+	base      string // ends in /api/v1, no trailing slash
+	authz     string // Authorization header value, "" for anonymous
+	userAgent string
+	http      *http.Client
+	limiter   *rate.Limiter
+	secrets   []string // values that must never appear in errors or logs
+}
+
+var _ Interface = (*Client)(nil)
+
+// New builds a client; it does not contact the server.
+func New(cfg Config) (*Client, error) {
+	base, err := apiBase(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("forge %s: %w", cfg.Name, err)
+	}
+	if cfg.Token != "" && (cfg.Username != "" || cfg.Password != "") {
+		return nil, fmt.Errorf("forge %s: give either a token or a username and password, not both", cfg.Name)
+	}
+	if cfg.Password != "" && cfg.Username == "" {
+		return nil, fmt.Errorf("forge %s: basic auth needs a username", cfg.Name)
+	}
+	c := &Client{name: cfg.Name, base: base, userAgent: cfg.UserAgent}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
+	}
+	switch {
+	case cfg.Token != "":
+		c.authz = "token " + cfg.Token
+		c.secrets = append(c.secrets, cfg.Token, c.authz)
+	case cfg.Username != "":
+		raw := base64.StdEncoding.EncodeToString([]byte(cfg.Username + ":" + cfg.Password))
+		c.authz = "Basic " + raw
+		c.secrets = append(c.secrets, raw)
+		if cfg.Password != "" {
+			c.secrets = append(c.secrets, cfg.Password)
+		}
+	}
+
+	rt := cfg.Transport
+	if rt == nil {
+		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in by the user
+		if len(cfg.CAData) > 0 {
+			pool, perr := x509.SystemCertPool()
+			if perr != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM(cfg.CAData) {
+				return nil, fmt.Errorf("forge %s: CA data holds no PEM certificate", cfg.Name)
+			}
+			tlsCfg.RootCAs = pool
+		}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = tlsCfg
+		t.MaxIdleConnsPerHost = 10
+		rt = t
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	c.http = &http.Client{Transport: rt, Timeout: timeout}
+	c.limiter = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
+	return c, nil
+}
+
+// Name is the forge identity given in Config.Name.
+func (c *Client) Name() string { return c.name }
+
+// BaseURL is the API root the client talks to, ending in /api/v1.
+func (c *Client) BaseURL() string { return c.base }
+
+// apiBase turns a server root or API root into the API root.
+func apiBase(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", errors.New("url is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", errors.New("url does not parse")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("url scheme %q is not http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", errors.New("url has no host")
+	}
+	if u.User != nil {
+		return "", errors.New("url must not carry credentials: use the token or basic auth settings")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("url must not carry a query or fragment")
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/api/v1") {
+		p += "/api/v1"
+	}
+	u.Path = p
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+var (
+	limitersMu sync.Mutex
+	limiters   = map[string]*rate.Limiter{}
+)
+
+// limiterFor returns the token bucket of a forge. Clients are rebuilt when a
+// Forge or its Secret changes; sharing the bucket by name keeps the limit
+// per forge rather than per client instance.
+func limiterFor(name string, qps float64, burst int) *rate.Limiter {
+	limit := rate.Limit(qps)
+	switch {
+	case qps < 0:
+		limit = rate.Inf
+	case qps == 0:
+		limit = DefaultQPS
+	}
+	if burst <= 0 {
+		burst = DefaultBurst
+	}
+	if name == "" {
+		return rate.NewLimiter(limit, burst)
+	}
+	limitersMu.Lock()
+	defer limitersMu.Unlock()
+	l, ok := limiters[name]
+	if !ok {
+		l = rate.NewLimiter(limit, burst)
+		limiters[name] = l
+		return l
+	}
+	if l.Limit() != limit {
+		l.SetLimit(limit)
+	}
+	if l.Burst() != burst {
+		l.SetBurst(burst)
+	}
+	return l
+}
+
+// Forget drops the shared rate limiter and the metric series of a forge
+// that no longer exists.
+func Forget(name string) {
+	limitersMu.Lock()
+	delete(limiters, name)
+	limitersMu.Unlock()
+	forgetMetrics(name)
+}
+
+// call describes one HTTP request.
+type call struct {
+	op     string // for errors: `create label "x" in acme/web`
+	method string
+	route  string // template, for metrics: /orgs/{org}/hooks/{id}
+	args   []any  // values substituted into route, in order
+	query  url.Values
+	body   any
+}
+
+// path substitutes the escaped args into the route template.
+func (cl *call) path() string {
+	var b strings.Builder
+	rest := cl.route
+	i := 0
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			break
+		}
+		closing := strings.IndexByte(rest[open:], '}')
+		if closing < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:open])
+		if i < len(cl.args) {
+			b.WriteString(url.PathEscape(fmt.Sprint(cl.args[i])))
+		}
+		i++
+		rest = rest[open+closing+1:]
+	}
+	return b.String()
+}
+
+// response is a completed 2xx exchange.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do performs one request through the rate limiter, with metrics and
+// logging, and turns every failure into *Error.
+func (c *Client) do(ctx context.Context, cl call) (*response, error) {
+	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
+	if err := c.limiter.Wait(ctx); err != nil {
+		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: err})
+	}
+
+	target := c.base + cl.path()
+	if len(cl.query) > 0 {
+		target += "?" + cl.query.Encode()
+	}
+	var body io.Reader
+	if cl.body != nil {
+		data, err := json.Marshal(cl.body)
+		if err != nil {
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("encode request: %w", err)})
+		}
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
+	if err != nil {
+		return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: err})
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.authz != "" {
+		req.Header.Set("Authorization", c.authz)
+	}
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		observe(c.name, cl.method, cl.route, "error", time.Since(start))
+		log.V(1).Info("forge request failed", "path", cl.path(), "error", c.redact(err.Error()))
+		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: err})
+	}
+	data, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	_ = resp.Body.Close()
+	elapsed := time.Since(start)
+	code := strconv.Itoa(resp.StatusCode)
+	if readErr != nil {
+		observe(c.name, cl.method, cl.route, "error", elapsed)
+		log.V(1).Info("forge response unreadable", "path", cl.path(), "code", resp.StatusCode, "error", c.redact(readErr.Error()))
+		return nil, c.fail(cl, &Error{Kind: KindNetwork, StatusCode: resp.StatusCode, Err: fmt.Errorf("read response: %w", readErr)})
+	}
+	observe(c.name, cl.method, cl.route, code, elapsed)
+	log.V(1).Info("forge request", "path", cl.path(), "code", resp.StatusCode, "duration", elapsed)
+
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
+	}
+	fe := &Error{
+		Kind:       kindForStatus(resp.StatusCode, data),
+		StatusCode: resp.StatusCode,
+		Message:    forgeMessage(data),
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After")); ok {
+			fe.RetryAfter = d
+		}
+	}
+	return nil, c.fail(cl, fe)
+}
+
+// doJSON performs the call and decodes a 2xx body into out (if non-nil).
+func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error) {
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.body, out); err != nil {
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, StatusCode: 0, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
+		}
+	}
+	return resp, nil
+}
+
+// fail completes an error with the call's name and scrubs credentials from
+// every string it carries.
+func (c *Client) fail(cl call, e *Error) *Error {
+	e.Op = cl.op
+	e.Message = c.redact(e.Message)
+	if e.Err != nil {
+		if s := e.Err.Error(); c.redact(s) != s {
+			e.Err = &redactedError{msg: c.redact(s), err: e.Err}
+		}
+	}
+	return e
+}
+
+// redact replaces any credential in s.
+func (c *Client) redact(s string) string {
+	for _, secret := range c.secrets {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
+	}
+	return s
+}
+
+// redactedError hides a credential in a wrapped error's text but keeps the
+// chain for errors.Is/As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (r *redactedError) Error() string { return r.msg }
+func (r *redactedError) Unwrap() error { return r.err }
+
+// pageResult is one decoded page: its items and the total the server
+// reported (-1 when it did not say).
+type pageResult[T any] struct {
+	items []T
+	total int
+}
+
+// listAll follows pages of PageSize to the end. Items are deduplicated by
+// id; when the list visibly changes under us (the total moves, an item
+// repeats, or the count does not add up) the walk restarts, a few times at
+// most, so a concurrent create or delete cannot make an item vanish or
+// appear twice.
+func listAll[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
+	const attempts = 3
+	var all []T
+	for attempt := 1; attempt <= attempts; attempt++ {
+		var consistent bool
+		var err error
+		all, consistent, err = listOnce(ctx, c, cl, decode, id)
+		if err != nil {
+			return nil, err
+		}
+		if consistent {
+			break
+		}
+	}
+	return all, nil
+}
+
+func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, bool, error) {
+	seen := map[int64]bool{}
+	all := []T{}
+	total, raw, pageLen := -1, 0, 0
+	consistent := true
+	for page := 1; ; page++ {
+		pc := cl
+		pc.query = url.Values{}
+		for k, v := range cl.query {
+			pc.query[k] = v
+		}
+		pc.query.Set("page", strconv.Itoa(page))
+		pc.query.Set("limit", strconv.Itoa(PageSize))
+		resp, err := c.do(ctx, pc)
+		if err != nil {
+			return nil, false, err
+		}
+		pr, err := decode(resp)
+		if err != nil {
+			return nil, false, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode page %d: %w", page, err)})
+		}
+		if page == 1 {
+			total, pageLen = pr.total, len(pr.items)
+		} else if pr.total != total {
+			consistent = false
+			break
+		}
+		fresh := 0
+		for _, it := range pr.items {
+			k := id(it)
+			if seen[k] {
+				consistent = false
+				continue
+			}
+			seen[k] = true
+			all = append(all, it)
+			fresh++
+		}
+		raw += len(pr.items)
+		switch {
+		case len(pr.items) == 0:
+		case total >= 0 && raw >= total:
+		case total < 0 && page > 1 && len(pr.items) < pageLen:
+		case fresh == 0:
+			// A server that ignores paging serves the same page again.
+		default:
+			continue
+		}
+		break
+	}
+	if total >= 0 && len(all) != total {
+		consistent = false
+	}
+	return all, consistent, nil
+}
+
+// decodeArray decodes a JSON array page with X-Total-Count (if sent).
+func decodeArray[T any](resp *response) (pageResult[T], error) {
+	var items []T
+	if err := json.Unmarshal(resp.body, &items); err != nil {
+		return pageResult[T]{}, err
+	}
+	return pageResult[T]{items: items, total: totalCount(resp.header)}, nil
+}
+
+func totalCount(h http.Header) int {
+	v := h.Get("X-Total-Count")
+	if v == "" {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}

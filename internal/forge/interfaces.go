@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import "context"
+
+// Interface is everything the operator asks of a forge.
+type Interface interface {
+	ServerClient
+	OrgsClient
+	OrgHooksClient
+	LabelsClient
+	ProjectsClient
+	RunnersClient
+	ReposClient
+}
+
+// ServerClient reads who and what the server is.
+type ServerClient interface {
+	// Version returns the raw version string (see ParseVersion).
+	Version(ctx context.Context) (string, error)
+	// CurrentUser returns the authenticated account.
+	CurrentUser(ctx context.Context) (*User, error)
+}
+
+// OrgsClient manages organizations.
+type OrgsClient interface {
+	GetOrg(ctx context.Context, name string) (*Organization, error)
+	// CreateOrg answers a taken name with 422 (KindValidation), not 409.
+	CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error)
+	EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error)
+	// DeleteOrg: the forge refuses an organization that still owns
+	// repositories or packages with a 500 (KindServer) whose message only a
+	// site admin sees.
+	DeleteOrg(ctx context.Context, name string) error
+}
+
+// OrgHooksClient manages organization webhooks.
+type OrgHooksClient interface {
+	ListOrgHooks(ctx context.Context, org string) ([]Hook, error)
+	GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error)
+	CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error)
+	EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error)
+	DeleteOrgHook(ctx context.Context, org string, id int64) error
+}
+
+// LabelsClient manages labels of a repository or an organization.
+type LabelsClient interface {
+	ListLabels(ctx context.Context, scope Scope) ([]Label, error)
+	GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error)
+	CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error)
+	EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error)
+	// DeleteLabel succeeds for an unknown id (the forge answers 204).
+	DeleteLabel(ctx context.Context, scope Scope, id int64) error
+}
+
+// ProjectsClient manages repository projects. Servers without the projects
+// API answer every call with KindRouteNotFound.
+type ProjectsClient interface {
+	// ListProjects lists projects in state "open" (when state is ""),
+	// "closed" or "all".
+	ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error)
+	GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error)
+	CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error)
+	EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error)
+	DeleteProject(ctx context.Context, owner, repo string, id int64) error
+}
+
+// RunnersClient reads and toggles Actions runners of a repository or an
+// organization. Runners are created by registering, never through this API.
+type RunnersClient interface {
+	ListRunners(ctx context.Context, scope Scope) ([]Runner, error)
+	GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error)
+	// EditRunner answers KindRouteNotFound on servers without the endpoint
+	// (Gitea before 1.26, Forgejo).
+	EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error)
+}
+
+// ReposClient reads repositories, and creates and deletes them for tests
+// and demos.
+type ReposClient interface {
+	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
+	CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error)
+	CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error)
+	DeleteRepo(ctx context.Context, owner, repo string) error
+	// RunnerRegistrationToken returns the token a runner registers with in
+	// the scope.
+	RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error)
+}
+
+var (
+	_ ServerClient   = (*Client)(nil)
+	_ OrgsClient     = (*Client)(nil)
+	_ OrgHooksClient = (*Client)(nil)
+	_ LabelsClient   = (*Client)(nil)
+	_ ProjectsClient = (*Client)(nil)
+	_ RunnersClient  = (*Client)(nil)
+	_ ReposClient    = (*Client)(nil)
+)

@@ -1,0 +1,265 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// User is the forge's view of an account (GET /user, repository owners).
+type User struct {
+	ID       int64  `json:"id"`
+	Login    string `json:"login"`
+	FullName string `json:"full_name,omitempty"`
+	Email    string `json:"email,omitempty"`
+	IsAdmin  bool   `json:"is_admin"`
+}
+
+// Organization mirrors the forge's Organization object.
+type Organization struct {
+	ID                        int64  `json:"id"`
+	Name                      string `json:"name"`
+	FullName                  string `json:"full_name"`
+	Email                     string `json:"email"`
+	Description               string `json:"description"`
+	Website                   string `json:"website"`
+	Location                  string `json:"location"`
+	Visibility                string `json:"visibility"`
+	RepoAdminChangeTeamAccess bool   `json:"repo_admin_change_team_access"`
+}
+
+// CreateOrgOption is the body of POST /orgs. Name is sent as "username".
+type CreateOrgOption struct {
+	Name                      string `json:"username"`
+	FullName                  string `json:"full_name,omitempty"`
+	Email                     string `json:"email,omitempty"`
+	Description               string `json:"description,omitempty"`
+	Website                   string `json:"website,omitempty"`
+	Location                  string `json:"location,omitempty"`
+	Visibility                string `json:"visibility,omitempty"`
+	RepoAdminChangeTeamAccess bool   `json:"repo_admin_change_team_access,omitempty"`
+}
+
+// EditOrgOption is the body of PATCH /orgs/{org}: only non-nil fields are
+// sent, and the forge changes only the fields it receives. An empty Email
+// clears the address; an empty Visibility is ignored by the forge.
+type EditOrgOption struct {
+	FullName                  *string `json:"full_name,omitempty"`
+	Email                     *string `json:"email,omitempty"`
+	Description               *string `json:"description,omitempty"`
+	Website                   *string `json:"website,omitempty"`
+	Location                  *string `json:"location,omitempty"`
+	Visibility                *string `json:"visibility,omitempty"`
+	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access,omitempty"`
+}
+
+// Hook mirrors the forge's Hook object. The forge never returns
+// config.secret, and Events come back in random order: compare them as a set.
+type Hook struct {
+	ID                  int64             `json:"id"`
+	Type                string            `json:"type"`
+	Name                string            `json:"name"`
+	Config              map[string]string `json:"config"`
+	Events              []string          `json:"events"`
+	Active              bool              `json:"active"`
+	BranchFilter        string            `json:"branch_filter"`
+	AuthorizationHeader string            `json:"authorization_header"`
+}
+
+// CreateHookOption is the body of POST /orgs/{org}/hooks. Active is always
+// sent because the forge defaults an omitted active to false.
+type CreateHookOption struct {
+	Type                string            `json:"type"`
+	Name                string            `json:"name,omitempty"`
+	Config              map[string]string `json:"config"`
+	Events              []string          `json:"events,omitempty"`
+	BranchFilter        string            `json:"branch_filter,omitempty"`
+	AuthorizationHeader string            `json:"authorization_header,omitempty"`
+	Active              bool              `json:"active"`
+}
+
+// EditHookOption is the body of PATCH /orgs/{org}/hooks/{id}.
+//
+// The forge replaces events, branch_filter and authorization_header on every
+// PATCH (an omitted value means push-only, no filter, no header), so those
+// three are plain fields that are always sent: callers must pass the full
+// desired values, never a partial update. Active and Name change only when
+// non-nil. Config keys change only when present; the forge ignores
+// config.secret here (a new secret needs a new hook) and type cannot change.
+type EditHookOption struct {
+	Config              map[string]string `json:"config,omitempty"`
+	Events              []string          `json:"events"`
+	BranchFilter        string            `json:"branch_filter"`
+	AuthorizationHeader string            `json:"authorization_header"`
+	Active              *bool             `json:"active,omitempty"`
+	Name                *string           `json:"name,omitempty"`
+}
+
+// MarshalJSON sends an empty list rather than null for nil Events so the
+// payload states the quirk explicitly: no events means push only.
+func (o EditHookOption) MarshalJSON() ([]byte, error) {
+	type plain EditHookOption
+	p := plain(o)
+	if p.Events == nil {
+		p.Events = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// Label mirrors the forge's Label object. Color comes back as six
+// lower-case hex digits without '#'.
+type Label struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	Color       string `json:"color"`
+	Description string `json:"description"`
+	Exclusive   bool   `json:"exclusive"`
+	IsArchived  bool   `json:"is_archived"`
+	URL         string `json:"url"`
+}
+
+// CreateLabelOption is the body of POST .../labels. Color may be #rgb or
+// #rrggbb, with or without '#', any case. Organization labels ignore
+// IsArchived on create.
+type CreateLabelOption struct {
+	Name        string `json:"name"`
+	Color       string `json:"color"`
+	Description string `json:"description,omitempty"`
+	Exclusive   bool   `json:"exclusive,omitempty"`
+	IsArchived  bool   `json:"is_archived,omitempty"`
+}
+
+// EditLabelOption is the body of PATCH .../labels/{id}. IsArchived is always
+// sent because the forge un-archives a label when it is omitted; the other
+// fields change only when non-nil.
+type EditLabelOption struct {
+	Name        *string `json:"name,omitempty"`
+	Color       *string `json:"color,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Exclusive   *bool   `json:"exclusive,omitempty"`
+	IsArchived  bool    `json:"is_archived"`
+}
+
+// Project mirrors the forge's repository Project object.
+type Project struct {
+	ID           int64  `json:"id"`
+	Title        string `json:"title"`
+	Description  string `json:"description"`
+	CardType     string `json:"card_type"`
+	TemplateType string `json:"template_type"`
+	State        string `json:"state"`
+	HTMLURL      string `json:"html_url"`
+}
+
+// CreateProjectOption is the body of POST /repos/{o}/{r}/projects.
+// CardType is text_only|images_and_text, TemplateType none|basic_kanban|bug_triage.
+type CreateProjectOption struct {
+	Title        string `json:"title"`
+	Description  string `json:"description,omitempty"`
+	CardType     string `json:"card_type,omitempty"`
+	TemplateType string `json:"template_type,omitempty"`
+}
+
+// EditProjectOption is the body of PATCH /repos/{o}/{r}/projects/{id}; only
+// non-nil fields are sent. State is open|closed.
+type EditProjectOption struct {
+	Title       *string `json:"title,omitempty"`
+	Description *string `json:"description,omitempty"`
+	CardType    *string `json:"card_type,omitempty"`
+	State       *string `json:"state,omitempty"`
+}
+
+// Runner mirrors the forge's Actions runner object.
+type Runner struct {
+	ID        int64         `json:"id"`
+	Name      string        `json:"name"`
+	Status    string        `json:"status"`
+	Busy      bool          `json:"busy"`
+	Disabled  bool          `json:"disabled"`
+	Ephemeral bool          `json:"ephemeral"`
+	Labels    []RunnerLabel `json:"labels"`
+}
+
+// RunnerLabel is one label a runner declared when registering.
+type RunnerLabel struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Repository holds the repository fields the operator needs.
+type Repository struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	FullName    string `json:"full_name"`
+	Owner       *User  `json:"owner"`
+	Private     bool   `json:"private"`
+	HTMLURL     string `json:"html_url"`
+	HasProjects bool   `json:"has_projects"`
+}
+
+// CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.
+type CreateRepoOption struct {
+	Name          string `json:"name"`
+	Description   string `json:"description,omitempty"`
+	Private       bool   `json:"private,omitempty"`
+	AutoInit      bool   `json:"auto_init,omitempty"`
+	DefaultBranch string `json:"default_branch,omitempty"`
+}
+
+// Scope names where labels and runners live: a repository (Owner and Repo)
+// or an organization (Repo empty).
+type Scope struct {
+	Owner, Repo string
+}
+
+// RepoScope is the scope of repository owner/repo.
+func RepoScope(owner, repo string) Scope { return Scope{Owner: owner, Repo: repo} }
+
+// OrgScope is the scope of organization org.
+func OrgScope(org string) Scope { return Scope{Owner: org} }
+
+// IsOrg reports whether the scope is an organization.
+func (s Scope) IsOrg() bool { return s.Repo == "" }
+
+// String gives "acme" for an organization and "acme/web" for a repository.
+func (s Scope) String() string {
+	if s.IsOrg() {
+		return s.Owner
+	}
+	return s.Owner + "/" + s.Repo
+}
+
+// ParseScope reads "acme" (organization) or "acme/web" (repository).
+func ParseScope(s string) (Scope, error) {
+	owner, repo, found := strings.Cut(s, "/")
+	if owner == "" || (found && (repo == "" || strings.Contains(repo, "/"))) {
+		return Scope{}, fmt.Errorf("invalid scope %q: want \"org\" or \"owner/repo\"", s)
+	}
+	return Scope{Owner: owner, Repo: repo}, nil
+}
+
+// routePrefix gives the route template and the concrete path prefix of the
+// scope, e.g. "/repos/{owner}/{repo}" and "/repos/acme/web".
+func (s Scope) routePrefix() (string, []any) {
+	if s.IsOrg() {
+		return "/orgs/{org}", []any{s.Owner}
+	}
+	return "/repos/{owner}/{repo}", []any{s.Owner, s.Repo}
+}
