@@ -122,6 +122,7 @@ type ManagedStatus struct {
 type Managed interface {
 	metav1.Object
 	runtime.Object
+	ConditionsAccessor
 	// GetManagedSpec returns the fields every managed kind has.
 	GetManagedSpec() *ManagedSpec
 	// GetDeletionPolicy returns the effective deletion policy.
@@ -133,6 +134,8 @@ type Managed interface {
 // ConditionsAccessor is implemented by every kind of this package.
 // +kubebuilder:object:generate=false
 type ConditionsAccessor interface {
+	// GetConditions returns the status conditions.
 	GetConditions() []metav1.Condition
+	// SetConditions replaces the status conditions.
 	SetConditions([]metav1.Condition)
 }

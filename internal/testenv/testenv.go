@@ -71,4 +71,3 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 	}
 	return env, cfg, nil
 }
-

@@ -1,0 +1,195 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// labelKind manages issue labels of a repository or an organization,
+// adopted by name. The forge allows several labels of one name: adoption
+// then stalls with the ids, rather than guess.
+type labelKind struct{}
+
+func (labelKind) New() *forgev1.Label             { return &forgev1.Label{} }
+func (labelKind) NewList() client.ObjectList      { return &forgev1.LabelList{} }
+func (labelKind) Secrets(*forgev1.Label) []string { return nil }
+func (labelKind) Key(l *forgev1.Label) string     { return labelScope(l).key() + "|label:" + l.LabelName() }
+func (labelKind) Describe(l *forgev1.Label) string {
+	return fmt.Sprintf("label %q in %s", l.LabelName(), labelScope(l).describe())
+}
+
+func (labelKind) Connect(_ context.Context, l *forgev1.Label, pass *reconciler.Pass) (reconciler.External, error) {
+	return &label{obj: l, fc: pass.Forge, scope: labelScope(l)}, nil
+}
+
+// scope is where an object lives: a repository or an organization.
+type scope struct{ forge.Scope }
+
+func labelScope(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
+
+func scopeOf(repo *forgev1.RepositoryName, org *forgev1.OwnerName) scope {
+	if repo != nil {
+		owner, name, _ := strings.Cut(string(*repo), "/")
+		return scope{forge.Scope{Owner: owner, Repo: name}}
+	}
+	if org != nil {
+		return scope{forge.Scope{Owner: string(*org)}}
+	}
+	return scope{}
+}
+
+func (s scope) describe() string {
+	if s.Repo != "" {
+		return "repository " + s.Owner + "/" + s.Repo
+	}
+	return "organization " + s.Owner
+}
+
+// key is case-insensitive, as the forge's owner and repository names are.
+func (s scope) key() string {
+	if s.Repo != "" {
+		return "repo:" + strings.ToLower(s.Owner+"/"+s.Repo)
+	}
+	return "org:" + strings.ToLower(s.Owner)
+}
+
+type label struct {
+	obj   *forgev1.Label
+	fc    forge.LabelsClient
+	scope scope
+	found *forge.Label
+}
+
+func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
+	name := e.obj.LabelName()
+	if id := e.obj.Status.ID; id != 0 {
+		l, err := e.fc.GetLabel(ctx, e.scope.Scope, id)
+		switch {
+		case err == nil:
+			return e.observed(l), nil
+		case !forge.IsNotFound(err):
+			return reconciler.Observation{}, err
+		}
+		// Gone (or its parent is): look it up by name below, as on first sight.
+	}
+	all, err := e.fc.ListLabels(ctx, e.scope.Scope)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	var same []forge.Label
+	for _, l := range all {
+		if l.Name == name {
+			same = append(same, l)
+		}
+	}
+	switch len(same) {
+	case 0:
+		return reconciler.Observation{}, nil
+	case 1:
+		return e.observed(&same[0]), nil
+	default:
+		ids := make([]string, len(same))
+		for i, l := range same {
+			ids[i] = fmt.Sprint(l.ID)
+		}
+		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
+			"%d labels named %q exist in %s (ids %s); delete all but one on the forge so that one can be adopted",
+			len(same), name, e.scope.describe(), strings.Join(ids, ", "))
+	}
+}
+
+func (e *label) observed(l *forge.Label) reconciler.Observation {
+	e.found = l
+	return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL, Diff: e.changes(l).fields}
+}
+
+func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
+	s := e.obj.Spec
+	opt := forge.CreateLabelOption{Name: e.obj.LabelName(), Color: NormalizeColor(s.Color)}
+	setIf(&opt.Description, s.Description)
+	setIf(&opt.Exclusive, s.Exclusive)
+	setIf(&opt.IsArchived, s.Archived)
+	l, err := e.fc.CreateLabel(ctx, e.scope.Scope, opt)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	// Organization labels ignore is_archived on create: archive in a second step.
+	if c := e.changes(l); len(c.fields) > 0 {
+		if l, err = e.fc.EditLabel(ctx, e.scope.Scope, l.ID, c.opt); err != nil {
+			return reconciler.Observation{}, err
+		}
+	}
+	return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL}, nil
+}
+
+func (e *label) Update(ctx context.Context, obs reconciler.Observation) error {
+	_, err := e.fc.EditLabel(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
+	return err
+}
+
+func (e *label) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteLabel(ctx, e.scope.Scope, obs.ID)
+}
+
+type labelChanges struct {
+	opt    forge.EditLabelOption
+	fields []string
+}
+
+// changes compares the managed fields. is_archived is always sent: the
+// forge un-archives a label when a PATCH omits it.
+func (e *label) changes(l *forge.Label) labelChanges {
+	s := e.obj.Spec
+	c := labelChanges{opt: forge.EditLabelOption{IsArchived: l.IsArchived}}
+	if name := e.obj.LabelName(); name != l.Name {
+		c.opt.Name, c.fields = &name, append(c.fields, "name")
+	}
+	if color := NormalizeColor(s.Color); color != NormalizeColor(l.Color) {
+		c.opt.Color, c.fields = &color, append(c.fields, "color")
+	}
+	if s.Description != nil && *s.Description != l.Description {
+		c.opt.Description, c.fields = s.Description, append(c.fields, "description")
+	}
+	if s.Exclusive != nil && *s.Exclusive != l.Exclusive {
+		c.opt.Exclusive, c.fields = s.Exclusive, append(c.fields, "exclusive")
+	}
+	if s.Archived != nil && *s.Archived != l.IsArchived {
+		c.opt.IsArchived, c.fields = *s.Archived, append(c.fields, "archived")
+	}
+	slices.Sort(c.fields)
+	return c
+}
+
+// NormalizeColor gives a colour as the forge returns it: six lower-case hex
+// digits without '#' ("#ABC" -> "aabbcc").
+func NormalizeColor(c string) string {
+	c = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c), "#"))
+	if len(c) == 3 {
+		c = string([]byte{c[0], c[0], c[1], c[1], c[2], c[2]})
+	}
+	return c
+}

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controllers holds one reconciler per kind. Each managed kind is a
+// screen of kind-specific code (how to observe, create, update and delete
+// its forge object) over the shared loop in internal/reconciler.
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// Options configure every controller.
+type Options struct {
+	// SyncInterval is the drift check period when a resource sets no spec.syncInterval.
+	SyncInterval time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+	// BaseBackoff and MaxBackoff bound retry delays (defaults 1s and 5m).
+	BaseBackoff, MaxBackoff time.Duration
+	// RequestTimeout overrides every Forge's request timeout when set (tests).
+	RequestTimeout time.Duration
+}
+
+// RBAC the manager needs, and nothing more: its own kinds, their status and
+// finalizers, Secrets to read credentials, and Events. Leader election has
+// its own namespaced Role in config/rbac.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges;organizations;orghooks;labels;projects;runnersettings,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/status;organizations/status;orghooks/status;labels/status;projects/status;runnersettings/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/finalizers;organizations/finalizers;orghooks/finalizers;labels/finalizers;projects/finalizers;runnersettings/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Setup registers every controller with the manager.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout}
+	ropts := reconciler.Options{
+		SyncInterval:            opts.SyncInterval,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		BaseBackoff:             opts.BaseBackoff,
+		MaxBackoff:              opts.MaxBackoff,
+	}
+	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
+		return fmt.Errorf("index Forges: %w", err)
+	}
+	if err := (&ForgeReconciler{Pool: pool, Options: ropts}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the Forge controller: %w", err)
+	}
+	for _, setup := range []func() error{
+		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
+	} {
+		if err := setup(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

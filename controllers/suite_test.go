@@ -1,0 +1,266 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+// The suite runs one control plane, one fake forge over real HTTP and one
+// manager with every controller, with a short sync interval. Each spec works
+// in a namespace of its own and resets the fake forge.
+const (
+	token        = "s3cr3t-t0ken-value"
+	syncInterval = 2 * time.Second
+	// timeout bounds every Eventually: a few sync intervals plus backoff.
+	timeout = 30 * time.Second
+	poll    = 100 * time.Millisecond
+)
+
+var (
+	env     *envtest.Environment
+	k8s     client.Client
+	fake    *fakeforge.Server
+	fakeURL string
+	logs    = &syncBuffer{}
+	cancel  context.CancelFunc
+)
+
+// syncBuffer collects the manager's log output, so that specs can check no secret reaches it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestControllers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Controllers Suite")
+}
+
+var _ = BeforeSuite(func() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
+
+	var err error
+	env, err = testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	restCfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
+	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var ctx context.Context
+	ctx, cancel = context.WithCancel(context.Background())
+	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+		SyncInterval:            syncInterval,
+		MaxConcurrentReconciles: 4,
+		BaseBackoff:             200 * time.Millisecond,
+		MaxBackoff:              2 * time.Second,
+		RequestTimeout:          2 * time.Second,
+	})).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// newNamespace starts a fake forge of the spec's own and creates a
+// namespace with a token Secret and a Forge "gitea" pointing at it, and waits
+// until the Forge is Ready. When the spec ends, its resources are removed
+// (envtest runs no namespace controller) and its fake forge stopped.
+func newNamespace(opts ...fakeforge.Option) string {
+	GinkgoHelper()
+	fake = fakeforge.New(append([]fakeforge.Option{fakeforge.WithToken(token)}, opts...)...)
+	srv := fake.Start()
+	fakeURL = srv.URL
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	DeferCleanup(func() {
+		removeAll(ns.Name)
+		srv.Close()
+	})
+	Expect(k8s.Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
+		StringData: map[string]string{"token": token},
+	})).To(Succeed())
+	f := &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
+		Spec: forgev1.ForgeSpec{
+			URL:  fakeURL,
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}},
+		},
+	}
+	Expect(k8s.Create(context.Background(), f)).To(Succeed())
+	expectReady(f)
+	return ns.Name
+}
+
+// removeAll deletes every forge.forgeops.dev resource of namespace ns,
+// dropping finalizers, so that no controller works on them after the spec.
+func removeAll(ns string) {
+	ctx := context.Background()
+	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.LabelList{},
+		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.ForgeList{}}
+	for _, list := range lists {
+		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		items, err := meta.ExtractList(list)
+		Expect(err).NotTo(HaveOccurred())
+		for _, it := range items {
+			o := it.(client.Object)
+			if len(o.GetFinalizers()) > 0 {
+				o.SetFinalizers(nil)
+				Expect(client.IgnoreNotFound(k8s.Update(ctx, o))).To(Succeed())
+			}
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed())
+		}
+	}
+}
+
+// readyCondition fetches obj and returns its Ready condition.
+func readyCondition(obj client.Object) func(Gomega) *metav1.Condition {
+	return func(g Gomega) *metav1.Condition {
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		c := meta.FindStatusCondition(obj.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
+		g.Expect(c).NotTo(BeNil(), "no Ready condition yet")
+		return c
+	}
+}
+
+// expectReady waits until obj is Ready for its current generation.
+func expectReady(obj client.Object) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		c := readyCondition(obj)(g)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
+	}, timeout, poll).Should(Succeed())
+}
+
+// expectReason waits until obj's Ready condition has reason, and returns its message.
+func expectReason(obj client.Object, status metav1.ConditionStatus, reason string) string {
+	GinkgoHelper()
+	var msg string
+	Eventually(func(g Gomega) {
+		c := readyCondition(obj)(g)
+		g.Expect(c.Reason).To(Equal(reason), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+		g.Expect(c.Status).To(Equal(status))
+		msg = c.Message
+	}, timeout, poll).Should(Succeed())
+	return msg
+}
+
+// events lists the Events about obj's name in its namespace as "Reason: note".
+func events(obj client.Object) []string {
+	var list corev1.EventList
+	Expect(k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == obj.GetName() {
+			out = append(out, e.Reason+": "+e.Message)
+		}
+	}
+	return out
+}
+
+// eventWithReason waits for an Event with reason about obj.
+func eventWithReason(obj client.Object, reason string) {
+	GinkgoHelper()
+	Eventually(func() []string { return events(obj) }, timeout, poll).Should(ContainElement(HavePrefix(reason+": ")))
+}
+
+// requestsTo counts the fake forge's requests (reads too) whose path contains part.
+func requestsTo(part string) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if strings.Contains(r.Path, part) {
+			n++
+		}
+	}
+	return n
+}
+
+// writesTo counts the fake forge's write requests whose path contains part.
+func writesTo(part string) int {
+	n := 0
+	for _, r := range fake.WriteRequests() {
+		if strings.Contains(r.Path, part) {
+			n++
+		}
+	}
+	return n
+}
+
+func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+
+func ptr[T any](v T) *T { return &v }
+
+func every(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+

@@ -1,0 +1,180 @@
+// Package connection turns a Forge resource and its Secrets into a forge
+// client, and keeps one client per Forge so that the per-forge rate limit
+// holds across every reconciler that talks to it.
+package connection
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// SecretError says which Secret or key is missing, never what it holds.
+type SecretError struct {
+	Namespace, Name, Key string
+	// KeyMissing is true when the Secret exists but lacks the key (or the value is empty).
+	KeyMissing bool
+}
+
+func (e *SecretError) Error() string {
+	if e.KeyMissing {
+		return fmt.Sprintf("key %q not found or empty in Secret %s/%s", e.Key, e.Namespace, e.Name)
+	}
+	return fmt.Sprintf("secret %s/%s not found", e.Namespace, e.Name)
+}
+
+// SecretValue reads one key of a Secret in namespace ns. A missing Secret or
+// key is a *SecretError; the Secret's resourceVersion is returned with the
+// value so that callers can tell when it changed.
+func SecretValue(ctx context.Context, r client.Reader, ns, name, key string) (value, resourceVersion string, err error) {
+	var s corev1.Secret
+	if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", "", &SecretError{Namespace: ns, Name: name, Key: key}
+		}
+		return "", "", fmt.Errorf("read Secret %s/%s: %w", ns, name, err)
+	}
+	v, ok := s.Data[key]
+	if !ok || len(v) == 0 {
+		if sv, ok := s.StringData[key]; ok && sv != "" { // objects built in memory (tests) may still carry stringData
+			return sv, s.ResourceVersion, nil
+		}
+		return "", "", &SecretError{Namespace: ns, Name: name, Key: key, KeyMissing: true}
+	}
+	return string(v), s.ResourceVersion, nil
+}
+
+// SecretNames lists the Secrets a Forge references, for the Secret watch.
+func SecretNames(f *forgev1.Forge) []string {
+	var names []string
+	if ref := f.Spec.Auth.TokenSecretRef; ref != nil {
+		names = append(names, ref.Name)
+	}
+	if ref := f.Spec.Auth.BasicAuthSecretRef; ref != nil {
+		names = append(names, ref.Name)
+	}
+	if f.Spec.TLS != nil && f.Spec.TLS.CASecretRef != nil {
+		names = append(names, f.Spec.TLS.CASecretRef.Name)
+	}
+	return names
+}
+
+// Config builds the client configuration of a Forge, reading its Secrets
+// from the Forge's own namespace only.
+func Config(ctx context.Context, r client.Reader, f *forgev1.Forge) (forge.Config, error) {
+	cfg := forge.Config{
+		Name:      f.Namespace + "/" + f.Name,
+		URL:       f.Spec.URL,
+		UserAgent: "forge-operator",
+	}
+	var err error
+	switch auth := f.Spec.Auth; {
+	case auth.TokenSecretRef != nil:
+		key := auth.TokenSecretRef.Key
+		if key == "" {
+			key = "token"
+		}
+		if cfg.Token, _, err = SecretValue(ctx, r, f.Namespace, auth.TokenSecretRef.Name, key); err != nil {
+			return forge.Config{}, err
+		}
+	case auth.BasicAuthSecretRef != nil:
+		name := auth.BasicAuthSecretRef.Name
+		if cfg.Username, _, err = SecretValue(ctx, r, f.Namespace, name, "username"); err != nil {
+			return forge.Config{}, err
+		}
+		if cfg.Password, _, err = SecretValue(ctx, r, f.Namespace, name, "password"); err != nil {
+			return forge.Config{}, err
+		}
+	default:
+		return forge.Config{}, fmt.Errorf("forge %s has no credentials: set spec.auth.tokenSecretRef or spec.auth.basicAuthSecretRef", cfg.Name)
+	}
+	if tls := f.Spec.TLS; tls != nil {
+		cfg.InsecureSkipVerify = tls.InsecureSkipVerify
+		if ref := tls.CASecretRef; ref != nil {
+			key := ref.Key
+			if key == "" {
+				key = "ca.crt"
+			}
+			ca, _, err := SecretValue(ctx, r, f.Namespace, ref.Name, key)
+			if err != nil {
+				return forge.Config{}, err
+			}
+			cfg.CAData = []byte(ca)
+		}
+	}
+	if rl := f.Spec.RateLimit; rl != nil {
+		cfg.QPS, cfg.Burst = rl.QPS, int(rl.Burst)
+	}
+	if f.Spec.Timeout != nil {
+		cfg.Timeout = f.Spec.Timeout.Duration
+	}
+	return cfg, nil
+}
+
+// Pool keeps one client per Forge, rebuilt when the Forge's spec or the
+// content of its Secrets changes.
+type Pool struct {
+	// Reader reads Forges' Secrets; an uncached reader, since the manager
+	// watches Secrets' metadata only.
+	Reader client.Reader
+	// Timeout overrides every Forge's request timeout when set (tests).
+	Timeout time.Duration
+
+	mu      sync.Mutex
+	clients map[types.NamespacedName]pooled
+}
+
+type pooled struct {
+	fingerprint [sha256.Size]byte
+	client      forge.Interface
+}
+
+// Client returns the client of Forge f.
+func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, error) {
+	cfg, err := Config(ctx, p.Reader, f)
+	if err != nil {
+		return nil, err
+	}
+	if p.Timeout > 0 {
+		cfg.Timeout = p.Timeout
+	}
+	// The fingerprint holds credentials only as a hash, in memory.
+	var fp [sha256.Size]byte
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%x\x00%t\x00%g\x00%d\x00%s",
+		cfg.URL, cfg.Token, cfg.Username, cfg.Password, cfg.CAData, cfg.InsecureSkipVerify, cfg.QPS, cfg.Burst, cfg.Timeout)
+	h.Sum(fp[:0])
+	key := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.clients[key]; ok && c.fingerprint == fp {
+		return c.client, nil
+	}
+	c, err := forge.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configure client of forge %s: %w", cfg.Name, err)
+	}
+	if p.clients == nil {
+		p.clients = map[types.NamespacedName]pooled{}
+	}
+	p.clients[key] = pooled{fingerprint: fp, client: c}
+	return c, nil
+}
+
+// Forget drops the client of a deleted Forge.
+func (p *Pool) Forget(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.clients, key)
+}

@@ -1,0 +1,144 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+)
+
+// Field indexes the loop lists by.
+const (
+	// IndexForgeRef indexes resources (and Forges, by their own name) by the Forge they use.
+	IndexForgeRef = "spec.forgeRef.name"
+	// IndexSecret indexes resources and Forges by the Secrets they reference.
+	IndexSecret = ".forgeSecrets"
+	indexKey    = ".forgeKey"
+	indexID     = ".forgeID"
+)
+
+func naturalKey(forgeRef, key string) string { return forgeRef + "\x00" + key }
+func idKey(forgeRef string, id int64) string { return forgeRef + "#" + strconv.FormatInt(id, 10) }
+
+// SetupForgeIndexes registers the Forge indexes the kinds' Secret watches
+// use. Call it once per manager, before Setup.
+func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	return mgr.GetFieldIndexer().IndexField(ctx, &forgev1.Forge{}, IndexSecret, func(o client.Object) []string {
+		return connection.SecretNames(o.(*forgev1.Forge))
+	})
+}
+
+// Setup registers the loop for kind with the manager: field indexes, the
+// controller, and its watches on Forges and Secrets.
+func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T], pool *connection.Pool, opts Options) error {
+	opts.defaults()
+	sample := kind.New()
+	kinds, _, err := mgr.GetScheme().ObjectKinds(sample)
+	if err != nil {
+		return fmt.Errorf("kind of %T: %w", sample, err)
+	}
+	kindName := kinds[0].Kind
+	r := &Reconciler[T]{
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
+		kind:     kind,
+		kindName: kindName,
+		pool:     pool,
+		recorder: mgr.GetEventRecorder("forge-operator"),
+		opts:     opts,
+		backoff:  workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](opts.BaseBackoff, opts.MaxBackoff),
+	}
+
+	idx := mgr.GetFieldIndexer()
+	indexes := map[string]client.IndexerFunc{
+		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
+		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
+		indexKey: func(o client.Object) []string {
+			t := o.(T)
+			if k := kind.Key(t); k != "" {
+				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
+			}
+			return nil
+		},
+		indexID: func(o client.Object) []string {
+			t := o.(T)
+			if id := t.GetManagedStatus().ID; id != 0 {
+				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
+			}
+			return nil
+		},
+	}
+	for name, fn := range indexes {
+		if err := idx.IndexField(ctx, kind.New(), name, fn); err != nil {
+			return fmt.Errorf("index %s by %s: %w", kindName, name, err)
+		}
+	}
+
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(strings.ToLower(kindName)).
+		For(kind.New(), builder.WithPredicates(predicate.Or[client.Object](
+			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
+		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// requestedPredicate passes updates that ask for a pass by annotation or start a deletion.
+type requestedPredicate struct{ predicate.Funcs }
+
+func (requestedPredicate) Update(e event.UpdateEvent) bool {
+	if e.ObjectOld == nil || e.ObjectNew == nil {
+		return false
+	}
+	a := forgev1.ReconcileRequestedAtAnnotation
+	return e.ObjectOld.GetAnnotations()[a] != e.ObjectNew.GetAnnotations()[a] ||
+		e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+}
+
+// forForge enqueues every resource that uses a Forge.
+func (r *Reconciler[T]) forForge(ctx context.Context, o client.Object) []ctrl.Request {
+	return r.requests(ctx, o.GetNamespace(), IndexForgeRef, o.GetName())
+}
+
+// forSecret enqueues the resources that reference a Secret, directly or through their Forge.
+func (r *Reconciler[T]) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
+	reqs := r.requests(ctx, o.GetNamespace(), IndexSecret, o.GetName())
+	var forges forgev1.ForgeList
+	if err := r.client.List(ctx, &forges, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexSecret: o.GetName()}); err == nil {
+		for _, f := range forges.Items {
+			reqs = append(reqs, r.requests(ctx, o.GetNamespace(), IndexForgeRef, f.Name)...)
+		}
+	}
+	return reqs
+}
+
+func (r *Reconciler[T]) requests(ctx context.Context, ns, index, value string) []ctrl.Request {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list resources to enqueue", "index", index)
+		return nil
+	}
+	items, _ := meta.ExtractList(list)
+	reqs := make([]ctrl.Request, 0, len(items))
+	for _, it := range items {
+		o := it.(client.Object)
+		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
+	}
+	return reqs
+}
