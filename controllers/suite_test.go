@@ -233,7 +233,7 @@ func events(obj client.Object) []string {
 // eventWithReason waits for an Event with reason about obj.
 func eventWithReason(obj client.Object, reason string) {
 	GinkgoHelper()
-	Eventually(func() []string { return events(obj) }, timeout, poll).Should(ContainElement(HavePrefix(reason+": ")))
+	Eventually(func() []string { return events(obj) }, timeout, poll).Should(ContainElement(HavePrefix(reason + ": ")))
 }
 
 // requestsTo counts the fake forge's requests (reads too) whose path contains part.
@@ -258,9 +258,10 @@ func writesTo(part string) int {
 	return n
 }
 
-func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func key(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
 
 func ptr[T any](v T) *T { return &v }
 
 func every(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
-
