@@ -36,6 +36,7 @@ type OwnerName string
 // +kubebuilder:validation:Pattern=`^[\da-zA-Z][-.\w]*/[-.\w]+$`
 // +kubebuilder:validation:XValidation:rule="!self.split('/')[0].matches('[-._]{2}|[-._]$')",message="the owner part must not contain two or more of '-', '.' and '_' in a row, nor end with one"
 // +kubebuilder:validation:XValidation:rule="self.split('/')[1] != '.' && self.split('/')[1] != '..'",message="the repository part must not be '.' or '..'"
+// +kubebuilder:validation:XValidation:rule="size(self.split('/')[0]) <= 40 && size(self.split('/')[1]) <= 100",message="the owner part must be at most 40 characters and the repository part at most 100"
 type RepositoryName string
 
 // OrganizationSpec is the desired state of a forge organization. Fields left
@@ -98,6 +99,7 @@ type OrganizationStatus struct {
 }
 
 // Organization is an organization on a forge, created or adopted by name.
+// +kubebuilder:validation:XValidation:rule="has(self.spec.name) || (size(self.metadata.name) <= 40 && !self.metadata.name.matches('[-._]{2}'))",message="metadata.name is the forge name when spec.name is unset: it must be at most 40 characters with no two of '-' and '.' in a row; set spec.name to a valid forge name"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=forg,categories=forge

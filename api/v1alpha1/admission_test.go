@@ -1,0 +1,215 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Forge names at and just past the forge's limit of 40 characters.
+var (
+	name40 = "acme-" + strings.Repeat("x", 35)
+	name41 = name40 + "y"
+)
+
+var _ = Describe("admission", func() {
+	// Admission is synchronous and the objects are never needed again:
+	// a dry-run create runs the full validation without storing anything.
+	create := func(ctx SpecContext, u *unstructured.Unstructured) error {
+		u.SetNamespace(dryRunNamespace)
+		return k8sClient.Create(ctx, u, client.DryRunAll)
+	}
+
+	DescribeTable("accepts valid objects, edge cases included",
+		func(ctx SpecContext, u *unstructured.Unstructured) {
+			Expect(create(ctx, u)).To(Succeed())
+		},
+		Entry("Forge: the base object", obj("Forge")),
+		Entry("Forge: basic auth instead of a token", obj("Forge",
+			unset("spec.auth.tokenSecretRef"), set("spec.auth.basicAuthSecretRef.name", "gitea-basic"))),
+		Entry("Forge: url already ending in /api/v1, with a port", obj("Forge", set("spec.url", "https://git.example.com:8443/api/v1"))),
+		Entry("Forge: fractional qps", obj("Forge", set("spec.rateLimit.qps", 0.5))),
+		Entry("Forge: composite timeout", obj("Forge", set("spec.timeout", "1m30s"))),
+		Entry("Organization: the base object", obj("Organization")),
+		Entry("Organization: a 40-character name", obj("Organization", set("spec.name", name40))),
+		Entry("Organization: a 40-character metadata.name standing in for spec.name", obj("Organization", set("metadata.name", name40))),
+		Entry("Organization: a long metadata.name with a valid spec.name", obj("Organization",
+			set("metadata.name", name41), set("spec.name", "acme"))),
+		Entry("Organization: single separators, capitals and digits", obj("Organization", set("spec.name", "Acme_Corp.2-eu"))),
+		Entry("Organization: empty website and e-mail clear them", obj("Organization",
+			set("spec.website", ""), set("spec.email", ""))),
+		Entry("Organization: syncInterval of exactly 1s", obj("Organization", set("spec.syncInterval", "1s"))),
+		Entry("OrgHook: the base object", obj("OrgHook")),
+		Entry("OrgHook: url from a Secret", obj("OrgHook",
+			unset("spec.url"), set("spec.urlSecretRef", map[string]any{"name": "ci-hook", "key": "url"}))),
+		Entry("OrgHook: slack with a channel", obj("OrgHook",
+			set("spec.type", "slack"), set("spec.config", map[string]any{"channel": "#dev", "username": "gitea"}))),
+		Entry("OrgHook: every group event once", obj("OrgHook",
+			set("spec.events", strs("issues", "issues_only", "pull_request", "pull_request_only", "workflow_run")))),
+		Entry("Label: the base object", obj("Label")),
+		Entry("Label: in a repository", obj("Label", unset("spec.organization"), set("spec.repository", "acme/web.site_v2"))),
+		Entry("Label: repository owner and name at their length limits", obj("Label",
+			unset("spec.organization"), set("spec.repository", name40+"/"+strings.Repeat("r", 100)))),
+		Entry("Label: repository name starting with a dot", obj("Label", unset("spec.organization"), set("spec.repository", "acme/.profile"))),
+		Entry("Label: 3-digit colour without #", obj("Label", set("spec.color", "fff"))),
+		Entry("Label: upper-case 3-digit colour", obj("Label", set("spec.color", "#FFF"))),
+		Entry("Label: mixed-case 6-digit colour without #", obj("Label", set("spec.color", "A1b2C3"))),
+		Entry("Project: the base object", obj("Project")),
+		Entry("Project: closed bug triage board", obj("Project",
+			set("spec.templateType", "bug_triage"), set("spec.state", "closed"), set("spec.cardType", "images_and_text"))),
+		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
+		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
+			unset("spec.organization"), set("spec.repository", "acme/web"),
+			set("spec.runner", map[string]any{"id": int64(1)}))),
+	)
+
+	DescribeTable("rejects an invalid object, naming the offending field",
+		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
+			expectRejected(create(ctx, u), field)
+		},
+
+		// Forge
+		Entry("Forge: auth names no Secret", obj("Forge", unset("spec.auth.tokenSecretRef")), "spec.auth"),
+		Entry("Forge: auth names both a token and a basic-auth Secret", obj("Forge",
+			set("spec.auth.basicAuthSecretRef.name", "gitea-basic")), "spec.auth"),
+		Entry("Forge: ssh url", obj("Forge", set("spec.url", "ssh://git@git.example.com")), "spec.url"),
+		Entry("Forge: url without a scheme", obj("Forge", set("spec.url", "git.example.com")), "spec.url"),
+		Entry("Forge: url with a query", obj("Forge", set("spec.url", "https://git.example.com/?token=x")), "spec.url"),
+		Entry("Forge: url missing", obj("Forge", unset("spec.url")), "spec.url"),
+		Entry("Forge: empty token Secret name", obj("Forge", set("spec.auth.tokenSecretRef.name", "")), "spec.auth.tokenSecretRef.name"),
+		Entry("Forge: CA Secret without a name", obj("Forge", set("spec.tls.caSecretRef.key", "ca.pem")), "spec.tls.caSecretRef.name"),
+		Entry("Forge: timeout without a unit", obj("Forge", set("spec.timeout", "30")), "spec.timeout"),
+		Entry("Forge: zero timeout", obj("Forge", set("spec.timeout", "0s")), "spec.timeout"),
+		Entry("Forge: qps 0", obj("Forge", set("spec.rateLimit.qps", 0.0)), "spec.rateLimit.qps"),
+		Entry("Forge: negative qps", obj("Forge", set("spec.rateLimit.qps", -2.5)), "spec.rateLimit.qps"),
+		Entry("Forge: burst 0", obj("Forge", set("spec.rateLimit.burst", int64(0))), "spec.rateLimit.burst"),
+
+		// Organization
+		Entry("Organization: unknown visibility", obj("Organization", set("spec.visibility", "internal")), "spec.visibility"),
+		Entry("Organization: name with --", obj("Organization", set("spec.name", "acme--corp")), "spec.name"),
+		Entry("Organization: name with ..", obj("Organization", set("spec.name", "acme..corp")), "spec.name"),
+		Entry("Organization: name with __", obj("Organization", set("spec.name", "acme__corp")), "spec.name"),
+		Entry("Organization: name with -.", obj("Organization", set("spec.name", "acme-.corp")), "spec.name"),
+		Entry("Organization: name ending in -", obj("Organization", set("spec.name", "acme-")), "spec.name"),
+		Entry("Organization: name ending in _", obj("Organization", set("spec.name", "acme_")), "spec.name"),
+		Entry("Organization: name starting with -", obj("Organization", set("spec.name", "-acme")), "spec.name"),
+		Entry("Organization: name with a space", obj("Organization", set("spec.name", "acme corp")), "spec.name"),
+		Entry("Organization: name of 41 characters", obj("Organization", set("spec.name", name41)), "spec.name"),
+		Entry("Organization: metadata.name of 41 characters standing in for spec.name", obj("Organization",
+			set("metadata.name", name41)), "metadata.name"),
+		Entry("Organization: metadata.name with -- standing in for spec.name", obj("Organization",
+			set("metadata.name", "acme--corp")), "metadata.name"),
+		Entry("Organization: ftp website", obj("Organization", set("spec.website", "ftp://acme.example.com")), "spec.website"),
+		Entry("Organization: website without a scheme", obj("Organization", set("spec.website", "acme.example.com")), "spec.website"),
+		Entry("Organization: e-mail without @", obj("Organization", set("spec.email", "platform")), "spec.email"),
+		Entry("Organization: fullName over 100 characters", obj("Organization", set("spec.fullName", strings.Repeat("A", 101))), "spec.fullName"),
+		Entry("Organization: location over 50 characters", obj("Organization", set("spec.location", strings.Repeat("B", 51))), "spec.location"),
+		Entry("Organization: description over 255 characters", obj("Organization", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
+		Entry("Organization: unknown deletionPolicy", obj("Organization", set("spec.deletionPolicy", "Retain")), "spec.deletionPolicy"),
+		Entry("Organization: unknown managementPolicy", obj("Organization", set("spec.managementPolicy", "ReadOnly")), "spec.managementPolicy"),
+		Entry("Organization: syncInterval in words", obj("Organization", set("spec.syncInterval", "10 minutes")), "spec.syncInterval"),
+		Entry("Organization: syncInterval in days", obj("Organization", set("spec.syncInterval", "1d")), "spec.syncInterval"),
+		Entry("Organization: syncInterval under 1s", obj("Organization", set("spec.syncInterval", "500ms")), "spec.syncInterval"),
+		Entry("Organization: forgeRef missing", obj("Organization", unset("spec.forgeRef")), "spec.forgeRef"),
+
+		// OrgHook
+		Entry("OrgHook: unknown type", obj("OrgHook", set("spec.type", "jenkins")), "spec.type"),
+		Entry("OrgHook: type missing", obj("OrgHook", unset("spec.type")), "spec.type"),
+		Entry("OrgHook: unknown contentType", obj("OrgHook", set("spec.contentType", "xml")), "spec.contentType"),
+		Entry("OrgHook: unknown event", obj("OrgHook", set("spec.events", strs("push", "pushes"))), "spec.events[1]"),
+		Entry("OrgHook: event in the wrong case", obj("OrgHook", set("spec.events", strs("Push"))), "spec.events[0]"),
+		Entry("OrgHook: duplicate event", obj("OrgHook", set("spec.events", strs("push", "push"))), "spec.events[1]"),
+		Entry("OrgHook: duplicate group event further down", obj("OrgHook",
+			set("spec.events", strs("issues", "push", "issues"))), "spec.events[2]"),
+		Entry("OrgHook: both url and urlSecretRef", obj("OrgHook",
+			set("spec.urlSecretRef", map[string]any{"name": "ci-hook", "key": "url"})), "spec.urlSecretRef"),
+		Entry("OrgHook: neither url nor urlSecretRef", obj("OrgHook", unset("spec.url")), "spec.urlSecretRef"),
+		Entry("OrgHook: ftp url", obj("OrgHook", set("spec.url", "ftp://ci.acme.example.com/hook")), "spec.url"),
+		Entry("OrgHook: urlSecretRef without a key", obj("OrgHook",
+			unset("spec.url"), set("spec.urlSecretRef", map[string]any{"name": "ci-hook"})), "spec.urlSecretRef.key"),
+		Entry("OrgHook: secretRef key with a space", obj("OrgHook",
+			set("spec.secretRef", map[string]any{"name": "acme-webhook", "key": "web hook"})), "spec.secretRef.key"),
+		Entry("OrgHook: slack without config", obj("OrgHook", set("spec.type", "slack")), "spec.config"),
+		Entry("OrgHook: slack config without channel", obj("OrgHook",
+			set("spec.type", "slack"), set("spec.config", map[string]any{"username": "gitea"})), "spec.config"),
+		Entry("OrgHook: slack with an empty channel", obj("OrgHook",
+			set("spec.type", "slack"), set("spec.config", map[string]any{"channel": ""})), "spec.config"),
+		Entry("OrgHook: config holds url", obj("OrgHook", set("spec.config.url", "https://evil.example.com")), "spec.config"),
+		Entry("OrgHook: config holds content_type", obj("OrgHook", set("spec.config.content_type", "form")), "spec.config"),
+		Entry("OrgHook: config holds secret", obj("OrgHook", set("spec.config.secret", "s3cr3t")), "spec.config"),
+		Entry("OrgHook: organization with __", obj("OrgHook", set("spec.organization", "acme__corp")), "spec.organization"),
+		Entry("OrgHook: organization ending in .", obj("OrgHook", set("spec.organization", "acme.")), "spec.organization"),
+		Entry("OrgHook: branchFilter over 255 characters", obj("OrgHook", set("spec.branchFilter", strings.Repeat("b", 256))), "spec.branchFilter"),
+		Entry("OrgHook: active as a string", obj("OrgHook", set("spec.active", "yes")), "spec.active"),
+		Entry("OrgHook: unknown deletionPolicy", obj("OrgHook", set("spec.deletionPolicy", "Purge")), "spec.deletionPolicy"),
+
+		// Label
+		Entry("Label: both repository and organization", obj("Label", set("spec.repository", "acme/web")), "spec.organization"),
+		Entry("Label: neither repository nor organization", obj("Label", unset("spec.organization")), "spec.repository"),
+		Entry("Label: colour with a non-hex digit", obj("Label", set("spec.color", "#12345g")), "spec.color"),
+		Entry("Label: colour of 4 digits", obj("Label", set("spec.color", "#1234")), "spec.color"),
+		Entry("Label: colour by name", obj("Label", set("spec.color", "red")), "spec.color"),
+		Entry("Label: colour with two #", obj("Label", set("spec.color", "##fff")), "spec.color"),
+		Entry("Label: colour missing", obj("Label", unset("spec.color")), "spec.color"),
+		Entry("Label: repository without owner", obj("Label", unset("spec.organization"), set("spec.repository", "web")), "spec.repository"),
+		Entry("Label: repository with two slashes", obj("Label", unset("spec.organization"), set("spec.repository", "acme/web/docs")), "spec.repository"),
+		Entry("Label: repository ..", obj("Label", unset("spec.organization"), set("spec.repository", "acme/..")), "spec.repository"),
+		Entry("Label: repository owner ending in -", obj("Label", unset("spec.organization"), set("spec.repository", "acme-/web")), "spec.repository"),
+		Entry("Label: repository owner with --", obj("Label", unset("spec.organization"), set("spec.repository", "acme--corp/web")), "spec.repository"),
+		Entry("Label: repository owner of 41 characters", obj("Label",
+			unset("spec.organization"), set("spec.repository", name41+"/web")), "spec.repository"),
+		Entry("Label: repository name of 101 characters", obj("Label",
+			unset("spec.organization"), set("spec.repository", "acme/"+strings.Repeat("r", 101))), "spec.repository"),
+		Entry("Label: organization with -.", obj("Label", set("spec.organization", "acme-.corp")), "spec.organization"),
+		Entry("Label: empty name", obj("Label", set("spec.name", "")), "spec.name"),
+		Entry("Label: name over 255 characters", obj("Label", set("spec.name", strings.Repeat("n", 256))), "spec.name"),
+		Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
+		Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
+
+		// Project
+		Entry("Project: unknown cardType", obj("Project", set("spec.cardType", "images")), "spec.cardType"),
+		Entry("Project: unknown templateType", obj("Project", set("spec.templateType", "scrum")), "spec.templateType"),
+		Entry("Project: unknown state", obj("Project", set("spec.state", "archived")), "spec.state"),
+		Entry("Project: empty title", obj("Project", set("spec.title", "")), "spec.title"),
+		Entry("Project: title missing", obj("Project", unset("spec.title")), "spec.title"),
+		Entry("Project: title over 255 characters", obj("Project", set("spec.title", strings.Repeat("t", 256))), "spec.title"),
+		Entry("Project: repository without owner", obj("Project", set("spec.repository", "web")), "spec.repository"),
+		Entry("Project: repository missing", obj("Project", unset("spec.repository")), "spec.repository"),
+		Entry("Project: deletionPolicy in lower case", obj("Project", set("spec.deletionPolicy", "delete")), "spec.deletionPolicy"),
+
+		// RunnerSetting
+		Entry("RunnerSetting: runner by both id and name", obj("RunnerSetting", set("spec.runner.id", int64(7))), "spec.runner"),
+		Entry("RunnerSetting: runner by neither id nor name", obj("RunnerSetting", set("spec.runner", map[string]any{})), "spec.runner"),
+		Entry("RunnerSetting: runner id 0", obj("RunnerSetting",
+			set("spec.runner", map[string]any{"id": int64(0)})), "spec.runner.id"),
+		Entry("RunnerSetting: negative runner id", obj("RunnerSetting",
+			set("spec.runner", map[string]any{"id": int64(-3)})), "spec.runner.id"),
+		Entry("RunnerSetting: empty runner name", obj("RunnerSetting", set("spec.runner.name", "")), "spec.runner.name"),
+		Entry("RunnerSetting: runner missing", obj("RunnerSetting", unset("spec.runner")), "spec.runner"),
+		Entry("RunnerSetting: both repository and organization", obj("RunnerSetting", set("spec.repository", "acme/web")), "spec.organization"),
+		Entry("RunnerSetting: neither repository nor organization", obj("RunnerSetting", unset("spec.organization")), "spec.repository"),
+		Entry("RunnerSetting: disabled missing", obj("RunnerSetting", unset("spec.disabled")), "spec.disabled"),
+		Entry("RunnerSetting: disabled as a string", obj("RunnerSetting", set("spec.disabled", "yes")), "spec.disabled"),
+		Entry("RunnerSetting: managementPolicy in lower case", obj("RunnerSetting", set("spec.managementPolicy", "observe")), "spec.managementPolicy"),
+		Entry("RunnerSetting: syncInterval with a space", obj("RunnerSetting", set("spec.syncInterval", "1h 30m")), "spec.syncInterval"),
+	)
+})

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// bases holds one valid object per kind: the least a user writes. Every
+// test object is a base with a few edits, so that an invalid object has
+// exactly the one defect its test names.
+var bases = map[string]string{
+	"Forge": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Forge
+metadata: {name: gitea}
+spec:
+  url: https://git.example.com
+  auth:
+    tokenSecretRef: {name: gitea-token}
+`,
+	"Organization": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Organization
+metadata: {name: acme}
+spec:
+  forgeRef: {name: gitea}
+`,
+	"OrgHook": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: OrgHook
+metadata: {name: acme-ci}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  type: gitea
+  url: https://ci.acme.example.com/hooks/gitea
+`,
+	"Label": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: acme-kind-bug}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  name: kind/bug
+  color: "#d73a4a"
+`,
+	"Project": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Project
+metadata: {name: web-roadmap}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  title: Web roadmap
+`,
+	"RunnerSetting": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RunnerSetting
+metadata: {name: acme-runner-1}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  runner: {name: acme-runner-1}
+  disabled: true
+`,
+}
+
+// edit changes one field of an object given as its JSON map.
+type edit func(obj map[string]any)
+
+// set puts v at the dotted path, creating the maps on the way.
+func set(path string, v any) edit {
+	return func(obj map[string]any) {
+		if err := unstructured.SetNestedField(obj, v, strings.Split(path, ".")...); err != nil {
+			panic(fmt.Sprintf("set %s: %v", path, err))
+		}
+	}
+}
+
+// unset removes the field at the dotted path.
+func unset(path string) edit {
+	return func(obj map[string]any) {
+		unstructured.RemoveNestedField(obj, strings.Split(path, ".")...)
+	}
+}
+
+// strs is a YAML list of strings.
+func strs(s ...string) []any {
+	l := make([]any, len(s))
+	for i := range s {
+		l[i] = s[i]
+	}
+	return l
+}
+
+// obj is a fresh copy of the base object of kind with edits applied.
+func obj(kind string, edits ...edit) *unstructured.Unstructured {
+	src, ok := bases[kind]
+	if !ok {
+		panic("no base object for kind " + kind)
+	}
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(src), &u.Object); err != nil {
+		panic(fmt.Sprintf("base %s: %v", kind, err))
+	}
+	for _, e := range edits {
+		e(u.Object)
+	}
+	return u
+}
+
+// expectRejected asserts that the API server refused an object as invalid
+// (422) and that the message, and every single cause in it, names field: a
+// cause about another field would mean the test object has a second defect.
+func expectRejected(err error, field string) {
+	GinkgoHelper()
+	Expect(err).To(HaveOccurred(), "the API server accepted the object")
+	Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got: %v", err)
+	Expect(err.Error()).To(ContainSubstring(field))
+	var status apierrors.APIStatus
+	Expect(errors.As(err, &status)).To(BeTrue())
+	Expect(status.Status().Details).NotTo(BeNil())
+	var causes []string
+	for _, c := range status.Status().Details.Causes {
+		// When a schema error blocks the CEL rules, the server adds this
+		// notice, about no field (shown as "<nil>"); it is no second defect.
+		if strings.Contains(c.Message, "some validation rules were not checked") {
+			continue
+		}
+		causes = append(causes, c.Field+": "+c.Message)
+	}
+	Expect(causes).NotTo(BeEmpty())
+	for _, c := range causes {
+		Expect(c).To(ContainSubstring(field),
+			"every cause should be about %s (one defect per object); all of them: %v", field, err)
+	}
+}
