@@ -45,6 +45,12 @@ envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (o
 test: envtest ## Run the unit and envtest suites.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test $(GO_TEST_FLAGS) ./...
 
+##@ Demo
+
+.PHONY: demo
+demo: envtest ## Run the operator on a local control plane against the fake forge, apply config/samples, show drift corrected (DEMO_ONCE=1 exits after).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go run ./hack/demo $(if $(filter 1,$(DEMO_ONCE)),--once,)
+
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
