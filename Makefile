@@ -45,6 +45,10 @@ envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (o
 test: envtest ## Run the unit and envtest suites.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: bench
+bench: ## Run the benchmarks and print time and memory per operation (never asserted).
+	go test -run '^$$' -bench . -benchmem -benchtime=$(or $(BENCHTIME),1s) ./test/bench/ ./controllers/ ./internal/...
+
 ##@ Demo
 
 .PHONY: demo

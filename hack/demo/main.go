@@ -448,7 +448,11 @@ func printTable(ctx context.Context, k8s client.Client, refs []ref) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "    %s\t%s\t%s\t%s\t%d\n", rw.kind, rw.name, rw.ready, rw.reason, rw.id)
+		id := fmt.Sprint(rw.id)
+		if r.kind == "Forge" {
+			id = "-" // a connection, not a forge object
+		}
+		fmt.Fprintf(w, "    %s\t%s\t%s\t%s\t%s\n", rw.kind, rw.name, rw.ready, rw.reason, id)
 	}
 	return w.Flush()
 }
