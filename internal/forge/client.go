@@ -343,7 +343,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if readErr != nil {
 		observe(c.name, cl.method, cl.route, "error", elapsed)
 		log.V(1).Info("forge response unreadable", "path", cl.path(), "code", resp.StatusCode, "error", c.redact(readErr.Error()))
-		return nil, c.fail(cl, &Error{Kind: KindNetwork, StatusCode: resp.StatusCode, Err: fmt.Errorf("read response: %w", readErr)})
+		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: fmt.Errorf("read %d response: %w", resp.StatusCode, readErr)})
 	}
 	observe(c.name, cl.method, cl.route, code, elapsed)
 	log.V(1).Info("forge request", "path", cl.path(), "code", resp.StatusCode, "duration", elapsed)
@@ -372,7 +372,7 @@ func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error
 	}
 	if out != nil {
 		if err := json.Unmarshal(resp.body, out); err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, StatusCode: 0, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
 		}
 	}
 	return resp, nil

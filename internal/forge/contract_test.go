@@ -907,14 +907,18 @@ func contractRunnerEditErrors(t *testing.T, tg *target) {
 }
 
 func contractRunnerEditMissing(t *testing.T, tg *target) {
-	tg.fakeOnly("WithoutRunnerEdit; a live server either has the endpoint or the runners test skips")
-	tg = newTarget(t, fakeforge.WithoutRunnerEdit())
-	org := tg.org()
-	rid := register(t, tg, forge.OrgScope(org), "r")
-	_, err := tg.c.EditRunner(ctx(t), forge.OrgScope(org), rid, true)
-	wantKind(t, err, forge.KindRouteNotFound)
-	_, err = tg.c.GetRunner(ctx(t), forge.OrgScope(org), rid)
-	mustNoErr(t, err)
+	tg.fakeOnly("older versions and Forgejo; a live server either has the endpoint or the runners test skips")
+	for _, opt := range []fakeforge.Option{
+		fakeforge.WithoutRunnerEdit(), fakeforge.WithVersion("1.25.3"), fakeforge.WithVersion("15.0.3+gitea-1.22.0"),
+	} {
+		tg := newTarget(t, opt)
+		org := tg.org()
+		rid := register(t, tg, forge.OrgScope(org), "r")
+		_, err := tg.c.EditRunner(ctx(t), forge.OrgScope(org), rid, true)
+		wantKind(t, err, forge.KindRouteNotFound)
+		_, err = tg.c.GetRunner(ctx(t), forge.OrgScope(org), rid)
+		mustNoErr(t, err)
+	}
 }
 
 // ---- repositories ----
