@@ -28,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -40,22 +41,30 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		stop()
 		log.SetFlags(0)
 		log.Fatalf("fakeforge: %v", err)
 	}
 }
 
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:3000", "listen address")
-	token := flag.String("token", fakeforge.DefaultToken, "token of the site admin")
-	user := flag.String("user", "", "basic-auth user name of the site admin (with -password)")
-	password := flag.String("password", "", "basic-auth password of the site admin")
-	login := flag.String("login", "", "login of the site admin (default "+fakeforge.DefaultLogin+", or -user)")
-	version := flag.String("version", fakeforge.DefaultVersion, "version reported by GET /version")
-	noProjects := flag.Bool("no-projects", false, "answer like a server without the projects API")
-	noRunnerEdit := flag.Bool("no-runner-edit", false, "answer like a server without PATCH .../actions/runners/{id}")
-	flag.Parse()
+// run serves until ctx ends (SIGINT/SIGTERM in main), then shuts down
+// gracefully. The first line written to out names the URL.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("fakeforge", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:3000", "listen address")
+	token := fs.String("token", fakeforge.DefaultToken, "token of the site admin")
+	user := fs.String("user", "", "basic-auth user name of the site admin (with -password)")
+	password := fs.String("password", "", "basic-auth password of the site admin")
+	login := fs.String("login", "", "login of the site admin (default "+fakeforge.DefaultLogin+", or -user)")
+	version := fs.String("version", fakeforge.DefaultVersion, "version reported by GET /version")
+	noProjects := fs.Bool("no-projects", false, "answer like a server without the projects API")
+	noRunnerEdit := fs.Bool("no-runner-edit", false, "answer like a server without PATCH .../actions/runners/{id}")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 
 	if (*user == "") != (*password == "") {
 		return errors.New("-user and -password go together")
@@ -83,11 +92,9 @@ func run() error {
 	fake.SetRoot(url)
 	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 10 * time.Second}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Printf("fakeforge listening on %s (API %s/api/v1, login %s, version %s)\n", url, url, fake.Login(), *version)
+	fmt.Fprintf(out, "fakeforge listening on %s (API %s/api/v1, login %s, version %s)\n", url, url, fake.Login(), *version)
 
 	select {
 	case err := <-served:
@@ -99,6 +106,6 @@ func run() error {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
-	fmt.Println("fakeforge stopped")
+	fmt.Fprintln(out, "fakeforge stopped")
 	return nil
 }

@@ -34,11 +34,15 @@ func (s *Server) hookJSON(c *rc, h *hook) map[string]any {
 	if c.fl == flavorGitea127 {
 		authHeader = "" // 1.27 no longer returns it
 	}
-	return map[string]any{
-		"id": h.id, "type": h.typ, "name": h.name, "branch_filter": h.branchFilter,
+	out := map[string]any{
+		"id": h.id, "type": h.typ, "branch_filter": h.branchFilter,
 		"config": h.config(), "events": shuffled(h.events), "authorization_header": authHeader,
 		"active": h.active, "created_at": h.created.Format(time.RFC3339), "updated_at": h.updated.Format(time.RFC3339),
 	}
+	if c.fl.hasHookName() {
+		out["name"] = h.name
+	}
+	return out
 }
 
 // hookOrg resolves {org} for the hooks routes: owners only, even to read.
@@ -136,7 +140,7 @@ func (s *Server) createHook(c *rc) {
 		return
 	}
 	h := &hook{
-		orgID: o.id, typ: req.Type, name: req.Name, url: req.Config["url"],
+		orgID: o.id, typ: req.Type, url: req.Config["url"],
 		contentType: req.Config["content_type"], secret: req.Config["secret"],
 		events: expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
 		authHeader: req.AuthorizationHeader,
@@ -153,6 +157,9 @@ func (s *Server) createHook(c *rc) {
 			return
 		}
 		h.slack = slackMeta{channel: ch, username: req.Config["username"], iconURL: req.Config["icon_url"], color: req.Config["color"]}
+	}
+	if c.fl.hasHookName() {
+		h.name = req.Name
 	}
 	h.id = s.st.next("hook")
 	h.created = time.Now().UTC().Truncate(time.Second)
@@ -215,7 +222,7 @@ func (s *Server) editHook(c *rc) {
 	if req.Active != nil {
 		next.active = *req.Active
 	}
-	if req.Name != nil {
+	if req.Name != nil && c.fl.hasHookName() {
 		next.name = *req.Name
 	}
 	next.updated = time.Now().UTC().Truncate(time.Second)
@@ -660,7 +667,7 @@ func (s *Server) getRunner(c *rc) {
 }
 
 func (s *Server) editRunner(c *rc) {
-	if !s.runnerEdit {
+	if !s.runnerEdit || !c.fl.hasRunnerEdit() {
 		http.Error(c.w, "Method Not Allowed", http.StatusMethodNotAllowed)
 		return
 	}

@@ -16,9 +16,10 @@ limitations under the License.
 
 // Package fakeforge is an in-memory Gitea-compatible forge for tests and
 // demos. It serves the endpoints the operator uses with the behaviours real
-// servers show (../../shared/forge-behaviour.md): it really validates, pages,
-// expands hook events, keeps hook secrets write-only and applies the PATCH
-// quirks, so a reconciler that passes against it has met the real rules.
+// servers show (recorded in the project's forge-behaviour.md): it really
+// validates, pages, expands hook events, keeps hook secrets write-only and
+// applies the PATCH quirks, so a reconciler that passes against it has met
+// the real rules. The contract suite in internal/forge holds it to that.
 //
 // Besides the forge API it offers test controls, in Go and over HTTP under
 // /_fake/: the log of requests seen, fault injection, reset, and scene
@@ -71,8 +72,11 @@ func WithUser(login, token string) Option {
 	}
 }
 
-// WithVersion sets what GET /version reports (default DefaultVersion).
-// Gitea 1.27 and later hide a hook's authorization_header on read.
+// WithVersion sets what GET /version reports (default DefaultVersion), and
+// the answers follow it: Gitea 1.27 and later hide a hook's
+// authorization_header on read and drop "errors" from error bodies; Gitea
+// before 1.26 has no hook names and, like Forgejo
+// ("15.0.3+gitea-1.22.0"), no runner PATCH (405).
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
 // WithoutProjects makes the fake answer like a server without the projects
@@ -80,7 +84,7 @@ func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 func WithoutProjects() Option { return func(s *Server) { s.projectsEnabled = false } }
 
 // WithoutRunnerEdit makes PATCH .../actions/runners/{id} answer 405, like
-// Gitea before 1.26 and Forgejo.
+// Gitea before 1.26 and Forgejo, whatever the version.
 func WithoutRunnerEdit() Option { return func(s *Server) { s.runnerEdit = false } }
 
 // Server is the fake forge; it is an http.Handler and safe for concurrent use.
@@ -328,12 +332,16 @@ func (s *Server) currentFlavor() errFlavor {
 
 type errFlavor int
 
+// What the reported version changes in the fake's answers.
 const (
-	flavorGitea126 errFlavor = iota // bodies carry "errors"
-	flavorGitea127                  // no "errors"; authorization_header hidden
-	flavorForgejo
+	flavorGiteaOld errFlavor = iota // before 1.26: no hook name, no runner PATCH
+	flavorGitea126                  // error bodies carry "errors"
+	flavorGitea127                  // no "errors"; authorization_header hidden on read
+	flavorForgejo                   // 404 "The target couldn't be found."; no runner PATCH
 )
 
+// flavorOf reads the version the fake reports; an unstamped version
+// ("development") behaves like the default 1.26.
 func flavorOf(version string) errFlavor {
 	flavor, semver, ok := forge.ParseVersion(version)
 	switch {
@@ -347,11 +355,20 @@ func flavorOf(version string) errFlavor {
 	if len(parts) >= 2 {
 		major, minor = atoiDefault(parts[0]), atoiDefault(parts[1])
 	}
-	if major > 1 || (major == 1 && minor >= 27) {
+	switch {
+	case major > 1 || (major == 1 && minor >= 27):
 		return flavorGitea127
+	case major == 1 && minor == 26:
+		return flavorGitea126
 	}
-	return flavorGitea126
+	return flavorGiteaOld
 }
+
+// hasHookName: hook names exist from Gitea 1.26.
+func (f errFlavor) hasHookName() bool { return f == flavorGitea126 || f == flavorGitea127 }
+
+// hasRunnerEdit: PATCH .../actions/runners/{id} exists from Gitea 1.26.
+func (f errFlavor) hasRunnerEdit() bool { return f == flavorGitea126 || f == flavorGitea127 }
 
 func atoiDefault(s string) int {
 	n := 0
@@ -368,7 +385,7 @@ func atoiDefault(s string) int {
 func writeError(w http.ResponseWriter, r *http.Request, fl errFlavor, status int, msg string, errs ...string) {
 	body := map[string]any{"message": msg, "url": rootOf(r) + "/api/swagger"}
 	switch fl {
-	case flavorGitea126:
+	case flavorGiteaOld, flavorGitea126:
 		if len(errs) > 0 {
 			body["errors"] = errs
 		} else {

@@ -114,15 +114,22 @@ var _ Interface = (*Client)(nil)
 
 // New builds a client; it does not contact the server.
 func New(cfg Config) (*Client, error) {
+	invalid := func(format string, args ...any) error {
+		prefix := "forge config: "
+		if cfg.Name != "" {
+			prefix = fmt.Sprintf("forge %s config: ", cfg.Name)
+		}
+		return fmt.Errorf(prefix+format, args...)
+	}
 	base, err := apiBase(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("forge %s: %w", cfg.Name, err)
+		return nil, invalid("%w", err)
 	}
 	if cfg.Token != "" && (cfg.Username != "" || cfg.Password != "") {
-		return nil, fmt.Errorf("forge %s: give either a token or a username and password, not both", cfg.Name)
+		return nil, invalid("give either a token or a username and password, not both")
 	}
 	if cfg.Password != "" && cfg.Username == "" {
-		return nil, fmt.Errorf("forge %s: basic auth needs a username", cfg.Name)
+		return nil, invalid("basic auth needs a username")
 	}
 	c := &Client{name: cfg.Name, base: base, userAgent: cfg.UserAgent}
 	if c.userAgent == "" {
@@ -150,7 +157,7 @@ func New(cfg Config) (*Client, error) {
 				pool = x509.NewCertPool()
 			}
 			if !pool.AppendCertsFromPEM(cfg.CAData) {
-				return nil, fmt.Errorf("forge %s: CA data holds no PEM certificate", cfg.Name)
+				return nil, invalid("CA data holds no PEM certificate")
 			}
 			tlsCfg.RootCAs = pool
 		}
@@ -343,7 +350,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if readErr != nil {
 		observe(c.name, cl.method, cl.route, "error", elapsed)
 		log.V(1).Info("forge response unreadable", "path", cl.path(), "code", resp.StatusCode, "error", c.redact(readErr.Error()))
-		return nil, c.fail(cl, &Error{Kind: KindNetwork, StatusCode: resp.StatusCode, Err: fmt.Errorf("read response: %w", readErr)})
+		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: fmt.Errorf("read %d response: %w", resp.StatusCode, readErr)})
 	}
 	observe(c.name, cl.method, cl.route, code, elapsed)
 	log.V(1).Info("forge request", "path", cl.path(), "code", resp.StatusCode, "duration", elapsed)
@@ -372,7 +379,7 @@ func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error
 	}
 	if out != nil {
 		if err := json.Unmarshal(resp.body, out); err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, StatusCode: 0, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
 		}
 	}
 	return resp, nil

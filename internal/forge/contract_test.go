@@ -1,0 +1,955 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// TestContract runs every forge behaviour the operator relies on
+// (forge-behaviour.md) through the real client, against the fake or a
+// live server. A behaviour the target lacks is skipped with the reason.
+func TestContract(t *testing.T) {
+	behaviours := []struct {
+		name string
+		run  func(t *testing.T, tg *target)
+	}{
+		{"server/version parses", contractVersion},
+		{"server/current user", contractCurrentUser},
+		{"auth/bad token is 401 everywhere", contractBadToken},
+		{"auth/no token where needed is 401 token is required", contractNoToken},
+		{"auth/basic", contractBasicAuth},
+		{"routes/unknown route is a plain-text 404", contractRouteNotFound},
+		{"orgs/create get edit delete", contractOrgLifecycle},
+		{"orgs/name rules", contractOrgNameRules},
+		{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate},
+		{"orgs/visibility and website rules", contractOrgFieldRules},
+		{"orgs/edit changes only what is sent", contractOrgEditPartial},
+		{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos},
+		{"hooks/create checks in order", contractHookCreateChecks},
+		{"hooks/active defaults to false", contractHookActiveDefault},
+		{"hooks/events default, groups, case, unknown", contractHookEvents},
+		{"hooks/secret never returned, PATCH cannot change it", contractHookSecret},
+		{"hooks/PATCH replaces events, branch filter, authorization header", contractHookPatchQuirks},
+		{"hooks/authorization header read-back by version", contractHookAuthHeader},
+		{"hooks/slack channel", contractHookSlack},
+		{"hooks/unknown or foreign id is 404", contractHookNotFound},
+		{"hooks/list pages past 50", contractHookPaging},
+		{"labels/colour normalisation and 422", contractLabelColour},
+		{"labels/required fields", contractLabelRequired},
+		{"labels/duplicate names allowed", contractLabelDuplicates},
+		{"labels/PATCH without is_archived un-archives", contractLabelArchiveQuirk},
+		{"labels/org create ignores is_archived", contractOrgLabelArchived},
+		{"labels/delete unknown id is 204", contractLabelDeleteUnknown},
+		{"labels/unknown scope is 404", contractLabelScopeNotFound},
+		{"labels/list pages past 50", contractLabelPaging},
+		{"projects/lifecycle", contractProjects},
+		{"projects/validation", contractProjectValidation},
+		{"projects/missing API is route-not-found", contractProjectsMissing},
+		{"runners/register list get edit", contractRunners},
+		{"runners/edit needs disabled; 404 outside scope", contractRunnerEditErrors},
+		{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing},
+		{"repos/create get conflict delete", contractRepos},
+	}
+	for _, b := range behaviours {
+		t.Run(b.name, func(t *testing.T) {
+			b.run(t, newTarget(t))
+		})
+	}
+}
+
+// ---- server and auth ----
+
+func contractVersion(t *testing.T, tg *target) {
+	v, err := tg.c.Version(ctx(t))
+	mustNoErr(t, err)
+	if _, _, ok := forge.ParseVersion(v); !ok {
+		t.Logf("server reports an unstamped version %q", v)
+	}
+	if !tg.live {
+		flavor, semver, ok := forge.ParseVersion(v)
+		if !ok || flavor != "gitea" || semver != "1.26.0" {
+			t.Fatalf("fake version %q parsed as %q %q %v", v, flavor, semver, ok)
+		}
+	}
+}
+
+func contractCurrentUser(t *testing.T, tg *target) {
+	u, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	if u.Login == "" || u.ID == 0 {
+		t.Fatalf("current user: %+v", u)
+	}
+	if !tg.live && (u.Login != fakeforge.DefaultLogin || !u.IsAdmin) {
+		t.Fatalf("fake user: %+v", u)
+	}
+}
+
+func contractBadToken(t *testing.T, tg *target) {
+	bad := tg.client(forge.Config{Token: "not-the-token"})
+	_, err := bad.Version(ctx(t))
+	wantKind(t, err, forge.KindUnauthorized)
+	if !strings.Contains(err.Error(), "invalid username, password or token") {
+		t.Fatalf("401 message: %v", err)
+	}
+	_, err = bad.GetOrg(ctx(t), "whatever")
+	wantKind(t, err, forge.KindUnauthorized)
+}
+
+func contractNoToken(t *testing.T, tg *target) {
+	anon := tg.client(forge.Config{})
+	_, err := anon.CurrentUser(ctx(t))
+	wantKind(t, err, forge.KindUnauthorized)
+	if !strings.Contains(err.Error(), "token is required") {
+		t.Fatalf("401 message: %v", err)
+	}
+	// /version needs no credentials.
+	_, err = anon.Version(ctx(t))
+	mustNoErr(t, err)
+}
+
+func contractBasicAuth(t *testing.T, tg *target) {
+	user, pass := liveUser, livePassword
+	if !tg.live {
+		tg = newTarget(t, fakeforge.WithBasicAuth("root", "s3cret"))
+		user, pass = "root", "s3cret"
+	} else if user == "" {
+		t.Skip("live server: set FORGE_USER and FORGE_PASSWORD to check basic auth")
+	}
+	u, err := tg.client(forge.Config{Username: user, Password: pass}).CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	if !strings.EqualFold(u.Login, user) {
+		t.Fatalf("basic auth user %q, want %q", u.Login, user)
+	}
+	_, err = tg.client(forge.Config{Username: user, Password: "wrong"}).CurrentUser(ctx(t))
+	wantKind(t, err, forge.KindUnauthorized)
+	// A token stands in for the password.
+	_, err = tg.client(forge.Config{Username: user, Password: tg.token}).CurrentUser(ctx(t))
+	mustNoErr(t, err)
+}
+
+func contractRouteNotFound(t *testing.T, tg *target) {
+	status, body := tg.raw(http.MethodGet, "/api/v1/no/such/route", nil)
+	if status != http.StatusNotFound || strings.TrimSpace(string(body)) != "404 page not found" {
+		t.Fatalf("unknown route: %d %q", status, body)
+	}
+	// The client tells it from a missing object.
+	_, err := tg.client(forge.Config{URL: tg.root + "/no-such-prefix", Token: tg.token}).GetOrg(ctx(t), "acme")
+	wantKind(t, err, forge.KindRouteNotFound)
+	_, err = tg.c.GetOrg(ctx(t), uniqueName("missing"))
+	wantKind(t, err, forge.KindNotFound)
+}
+
+// ---- organizations ----
+
+func contractOrgLifecycle(t *testing.T, tg *target) {
+	name := uniqueName("ct")
+	created, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{
+		Name: name, FullName: "Acme Corp", Email: "ops@acme.example", Description: "d",
+		Website: "https://acme.example", Location: "Mars", Visibility: "limited",
+		RepoAdminChangeTeamAccess: true,
+	})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), name) })
+	want := forge.Organization{
+		ID: created.ID, Name: name, FullName: "Acme Corp", Email: "ops@acme.example", Description: "d",
+		Website: "https://acme.example", Location: "Mars", Visibility: "limited", RepoAdminChangeTeamAccess: true,
+	}
+	if diff := cmp.Diff(want, *created); diff != "" {
+		t.Fatalf("created org (-want +got):\n%s", diff)
+	}
+	got, err := tg.c.GetOrg(ctx(t), strings.ToUpper(name)) // names are case-insensitive
+	mustNoErr(t, err)
+	if diff := cmp.Diff(want, *got); diff != "" {
+		t.Fatalf("got org (-want +got):\n%s", diff)
+	}
+	mustNoErr(t, tg.c.DeleteOrg(ctx(t), name))
+	_, err = tg.c.GetOrg(ctx(t), name)
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteOrg(ctx(t), name), forge.KindNotFound)
+}
+
+func contractOrgNameRules(t *testing.T, tg *target) {
+	cases := map[string]string{
+		"-lead":    "[UserName]: invalid username",
+		"trail-":   "[UserName]: invalid username",
+		"dou..ble": "[UserName]: invalid username",
+		"sp ace":   "[UserName]: invalid username",
+		strings.Replace(uniqueName("a"), "-", "_", 1): "", // one "_" inside is fine
+		strings.Repeat("a", 41):                       "[UserName]: MaxSize",
+		"":                                            "[UserName]: Required",
+		"api":                                         "name is reserved",
+		"Explore":                                     "name is reserved",
+		"acme.keys":                                   "name pattern is not allowed",
+	}
+	for name, msg := range cases {
+		org, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: name})
+		if msg == "" {
+			mustNoErr(t, err)
+			_ = tg.c.DeleteOrg(ctx(t), org.Name)
+			continue
+		}
+		if err == nil {
+			_ = tg.c.DeleteOrg(ctx(t), name)
+		}
+		wantRejected(t, err, msg)
+	}
+}
+
+func contractOrgDuplicate(t *testing.T, tg *target) {
+	name := tg.org()
+	_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: strings.ToUpper(name)})
+	wantRejected(t, err, "user already exists")
+	// Users and organizations share one namespace.
+	me, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	_, err = tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: me.Login})
+	wantRejected(t, err, "user already exists")
+}
+
+func contractOrgFieldRules(t *testing.T, tg *target) {
+	_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: uniqueName("ct"), Visibility: "secret"})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: uniqueName("ct"), Website: "ftp://acme.example"})
+	wantKind(t, err, forge.KindValidation)
+	name := uniqueName("ct")
+	org, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: name})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), name) })
+	if org.Visibility != "public" {
+		t.Fatalf("default visibility %q, want public", org.Visibility)
+	}
+	_, err = tg.c.EditOrg(ctx(t), name, forge.EditOrgOption{Website: ptr("not a url")})
+	wantKind(t, err, forge.KindValidation)
+}
+
+func contractOrgEditPartial(t *testing.T, tg *target) {
+	name := uniqueName("ct")
+	_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: name, FullName: "Full", Email: "a@b.example", Location: "Here", Visibility: "private"})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), name) })
+
+	got, err := tg.c.EditOrg(ctx(t), name, forge.EditOrgOption{Description: ptr("new")})
+	mustNoErr(t, err)
+	if got.FullName != "Full" || got.Location != "Here" || got.Description != "new" || got.Visibility != "private" {
+		t.Fatalf("unsent fields changed: %+v", got)
+	}
+	// visibility "" is ignored, email "" clears.
+	got, err = tg.c.EditOrg(ctx(t), name, forge.EditOrgOption{Visibility: ptr(""), Email: ptr("")})
+	mustNoErr(t, err)
+	if got.Visibility != "private" || got.Email != "" {
+		t.Fatalf("after visibility \"\" and email \"\": %+v", got)
+	}
+	got, err = tg.c.EditOrg(ctx(t), name, forge.EditOrgOption{Visibility: ptr("public"), RepoAdminChangeTeamAccess: ptr(true)})
+	mustNoErr(t, err)
+	if got.Visibility != "public" || !got.RepoAdminChangeTeamAccess {
+		t.Fatalf("after edit: %+v", got)
+	}
+}
+
+func contractOrgDeleteWithRepos(t *testing.T, tg *target) {
+	org := uniqueName("ct")
+	_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: org})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), org) })
+	repo := tg.repo(org)
+	err = tg.c.DeleteOrg(ctx(t), org)
+	wantKind(t, err, forge.KindServer)
+	if _, err := tg.c.GetOrg(ctx(t), org); err != nil {
+		t.Fatalf("org gone after a refused delete: %v", err)
+	}
+	mustNoErr(t, tg.c.DeleteRepo(ctx(t), org, repo))
+	mustNoErr(t, tg.c.DeleteOrg(ctx(t), org))
+}
+
+// ---- hooks ----
+
+func hookOpt(url string) forge.CreateHookOption {
+	return forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": url, "content_type": "json"}, Active: true}
+}
+
+func contractHookCreateChecks(t *testing.T, tg *target) {
+	org := tg.org()
+	cases := []struct {
+		opt forge.CreateHookOption
+		msg string
+	}{
+		{forge.CreateHookOption{Type: "bogus", Config: map[string]string{"content_type": "json"}}, "Invalid hook type: bogus"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"content_type": "xml"}}, "Missing config option: url"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://x.example"}}, "Missing config option: content_type"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "nope", "content_type": "xml"}}, "Invalid content type"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "ftp://x.example", "content_type": "form"}}, "Invalid url"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "not a url", "content_type": "json"}}, "Invalid url"},
+	}
+	for _, c := range cases {
+		_, err := tg.c.CreateOrgHook(ctx(t), org, c.opt)
+		wantRejected(t, err, c.msg)
+	}
+	// The ten types of the reference are accepted.
+	for _, typ := range []string{"gitea", "gogs", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork", "packagist"} {
+		opt := hookOpt("https://hooks.example/" + typ)
+		opt.Type = typ
+		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		mustNoErr(t, err)
+		if h.Type != typ {
+			t.Fatalf("type %q came back as %q", typ, h.Type)
+		}
+	}
+}
+
+func contractHookActiveDefault(t *testing.T, tg *target) {
+	org := tg.org()
+	var h forge.Hook
+	tg.rawJSON(http.MethodPost, "/api/v1/orgs/"+org+"/hooks", map[string]any{
+		"type": "gitea", "config": map[string]string{"url": "https://x.example/h", "content_type": "json"},
+	}, &h)
+	if h.Active {
+		t.Fatal("a hook created without active is active; the forge defaults to false")
+	}
+	// The client always sends active.
+	created, err := tg.c.CreateOrgHook(ctx(t), org, hookOpt("https://x.example/h2"))
+	mustNoErr(t, err)
+	if !created.Active {
+		t.Fatal("CreateHookOption{Active: true} made an inactive hook")
+	}
+}
+
+var (
+	issuesGroup = []string{"issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"}
+	pullGroup   = []string{
+		"pull_request", "pull_request_assign", "pull_request_label", "pull_request_milestone",
+		"pull_request_comment", "pull_request_review", "pull_request_review_request", "pull_request_sync",
+	}
+)
+
+func contractHookEvents(t *testing.T, tg *target) {
+	org := tg.org()
+	cases := []struct {
+		in, want []string
+	}{
+		{nil, []string{"push"}},
+		{[]string{}, []string{"push"}},
+		{[]string{"issues"}, issuesGroup},
+		{[]string{"pull_request"}, pullGroup},
+		{[]string{"issues_only"}, []string{"issues"}},
+		{[]string{"pull_request_only", "issue_comment"}, []string{"pull_request", "issue_comment"}},
+		{[]string{"PUSH", "Create", "Release"}, []string{"push", "create", "release"}},
+		{[]string{"push", "no_such_event"}, []string{"push"}},
+		{[]string{"workflow_run", "workflow_job", "package", "status"}, []string{"workflow_run", "workflow_job", "package", "status"}},
+	}
+	for i, c := range cases {
+		opt := hookOpt(fmt.Sprintf("https://x.example/%d", i))
+		opt.Events = c.in
+		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		mustNoErr(t, err)
+		if diff := cmp.Diff(sorted(c.want), sorted(h.Events)); diff != "" {
+			t.Fatalf("events %v (-want +got):\n%s", c.in, diff)
+		}
+		got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+		mustNoErr(t, err)
+		if diff := cmp.Diff(sorted(c.want), sorted(got.Events)); diff != "" {
+			t.Fatalf("events %v read back (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
+
+func contractHookSecret(t *testing.T, tg *target) {
+	org := tg.org()
+	opt := hookOpt("https://x.example/s")
+	opt.Config["secret"] = "hunter2"
+	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	mustNoErr(t, err)
+	if diff := cmp.Diff(map[string]string{"url": "https://x.example/s", "content_type": "json"}, h.Config); diff != "" {
+		t.Fatalf("create response config (-want +got):\n%s", diff)
+	}
+	hooks, err := tg.c.ListOrgHooks(ctx(t), org)
+	mustNoErr(t, err)
+	for _, l := range hooks {
+		if _, ok := l.Config["secret"]; ok {
+			t.Fatal("list returned the secret")
+		}
+	}
+	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"secret": "changed"}, Events: []string{"push"}})
+	mustNoErr(t, err)
+	got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+	mustNoErr(t, err)
+	if _, ok := got.Config["secret"]; ok {
+		t.Fatal("get returned the secret")
+	}
+	if tg.fake != nil {
+		if s := tg.fake.HookSecret(org, h.ID); s != "hunter2" {
+			t.Fatalf("stored secret %q after PATCH, want the original", s)
+		}
+	}
+}
+
+func contractHookPatchQuirks(t *testing.T, tg *target) {
+	org := tg.org()
+	opt := hookOpt("https://x.example/q")
+	opt.Events, opt.BranchFilter, opt.AuthorizationHeader, opt.Name = []string{"release", "create"}, "main", "Bearer abc", "named"
+	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	mustNoErr(t, err)
+
+	// A raw PATCH with only active: the three always-replaced fields reset,
+	// name and config stay.
+	var got forge.Hook
+	tg.rawJSON(http.MethodPatch, fmt.Sprintf("/api/v1/orgs/%s/hooks/%d", org, h.ID), map[string]any{"active": false}, &got)
+	if got.Active || got.BranchFilter != "" || got.AuthorizationHeader != "" ||
+		!cmp.Equal(sorted(got.Events), []string{"push"}) || got.Config["url"] != "https://x.example/q" {
+		t.Fatalf("after a PATCH of active only: %+v", got)
+	}
+	if hasName(t, tg) && got.Name != "named" {
+		t.Fatalf("name changed by a PATCH without name: %q", got.Name)
+	}
+
+	// The client states all three every time, and active/name only when set.
+	edited, err := tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{
+		Events: []string{"issues"}, BranchFilter: "release/*", AuthorizationHeader: "Bearer xyz",
+		Config: map[string]string{"url": "https://x.example/q2", "content_type": "form"},
+	})
+	mustNoErr(t, err)
+	if edited.Active || edited.BranchFilter != "release/*" || !cmp.Equal(sorted(edited.Events), sorted(issuesGroup)) ||
+		edited.Config["url"] != "https://x.example/q2" || edited.Config["content_type"] != "form" {
+		t.Fatalf("after client edit: %+v", edited)
+	}
+	edited, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Active: ptr(true), Name: ptr("renamed"), Events: []string{"push"}})
+	mustNoErr(t, err)
+	if !edited.Active || (hasName(t, tg) && edited.Name != "renamed") {
+		t.Fatalf("after active/name edit: %+v", edited)
+	}
+	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"url": "gopher://x"}})
+	wantRejected(t, err, "Invalid url")
+	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"content_type": "xml"}})
+	wantRejected(t, err, "Invalid content type")
+}
+
+// hasName: hook names exist from Gitea 1.26.
+func hasName(t *testing.T, tg *target) bool {
+	flavor, semver := tg.version()
+	return flavor == "gitea" && atLeast(semver, 1, 26)
+}
+
+// atLeast compares the major.minor of a semver.
+func atLeast(semver string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(semver, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
+
+func contractHookAuthHeader(t *testing.T, tg *target) {
+	check := func(tg *target) {
+		org := tg.org()
+		opt := hookOpt("https://x.example/a")
+		opt.AuthorizationHeader = "Bearer secret-value"
+		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		mustNoErr(t, err)
+		got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+		mustNoErr(t, err)
+		flavor, semver := tg.version()
+		want := "Bearer secret-value"
+		if flavor == "gitea" && atLeast(semver, 1, 27) {
+			want = "" // 1.27.3 stopped returning it
+		}
+		if got.AuthorizationHeader != want {
+			t.Fatalf("%s %s: authorization_header %q, want %q", flavor, semver, got.AuthorizationHeader, want)
+		}
+	}
+	check(tg)
+	if !tg.live {
+		check(newTarget(t, fakeforge.WithVersion("1.27.3")))
+		check(newTarget(t, fakeforge.WithVersion("15.0.3+gitea-1.22.0")))
+	}
+}
+
+func contractHookSlack(t *testing.T, tg *target) {
+	org := tg.org()
+	opt := forge.CreateHookOption{Type: "slack", Config: map[string]string{"url": "https://hooks.slack.example/T", "content_type": "json"}, Active: true}
+	_, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	wantRejected(t, err, "Missing config option: channel")
+	opt.Config["channel"] = "#"
+	_, err = tg.c.CreateOrgHook(ctx(t), org, opt)
+	wantKind(t, err, forge.KindValidation) // 400 Invalid slack channel name
+	opt.Config["channel"] = " #ops "
+	opt.Config["username"] = "bot"
+	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	mustNoErr(t, err)
+	want := map[string]string{
+		"url": "https://hooks.slack.example/T", "content_type": "json",
+		"channel": "#ops", "username": "bot", "icon_url": "", "color": "",
+	}
+	if diff := cmp.Diff(want, h.Config); diff != "" {
+		t.Fatalf("slack config (-want +got):\n%s", diff)
+	}
+}
+
+func contractHookNotFound(t *testing.T, tg *target) {
+	a, b := tg.org(), tg.org()
+	h, err := tg.c.CreateOrgHook(ctx(t), a, hookOpt("https://x.example/n"))
+	mustNoErr(t, err)
+	_, err = tg.c.GetOrgHook(ctx(t), b, h.ID)
+	wantKind(t, err, forge.KindNotFound)
+	_, err = tg.c.EditOrgHook(ctx(t), b, h.ID, forge.EditHookOption{})
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteOrgHook(ctx(t), b, h.ID), forge.KindNotFound)
+	mustNoErr(t, tg.c.DeleteOrgHook(ctx(t), a, h.ID))
+	wantKind(t, tg.c.DeleteOrgHook(ctx(t), a, h.ID), forge.KindNotFound)
+	_, err = tg.c.ListOrgHooks(ctx(t), uniqueName("missing"))
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractHookPaging(t *testing.T, tg *target) {
+	org := tg.org()
+	want := map[int64]bool{}
+	for i := range 53 {
+		h, err := tg.c.CreateOrgHook(ctx(t), org, hookOpt(fmt.Sprintf("https://x.example/p%d", i)))
+		mustNoErr(t, err)
+		want[h.ID] = true
+	}
+	hooks, err := tg.c.ListOrgHooks(ctx(t), org)
+	mustNoErr(t, err)
+	got := map[int64]bool{}
+	for _, h := range hooks {
+		got[h.ID] = true
+	}
+	if len(hooks) != 53 || !cmp.Equal(want, got) {
+		t.Fatalf("listed %d hooks (%d distinct), want the 53 created", len(hooks), len(got))
+	}
+	// Headers the client relies on; Link is sent on hook lists.
+	req, _ := http.NewRequestWithContext(ctx(t), http.MethodGet, tg.root+"/api/v1/orgs/"+org+"/hooks?limit=50", nil)
+	req.Header.Set("Authorization", "token "+tg.token)
+	resp, err := http.DefaultClient.Do(req)
+	mustNoErr(t, err)
+	_ = resp.Body.Close()
+	if resp.Header.Get("X-Total-Count") != "53" || !strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
+		t.Fatalf("paging headers: X-Total-Count %q Link %q", resp.Header.Get("X-Total-Count"), resp.Header.Get("Link"))
+	}
+}
+
+// ---- labels ----
+
+func labelScopes(t *testing.T, tg *target) []forge.Scope {
+	org := tg.org()
+	return []forge.Scope{forge.RepoScope(org, tg.repo(org)), forge.OrgScope(org)}
+}
+
+func contractLabelColour(t *testing.T, tg *target) {
+	for _, sc := range labelScopes(t, tg) {
+		for in, want := range map[string]string{"#F00": "ff0000", "ABCDEF": "abcdef", " #AbC ": "aabbcc", "#00aa11": "00aa11"} {
+			l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "c" + want, Color: in})
+			mustNoErr(t, err)
+			if l.Color != want {
+				t.Fatalf("%s: colour %q came back %q, want %q", sc, in, l.Color, want)
+			}
+		}
+		_, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "bad", Color: "#12345g"})
+		wantRejected(t, err, "invalid color: #12345g")
+		if !strings.Contains(err.Error(), `create label "bad" in `+sc.String()+": 422 invalid color: #12345g") {
+			t.Fatalf("error string: %v", err)
+		}
+		for _, bad := range []string{"#1234", "red", "#ff00ff00"} {
+			_, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "bad", Color: bad})
+			wantKind(t, err, forge.KindValidation)
+		}
+		l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "edit-me", Color: "#000"})
+		mustNoErr(t, err)
+		_, err = tg.c.EditLabel(ctx(t), sc, l.ID, forge.EditLabelOption{Color: ptr("zzz")})
+		wantRejected(t, err, "invalid color")
+		got, err := tg.c.EditLabel(ctx(t), sc, l.ID, forge.EditLabelOption{Color: ptr("#FFF")})
+		mustNoErr(t, err)
+		if got.Color != "ffffff" {
+			t.Fatalf("edited colour %q", got.Color)
+		}
+	}
+}
+
+func contractLabelRequired(t *testing.T, tg *target) {
+	sc := labelScopes(t, tg)[0]
+	_, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Color: "#fff"})
+	wantRejected(t, err, "[Name]: Required")
+	_, err = tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "x"})
+	wantRejected(t, err, "[Color]: Required")
+}
+
+func contractLabelDuplicates(t *testing.T, tg *target) {
+	for _, sc := range labelScopes(t, tg) {
+		a, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "kind/bug", Color: "#f00", Exclusive: true})
+		mustNoErr(t, err)
+		b, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "kind/bug", Color: "#0f0", Exclusive: true})
+		mustNoErr(t, err)
+		if a.ID == b.ID || !a.Exclusive {
+			t.Fatalf("duplicates: %+v %+v", a, b)
+		}
+		labels, err := tg.c.ListLabels(ctx(t), sc)
+		mustNoErr(t, err)
+		n := 0
+		for _, l := range labels {
+			if l.Name == "kind/bug" {
+				n++
+			}
+		}
+		if n != 2 {
+			t.Fatalf("%s: %d labels named kind/bug, want 2", sc, n)
+		}
+	}
+}
+
+func contractLabelArchiveQuirk(t *testing.T, tg *target) {
+	sc := labelScopes(t, tg)[0]
+	l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "old", Color: "#123", IsArchived: true, Description: "keep"})
+	mustNoErr(t, err)
+	if !l.IsArchived {
+		t.Fatal("repository label created archived is not archived")
+	}
+	// The client always sends is_archived, so other edits keep it.
+	got, err := tg.c.EditLabel(ctx(t), sc, l.ID, forge.EditLabelOption{Name: ptr("older"), IsArchived: true})
+	mustNoErr(t, err)
+	if !got.IsArchived || got.Name != "older" || got.Description != "keep" || got.Color != "112233" {
+		t.Fatalf("after client edit: %+v", got)
+	}
+	// The forge un-archives on a PATCH that omits it.
+	var raw forge.Label
+	tg.rawJSON(http.MethodPatch, fmt.Sprintf("/api/v1/repos/%s/%s/labels/%d", sc.Owner, sc.Repo, l.ID), map[string]any{"description": "changed"}, &raw)
+	if raw.IsArchived || raw.Description != "changed" || raw.Name != "older" {
+		t.Fatalf("after a PATCH without is_archived: %+v", raw)
+	}
+}
+
+func contractOrgLabelArchived(t *testing.T, tg *target) {
+	sc := labelScopes(t, tg)[1]
+	l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "old", Color: "#123", IsArchived: true})
+	mustNoErr(t, err)
+	if l.IsArchived {
+		t.Fatal("organization label create honoured is_archived; the forge ignores it")
+	}
+	got, err := tg.c.EditLabel(ctx(t), sc, l.ID, forge.EditLabelOption{IsArchived: true})
+	mustNoErr(t, err)
+	if !got.IsArchived {
+		t.Fatal("organization label edit did not archive")
+	}
+}
+
+func contractLabelDeleteUnknown(t *testing.T, tg *target) {
+	for _, sc := range labelScopes(t, tg) {
+		mustNoErr(t, tg.c.DeleteLabel(ctx(t), sc, 987654321))
+		l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: "gone", Color: "#000"})
+		mustNoErr(t, err)
+		mustNoErr(t, tg.c.DeleteLabel(ctx(t), sc, l.ID))
+		_, err = tg.c.GetLabel(ctx(t), sc, l.ID)
+		wantKind(t, err, forge.KindNotFound)
+		_, err = tg.c.EditLabel(ctx(t), sc, l.ID, forge.EditLabelOption{})
+		wantKind(t, err, forge.KindNotFound)
+	}
+}
+
+func contractLabelScopeNotFound(t *testing.T, tg *target) {
+	org := tg.org()
+	_, err := tg.c.ListLabels(ctx(t), forge.RepoScope(org, "no-such-repo"))
+	wantKind(t, err, forge.KindNotFound)
+	_, err = tg.c.CreateLabel(ctx(t), forge.OrgScope(uniqueName("missing")), forge.CreateLabelOption{Name: "x", Color: "#fff"})
+	wantKind(t, err, forge.KindNotFound)
+	// A label of one scope is not found through another.
+	scopes := labelScopes(t, tg)
+	l, err := tg.c.CreateLabel(ctx(t), scopes[0], forge.CreateLabelOption{Name: "x", Color: "#fff"})
+	mustNoErr(t, err)
+	_, err = tg.c.GetLabel(ctx(t), scopes[1], l.ID)
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractLabelPaging(t *testing.T, tg *target) {
+	sc := labelScopes(t, tg)[0]
+	want := map[int64]string{}
+	for i := range 57 {
+		name := fmt.Sprintf("l%02d", 56-i) // created in reverse name order
+		if i%10 == 0 {
+			name = "dup"
+		}
+		l, err := tg.c.CreateLabel(ctx(t), sc, forge.CreateLabelOption{Name: name, Color: "#abc"})
+		mustNoErr(t, err)
+		want[l.ID] = name
+	}
+	labels, err := tg.c.ListLabels(ctx(t), sc)
+	mustNoErr(t, err)
+	got := map[int64]string{}
+	for _, l := range labels {
+		got[l.ID] = l.Name
+	}
+	if len(labels) != 57 || !cmp.Equal(want, got) {
+		t.Fatalf("listed %d labels (%d distinct), want the 57 created", len(labels), len(got))
+	}
+}
+
+// ---- projects ----
+
+// projectsOrSkip gives a repository with the projects API, or skips.
+func projectsOrSkip(t *testing.T, tg *target) (string, string) {
+	org := tg.org()
+	repo := tg.repo(org)
+	if _, err := tg.c.ListProjects(ctx(t), org, repo, ""); forge.IsRouteNotFound(err) {
+		t.Skipf("server has no projects API (%v)", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return org, repo
+}
+
+func contractProjects(t *testing.T, tg *target) {
+	org, repo := projectsOrSkip(t, tg)
+	p, err := tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "Roadmap", Description: "d"})
+	mustNoErr(t, err)
+	if p.CardType != "text_only" || p.TemplateType != "none" || p.State != "open" || p.Title != "Roadmap" {
+		t.Fatalf("created project defaults: %+v", p)
+	}
+	q, err := tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "Triage", CardType: "images_and_text", TemplateType: "bug_triage"})
+	mustNoErr(t, err)
+	list, err := tg.c.ListProjects(ctx(t), org, repo, "")
+	mustNoErr(t, err)
+	if len(list) != 2 || list[0].ID != q.ID {
+		t.Fatalf("open projects, newest first: %+v", list)
+	}
+	closed, err := tg.c.EditProject(ctx(t), org, repo, p.ID, forge.EditProjectOption{State: ptr("closed"), Description: ptr("done")})
+	mustNoErr(t, err)
+	if closed.State != "closed" || closed.Description != "done" || closed.Title != "Roadmap" {
+		t.Fatalf("after close: %+v", closed)
+	}
+	open, err := tg.c.ListProjects(ctx(t), org, repo, "")
+	mustNoErr(t, err)
+	all, err := tg.c.ListProjects(ctx(t), org, repo, "all")
+	mustNoErr(t, err)
+	onlyClosed, err := tg.c.ListProjects(ctx(t), org, repo, "closed")
+	mustNoErr(t, err)
+	if len(open) != 1 || len(all) != 2 || len(onlyClosed) != 1 || onlyClosed[0].ID != p.ID {
+		t.Fatalf("open %d all %d closed %d", len(open), len(all), len(onlyClosed))
+	}
+	got, err := tg.c.GetProject(ctx(t), org, repo, q.ID)
+	mustNoErr(t, err)
+	if got.CardType != "images_and_text" || got.TemplateType != "bug_triage" {
+		t.Fatalf("get: %+v", got)
+	}
+	mustNoErr(t, tg.c.DeleteProject(ctx(t), org, repo, q.ID))
+	_, err = tg.c.GetProject(ctx(t), org, repo, q.ID)
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteProject(ctx(t), org, repo, q.ID), forge.KindNotFound)
+}
+
+func contractProjectValidation(t *testing.T, tg *target) {
+	org, repo := projectsOrSkip(t, tg)
+	_, err := tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "x", CardType: "huge"})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "x", TemplateType: "scrum"})
+	wantKind(t, err, forge.KindValidation)
+	p, err := tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "x"})
+	mustNoErr(t, err)
+	_, err = tg.c.EditProject(ctx(t), org, repo, p.ID, forge.EditProjectOption{State: ptr("archived")})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.ListProjects(ctx(t), org, "no-such-repo", "")
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractProjectsMissing(t *testing.T, tg *target) {
+	if !tg.live {
+		tg = newTarget(t, fakeforge.WithoutProjects())
+	}
+	org := tg.org()
+	repo := tg.repo(org)
+	_, err := tg.c.ListProjects(ctx(t), org, repo, "")
+	if tg.live && err == nil {
+		t.Skip("live server has the projects API; nothing to check")
+	}
+	wantKind(t, err, forge.KindRouteNotFound)
+	_, err = tg.c.CreateProject(ctx(t), org, repo, forge.CreateProjectOption{Title: "x"})
+	wantKind(t, err, forge.KindRouteNotFound)
+	// ... while the repository itself is there.
+	_, err = tg.c.GetRepo(ctx(t), org, repo)
+	mustNoErr(t, err)
+}
+
+// ---- runners ----
+
+// register registers a runner the way act_runner does and returns its id.
+func register(t *testing.T, tg *target, sc forge.Scope, name string, labels ...string) int64 {
+	t.Helper()
+	tok, err := tg.c.RunnerRegistrationToken(ctx(t), sc)
+	if forge.IsRouteNotFound(err) || (tg.live && forge.IsNotFound(err)) {
+		t.Skipf("server cannot register runners (actions disabled?): %v", err)
+	}
+	mustNoErr(t, err)
+	body, _ := json.Marshal(map[string]any{"name": name, "token": tok, "labels": labels, "version": "v0.2.11"})
+	req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, tg.root+"/api/actions/runner.v1.RunnerService/Register", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	resp, err := http.DefaultClient.Do(req)
+	mustNoErr(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	var out struct {
+		Runner struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"runner"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("register: %s", resp.Status)
+	}
+	mustNoErr(t, json.NewDecoder(resp.Body).Decode(&out))
+	var id int64
+	if _, err := fmt.Sscan(out.Runner.ID, &id); err != nil || out.Runner.Name != name {
+		t.Fatalf("register response: %+v", out)
+	}
+	return id
+}
+
+func contractRunners(t *testing.T, tg *target) {
+	org := tg.org()
+	repo := forge.RepoScope(org, tg.repo(org))
+	orgScope := forge.OrgScope(org)
+	rid := register(t, tg, repo, "repo-runner", "ubuntu-latest", "docker")
+	oid := register(t, tg, orgScope, "org-runner")
+
+	list, err := tg.c.ListRunners(ctx(t), repo)
+	mustNoErr(t, err)
+	if len(list) != 1 || list[0].ID != rid || list[0].Name != "repo-runner" || list[0].Disabled {
+		t.Fatalf("repo runners: %+v", list)
+	}
+	var names []string
+	for _, l := range list[0].Labels {
+		names = append(names, l.Name)
+	}
+	if !cmp.Equal(sorted(names), []string{"docker", "ubuntu-latest"}) {
+		t.Fatalf("runner labels: %+v", list[0].Labels)
+	}
+	list, err = tg.c.ListRunners(ctx(t), orgScope)
+	mustNoErr(t, err)
+	if len(list) != 1 || list[0].ID != oid {
+		t.Fatalf("org runners: %+v", list)
+	}
+	r, err := tg.c.GetRunner(ctx(t), repo, rid)
+	mustNoErr(t, err)
+	if r.Status != "offline" && r.Status != "online" {
+		t.Fatalf("runner status %q", r.Status)
+	}
+
+	r, err = tg.c.EditRunner(ctx(t), repo, rid, true)
+	if forge.IsRouteNotFound(err) {
+		t.Skipf("server lacks the runner edit endpoint: %v", err)
+	}
+	mustNoErr(t, err)
+	if !r.Disabled {
+		t.Fatal("runner not disabled")
+	}
+	r, err = tg.c.EditRunner(ctx(t), repo, rid, true) // idempotent
+	mustNoErr(t, err)
+	if !r.Disabled {
+		t.Fatal("runner re-enabled by a repeated disable")
+	}
+	r, err = tg.c.GetRunner(ctx(t), repo, rid)
+	mustNoErr(t, err)
+	if !r.Disabled {
+		t.Fatal("disable not stored")
+	}
+	r, err = tg.c.EditRunner(ctx(t), repo, rid, false)
+	mustNoErr(t, err)
+	if r.Disabled {
+		t.Fatal("runner not enabled")
+	}
+}
+
+func contractRunnerEditErrors(t *testing.T, tg *target) {
+	org := tg.org()
+	repo := forge.RepoScope(org, tg.repo(org))
+	rid := register(t, tg, repo, "r1")
+	status, body := tg.raw(http.MethodPatch, fmt.Sprintf("/api/v1/repos/%s/%s/actions/runners/%d", repo.Owner, repo.Repo, rid), map[string]any{})
+	if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+		if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+			t.Skipf("server lacks the runner edit endpoint (%d)", status)
+		}
+	}
+	if status != http.StatusUnprocessableEntity || !strings.Contains(string(body), "[Disabled]: Required") {
+		t.Fatalf("PATCH without disabled: %d %s", status, body)
+	}
+	_, err := tg.c.EditRunner(ctx(t), repo, 987654, true)
+	wantKind(t, err, forge.KindNotFound)
+	_, err = tg.c.GetRunner(ctx(t), repo, 987654)
+	wantKind(t, err, forge.KindNotFound)
+	// A repository's runner is not reachable through its organization.
+	_, err = tg.c.GetRunner(ctx(t), forge.OrgScope(org), rid)
+	wantKind(t, err, forge.KindNotFound)
+	_, err = tg.c.EditRunner(ctx(t), forge.OrgScope(org), rid, true)
+	wantKind(t, err, forge.KindNotFound)
+	_, err = tg.c.ListRunners(ctx(t), forge.RepoScope(org, "no-such-repo"))
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractRunnerEditMissing(t *testing.T, tg *target) {
+	tg.fakeOnly("older versions and Forgejo; a live server either has the endpoint or the runners test skips")
+	for _, opt := range []fakeforge.Option{
+		fakeforge.WithoutRunnerEdit(), fakeforge.WithVersion("1.25.3"), fakeforge.WithVersion("15.0.3+gitea-1.22.0"),
+	} {
+		tg := newTarget(t, opt)
+		org := tg.org()
+		rid := register(t, tg, forge.OrgScope(org), "r")
+		_, err := tg.c.EditRunner(ctx(t), forge.OrgScope(org), rid, true)
+		wantKind(t, err, forge.KindRouteNotFound)
+		_, err = tg.c.GetRunner(ctx(t), forge.OrgScope(org), rid)
+		mustNoErr(t, err)
+	}
+}
+
+// ---- repositories ----
+
+func contractRepos(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	r, err := tg.c.GetRepo(ctx(t), org, name)
+	mustNoErr(t, err)
+	if r.Name != name || r.FullName != org+"/"+name || r.Owner == nil || !strings.EqualFold(r.Owner.Login, org) {
+		t.Fatalf("repo: %+v", r)
+	}
+	_, err = tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: name})
+	wantKind(t, err, forge.KindConflict)
+	_, err = tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: "bad name"})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateOrgRepo(ctx(t), uniqueName("missing"), forge.CreateRepoOption{Name: "x"})
+	wantKind(t, err, forge.KindNotFound)
+	mustNoErr(t, tg.c.DeleteRepo(ctx(t), org, name))
+	_, err = tg.c.GetRepo(ctx(t), org, name)
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteRepo(ctx(t), org, name), forge.KindNotFound)
+
+	me, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	mine, err := tg.c.CreateUserRepo(ctx(t), forge.CreateRepoOption{Name: uniqueName("mine")})
+	mustNoErr(t, err)
+	if mine.Owner == nil || mine.Owner.Login != me.Login {
+		t.Fatalf("user repo owner: %+v", mine.Owner)
+	}
+	mustNoErr(t, tg.c.DeleteRepo(ctx(t), me.Login, mine.Name))
+}
+
+func ptr[T any](v T) *T { return &v }
