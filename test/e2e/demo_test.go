@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package e2e runs the operator's main job as a user runs it: the demo,
+// end to end, in a process of its own.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+// TestDemoOnce runs `go run ./hack/demo --once` (what `DEMO_ONCE=1 make demo`
+// runs) and checks what a person watching it would: it ends with exit code
+// 0, every sample Ready with a forge id, the drift corrected with its Event,
+// a kubeconfig written, and no secret printed.
+func TestDemoOnce(t *testing.T) {
+	assets, err := testenv.Assets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := testenv.RepoRoot()
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	bin := filepath.Join(out, "demo")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/demo")
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the demo: %v\n%s", err, b)
+	}
+
+	cmd := exec.CommandContext(ctx, bin, "--once", "--out", out, "--forge-addr", "127.0.0.1:0", "--sync-interval", "3s")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KUBEBUILDER_ASSETS="+assets)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	text := stdout.String()
+	t.Log(text)
+	if err != nil {
+		t.Fatalf("demo --once failed: %v\nstderr:\n%s", err, stderr.String())
+	}
+
+	for _, want := range []string{
+		"16/16 Ready",
+		"what the cluster holds",
+		"what the forge now holds",
+		"corrected after",
+		"Event Normal DriftCorrected on Label acme-kind-bug",
+		"forge_drift_corrections_total{kind=\"Label\"}",
+		"done (--once)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	// Every row of the table is Ready with a forge id.
+	table := text[strings.Index(text, "KIND"):strings.Index(text, "what the forge now holds")]
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[0] == "KIND" {
+			continue
+		}
+		rows++
+		if f[2] != "True" || f[4] == "0" {
+			t.Errorf("not Ready with a forge id: %s", line)
+		}
+	}
+	if rows != 16 {
+		t.Errorf("table has %d rows, want 16", rows)
+	}
+	for _, kind := range []string{"Forge", "Organization", "Label", "OrgHook", "Project", "RunnerSetting"} {
+		if !strings.Contains(table, kind+" ") {
+			t.Errorf("table lacks a %s", kind)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "kubeconfig")); err != nil {
+		t.Errorf("no kubeconfig written: %v", err)
+	}
+	// The demo's Secrets never reach its output or the manager's log.
+	log, _ := os.ReadFile(filepath.Join(out, "manager.log"))
+	for _, secret := range []string{"demo-webhook-signing-secret", "services/T0000/B0000/demo"} {
+		if strings.Contains(text, secret) || strings.Contains(string(log), secret) {
+			t.Errorf("secret %q printed", secret)
+		}
+	}
+}
