@@ -172,9 +172,11 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	return c, nil
 }
 
-// Forget drops the client of a deleted Forge.
+// Forget drops the client of a deleted Forge, with its rate limiter and
+// metric series.
 func (p *Pool) Forget(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.clients, key)
+	forge.Forget(key.Namespace + "/" + key.Name)
 }
