@@ -356,7 +356,9 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		Reader:      r.reader,
 		Pending:     obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
-			return r.holder(ctx, obj, indexID, idKey(ref, id))
+			// Any other holder counts, older or younger: adopting a forge
+			// object another resource already holds would make a conflict.
+			return r.holder(ctx, obj, indexID, idKey(ref, id), false)
 		},
 	}, nil
 }
@@ -367,7 +369,7 @@ func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
 	if key == "" {
 		return nil
 	}
-	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key))
+	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key), true)
 	if err != nil || other == "" {
 		return err
 	}
@@ -376,7 +378,7 @@ func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
 
 // checkIDConflict stalls obj when an older resource already holds forge object id.
 func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) error {
-	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id))
+	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id), true)
 	if err != nil || other == "" {
 		return err
 	}
@@ -384,8 +386,8 @@ func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) er
 }
 
 // holder returns the oldest other resource (namespace/name) whose index
-// field equals value, if it is older than obj.
-func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string) (string, error) {
+// field equals value; with olderOnly, only if it is older than obj.
+func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}); err != nil {
 		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
@@ -400,7 +402,7 @@ func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string) 
 		if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() {
 			continue
 		}
-		if older(o, obj) && (oldest == nil || older(o, oldest)) {
+		if (!olderOnly || older(o, obj)) && (oldest == nil || older(o, oldest)) {
 			oldest = o
 		}
 	}
