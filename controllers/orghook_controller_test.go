@@ -124,9 +124,10 @@ var _ = Describe("OrgHook", func() {
 			expectReady(h)
 			id := h.Status.ID
 
-			h.Spec.Active = ptr(false)
-			h.Spec.ContentType = "form"
-			Expect(k8s.Update(ctx, h)).To(Succeed())
+			change(h, func(h *forgev1.OrgHook) {
+				h.Spec.Active = ptr(false)
+				h.Spec.ContentType = "form"
+			})
 			Eventually(func() bool { return hooks()[0].Active }, timeout, poll).Should(BeFalse())
 			expectReady(h)
 			got := hooks()[0]
@@ -177,8 +178,7 @@ var _ = Describe("OrgHook", func() {
 			expectReady(h)
 			old := h.Status.ID
 
-			h.Spec.Type = "discord"
-			Expect(k8s.Update(ctx, h)).To(Succeed())
+			change(h, func(h *forgev1.OrgHook) { h.Spec.Type = "discord" })
 			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
 				HaveLen(1), ContainElement(HaveField("Type", "discord"))))
 			Expect(hooks()[0].ID).NotTo(Equal(old))
@@ -300,8 +300,9 @@ var _ = Describe("OrgHook", func() {
 
 			// Readers get "" back: no PATCH every pass.
 			fake.ClearRequests()
-			h.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "now"}
-			Expect(k8s.Update(ctx, h)).To(Succeed())
+			change(h, func(h *forgev1.OrgHook) {
+				h.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "now"}
+			})
 			Eventually(func() string { readyCondition(h)(Default); return h.Status.LastHandledReconcileAt }, timeout, poll).Should(Equal("now"))
 			Expect(fake.WriteRequests()).To(BeEmpty())
 

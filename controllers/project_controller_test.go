@@ -102,18 +102,18 @@ var _ = Describe("Project", func() {
 			expectReady(p)
 			id := p.Status.ID
 
-			p.Spec.Title = "Roadmap 2027"
-			p.Spec.Description = ptr("Next year")
-			p.Spec.CardType = "images_and_text"
-			p.Spec.State = "closed"
-			Expect(k8s.Update(ctx, p)).To(Succeed())
+			change(p, func(p *forgev1.Project) {
+				p.Spec.Title = "Roadmap 2027"
+				p.Spec.Description = ptr("Next year")
+				p.Spec.CardType = "images_and_text"
+				p.Spec.State = "closed"
+			})
 			Eventually(func() string { return projects()[0].State }, timeout, poll).Should(Equal("closed"))
 			expectReady(p)
 			Expect(projects()).To(ConsistOf(And(HaveField("ID", id), HaveField("Title", "Roadmap 2027"),
 				HaveField("Description", "Next year"), HaveField("CardType", "images_and_text"))))
 
-			p.Spec.State = "open"
-			Expect(k8s.Update(ctx, p)).To(Succeed())
+			change(p, func(p *forgev1.Project) { p.Spec.State = "open" })
 			Eventually(func() string { return projects()[0].State }, timeout, poll).Should(Equal("open"))
 			expectReady(p)
 

@@ -71,6 +71,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
 	} {
 		if err := setup(); err != nil {
 			return err
