@@ -110,8 +110,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.writeStatus(ctx, orig, obj, out.summary); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.clearPending(ctx, obj); err != nil {
-		return ctrl.Result{}, err
+	// Only a pass that succeeded settles a create: a failed one may have
+	// lost the response of a create while status still holds an older id
+	// (a replacement), and the next pass must look before creating again.
+	if err == nil {
+		if err := r.clearPending(ctx, obj); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	return ctrl.Result{RequeueAfter: out.requeue}, nil
 }
