@@ -210,6 +210,24 @@ func (e *orgHook) secretChanged(adopted bool) bool {
 }
 
 func (e *orgHook) Create(ctx context.Context) (reconciler.Observation, error) {
+	if e.pending && e.obj.Status.ID != 0 {
+		// A replacement whose create response was lost: Observe found the
+		// old hook by id, the new one is the unclaimed hook of the same
+		// type and URL. Take it rather than create a third.
+		h, err := e.adoptable(ctx)
+		if err != nil {
+			return reconciler.Observation{}, err
+		}
+		if h != nil {
+			if c := e.changes(h); len(c.fields) > 0 {
+				if _, err := e.fc.EditOrgHook(ctx, e.org(), h.ID, c.opt); err != nil {
+					return reconciler.Observation{}, err
+				}
+			}
+			e.obj.Status.AppliedSecrets = e.applied
+			return reconciler.Observation{Exists: true, ID: h.ID}, nil
+		}
+	}
 	s := e.obj.Spec
 	opt := forge.CreateHookOption{
 		Type:                string(s.Type),

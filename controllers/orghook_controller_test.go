@@ -172,6 +172,40 @@ var _ = Describe("OrgHook", func() {
 			Expect(leaks(h, "first-webhook-secret", "second-webhook-secret")).To(BeEmpty())
 		})
 
+		It("keeps one hook when the response of a replacing create is lost", func() {
+			putSecret(ns, "hook-secret", "secret", "before-rotation")
+			h := newHook("rotated")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			old := h.Status.ID
+
+			fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/api/v1/orgs/*/hooks", Count: 1, LostResponse: true})
+			putSecret(ns, "hook-secret", "secret", "after-rotation")
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
+			expectReady(h)
+			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("after-rotation"))
+			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
+		})
+
+		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
+			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json", "secret": "unknown"}, Active: true,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			putSecret(ns, "hook-secret", "secret", "known-secret")
+			h := newHook("adopted")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			eventWithReason(h, forgev1.ReasonReplaced)
+			expectReady(h)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(h.Status.ID).NotTo(Equal(existing.ID))
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("known-secret"))
+		})
+
 		It("replaces the hook when its type changes", func() {
 			h := newHook("typed")
 			Expect(k8s.Create(ctx, h)).To(Succeed())
