@@ -69,6 +69,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, setup := range []func() error{
 		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
 	} {
 		if err := setup(); err != nil {
 			return err

@@ -105,8 +105,36 @@ type OrgHookSpec struct {
 }
 
 // OrgHookStatus is the observed state of the hook.
+//
+// The forge never returns a hook's secret, and Gitea 1.27 no longer returns
+// its authorization header, so the operator cannot compare those values with
+// the spec. Instead it records, per field, which version of the referenced
+// Secret it last sent: the Secret's name, key and resourceVersion, never the
+// value nor any hash of it. When the Secret's resourceVersion moves on (any
+// write to the Secret, even of another key), the value may have changed:
+// the hook is replaced (secret) or patched (authorization header).
 type OrgHookStatus struct {
 	ManagedStatus `json:",inline"`
+
+	// appliedSecrets lists, per spec field, the Secret version whose value
+	// was last sent to the forge. It holds no secret material.
+	// +listType=map
+	// +listMapKey=field
+	// +optional
+	AppliedSecrets []AppliedSecret `json:"appliedSecrets,omitempty"`
+}
+
+// AppliedSecret is the version of a Secret whose value was sent to the forge.
+type AppliedSecret struct {
+	// field of the spec the value came from: secretRef or authorizationHeaderSecretRef.
+	// +kubebuilder:validation:Enum=secretRef;authorizationHeaderSecretRef
+	Field string `json:"field"`
+	// name of the Secret.
+	Name string `json:"name"`
+	// key of the Secret the value was read from.
+	Key string `json:"key"`
+	// resourceVersion of the Secret when its value was sent.
+	ResourceVersion string `json:"resourceVersion"`
 }
 
 // OrgHook is a webhook of a forge organization.

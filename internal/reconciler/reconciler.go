@@ -110,8 +110,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.writeStatus(ctx, orig, obj, out.summary); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.clearPending(ctx, obj); err != nil {
-		return ctrl.Result{}, err
+	// Only a pass that succeeded settles a create: a failed one may have
+	// lost the response of a create while status still holds an older id
+	// (a replacement), and the next pass must look before creating again.
+	if err == nil {
+		if err := r.clearPending(ctx, obj); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	return ctrl.Result{RequeueAfter: out.requeue}, nil
 }
@@ -356,7 +361,9 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		Reader:      r.reader,
 		Pending:     obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
-			return r.holder(ctx, obj, indexID, idKey(ref, id))
+			// Any other holder counts, older or younger: adopting a forge
+			// object another resource already holds would make a conflict.
+			return r.holder(ctx, obj, indexID, idKey(ref, id), false)
 		},
 	}, nil
 }
@@ -367,7 +374,7 @@ func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
 	if key == "" {
 		return nil
 	}
-	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key))
+	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key), true)
 	if err != nil || other == "" {
 		return err
 	}
@@ -376,7 +383,7 @@ func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
 
 // checkIDConflict stalls obj when an older resource already holds forge object id.
 func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) error {
-	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id))
+	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id), true)
 	if err != nil || other == "" {
 		return err
 	}
@@ -384,8 +391,8 @@ func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) er
 }
 
 // holder returns the oldest other resource (namespace/name) whose index
-// field equals value, if it is older than obj.
-func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string) (string, error) {
+// field equals value; with olderOnly, only if it is older than obj.
+func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}); err != nil {
 		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
@@ -400,7 +407,7 @@ func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string) 
 		if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() {
 			continue
 		}
-		if older(o, obj) && (oldest == nil || older(o, oldest)) {
+		if (!olderOnly || older(o, obj)) && (oldest == nil || older(o, oldest)) {
 			oldest = o
 		}
 	}

@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// putSecret creates or updates Secret name in ns with one key.
+func putSecret(ns, name, key, value string) {
+	GinkgoHelper()
+	ctx := context.Background()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	err := k8s.Get(ctx, client.ObjectKeyFromObject(s), s)
+	if apierrors.IsNotFound(err) {
+		s.Data = map[string][]byte{key: []byte(value)}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	if s.Data == nil {
+		s.Data = map[string][]byte{}
+	}
+	s.Data[key] = []byte(value)
+	Expect(k8s.Update(ctx, s)).To(Succeed())
+}
+
+// gone waits until obj no longer exists.
+func gone(obj client.Object) {
+	GinkgoHelper()
+	Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	}, timeout, poll).Should(BeTrue())
+}
+
+// leaks returns where (status, Events, manager log) any of values shows up.
+func leaks(obj client.Object, values ...string) []string {
+	GinkgoHelper()
+	Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	status, err := json.Marshal(obj)
+	Expect(err).NotTo(HaveOccurred())
+	var list corev1.EventList
+	Expect(k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	evs, err := json.Marshal(list.Items)
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, v := range values {
+		for where, text := range map[string]string{"object": string(status), "events": string(evs), "log": logs.String()} {
+			if strings.Contains(text, v) {
+				out = append(out, where+" holds "+v)
+			}
+		}
+	}
+	return out
+}
+
+// change applies mutate to the latest version of obj and updates it,
+// retrying when the controller wrote in between.
+func change[T client.Object](obj T, mutate func(T)) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		mutate(obj)
+		return k8s.Update(context.Background(), obj)
+	})).To(Succeed())
+}

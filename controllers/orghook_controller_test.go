@@ -1,0 +1,350 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+var _ = Describe("OrgHook", func() {
+	const hookURL = "https://ci.example.com/hooks/forge"
+	var ns string
+	ctx := context.Background()
+
+	setup := func(opts ...fakeforge.Option) {
+		ns = newNamespace(opts...)
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+	}
+
+	newHook := func(name string) *forgev1.OrgHook {
+		return &forgev1.OrgHook{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.OrgHookSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Organization: "acme",
+				Type:         "gitea",
+				URL:          hookURL,
+			},
+		}
+	}
+
+	hooks := func() []forge.Hook { return fake.OrgHooks("acme") }
+
+	Context("on the default forge", func() {
+		BeforeEach(func() { setup() })
+
+		It("creates an active hook and, with [issues] at rest, makes no writes", func() {
+			h := newHook("ci")
+			h.Spec.Events = []forgev1.HookEvent{"issues"}
+			h.Spec.BranchFilter = "main"
+			h.Spec.Name = "CI"
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			eventWithReason(h, forgev1.ReasonCreated)
+
+			Expect(hooks()).To(HaveLen(1))
+			got := hooks()[0]
+			Expect(h.Status.ID).To(Equal(got.ID))
+			Expect(got.Active).To(BeTrue(), "active is sent explicitly: the forge defaults it to false")
+			Expect(got.Events).To(ConsistOf("issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"))
+			Expect(got.BranchFilter).To(Equal("main"))
+			Expect(got.Name).To(Equal("CI"))
+			Expect(got.Config).To(HaveKeyWithValue("content_type", "json"))
+			Expect(h.Finalizers).To(ContainElement(forgev1.Finalizer))
+
+			// The forge answers five events in random order: still no drift.
+			fake.ClearRequests()
+			Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 3*syncInterval, poll).Should(BeEmpty())
+			Expect(requestsTo("/hooks")).To(BeNumerically(">", 0), "the drift check reads the hook")
+			c := readyCondition(h)(Default)
+			Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		})
+
+		It("defaults events to push", func() {
+			h := newHook("push")
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].Events).To(ConsistOf("push"))
+		})
+
+		It("adopts the one unclaimed hook of the same type and URL, and creates when it is claimed", func() {
+			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json"}, Events: []string{"push"},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(existing.Active).To(BeFalse())
+
+			first := newHook("first")
+			Expect(k8s.Create(ctx, first)).To(Succeed())
+			expectReady(first)
+			Expect(first.Status.ID).To(Equal(existing.ID))
+			eventWithReason(first, forgev1.ReasonAdopted)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].Active).To(BeTrue(), "adoption brings the hook to the spec")
+
+			second := newHook("second")
+			Expect(k8s.Create(ctx, second)).To(Succeed())
+			expectReady(second)
+			Expect(second.Status.ID).NotTo(Equal(existing.ID), "a hook another OrgHook holds is not adopted")
+			Expect(hooks()).To(HaveLen(2))
+			expectReady(first)
+		})
+
+		It("applies spec changes and corrects drift, always sending events and branch filter", func() {
+			h := newHook("ci")
+			h.Spec.Events = []forgev1.HookEvent{"push", "pull_request"}
+			h.Spec.BranchFilter = "release/*"
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			id := h.Status.ID
+
+			change(h, func(h *forgev1.OrgHook) {
+				h.Spec.Active = ptr(false)
+				h.Spec.ContentType = "form"
+			})
+			Eventually(func() bool { return hooks()[0].Active }, timeout, poll).Should(BeFalse())
+			expectReady(h)
+			got := hooks()[0]
+			Expect(got.Config).To(HaveKeyWithValue("content_type", "form"))
+			Expect(got.BranchFilter).To(Equal("release/*"), "the branch filter survives the PATCH")
+			Expect(got.Events).To(ContainElements("push", "pull_request", "pull_request_sync"))
+
+			// Someone edits the hook in the web UI; the PATCH quirk drops the filter and events.
+			_, err := forgeClient().EditOrgHook(ctx, "acme", id, forge.EditHookOption{Active: ptr(true)})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(hooks()[0].Events).To(ConsistOf("push"))
+			Eventually(func() forge.Hook { return hooks()[0] }, timeout, poll).Should(And(
+				HaveField("Active", BeFalse()),
+				HaveField("BranchFilter", "release/*"),
+				HaveField("Events", ContainElement("pull_request_review")),
+			))
+			eventWithReason(h, forgev1.ReasonDriftCorrected)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].ID).To(Equal(id))
+		})
+
+		It("replaces the hook when its secret changes, within seconds of the Secret update", func() {
+			putSecret(ns, "hook-secret", "secret", "first-webhook-secret")
+			h := newHook("signed")
+			h.Spec.SyncInterval = every(time.Hour) // the Secret watch, not the interval, must act
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			old := h.Status.ID
+			Expect(fake.HookSecret("acme", old)).To(Equal("first-webhook-secret"))
+			Expect(h.Status.AppliedSecrets).To(HaveLen(1))
+
+			putSecret(ns, "hook-secret", "secret", "second-webhook-secret")
+			Eventually(func() []forge.Hook { return hooks() }, 10*time.Second, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
+			now := hooks()[0]
+			Expect(fake.HookSecret("acme", now.ID)).To(Equal("second-webhook-secret"))
+			Eventually(func() int64 { readyCondition(h)(Default); return h.Status.ID }, timeout, poll).Should(Equal(now.ID))
+			eventWithReason(h, forgev1.ReasonReplaced)
+			expectReady(h)
+			Consistently(func() []forge.Hook { return hooks() }, 2*time.Second, poll).Should(HaveLen(1))
+			Expect(leaks(h, "first-webhook-secret", "second-webhook-secret")).To(BeEmpty())
+		})
+
+		It("keeps one hook when the response of a replacing create is lost", func() {
+			putSecret(ns, "hook-secret", "secret", "before-rotation")
+			h := newHook("rotated")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			old := h.Status.ID
+
+			fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/api/v1/orgs/*/hooks", Count: 1, LostResponse: true})
+			putSecret(ns, "hook-secret", "secret", "after-rotation")
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
+			expectReady(h)
+			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("after-rotation"))
+			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
+		})
+
+		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
+			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json", "secret": "unknown"}, Active: true,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			putSecret(ns, "hook-secret", "secret", "known-secret")
+			h := newHook("adopted")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			eventWithReason(h, forgev1.ReasonReplaced)
+			expectReady(h)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(h.Status.ID).NotTo(Equal(existing.ID))
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("known-secret"))
+		})
+
+		It("replaces the hook when its type changes", func() {
+			h := newHook("typed")
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			old := h.Status.ID
+
+			change(h, func(h *forgev1.OrgHook) { h.Spec.Type = "discord" })
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), ContainElement(HaveField("Type", "discord"))))
+			Expect(hooks()[0].ID).NotTo(Equal(old))
+			expectReady(h)
+			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
+			eventWithReason(h, forgev1.ReasonReplaced)
+		})
+
+		It("creates exactly one hook when the create response is lost", func() {
+			fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/api/v1/orgs/*/hooks", Count: 1, LostResponse: true})
+			putSecret(ns, "hook-secret", "secret", "lost-response-secret")
+			h := newHook("once")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("lost-response-secret"))
+			Expect(h.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
+		})
+
+		It("waits for missing Secrets, naming them, and keeps URL, secret and header out of status, Events and logs", func() {
+			const (
+				chatURL = "https://chat.example.com/hooks/T0KEN-IN-THE-PATH"
+				secret  = "never-show-this-hmac-key"
+				header  = "Bearer never-show-this-header"
+			)
+			h := newHook("chat")
+			h.Spec.Type = "slack"
+			h.Spec.URL = ""
+			h.Spec.URLSecretRef = &forgev1.SecretKeySelector{Name: "chat-url", Key: "url"}
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "chat-secret", Key: "secret"}
+			h.Spec.AuthorizationHeaderSecretRef = &forgev1.SecretKeySelector{Name: "chat-secret", Key: "header"}
+			h.Spec.Config = map[string]string{"channel": "#builds", "username": "forge"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			msg := expectReason(h, metav1.ConditionFalse, forgev1.ReasonSecretNotFound)
+			Expect(msg).To(ContainSubstring("chat-url"))
+
+			putSecret(ns, "chat-url", "url", chatURL)
+			putSecret(ns, "chat-secret", "secret", secret)
+			Eventually(func(g Gomega) string { return readyCondition(h)(g).Message }, timeout, poll).Should(
+				And(ContainSubstring("chat-secret"), ContainSubstring(`key "header"`)))
+			Expect(readyCondition(h)(Default).Reason).To(Equal(forgev1.ReasonSecretNotFound))
+			putSecret(ns, "chat-secret", "header", header)
+			expectReady(h)
+
+			Expect(hooks()).To(HaveLen(1))
+			got := hooks()[0]
+			Expect(got.Config).To(HaveKeyWithValue("url", chatURL))
+			Expect(got.Config).To(HaveKeyWithValue("channel", "#builds"))
+			Expect(got.AuthorizationHeader).To(Equal(header))
+			// Earlier Secret writes may have replaced the first hook; the last one holds the secret.
+			Expect(fake.HookSecret("acme", got.ID)).To(Equal(secret))
+
+			fake.ClearRequests()
+			Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
+			Expect(leaks(h, chatURL, "T0KEN-IN-THE-PATH", secret, header)).To(BeEmpty())
+		})
+
+		It("deletes the hook with deletionPolicy Delete and keeps it with Orphan", func() {
+			del := newHook("gone")
+			kept := newHook("kept")
+			kept.Spec.URL = "https://ci.example.com/other"
+			kept.Spec.DeletionPolicy = forgev1.DeletionPolicyOrphan
+			Expect(k8s.Create(ctx, del)).To(Succeed())
+			Expect(k8s.Create(ctx, kept)).To(Succeed())
+			expectReady(del)
+			expectReady(kept)
+			Expect(del.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete), "Delete is the OrgHook default")
+
+			Expect(k8s.Delete(ctx, del)).To(Succeed())
+			Expect(k8s.Delete(ctx, kept)).To(Succeed())
+			gone(del)
+			gone(kept)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].ID).To(Equal(kept.Status.ID))
+		})
+
+		It("only reads with managementPolicy Observe", func() {
+			_, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json"}, Active: true,
+				Events: []string{"create"},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			fake.ClearRequests()
+			h := newHook("watched")
+			h.Spec.ManagementPolicy = forgev1.ManagementPolicyObserve
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			msg := expectReason(h, metav1.ConditionFalse, forgev1.ReasonDriftDetected)
+			Expect(msg).To(ContainSubstring("events"))
+			Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
+		})
+
+		It("waits for a missing organization", func() {
+			h := newHook("orphan")
+			h.Spec.Organization = "nowhere"
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReason(h, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
+			_, err := fake.CreateOrg("nowhere")
+			Expect(err).NotTo(HaveOccurred())
+			expectReady(h)
+			Expect(fake.OrgHooks("nowhere")).To(HaveLen(1))
+		})
+	})
+
+	Context("on Gitea 1.27, which hides the authorization header", func() {
+		BeforeEach(func() { setup(fakeforge.WithVersion("1.27.3")) })
+
+		It("patches the header when its Secret changes, without replacing the hook, and is quiet at rest", func() {
+			putSecret(ns, "auth", "header", "Bearer one")
+			h := newHook("authed")
+			h.Spec.SyncInterval = every(time.Hour)
+			h.Spec.AuthorizationHeaderSecretRef = &forgev1.SecretKeySelector{Name: "auth", Key: "header"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			id := h.Status.ID
+			Expect(hooks()[0].AuthorizationHeader).To(Equal("Bearer one"))
+
+			// Readers get "" back: no PATCH every pass.
+			fake.ClearRequests()
+			change(h, func(h *forgev1.OrgHook) {
+				h.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "now"}
+			})
+			Eventually(func() string { readyCondition(h)(Default); return h.Status.LastHandledReconcileAt }, timeout, poll).Should(Equal("now"))
+			Expect(fake.WriteRequests()).To(BeEmpty())
+
+			putSecret(ns, "auth", "header", "Bearer two")
+			Eventually(func() string { return hooks()[0].AuthorizationHeader }, 10*time.Second, poll).Should(Equal("Bearer two"))
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].ID).To(Equal(id))
+			Expect(leaks(h, "Bearer one", "Bearer two")).To(BeEmpty())
+		})
+	})
+})

@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// projectKind manages repository projects, adopted by title. No released
+// Gitea has the projects API yet: such a server answers its routes with a
+// plain-text 404 and the resource stalls as Unsupported (the loop checks
+// again when the Forge, and so its version, changes).
+type projectKind struct{}
+
+func (projectKind) New() *forgev1.Project             { return &forgev1.Project{} }
+func (projectKind) NewList() client.ObjectList        { return &forgev1.ProjectList{} }
+func (projectKind) Secrets(*forgev1.Project) []string { return nil }
+func (projectKind) Key(p *forgev1.Project) string {
+	return projectScope(p).key() + "|project:" + p.Spec.Title
+}
+
+func (projectKind) Describe(p *forgev1.Project) string {
+	return fmt.Sprintf("project %q in %s", p.Spec.Title, projectScope(p).describe())
+}
+
+func (projectKind) Connect(_ context.Context, p *forgev1.Project, pass *reconciler.Pass) (reconciler.External, error) {
+	return &project{obj: p, fc: pass.Forge, scope: projectScope(p), version: pass.ForgeObject.Status.ServerVersion}, nil
+}
+
+func projectScope(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) }
+
+type project struct {
+	obj *forgev1.Project
+	fc  interface {
+		forge.ProjectsClient
+		forge.ReposClient
+	}
+	scope   scope
+	version string
+	found   *forge.Project
+}
+
+func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }
+func (e *project) id() int64                 { return e.obj.Status.ID }
+
+func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
+	owner, repo := e.scope.Owner, e.scope.Repo
+	if id := e.id(); id != 0 {
+		p, err := e.fc.GetProject(ctx, owner, repo, id)
+		switch {
+		case err == nil:
+			return e.observed(p), nil
+		case !forge.IsNotFound(err):
+			return reconciler.Observation{}, e.classify(ctx, err)
+		}
+		// Gone (or its repository is): look it up by title below.
+	}
+	all, err := e.fc.ListProjects(ctx, owner, repo, "all")
+	if err != nil {
+		return reconciler.Observation{}, e.classify(ctx, err)
+	}
+	title := e.spec().Title
+	var same []forge.Project
+	for _, p := range all {
+		if p.Title == title {
+			same = append(same, p)
+		}
+	}
+	switch len(same) {
+	case 0:
+		return reconciler.Observation{}, nil
+	case 1:
+		return e.observed(&same[0]), nil
+	default:
+		ids := make([]string, len(same))
+		for i, p := range same {
+			ids[i] = fmt.Sprint(p.ID)
+		}
+		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
+			"%d projects titled %q exist in %s (ids %s); delete or rename all but one on the forge so that one can be adopted",
+			len(same), title, e.scope.describe(), strings.Join(ids, ", "))
+	}
+}
+
+// classify tells a server without the projects API (its routes answer a
+// plain-text 404 while the repository exists) from a missing repository.
+func (e *project) classify(ctx context.Context, err error) error {
+	switch {
+	case forge.IsNotFound(err):
+		return reconciler.ParentMissing(err, e.scope.describe())
+	case !forge.IsRouteNotFound(err):
+		return err
+	}
+	if _, rerr := e.fc.GetRepo(ctx, e.scope.Owner, e.scope.Repo); rerr != nil {
+		return reconciler.ParentMissing(rerr, e.scope.describe())
+	}
+	version := e.version
+	if version == "" {
+		version = "unknown"
+	}
+	return reconciler.Stall(forgev1.ReasonUnsupported,
+		"the forge (version %s) has no projects API: %s exists but the projects routes are not found; "+
+			"projects need a server with the repository projects API", version, e.scope.describe())
+}
+
+func (e *project) observed(p *forge.Project) reconciler.Observation {
+	e.found = p
+	return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL, Diff: e.changes(p).fields}
+}
+
+func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
+	s := e.spec()
+	opt := forge.CreateProjectOption{Title: s.Title, CardType: projectCardType(s), TemplateType: s.TemplateType}
+	setIf(&opt.Description, s.Description)
+	p, err := e.fc.CreateProject(ctx, e.scope.Owner, e.scope.Repo, opt)
+	if err != nil {
+		return reconciler.Observation{}, e.classify(ctx, err)
+	}
+	// A project is created open: close it in a second step.
+	if c := e.changes(p); len(c.fields) > 0 {
+		if p, err = e.fc.EditProject(ctx, e.scope.Owner, e.scope.Repo, p.ID, c.opt); err != nil {
+			return reconciler.Observation{}, err
+		}
+	}
+	return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL}, nil
+}
+
+func (e *project) Update(ctx context.Context, obs reconciler.Observation) error {
+	_, err := e.fc.EditProject(ctx, e.scope.Owner, e.scope.Repo, obs.ID, e.changes(e.found).opt)
+	return err
+}
+
+func (e *project) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteProject(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+}
+
+type projectChanges struct {
+	opt    forge.EditProjectOption
+	fields []string
+}
+
+// changes compares the managed fields; only those that differ are sent.
+func (e *project) changes(p *forge.Project) projectChanges {
+	s := e.spec()
+	var c projectChanges
+	diff := func(field, want, have string, dst **string) {
+		if want != have {
+			*dst, c.fields = &want, append(c.fields, field)
+		}
+	}
+	diff("title", s.Title, p.Title, &c.opt.Title)
+	if s.Description != nil {
+		diff("description", *s.Description, p.Description, &c.opt.Description)
+	}
+	diff("cardType", projectCardType(s), p.CardType, &c.opt.CardType)
+	diff("state", projectState(s), p.State, &c.opt.State)
+	slices.Sort(c.fields)
+	return c
+}
+
+func projectCardType(s forgev1.ProjectSpec) string {
+	if s.CardType == "" {
+		return "text_only"
+	}
+	return s.CardType
+}
+
+func projectState(s forgev1.ProjectSpec) string {
+	if s.State == "" {
+		return "open"
+	}
+	return s.State
+}

@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// runnerSettingKind keeps an Actions runner enabled or disabled. Runners
+// register themselves: there is nothing to create, so a runner not found
+// yet keeps the resource waiting (retried with backoff) until it appears.
+// Deleting with deletionPolicy Delete re-enables the runner.
+type runnerSettingKind struct{}
+
+func (runnerSettingKind) New() *forgev1.RunnerSetting             { return &forgev1.RunnerSetting{} }
+func (runnerSettingKind) NewList() client.ObjectList              { return &forgev1.RunnerSettingList{} }
+func (runnerSettingKind) Secrets(*forgev1.RunnerSetting) []string { return nil }
+
+// Key: a runner picked by id and one picked by name may still be the same
+// runner; the loop's check on status.id (the runner's id) catches that.
+func (runnerSettingKind) Key(r *forgev1.RunnerSetting) string {
+	if id := r.Spec.Runner.ID; id != nil {
+		return runnerScope(r).key() + "|runner-id:" + strconv.FormatInt(*id, 10)
+	}
+	return runnerScope(r).key() + "|runner:" + r.Spec.Runner.Name
+}
+
+func (runnerSettingKind) Describe(r *forgev1.RunnerSetting) string {
+	return fmt.Sprintf("runner %s in %s", runnerRef(r), runnerScope(r).describe())
+}
+
+func (runnerSettingKind) Connect(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass) (reconciler.External, error) {
+	return &runnerSetting{obj: r, fc: pass.Forge, scope: runnerScope(r), version: pass.ForgeObject.Status.ServerVersion}, nil
+}
+
+func runnerScope(r *forgev1.RunnerSetting) scope {
+	return scopeOf(r.Spec.Repository, r.Spec.Organization)
+}
+
+func runnerRef(r *forgev1.RunnerSetting) string {
+	if id := r.Spec.Runner.ID; id != nil {
+		return fmt.Sprintf("id %d", *id)
+	}
+	return strconv.Quote(r.Spec.Runner.Name)
+}
+
+type runnerSetting struct {
+	obj     *forgev1.RunnerSetting
+	fc      forge.RunnersClient
+	scope   scope
+	version string
+	found   *forge.Runner
+}
+
+func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, error) {
+	r, err := e.find(ctx)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	st := &e.obj.Status
+	if r == nil {
+		st.RunnerID, st.RunnerName, st.RunnerStatus = 0, "", ""
+		if !e.obj.DeletionTimestamp.IsZero() {
+			return reconciler.Observation{}, nil // nothing left to re-enable
+		}
+		return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonRunnerNotFound,
+			"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.describe())
+	}
+	e.found = r
+	st.RunnerID, st.RunnerName, st.RunnerStatus = r.ID, r.Name, r.Status
+	obs := reconciler.Observation{Exists: true, ID: r.ID}
+	if r.Disabled != e.obj.Spec.Disabled {
+		obs.Diff = []string{"disabled"}
+	}
+	return obs, nil
+}
+
+// find returns the runner, nil when none matches (yet).
+func (e *runnerSetting) find(ctx context.Context) (*forge.Runner, error) {
+	if id := e.obj.Spec.Runner.ID; id != nil {
+		r, err := e.fc.GetRunner(ctx, e.scope.Scope, *id)
+		if !forge.IsNotFound(err) {
+			return r, err
+		}
+		// Unknown runner, or unknown scope: listing tells which.
+		if _, err := e.fc.ListRunners(ctx, e.scope.Scope); err != nil {
+			return nil, reconciler.ParentMissing(err, e.scope.describe())
+		}
+		return nil, nil
+	}
+	all, err := e.fc.ListRunners(ctx, e.scope.Scope)
+	if err != nil {
+		return nil, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	name := e.obj.Spec.Runner.Name
+	var same []forge.Runner
+	for _, r := range all {
+		if r.Name == name {
+			same = append(same, r)
+		}
+	}
+	switch len(same) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &same[0], nil
+	default:
+		ids := make([]string, len(same))
+		for i, r := range same {
+			ids[i] = strconv.FormatInt(r.ID, 10)
+		}
+		return nil, reconciler.Stall(forgev1.ReasonConflict,
+			"%d runners named %q are registered in %s (ids %s); select one by spec.runner.id, or remove the others",
+			len(same), name, e.scope.describe(), strings.Join(ids, ", "))
+	}
+}
+
+// Create is never reached: Observe waits until the runner exists.
+func (e *runnerSetting) Create(context.Context) (reconciler.Observation, error) {
+	return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonRunnerNotFound,
+		"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.describe())
+}
+
+func (e *runnerSetting) Update(ctx context.Context, obs reconciler.Observation) error {
+	r, err := e.fc.EditRunner(ctx, e.scope.Scope, obs.ID, e.obj.Spec.Disabled)
+	if err != nil {
+		return e.unsupported(err)
+	}
+	e.obj.Status.RunnerStatus = r.Status
+	return nil
+}
+
+// Delete re-enables the runner (deletionPolicy Delete). A server without the
+// edit endpoint cannot have disabled it through this operator either.
+func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) error {
+	if e.found == nil || !e.found.Disabled {
+		return nil
+	}
+	_, err := e.fc.EditRunner(ctx, e.scope.Scope, obs.ID, false)
+	if forge.IsRouteNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+func (e *runnerSetting) unsupported(err error) error {
+	if !forge.IsRouteNotFound(err) {
+		return err
+	}
+	version := e.version
+	if version == "" {
+		version = "unknown"
+	}
+	return reconciler.Stall(forgev1.ReasonUnsupported,
+		"the forge (version %s) cannot enable or disable runners: it lacks PATCH .../actions/runners/{id} (Gitea 1.26 and later have it; Forgejo does not)", version)
+}
