@@ -91,6 +91,7 @@ var _ = Describe("Label", func() {
 				l := newLabel(sc, "kind-bug")
 				l.Spec.Name = "kind/bug"
 				l.Spec.Exclusive = ptr(true)
+				l.Spec.Archived = ptr(true) // organization labels take a second step for it
 				Expect(k8s.Create(ctx, l)).To(Succeed())
 				expectReady(l)
 
@@ -100,7 +101,7 @@ var _ = Describe("Label", func() {
 				Expect(got.Color).To(Equal("aabbcc"))
 				Expect(got.Description).To(Equal("Something is broken"))
 				Expect(got.Exclusive).To(BeTrue())
-				Expect(got.IsArchived).To(BeFalse())
+				Expect(got.IsArchived).To(BeTrue())
 				Expect(l.Finalizers).To(ContainElement(forgev1.Finalizer))
 				eventWithReason(l, forgev1.ReasonCreated)
 				Expect(kstatusOf(l).Status).To(Equal(status.CurrentStatus))
@@ -295,7 +296,12 @@ var _ = Describe("Label", func() {
 		// A change while the credentials are bad is applied once they are fixed.
 		l.Spec.Color = "123456"
 		Expect(k8s.Update(ctx, l)).To(Succeed())
-		expectReason(l, metav1.ConditionFalse, forgev1.ReasonForgeNotReady)
+		Eventually(func(g Gomega) {
+			c := readyCondition(l)(g)
+			g.Expect(c.ObservedGeneration).To(Equal(l.Generation))
+			g.Expect(c.Reason).To(Equal(forgev1.ReasonForgeNotReady))
+		}, timeout, poll).Should(Succeed())
+		Expect(theOne(repo, "bug").Color).To(Equal("aabbcc"))
 
 		var s corev1.Secret
 		Expect(k8s.Get(ctx, key(ns, "gitea-token"), &s)).To(Succeed())
