@@ -132,7 +132,7 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge, key types
 	case err == nil:
 	case kind == forge.KindUnauthorized || kind == forge.KindForbidden:
 		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonUnauthorized,
-			Message: err.Error() + "; fix the credentials in the Secret"}, max(interval, backoff)
+			Message: fmt.Sprintf("%s; fix the credentials in Secret %s", err, authSecret(f))}, max(interval, backoff)
 	case kind == forge.KindRouteNotFound:
 		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonUnsupported,
 			Message: err.Error() + "; is spec.url a Gitea or Forgejo server?"}, max(interval, backoff)
@@ -157,4 +157,15 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge, key types
 	}
 	return conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected,
 		Message: fmt.Sprintf("connected to %s as %s", what, user.Login)}, interval
+}
+
+// authSecret names the Secret holding a Forge's credentials, for messages.
+func authSecret(f *forgev1.Forge) string {
+	if ref := f.Spec.Auth.TokenSecretRef; ref != nil {
+		return f.Namespace + "/" + ref.Name
+	}
+	if ref := f.Spec.Auth.BasicAuthSecretRef; ref != nil {
+		return f.Namespace + "/" + ref.Name
+	}
+	return "(none)"
 }

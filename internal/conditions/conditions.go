@@ -26,7 +26,8 @@ const (
 	// Stalled: the operator cannot go on without a change from the user. kstatus: Failed.
 	Stalled
 	// Idle: nothing is done on purpose (suspended, or observing a missing or drifted object);
-	// Ready is not True, but nothing is in progress either. kstatus: Current.
+	// Ready is not True, but neither Reconciling nor Stalled is set. kstatus reads the
+	// Ready condition then, so: InProgress (kubectl wait and Flux health checks keep waiting).
 	Idle
 )
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -344,6 +345,13 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		reason, msg := conditions.ReadyReason(&f)
 		if reason == "" {
 			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready yet", ref)
+		}
+		// A Forge that needs a user's fix (bad credentials, not a forge at all)
+		// stalls its resources too: nothing will change until that fix, whose
+		// Forge status update retries them through the Forge watch.
+		if c := meta.FindStatusCondition(f.Status.Conditions, forgev1.ConditionStalled); c != nil &&
+			c.Status == metav1.ConditionTrue && c.ObservedGeneration == f.Generation {
+			return nil, Stall(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
 		}
 		return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
 	}
