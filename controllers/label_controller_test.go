@@ -254,6 +254,37 @@ var _ = Describe("Label", func() {
 		expectReady(first)
 	})
 
+	It("lets the younger of two conflicting resources proceed as soon as the older is deleted", func() {
+		first := newLabel(repo, "older")
+		first.Spec.Name = "bug"
+		first.Spec.DeletionPolicy = forgev1.DeletionPolicyOrphan
+		Expect(k8s.Create(ctx, first)).To(Succeed())
+		expectReady(first)
+		second := newLabel(repo, "younger")
+		second.Spec.Name = "bug"
+		second.Spec.Color = "ff0000"
+		second.Spec.SyncInterval = every(time.Hour) // only the delete can wake it in time
+		Expect(k8s.Create(ctx, second)).To(Succeed())
+		expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)
+
+		Expect(k8s.Delete(ctx, first)).To(Succeed())
+		expectReady(second)
+		Expect(onForge(repo, "bug")).To(HaveLen(1))
+		Expect(theOne(repo, "bug").Color).To(Equal("ff0000"))
+	})
+
+	It("lets a resource go when its Forge is gone, leaving the label, with a Warning", func() {
+		l := newLabel(repo, "stranded")
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		expectReady(l)
+		Expect(k8s.Delete(ctx, &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea"}})).To(Succeed())
+		Expect(k8s.Delete(ctx, l)).To(Succeed())
+		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(l), l)) }, timeout, poll).Should(BeTrue())
+		Expect(onForge(repo, l.Name)).To(HaveLen(1), "nothing can be deleted without the Forge")
+		Eventually(func() []string { return events(l) }, timeout, poll).Should(ContainElement(
+			And(HavePrefix(forgev1.ReasonOrphaned+": "), ContainSubstring(`Forge "gitea" is gone`))))
+	})
+
 	It("stalls with Conflict listing the ids when several labels on the forge have the name", func() {
 		fc := forgeClient()
 		a, err := fc.CreateLabel(ctx, repo, forge.CreateLabelOption{Name: "dup", Color: "aabbcc"})

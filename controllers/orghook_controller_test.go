@@ -190,6 +190,24 @@ var _ = Describe("OrgHook", func() {
 			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
 		})
 
+		It("deletes the replaced hook on a later pass when its delete failed", func() {
+			putSecret(ns, "hook-secret", "secret", "first")
+			h := newHook("retried")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			old := h.Status.ID
+
+			fake.InjectFault(fakeforge.Fault{Method: http.MethodDelete, Path: "/api/v1/orgs/*/hooks/*", Count: 1,
+				Status: http.StatusInternalServerError, Body: `{"message":""}`})
+			putSecret(ns, "hook-secret", "secret", "second")
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
+			expectReady(h)
+			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("second"))
+			Expect(h.Annotations).NotTo(HaveKey(forgev1.ReplacesAnnotation))
+		})
+
 		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
 			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
 				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json", "secret": "unknown"}, Active: true,

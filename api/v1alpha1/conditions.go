@@ -89,6 +89,9 @@ const (
 	// CreatePendingAnnotation is written before every create on the forge and removed once
 	// the new id is in status, so that a lost response is followed by a look-up, not a second create.
 	CreatePendingAnnotation = "forge.forgeops.dev/create-pending"
+	// ReplacesAnnotation holds the id of a forge object being replaced (a hook whose secret or
+	// type changed) until it is deleted, so that a failed delete is retried, never forgotten.
+	ReplacesAnnotation = "forge.forgeops.dev/replaces"
 )
 
 // Finalizer is held by every managed resource until its forge object is dealt with.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,10 +189,15 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (outcome, error) {
 	}
 
 	out := outcome{requeue: Jitter(interval), eventType: corev1.EventTypeNormal}
+	if obs.Exists {
+		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
+			return outcome{}, err
+		}
+	}
 	switch {
 	case !obs.Exists:
 		gone := status.ID != 0
-		if err := r.markPending(ctx, obj); err != nil {
+		if err := r.markPending(ctx, obj, 0); err != nil {
 			return outcome{}, err
 		}
 		created, err := ext.Create(ctx)
@@ -207,7 +214,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (outcome, error) {
 		out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.eventNote}
 
 	case obs.Replace:
-		if err := r.markPending(ctx, obj); err != nil {
+		if err := r.markPending(ctx, obj, obs.ID); err != nil {
 			return outcome{}, err
 		}
 		created, err := ext.Create(ctx)
@@ -295,11 +302,24 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (outcome, error) {
 			keep = "another resource manages it"
 		}
 	}
+	eventType := corev1.EventTypeNormal
+	if keep == "" {
+		// Without its Forge nothing can be deleted; holding the finalizer
+		// would block the namespace's deletion for ever.
+		gone, err := r.forgeGone(ctx, obj)
+		if err != nil {
+			return outcome{}, err
+		}
+		if gone {
+			keep = fmt.Sprintf("its Forge %q is gone", spec.ForgeRef.Name)
+			eventType = corev1.EventTypeWarning
+		}
+	}
 	if keep != "" {
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
 			return outcome{}, err
 		}
-		out := outcome{eventType: corev1.EventTypeNormal, eventReason: forgev1.ReasonOrphaned, eventAction: "Delete",
+		out := outcome{eventType: eventType, eventReason: forgev1.ReasonOrphaned, eventAction: "Delete",
 			eventNote: fmt.Sprintf("left %s on the forge: %s", what, keep)}
 		if status.ID == 0 && !pending {
 			out.eventReason = ""
@@ -324,11 +344,24 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (outcome, error) {
 			return outcome{}, err
 		}
 	}
+	if err := r.deleteReplaced(ctx, obj, ext, 0); err != nil {
+		return outcome{}, err
+	}
 	if err := r.setFinalizer(ctx, obj, false); err != nil {
 		return outcome{}, err
 	}
 	return outcome{eventType: corev1.EventTypeNormal, eventReason: forgev1.ReasonDeleted, eventAction: "Delete",
 		eventNote: fmt.Sprintf("deleted %s on the forge", what)}, nil
+}
+
+// forgeGone reports whether obj's Forge no longer exists or is being deleted.
+func (r *Reconciler[T]) forgeGone(ctx context.Context, obj T) (bool, error) {
+	var f forgev1.Forge
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, &f)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return err == nil && !f.DeletionTimestamp.IsZero(), err
 }
 
 // connect resolves the Forge and its client.
@@ -512,8 +545,17 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 
 // markPending persists the create-pending mark before a create, so that a
 // create whose response is lost is found by the next pass, not repeated.
-func (r *Reconciler[T]) markPending(ctx context.Context, obj T) error {
-	if obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "" {
+// replaces, when not 0, is the id of the object the create replaces: it is
+// kept until that object is deleted.
+func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) error {
+	set := map[string]string{}
+	if obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == "" {
+		set[forgev1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	}
+	if id := strconv.FormatInt(replaces, 10); replaces != 0 && obj.GetAnnotations()[forgev1.ReplacesAnnotation] != id {
+		set[forgev1.ReplacesAnnotation] = id
+	}
+	if len(set) == 0 {
 		return nil
 	}
 	base := obj.DeepCopyObject().(T)
@@ -521,7 +563,7 @@ func (r *Reconciler[T]) markPending(ctx context.Context, obj T) error {
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[forgev1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	maps.Copy(ann, set)
 	obj.SetAnnotations(ann)
 	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("mark %s create-pending: %w", r.describe(obj), err)
@@ -529,17 +571,34 @@ func (r *Reconciler[T]) markPending(ctx context.Context, obj T) error {
 	return nil
 }
 
-// clearPending removes the create-pending mark once the id is in status.
+// clearPending removes the create-pending and replaces marks once the id is
+// in status and the pass succeeded.
 func (r *Reconciler[T]) clearPending(ctx context.Context, obj T) error {
-	if obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == "" || obj.GetManagedStatus().ID == 0 {
+	ann := obj.GetAnnotations()
+	_, pending := ann[forgev1.CreatePendingAnnotation]
+	_, replaces := ann[forgev1.ReplacesAnnotation]
+	if (!pending && !replaces) || obj.GetManagedStatus().ID == 0 {
 		return nil
 	}
 	base := obj.DeepCopyObject().(T)
-	ann := obj.GetAnnotations()
 	delete(ann, forgev1.CreatePendingAnnotation)
+	delete(ann, forgev1.ReplacesAnnotation)
 	obj.SetAnnotations(ann)
 	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("clear create-pending mark of %s: %w", r.describe(obj), err)
+	}
+	return nil
+}
+
+// deleteReplaced deletes the object a replacement left behind (its delete
+// failed, or its pass ended before it), unless it is the one observed now.
+func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External, current int64) error {
+	old, _ := strconv.ParseInt(obj.GetAnnotations()[forgev1.ReplacesAnnotation], 10, 64)
+	if old == 0 || old == current {
+		return nil
+	}
+	if err := ext.Delete(ctx, Observation{Exists: true, ID: old}); err != nil && !forge.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

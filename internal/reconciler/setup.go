@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,6 +95,12 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		For(kind.New(), builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
 		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
+		// When a resource goes, one it stalled with Conflict may now proceed.
+		Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(r.forSameObject), builder.WithPredicates(predicate.Funcs{
+			CreateFunc:  func(event.CreateEvent) bool { return false },
+			UpdateFunc:  func(event.UpdateEvent) bool { return false },
+			GenericFunc: func(event.GenericEvent) bool { return false },
+		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
@@ -114,6 +121,23 @@ func (requestedPredicate) Update(e event.UpdateEvent) bool {
 // forForge enqueues every resource that uses a Forge.
 func (r *Reconciler[T]) forForge(ctx context.Context, o client.Object) []ctrl.Request {
 	return r.requests(ctx, o.GetNamespace(), IndexForgeRef, o.GetName())
+}
+
+// forSameObject enqueues the other resources with the same natural key or forge id as o.
+func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ctrl.Request {
+	t, ok := o.(T)
+	if !ok {
+		return nil
+	}
+	ref := t.GetManagedSpec().ForgeRef.Name
+	var reqs []ctrl.Request
+	if k := r.kind.Key(t); k != "" {
+		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), indexKey, naturalKey(ref, k))...)
+	}
+	if id := t.GetManagedStatus().ID; id != 0 {
+		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), indexID, idKey(ref, id))...)
+	}
+	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.Name == o.GetName() })
 }
 
 // forSecret enqueues the resources that reference a Secret, directly or through their Forge.
