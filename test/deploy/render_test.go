@@ -55,12 +55,14 @@ type object struct {
 // rendered is the output of one kustomization, in kustomize's order.
 type rendered []object
 
-// render builds the kustomization in dir the way `kubectl apply -k` does
-// (kustomize's default options: no plugins, files only from inside the
-// kustomization root).
+// render builds the kustomization in dir the way `kubectl apply -k` does:
+// no plugins, files only from inside the kustomization root, and kubectl's
+// order (namespaces and CRDs first) unless the kustomization sets its own.
 func render(t *testing.T, dir string) rendered {
 	t.Helper()
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	opts := krusty.MakeDefaultOptions()
+	opts.Reorder = krusty.ReorderOptionUnspecified
+	k := krusty.MakeKustomizer(opts)
 	resMap, err := k.Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
