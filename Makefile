@@ -94,7 +94,7 @@ install: ## Install the CRDs into the cluster (server-side apply).
 
 .PHONY: uninstall
 uninstall: ## Remove the CRDs; refuses while forge resources exist, as deleting the CRDs would delete them.
-	@left=$$($(KUBECTL) get forge --all-namespaces -o name 2>/dev/null | wc -l); \
+	@left=$$( { $(KUBECTL) get forge --all-namespaces -o name 2>/dev/null || true; } | wc -l); \
 	if [ "$$left" -ne 0 ]; then \
 		echo "uninstall: $$left forge.forgeops.dev resources remain (kubectl get forge -A)." >&2; \
 		echo "Delete them first while the manager runs, so that each deletionPolicy is applied, or they hang on their finalizers." >&2; \
