@@ -26,12 +26,15 @@ local function isTrue(c)
 end
 
 -- Ready=False with these reasons means the user has to act; the operator
--- sets Stalled=True with them as well, this also covers a status without it.
+-- sets Stalled=True with the first four as well, this also covers a status
+-- without it. DeleteBlocked (an organization that still owns repositories)
+-- is retried, but only the user can unblock it.
 local stallingReasons = {
   Unauthorized = true,
   Rejected = true,
   Conflict = true,
   Unsupported = true,
+  DeleteBlocked = true,
 }
 
 -- managementPolicy Observe reports a forge object that is missing or differs

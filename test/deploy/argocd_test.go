@@ -212,6 +212,15 @@ metadata: {name: kind-bug, namespace: acme, generation: 3}
   conditions:
   - {type: Ready, status: "False", reason: Conflict, message: also managed by Label acme/kind-bug-2, observedGeneration: 3}`,
 			"Degraded", "also managed by Label acme/kind-bug-2"},
+		{"deletion refused by the forge", `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Organization
+metadata: {name: acme, generation: 2, deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [forge.forgeops.dev/finalizer]}
+status:
+  observedGeneration: 2
+  conditions:
+  - {type: Ready, status: "False", reason: DeleteBlocked, message: organization acme still owns 3 repositories, observedGeneration: 2}`,
+			"Degraded", "organization acme still owns 3 repositories"},
 		{"forge without the projects API", `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Project
@@ -337,10 +346,10 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 	reasons := []string{
 		forgev1.ReasonSynced, forgev1.ReasonSuspended, forgev1.ReasonUnauthorized, forgev1.ReasonRejected,
 		forgev1.ReasonConflict, forgev1.ReasonUnsupported, forgev1.ReasonForgeNotReady, forgev1.ReasonDriftDetected,
-		forgev1.ReasonNotFound, forgev1.ReasonForgeError,
+		forgev1.ReasonNotFound, forgev1.ReasonForgeError, forgev1.ReasonDeleteBlocked,
 	}
 	stalling := []string{forgev1.ReasonUnauthorized, forgev1.ReasonRejected, forgev1.ReasonConflict, forgev1.ReasonUnsupported,
-		forgev1.ReasonDriftDetected, forgev1.ReasonNotFound}
+		forgev1.ReasonDeleteBlocked, forgev1.ReasonDriftDetected, forgev1.ReasonNotFound}
 
 	n := 0
 	for _, suspend := range []bool{false, true} {
