@@ -77,6 +77,9 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "forge-operator.forge.forgeops.dev",
+		// Hand leadership over at once on a clean stop (a rolling update),
+		// instead of after the lease expires: main exits right after Start.
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		log.Error(err, "unable to create the manager")
