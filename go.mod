@@ -7,7 +7,6 @@ tool sigs.k8s.io/controller-tools/cmd/controller-gen
 require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
-	github.com/moby/patternmatcher v0.6.1
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/prometheus/client_golang v1.24.0
