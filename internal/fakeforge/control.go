@@ -44,13 +44,6 @@ func (s *Server) controlRoutes() *http.ServeMux {
 	bad := func(w http.ResponseWriter, err error) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
 	}
-	decode := func(w http.ResponseWriter, r *http.Request, v any) bool {
-		if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-			bad(w, err)
-			return false
-		}
-		return true
-	}
 	m.HandleFunc("GET /_fake/requests", func(w http.ResponseWriter, _ *http.Request) {
 		reqs := s.Requests()
 		if reqs == nil {
@@ -155,32 +148,40 @@ func (s *Server) controlRoutes() *http.ServeMux {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	m.HandleFunc("PUT /_fake/token", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Token string `json:"token"`
-		}
-		if decode(w, r, &req) {
-			s.SetToken(req.Token)
-			w.WriteHeader(http.StatusNoContent)
-		}
-	})
-	m.HandleFunc("PUT /_fake/version", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Version string `json:"version"`
-		}
-		if decode(w, r, &req) {
-			s.SetVersion(req.Version)
-			w.WriteHeader(http.StatusNoContent)
-		}
-	})
-	m.HandleFunc("PUT /_fake/projects", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Enabled bool `json:"enabled"`
-		}
-		if decode(w, r, &req) {
-			s.SetProjectsEnabled(req.Enabled)
-			w.WriteHeader(http.StatusNoContent)
-		}
-	})
+	m.HandleFunc("PUT /_fake/token", setting(func(req struct {
+		Token string `json:"token"`
+	}) {
+		s.SetToken(req.Token)
+	}))
+	m.HandleFunc("PUT /_fake/version", setting(func(req struct {
+		Version string `json:"version"`
+	}) {
+		s.SetVersion(req.Version)
+	}))
+	m.HandleFunc("PUT /_fake/projects", setting(func(req struct {
+		Enabled bool `json:"enabled"`
+	}) {
+		s.SetProjectsEnabled(req.Enabled)
+	}))
 	return m
+}
+
+// setting serves a control that decodes a JSON body into T and applies it.
+func setting[T any](apply func(T)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req T
+		if decode(w, r, &req) {
+			apply(req)
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+}
+
+// decode reads a control's JSON body into v, answering 400 when it cannot.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
+		return false
+	}
+	return true
 }
