@@ -18,11 +18,16 @@ package controllers
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -206,7 +211,7 @@ func (e *orgHook) secretChanged(adopted bool) bool {
 		return false
 	}
 	have, _ := appliedFor(e.obj.Status.AppliedSecrets, fieldSecret)
-	return want != have
+	return e.differs(fieldSecret, want, have, e.secret)
 }
 
 func (e *orgHook) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -224,7 +229,7 @@ func (e *orgHook) Create(ctx context.Context) (reconciler.Observation, error) {
 					return reconciler.Observation{}, err
 				}
 			}
-			e.obj.Status.AppliedSecrets = e.applied
+			e.sent()
 			return reconciler.Observation{Exists: true, ID: h.ID}, nil
 		}
 	}
@@ -245,7 +250,7 @@ func (e *orgHook) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, "organization "+e.org())
 	}
-	e.obj.Status.AppliedSecrets = e.applied
+	e.sent()
 	return reconciler.Observation{Exists: true, ID: h.ID}, nil
 }
 
@@ -256,7 +261,7 @@ func (e *orgHook) Update(ctx context.Context, obs reconciler.Observation) error 
 	if err != nil {
 		return err
 	}
-	e.obj.Status.AppliedSecrets = e.applied
+	e.sent()
 	return nil
 }
 
@@ -334,7 +339,69 @@ func (e *orgHook) authHeaderChanged(h *forge.Hook) bool {
 	}
 	want, _ := appliedFor(e.applied, fieldAuthHeader)
 	have, _ := appliedFor(e.obj.Status.AppliedSecrets, fieldAuthHeader)
-	return want != have
+	return e.differs(fieldAuthHeader, want, have, e.authHeader)
+}
+
+// differs tells whether the value of a Secret-backed field may differ from
+// the one last sent. A new resourceVersion of the same Secret key is a
+// change only when this process did not see the value sent, or saw another:
+// a write to another key, or to labels, does not replace the hook.
+func (e *orgHook) differs(field string, want, have forgev1.AppliedSecret, value string) bool {
+	if want == have {
+		return false
+	}
+	if want.Name == have.Name && want.Key == have.Key && sentValues.same(e.obj.UID, field, value) {
+		e.record(field)
+		return false
+	}
+	return true
+}
+
+// sent records the current Secret versions as sent, in status, and a keyed
+// digest of their values in memory.
+func (e *orgHook) sent() {
+	e.obj.Status.AppliedSecrets = e.applied
+	sentValues.remember(e.obj.UID, fieldSecret, e.secret)
+	sentValues.remember(e.obj.UID, fieldAuthHeader, e.authHeader)
+}
+
+// sentValues remembers, in this process only, an HMAC of each secret value
+// sent to the forge, under a random key that never leaves memory: status
+// holds no secret material nor an unkeyed hash of it. After a restart it is
+// empty, and a new Secret version counts as a change (a replacement).
+var sentValues = newSecretDigests()
+
+type secretDigests struct {
+	key []byte
+	mu  sync.Mutex
+	m   map[string][]byte
+}
+
+func newSecretDigests() *secretDigests {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		panic(fmt.Sprintf("read random key: %v", err))
+	}
+	return &secretDigests{key: key, m: map[string][]byte{}}
+}
+
+func (d *secretDigests) digest(value string) []byte {
+	mac := hmac.New(sha256.New, d.key)
+	mac.Write([]byte(value))
+	return mac.Sum(nil)
+}
+
+func (d *secretDigests) remember(uid types.UID, field, value string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.m[string(uid)+"/"+field] = d.digest(value)
+}
+
+func (d *secretDigests) same(uid types.UID, field, value string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	seen, ok := d.m[string(uid)+"/"+field]
+	return ok && hmac.Equal(seen, d.digest(value))
 }
 
 func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecret, bool) {
@@ -348,6 +415,12 @@ func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecr
 // record marks the current Secret version of field as sent (or nothing, when
 // the spec references none).
 func (e *orgHook) record(field string) {
+	switch field {
+	case fieldSecret:
+		sentValues.remember(e.obj.UID, field, e.secret)
+	case fieldAuthHeader:
+		sentValues.remember(e.obj.UID, field, e.authHeader)
+	}
 	list := slices.DeleteFunc(slices.Clone(e.obj.Status.AppliedSecrets), func(a forgev1.AppliedSecret) bool { return a.Field == field })
 	if want, ok := appliedFor(e.applied, field); ok {
 		list = append(list, want)

@@ -23,7 +23,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -188,6 +190,32 @@ var _ = Describe("OrgHook", func() {
 			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
 			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("after-rotation"))
 			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
+		})
+
+		It("keeps the hook when a write to its Secret leaves the value as it was", func() {
+			putSecret(ns, "hook-secret", "secret", "unchanged")
+			h := newHook("steady")
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			id := h.Status.ID
+
+			var sec corev1.Secret
+			Expect(k8s.Get(ctx, key(ns, "hook-secret"), &sec)).To(Succeed())
+			sec.Labels = map[string]string{"team": "platform"}
+			sec.Data["other"] = []byte("another key")
+			Expect(k8s.Update(ctx, &sec)).To(Succeed())
+
+			// The new version is recorded (the watch brings the pass), the hook stays.
+			Eventually(func(g Gomega) string {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
+				g.Expect(h.Status.AppliedSecrets).To(HaveLen(1))
+				return h.Status.AppliedSecrets[0].ResourceVersion
+			}, timeout, poll).Should(Equal(sec.ResourceVersion))
+			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(And(
+				HaveLen(1), ContainElement(HaveField("ID", id))))
+			Expect(fake.HookSecret("acme", id)).To(Equal("unchanged"))
+			Expect(events(h)).NotTo(ContainElement(HavePrefix(forgev1.ReasonReplaced + ": ")))
 		})
 
 		It("deletes the replaced hook on a later pass when its delete failed", func() {
