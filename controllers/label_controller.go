@@ -100,26 +100,13 @@ func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
-	var same []forge.Label
-	for _, l := range all {
-		if l.Name == name {
-			same = append(same, l)
-		}
+	l, err := reconciler.One(all, func(l forge.Label) bool { return l.Name == name }, func(l forge.Label) int64 { return l.ID },
+		fmt.Sprintf("labels named %q exist in %s", name, e.scope.describe()),
+		"delete all but one on the forge so that one can be adopted")
+	if err != nil || l == nil {
+		return reconciler.Observation{}, err
 	}
-	switch len(same) {
-	case 0:
-		return reconciler.Observation{}, nil
-	case 1:
-		return e.observed(&same[0]), nil
-	default:
-		ids := make([]string, len(same))
-		for i, l := range same {
-			ids[i] = fmt.Sprint(l.ID)
-		}
-		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
-			"%d labels named %q exist in %s (ids %s); delete all but one on the forge so that one can be adopted",
-			len(same), name, e.scope.describe(), strings.Join(ids, ", "))
-	}
+	return e.observed(l), nil
 }
 
 func (e *label) observed(l *forge.Label) reconciler.Observation {

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -83,26 +82,13 @@ func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
 	title := e.spec().Title
-	var same []forge.Project
-	for _, p := range all {
-		if p.Title == title {
-			same = append(same, p)
-		}
+	p, err := reconciler.One(all, func(p forge.Project) bool { return p.Title == title }, func(p forge.Project) int64 { return p.ID },
+		fmt.Sprintf("projects titled %q exist in %s", title, e.scope.describe()),
+		"delete or rename all but one on the forge so that one can be adopted")
+	if err != nil || p == nil {
+		return reconciler.Observation{}, err
 	}
-	switch len(same) {
-	case 0:
-		return reconciler.Observation{}, nil
-	case 1:
-		return e.observed(&same[0]), nil
-	default:
-		ids := make([]string, len(same))
-		for i, p := range same {
-			ids[i] = fmt.Sprint(p.ID)
-		}
-		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
-			"%d projects titled %q exist in %s (ids %s); delete or rename all but one on the forge so that one can be adopted",
-			len(same), title, e.scope.describe(), strings.Join(ids, ", "))
-	}
+	return e.observed(p), nil
 }
 
 // classify tells a server without the projects API (its routes answer a

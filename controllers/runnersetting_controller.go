@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -116,26 +115,9 @@ func (e *runnerSetting) find(ctx context.Context) (*forge.Runner, error) {
 		return nil, reconciler.ParentMissing(err, e.scope.describe())
 	}
 	name := e.obj.Spec.Runner.Name
-	var same []forge.Runner
-	for _, r := range all {
-		if r.Name == name {
-			same = append(same, r)
-		}
-	}
-	switch len(same) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &same[0], nil
-	default:
-		ids := make([]string, len(same))
-		for i, r := range same {
-			ids[i] = strconv.FormatInt(r.ID, 10)
-		}
-		return nil, reconciler.Stall(forgev1.ReasonConflict,
-			"%d runners named %q are registered in %s (ids %s); select one by spec.runner.id, or remove the others",
-			len(same), name, e.scope.describe(), strings.Join(ids, ", "))
-	}
+	return reconciler.One(all, func(r forge.Runner) bool { return r.Name == name }, func(r forge.Runner) int64 { return r.ID },
+		fmt.Sprintf("runners named %q are registered in %s", name, e.scope.describe()),
+		"select one by spec.runner.id, or remove the others")
 }
 
 // Create is never reached: Observe waits until the runner exists.

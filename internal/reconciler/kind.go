@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -143,4 +145,29 @@ func asError(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// One returns the one item that match selects from a forge listing, nil when
+// none does. The forge allows several labels of one name, projects of one
+// title, runners of one name: when several match, it returns a Conflict
+// stall instead, counting them and listing their ids after what
+// ("labels named "bug" exist in acme/web"), followed by advice.
+func One[T any](items []T, match func(T) bool, id func(T) int64, what, advice string) (*T, error) {
+	var found []int
+	for i, it := range items {
+		if match(it) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &items[found[0]], nil
+	}
+	ids := make([]string, len(found))
+	for i, at := range found {
+		ids[i] = strconv.FormatInt(id(items[at]), 10)
+	}
+	return nil, Stall(forgev1.ReasonConflict, "%d %s (ids %s); %s", len(found), what, strings.Join(ids, ", "), advice)
 }
