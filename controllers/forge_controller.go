@@ -70,12 +70,9 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
-	var forges forgev1.ForgeList
-	if err := r.client.List(ctx, &forges, client.InNamespace(o.GetNamespace()), client.MatchingFields{reconciler.IndexSecret: o.GetName()}); err != nil {
-		return nil
-	}
-	reqs := make([]ctrl.Request, 0, len(forges.Items))
-	for _, f := range forges.Items {
+	forges := reconciler.ForgesUsingSecret(ctx, r.client, o)
+	reqs := make([]ctrl.Request, 0, len(forges))
+	for _, f := range forges {
 		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}})
 	}
 	return reqs

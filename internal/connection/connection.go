@@ -46,9 +46,6 @@ func SecretValue(ctx context.Context, r client.Reader, ns, name, key string) (va
 	}
 	v, ok := s.Data[key]
 	if !ok || len(v) == 0 {
-		if sv, ok := s.StringData[key]; ok && sv != "" { // objects built in memory (tests) may still carry stringData
-			return sv, s.ResourceVersion, nil
-		}
 		return "", "", &SecretError{Namespace: ns, Name: name, Key: key, KeyMissing: true}
 	}
 	return string(v), s.ResourceVersion, nil

@@ -143,13 +143,21 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 // forSecret enqueues the resources that reference a Secret, directly or through their Forge.
 func (r *Reconciler[T]) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
 	reqs := r.requests(ctx, o.GetNamespace(), IndexSecret, o.GetName())
-	var forges forgev1.ForgeList
-	if err := r.client.List(ctx, &forges, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexSecret: o.GetName()}); err == nil {
-		for _, f := range forges.Items {
-			reqs = append(reqs, r.requests(ctx, o.GetNamespace(), IndexForgeRef, f.Name)...)
-		}
+	for _, f := range ForgesUsingSecret(ctx, r.client, o) {
+		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), IndexForgeRef, f.Name)...)
 	}
 	return reqs
+}
+
+// ForgesUsingSecret lists the Forges that reference Secret s (needs
+// SetupForgeIndexes); none when the list fails, as a watch cannot retry.
+func ForgesUsingSecret(ctx context.Context, c client.Reader, s client.Object) []forgev1.Forge {
+	var forges forgev1.ForgeList
+	if err := c.List(ctx, &forges, client.InNamespace(s.GetNamespace()), client.MatchingFields{IndexSecret: s.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list Forges using a Secret", "secret", s.GetName())
+		return nil
+	}
+	return forges.Items
 }
 
 func (r *Reconciler[T]) requests(ctx context.Context, ns, index, value string) []ctrl.Request {
