@@ -105,12 +105,25 @@ func (tg *target) client(cfg forge.Config) *forge.Client {
 	return c
 }
 
-// fakeOnly skips a check that needs the fake's controls.
-func (tg *target) fakeOnly(why string) {
-	tg.t.Helper()
+// describe names the target for the log: "fake gitea 1.26.0", "live gitea 1.26.0 at URL".
+func (tg *target) describe() string {
+	flavor, semver := tg.version()
 	if tg.live {
-		tg.t.Skipf("needs the fake forge (%s); not run against a live server", why)
+		return fmt.Sprintf("live %s %s at %s", flavor, semver, tg.root)
 	}
+	return fmt.Sprintf("fake %s %s", flavor, semver)
+}
+
+// hasProjects reports whether the server has the projects API: a
+// repository's project list answers, not the route-missing 404.
+func (tg *target) hasProjects() bool {
+	tg.t.Helper()
+	org := tg.org()
+	_, err := tg.c.ListProjects(ctx(tg.t), org, tg.repo(org), "")
+	if err != nil && !forge.IsRouteNotFound(err) {
+		tg.t.Fatalf("probe the projects API: %v", err)
+	}
+	return err == nil
 }
 
 func uniqueName(prefix string) string {

@@ -1,0 +1,384 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+// TestKinds runs every kind end to end: envtest, the manager with every
+// controller, and a forge. The forge is the fake by default (`make test`);
+// with FORGE_URL and FORGE_TOKEN set it is that live server, which is how
+// `make test-gitea` runs this same suite against a real Gitea it built. The
+// specs talk to the forge only through its REST API, so they hold both to
+// the same expectations; each works in an organization of its own.
+func TestKinds(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Kinds end-to-end Suite")
+}
+
+const (
+	syncInterval = 2 * time.Second
+	// timeout bounds every Eventually: a few sync intervals plus backoff,
+	// with room for a real server on a loaded machine.
+	timeout = 60 * time.Second
+	poll    = 200 * time.Millisecond
+)
+
+var (
+	k8s      client.Client
+	env      *envtest.Environment
+	cancel   context.CancelFunc
+	forgeURL string
+	token    string
+	live     bool
+	fake     *fakeforge.Server // nil when live
+	fc       *forge.Client     // the test's own client, acting as a person on the forge
+	version  string            // what the forge's /version answers
+)
+
+var _ = BeforeSuite(func() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+
+	forgeURL, token = os.Getenv("FORGE_URL"), os.Getenv("FORGE_TOKEN")
+	live = forgeURL != "" && token != ""
+	if !live {
+		// The fake as Gitea 1.26.0 is: no projects API.
+		token = "e2e-t0ken-value"
+		fake = fakeforge.New(fakeforge.WithToken(token), fakeforge.WithoutProjects())
+		srv := fake.Start()
+		DeferCleanup(srv.Close)
+		forgeURL = srv.URL
+	}
+	var err error
+	fc, err = forge.New(forge.Config{URL: forgeURL, Token: token, QPS: -1, Timeout: 30 * time.Second})
+	Expect(err).NotTo(HaveOccurred())
+	version, err = fc.Version(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	target := "fake forge"
+	if live {
+		target = "live forge"
+	}
+	_, _ = fmt.Fprintf(GinkgoWriter, "kinds suite: %s %s, version %s\n", target, forgeURL, version)
+	fmt.Printf("kinds suite: %s, version %s\n", target, version)
+
+	env, err = testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	restCfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
+	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var ctx context.Context
+	ctx, cancel = context.WithCancel(context.Background())
+	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+		SyncInterval:            syncInterval,
+		MaxConcurrentReconciles: 4,
+		BaseBackoff:             200 * time.Millisecond,
+		MaxBackoff:              2 * time.Second,
+		RequestTimeout:          20 * time.Second,
+	})).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// scenario is one spec's world: a namespace with a Forge "gitea" (Ready)
+// and an organization of its own on the forge; both removed after the spec.
+type scenario struct {
+	ns  string
+	org string
+}
+
+func newScenario() *scenario {
+	GinkgoHelper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
+	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	sc := &scenario{ns: ns.Name, org: unique("e2e")}
+	DeferCleanup(func() {
+		removeAll(sc.ns)
+		sc.removeOrg()
+	})
+	Expect(k8s.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "gitea-token"},
+		StringData: map[string]string{"token": token},
+	})).To(Succeed())
+	f := &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "gitea"},
+		Spec: forgev1.ForgeSpec{
+			URL:  forgeURL,
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}},
+		},
+	}
+	Expect(k8s.Create(ctx, f)).To(Succeed())
+	expectReady(f)
+	return sc
+}
+
+// createOrg creates the scenario's organization on the forge directly, as a person would.
+func (sc *scenario) createOrg() *forge.Organization {
+	GinkgoHelper()
+	o, err := fc.CreateOrg(context.Background(), forge.CreateOrgOption{Name: sc.org})
+	Expect(err).NotTo(HaveOccurred())
+	return o
+}
+
+// createRepo creates a repository in the scenario's organization on the forge.
+func (sc *scenario) createRepo(name string) string {
+	GinkgoHelper()
+	_, err := fc.CreateOrgRepo(context.Background(), sc.org, forge.CreateRepoOption{Name: name})
+	Expect(err).NotTo(HaveOccurred())
+	return sc.org + "/" + name
+}
+
+// removeOrg deletes the organization and its repositories from the forge.
+func (sc *scenario) removeOrg() {
+	ctx := context.Background()
+	var repos []struct {
+		Name string `json:"name"`
+	}
+	if status, body := rawCall(http.MethodGet, "/api/v1/orgs/"+sc.org+"/repos?limit=50", nil); status == http.StatusOK {
+		_ = json.Unmarshal(body, &repos)
+	}
+	for _, r := range repos {
+		_ = fc.DeleteRepo(ctx, sc.org, r.Name)
+	}
+	if err := fc.DeleteOrg(ctx, sc.org); err != nil && !forge.IsNotFound(err) {
+		_, _ = fmt.Fprintf(GinkgoWriter, "cleanup: delete org %s: %v\n", sc.org, err)
+	}
+}
+
+// removeAll deletes every forge.forgeops.dev resource of namespace ns,
+// dropping finalizers (envtest runs no namespace controller).
+func removeAll(ns string) {
+	ctx := context.Background()
+	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.LabelList{},
+		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.ForgeList{}}
+	for _, list := range lists {
+		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		items, err := meta.ExtractList(list)
+		Expect(err).NotTo(HaveOccurred())
+		for _, it := range items {
+			o := it.(client.Object)
+			if len(o.GetFinalizers()) > 0 {
+				o.SetFinalizers(nil)
+				Expect(client.IgnoreNotFound(k8s.Update(ctx, o))).To(Succeed())
+			}
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed())
+		}
+	}
+}
+
+// registerRunner registers a runner in scope the way act_runner does
+// (registration token, then the Connect-protocol Register call) and returns its id.
+func registerRunner(scope forge.Scope, name string) int64 {
+	GinkgoHelper()
+	tok, err := fc.RunnerRegistrationToken(context.Background(), scope)
+	Expect(err).NotTo(HaveOccurred())
+	body, err := json.Marshal(map[string]any{"name": name, "token": tok, "labels": []string{"ubuntu-latest"}, "version": "v0.2.11"})
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(forgeURL, "/")+"/api/actions/runner.v1.RunnerService/Register", bytes.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connect-Protocol-Version", "1")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	var out struct {
+		Runner struct {
+			ID string `json:"id"`
+		} `json:"runner"`
+	}
+	Expect(json.NewDecoder(resp.Body).Decode(&out)).To(Succeed())
+	var id int64
+	_, err = fmt.Sscan(out.Runner.ID, &id)
+	Expect(err).NotTo(HaveOccurred())
+	return id
+}
+
+// rawCall sends one authenticated request to the forge's REST API.
+func rawCall(method, path string, body any) (int, []byte) {
+	GinkgoHelper()
+	var data []byte
+	if body != nil {
+		var err error
+		data, err = json.Marshal(body)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	req, err := http.NewRequest(method, strings.TrimSuffix(forgeURL, "/")+path, bytes.NewReader(data))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Authorization", "token "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.Bytes()
+}
+
+func readyCondition(obj client.Object) func(Gomega) *metav1.Condition {
+	return func(g Gomega) *metav1.Condition {
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		c := meta.FindStatusCondition(obj.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
+		g.Expect(c).NotTo(BeNil(), "no Ready condition yet")
+		return c
+	}
+}
+
+// expectReady waits until obj is Ready for its current generation and returns the reason.
+func expectReady(obj client.Object) string {
+	GinkgoHelper()
+	var reason string
+	Eventually(func(g Gomega) {
+		c := readyCondition(obj)(g)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
+		reason = c.Reason
+	}, timeout, poll).Should(Succeed())
+	return reason
+}
+
+// expectReason waits until obj's Ready condition has status and reason, and returns its message.
+func expectReason(obj client.Object, status metav1.ConditionStatus, reason string) string {
+	GinkgoHelper()
+	var msg string
+	Eventually(func(g Gomega) {
+		c := readyCondition(obj)(g)
+		g.Expect(c.Reason).To(Equal(reason), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+		g.Expect(c.Status).To(Equal(status))
+		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
+		msg = c.Message
+	}, timeout, poll).Should(Succeed())
+	return msg
+}
+
+// eventWithReason waits for an Event with reason about obj.
+func eventWithReason(obj client.Object, reason string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) []string {
+		var list corev1.EventList
+		g.Expect(k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+		var out []string
+		for _, e := range list.Items {
+			if e.InvolvedObject.Name == obj.GetName() {
+				out = append(out, e.Reason)
+			}
+		}
+		return out
+	}, timeout, poll).Should(ContainElement(reason))
+}
+
+// update re-reads obj, applies change and writes it, retrying on conflicts.
+func update[T client.Object](obj T, change func(T)) {
+	GinkgoHelper()
+	Eventually(func() error {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change(obj)
+		return k8s.Update(context.Background(), obj)
+	}, timeout, poll).Should(Succeed())
+}
+
+// deleteAndWait deletes obj and waits until it is gone (its finalizer done).
+func deleteAndWait(obj client.Object) {
+	GinkgoHelper()
+	Expect(k8s.Delete(context.Background(), obj)).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	}, timeout, poll).Should(BeTrue())
+}
+
+// putSecret creates or updates Secret name in ns with one key.
+func putSecret(ns, name, key, value string) {
+	GinkgoHelper()
+	ctx := context.Background()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	err := k8s.Get(ctx, client.ObjectKeyFromObject(s), s)
+	if apierrors.IsNotFound(err) {
+		s.Data = map[string][]byte{key: []byte(value)}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	s.Data[key] = []byte(value)
+	Expect(k8s.Update(ctx, s)).To(Succeed())
+}
+
+func unique(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func managed() forgev1.ManagedSpec {
+	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
+}
