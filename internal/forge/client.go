@@ -323,19 +323,19 @@ type response struct {
 	body   []byte
 }
 
-// redactorFor is the replacer of a call: the client's credentials plus the
-// secret values the call sends.
-func (c *Client) redactorFor(cl call) *strings.Replacer {
-	if len(cl.secrets) == 0 {
+// redactorFor is the replacer of a call: the client's credentials, the
+// secret values the call sends, and those its context names (WithSecrets).
+func (c *Client) redactorFor(cl call, extra ...string) *strings.Replacer {
+	if len(cl.secrets) == 0 && len(extra) == 0 {
 		return c.redactor
 	}
-	return newRedactor(append(slices.Clone(c.secrets), cl.secrets...)...)
+	return newRedactor(slices.Concat(c.secrets, cl.secrets, extra)...)
 }
 
 // do performs one request through the rate limiter, with metrics and
 // logging, and turns every failure into *Error.
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
-	red := c.redactorFor(cl)
+	red := c.redactorFor(cl, secretsOf(ctx)...)
 	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
 	if err := c.limiter.Wait(ctx); err != nil {
 		return nil, c.failWith(red, cl, &Error{Kind: KindNetwork, Err: err})
@@ -433,7 +433,7 @@ func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error
 	}
 	if out != nil {
 		invalid := func(err error) error {
-			return c.failWith(c.redactorFor(cl), cl, &Error{Kind: KindInvalidResponse, Err: err})
+			return c.failWith(c.redactorFor(cl, secretsOf(ctx)...), cl, &Error{Kind: KindInvalidResponse, Err: err})
 		}
 		if bytes.Equal(bytes.TrimSpace(resp.body), []byte("null")) {
 			return nil, invalid(fmt.Errorf("the forge answered %d with null", resp.status))

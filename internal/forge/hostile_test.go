@@ -437,3 +437,28 @@ func TestAnswersChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsOfThePassRedacted: the forge knows a hook's URL and secret and
+// may quote them in the answer to a call that did not send them.
+func TestSecretsOfThePassRedacted(t *testing.T) {
+	const hookURL, hookSecret = "https://chat.example/hooks/T0KEN-SECRET", "hook-SECRET-value"
+	c, _ := hostileClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		_ = json.NewEncoder(w).Encode(map[string]string{"message": "hook " + hookURL + " with secret " + hookSecret + " is corrupt"})
+	}))
+	_, plain := c.GetOrgHook(ctx(t), "acme", 7)
+	if !strings.Contains(plain.Error(), hookSecret) {
+		t.Fatalf("the server did not quote the secret: %q", plain)
+	}
+	hooks := forge.RedactingOrgHooks(c, hookURL, hookSecret)
+	_, getErr := hooks.GetOrgHook(ctx(t), "acme", 7)
+	_, listErr := hooks.ListOrgHooks(ctx(t), "acme")
+	delErr := hooks.DeleteOrgHook(ctx(t), "acme", 7)
+	for _, err := range []error{getErr, listErr, delErr} {
+		wantKind(t, err, forge.KindServer)
+		if msg := err.Error(); strings.Contains(msg, hookSecret) || strings.Contains(msg, "T0KEN-SECRET") ||
+			!strings.Contains(msg, "hook [redacted] with secret [redacted] is corrupt") {
+			t.Fatalf("error %q", msg)
+		}
+	}
+}

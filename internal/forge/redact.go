@@ -19,6 +19,7 @@ package forge
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -104,4 +105,54 @@ func truncate(s string, n int) string {
 // token in the path.
 func hookSecrets(config map[string]string, authorizationHeader string) []string {
 	return []string{config["secret"], config["url"], authorizationHeader}
+}
+
+type secretsKey struct{}
+
+// WithSecrets gives a context whose calls also remove values from their
+// errors and logs: values the forge knows and may quote in an answer to a
+// call that did not send them, such as the secret and URL of the hook a
+// pass works on, in the error of a GET or a list.
+func WithSecrets(ctx context.Context, values ...string) context.Context {
+	prev, _ := ctx.Value(secretsKey{}).([]string)
+	return context.WithValue(ctx, secretsKey{}, append(slices.Clone(prev), values...))
+}
+
+func secretsOf(ctx context.Context) []string {
+	v, _ := ctx.Value(secretsKey{}).([]string)
+	return v
+}
+
+// RedactingOrgHooks wraps c so that every call redacts values as well.
+func RedactingOrgHooks(c OrgHooksClient, values ...string) OrgHooksClient {
+	return redactingOrgHooks{c: c, values: values}
+}
+
+type redactingOrgHooks struct {
+	c      OrgHooksClient
+	values []string
+}
+
+func (r redactingOrgHooks) ctx(ctx context.Context) context.Context {
+	return WithSecrets(ctx, r.values...)
+}
+
+func (r redactingOrgHooks) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
+	return r.c.ListOrgHooks(r.ctx(ctx), org)
+}
+
+func (r redactingOrgHooks) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
+	return r.c.GetOrgHook(r.ctx(ctx), org, id)
+}
+
+func (r redactingOrgHooks) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
+	return r.c.CreateOrgHook(r.ctx(ctx), org, opt)
+}
+
+func (r redactingOrgHooks) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
+	return r.c.EditOrgHook(r.ctx(ctx), org, id, opt)
+}
+
+func (r redactingOrgHooks) DeleteOrgHook(ctx context.Context, org string, id int64) error {
+	return r.c.DeleteOrgHook(r.ctx(ctx), org, id)
 }
