@@ -19,11 +19,13 @@ limitations under the License.
 //
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
-// leader election, plus --sync-interval and --max-concurrent-reconciles.
+// leader election, plus --sync-interval, --max-concurrent-reconciles and
+// --forge-deny-cidrs (the addresses no Forge may reach).
 package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"time"
 
@@ -37,6 +39,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 var scheme = runtime.NewScheme()
@@ -53,6 +56,7 @@ func main() {
 		enableLeaderElection    bool
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
+		denyCIDRs               string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
@@ -60,6 +64,8 @@ func main() {
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many resources of one kind are reconciled at once.")
+	flag.StringVar(&denyCIDRs, "forge-deny-cidrs", forge.DefaultDenyCIDRs,
+		"Comma-separated CIDRs no Forge may connect to, checked on the address dialled (after DNS, on redirects too); empty allows every address.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -68,6 +74,11 @@ func main() {
 
 	if syncInterval <= 0 || maxConcurrentReconciles < 1 {
 		log.Info("invalid flags: --sync-interval must be positive and --max-concurrent-reconciles at least 1")
+		os.Exit(2)
+	}
+	deny, err := forge.ParseCIDRs(denyCIDRs)
+	if err != nil {
+		log.Info("invalid flags: --forge-deny-cidrs: " + err.Error())
 		os.Exit(2)
 	}
 
@@ -89,6 +100,7 @@ func main() {
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
+		DenyCIDRs:               deny,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -102,7 +114,8 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles)
+	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
+		"forgeDenyCIDRs", fmt.Sprint(deny))
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

@@ -134,8 +134,10 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge, key types
 		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonUnsupported,
 			Message: err.Error() + "; is spec.url a Gitea or Forgejo server?"}, max(interval, backoff)
 	case kind == forge.KindRateLimited:
+		// Capped: a Retry-After of years must not park the Forge.
 		after, _ := forge.RetryAfter(err)
-		return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: err.Error()}, max(after, time.Second)
+		after = min(max(after, time.Second), r.Options.SyncInterval)
+		return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: err.Error()}, after
 	default:
 		return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}, backoff
 	}

@@ -92,6 +92,20 @@ var _ = Describe("Forge", func() {
 		Expect(expectReason(f, metav1.ConditionTrue, forgev1.ReasonConnected)).To(ContainSubstring("forgejo 15.0.3"))
 	})
 
+	It("is not Ready when its address is denied by --forge-deny-cidrs", func() {
+		ns := newNamespace()
+		// The suite's manager denies 192.0.2.0/24 (TEST-NET-1): the dialler
+		// refuses it before any packet leaves.
+		f := &forgev1.Forge{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "metadata"},
+			Spec:       forgev1.ForgeSpec{URL: "http://192.0.2.10:3000", Auth: tokenAuth("gitea-token")},
+		}
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		msg := expectReason(f, metav1.ConditionFalse, forgev1.ReasonForgeError)
+		Expect(msg).To(ContainSubstring("address 192.0.2.10 is denied by the operator's address policy"))
+		Expect(msg).NotTo(ContainSubstring(token))
+	})
+
 	It("waits with SecretNotFound until its Secret exists, and so do the resources using it", func() {
 		ns := newNamespace()
 		f := newForge(ns, "second", tokenAuth("second-token"))

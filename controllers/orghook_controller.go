@@ -101,6 +101,9 @@ func (orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconc
 		return nil, err
 	}
 	slices.SortFunc(e.applied, func(x, y forgev1.AppliedSecret) int { return strings.Compare(x.Field, y.Field) })
+	// The forge knows these values and may quote them in any answer, not
+	// only in answers to the calls that send them.
+	e.fc = forge.RedactingOrgHooks(e.fc, e.url, e.secret, e.authHeader)
 	return e, nil
 }
 

@@ -22,6 +22,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,6 +41,8 @@ type Options struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// RequestTimeout overrides every Forge's request timeout when set (tests).
 	RequestTimeout time.Duration
+	// DenyCIDRs are addresses the manager never connects to for any Forge.
+	DenyCIDRs []netip.Prefix
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -53,7 +56,7 @@ type Options struct {
 
 // Setup registers every controller with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout}
+	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,

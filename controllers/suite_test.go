@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"bytes"
 	"context"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,7 @@ var _ = BeforeSuite(func() {
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              2 * time.Second,
 		RequestTimeout:          2 * time.Second,
+		DenyCIDRs:               []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
 	})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()

@@ -27,6 +27,7 @@ type ForgeSpec struct {
 	// unless it is already there.
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+[^\s?#]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('@')",message="spec.url must not contain '@' (credentials in the URL): use spec.auth"
 	URL string `json:"url"`
 
 	// auth names the Secret with the credentials: exactly one of tokenSecretRef and basicAuthSecretRef.
@@ -40,12 +41,13 @@ type ForgeSpec struct {
 	// +optional
 	RateLimit *RateLimit `json:"rateLimit,omitempty"`
 
-	// timeout of one request to the forge.
+	// timeout of one request to the forge, at most 5m.
 	// +kubebuilder:default="30s"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="timeout must be positive"
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('5m')",message="timeout must be at most 5m"
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
@@ -108,15 +110,17 @@ type ForgeTLS struct {
 
 // RateLimit is a token bucket for requests to one forge.
 type RateLimit struct {
-	// qps is the steady number of requests per second.
+	// qps is the steady number of requests per second, 0.1 to 1000.
 	// +kubebuilder:default=10
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:ExclusiveMinimum=true
+	// +kubebuilder:validation:Minimum=0.1
+	// +kubebuilder:validation:Maximum=1000
+	// +kubebuilder:validation:XValidation:rule="self >= 0.1",message="qps must be at least 0.1"
 	// +optional
 	QPS float64 `json:"qps,omitempty"`
-	// burst is how many requests may go at once.
+	// burst is how many requests may go at once, at most 1000.
 	// +kubebuilder:default=20
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	Burst int32 `json:"burst,omitempty"`
 }

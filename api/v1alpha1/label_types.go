@@ -42,6 +42,7 @@ type LabelSpec struct {
 	// name of the label; metadata.name when unset. A scoped label is "scope/name" with exclusive: true.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="must not begin or end with whitespace"
 	// +optional
 	Name string `json:"name,omitempty"`
 

@@ -58,6 +58,7 @@ type OrganizationSpec struct {
 
 	// fullName is the display name.
 	// +kubebuilder:validation:MaxLength=100
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="must not begin or end with whitespace"
 	// +optional
 	FullName *string `json:"fullName,omitempty"`
 

@@ -83,6 +83,7 @@ type OrgHookSpec struct {
 
 	// name is an optional display name.
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="must not begin or end with whitespace"
 	// +optional
 	Name string `json:"name,omitempty"`
 

@@ -36,6 +36,7 @@ type ProjectSpec struct {
 	// title of the project; also its natural key for adoption.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="must not begin or end with whitespace"
 	Title string `json:"title"`
 
 	// description of the project.

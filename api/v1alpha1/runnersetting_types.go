@@ -31,6 +31,7 @@ type RunnerSelector struct {
 	// themselves: until one of this name exists the resource waits.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="must not begin or end with whitespace"
 	// +optional
 	Name string `json:"name,omitempty"`
 }

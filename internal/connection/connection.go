@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -126,6 +127,8 @@ type Pool struct {
 	Reader client.Reader
 	// Timeout overrides every Forge's request timeout when set (tests).
 	Timeout time.Duration
+	// DenyCIDRs are addresses no client connects to (--forge-deny-cidrs).
+	DenyCIDRs []netip.Prefix
 
 	mu      sync.Mutex
 	clients map[types.NamespacedName]pooled
@@ -145,6 +148,7 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	if p.Timeout > 0 {
 		cfg.Timeout = p.Timeout
 	}
+	cfg.DenyCIDRs = p.DenyCIDRs
 	// The fingerprint holds credentials only as a hash, in memory.
 	var fp [sha256.Size]byte
 	h := sha256.New()

@@ -19,7 +19,10 @@ package connection
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,5 +248,42 @@ func TestPool(t *testing.T) {
 	p.Forget(client.ObjectKeyFromObject(f))
 	if c5, _ := p.Client(ctx, f); c5 == c3 {
 		t.Error("Forget kept the client")
+	}
+}
+
+// TestPoolDeniesAddresses: the pool's clients refuse the addresses of
+// --forge-deny-cidrs before any request leaves, here the loopback one a
+// test server listens on.
+func TestPoolDeniesAddresses(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte(`{"version":"1.26.0"}`))
+	}))
+	t.Cleanup(ts.Close)
+	deny, err := forge.ParseCIDRs("127.0.0.0/8,::1/128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reader(t, secret("team", "gitea-token", map[string]string{"token": theToken}))
+	f := forgeWith(func(s *forgev1.ForgeSpec) {
+		s.URL = ts.URL
+		s.Auth.TokenSecretRef = &forgev1.TokenSecretReference{Name: "gitea-token"}
+	})
+	for _, p := range []*Pool{{Reader: r, DenyCIDRs: deny}, {Reader: r}} {
+		c, err := p.Client(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Version(context.Background())
+		switch {
+		case p.DenyCIDRs == nil && err != nil:
+			t.Fatalf("without a deny list: %v", err)
+		case p.DenyCIDRs != nil && (err == nil || !strings.Contains(err.Error(), "address 127.0.0.1 is denied")):
+			t.Fatalf("with 127.0.0.0/8 denied: %v", err)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("%d requests reached the server, want 1 (from the pool without a deny list)", hits.Load())
 	}
 }

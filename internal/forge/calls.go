@@ -32,7 +32,7 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 		Version string `json:"version"`
 	}
 	_, err := c.doJSON(ctx, call{op: "get server version", method: http.MethodGet, route: "/version"}, &out)
-	return out.Version, err
+	return truncate(out.Version, maxVersionLen), err
 }
 
 // CurrentUser implements ServerClient.
@@ -41,6 +41,7 @@ func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
 	if _, err := c.doJSON(ctx, call{op: "get current user", method: http.MethodGet, route: "/user"}, out); err != nil {
 		return nil, err
 	}
+	out.Login = truncate(out.Login, maxLoginLen)
 	return out, nil
 }
 
@@ -104,7 +105,8 @@ func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, e
 // only: chat webhook URLs are secrets.
 func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
 	out := &Hook{}
-	cl := call{op: fmt.Sprintf("create %s hook in organization %s", opt.Type, org), method: http.MethodPost, route: "/orgs/{org}/hooks", args: []any{org}, body: opt}
+	cl := call{op: fmt.Sprintf("create %s hook in organization %s", opt.Type, org), method: http.MethodPost, route: "/orgs/{org}/hooks", args: []any{org}, body: opt,
+		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
 	if _, err := c.doJSON(ctx, cl, out); err != nil {
 		return nil, err
 	}
@@ -114,7 +116,8 @@ func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOp
 // EditOrgHook implements OrgHooksClient.
 func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
 	out := &Hook{}
-	cl := call{op: fmt.Sprintf("edit hook %d of organization %s", id, org), method: http.MethodPatch, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}, body: opt}
+	cl := call{op: fmt.Sprintf("edit hook %d of organization %s", id, org), method: http.MethodPatch, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}, body: opt,
+		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
 	if _, err := c.doJSON(ctx, cl, out); err != nil {
 		return nil, err
 	}

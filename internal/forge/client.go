@@ -27,7 +27,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,8 +48,20 @@ const (
 
 	// PageSize is the page size lists ask for: the forge's default maximum.
 	PageSize = 50
-	// maxBody bounds how much of a response is read.
-	maxBody = 16 << 20
+
+	// MaxResponseBytes bounds one response body.
+	MaxResponseBytes = 8 << 20
+	// A listing stops with an error past any of these, so that a forge
+	// serving endless pages cannot exhaust the manager's memory.
+	MaxListPages = 1000
+	MaxListItems = 50000
+	MaxListBytes = 64 << 20
+	// listAttempts is how often a listing that changed under us is walked.
+	listAttempts = 3
+
+	// Bounds on strings the forge reports that end up in status.
+	maxVersionLen = 128
+	maxLoginLen   = 255
 )
 
 // Config says how to reach and authenticate to one forge.
@@ -74,8 +88,12 @@ type Config struct {
 	Timeout time.Duration
 	// UserAgent is sent on every request; default "forge-operator".
 	UserAgent string
-	// Transport replaces the HTTP transport (tests); TLS settings above are
-	// then the transport's business.
+	// DenyCIDRs are addresses the client never connects to, checked on the
+	// address dialled (after DNS, on redirects too). Not applied with a
+	// custom Transport.
+	DenyCIDRs []netip.Prefix
+	// Transport replaces the HTTP transport (tests); TLS settings above and
+	// the address policy are then the transport's business.
 	Transport http.RoundTripper
 }
 
@@ -89,8 +107,8 @@ func (c Config) String() string {
 	case c.Username != "":
 		auth = "basic(" + c.Username + ")"
 	}
-	return fmt.Sprintf("forge.Config{Name:%q URL:%q Auth:%s InsecureSkipVerify:%t QPS:%g Burst:%d Timeout:%s}",
-		c.Name, c.URL, auth, c.InsecureSkipVerify, c.QPS, c.Burst, c.Timeout)
+	return fmt.Sprintf("forge.Config{Name:%q URL:%q Auth:%s InsecureSkipVerify:%t QPS:%g Burst:%d Timeout:%s DenyCIDRs:%v}",
+		c.Name, c.URL, auth, c.InsecureSkipVerify, c.QPS, c.Burst, c.Timeout, c.DenyCIDRs)
 }
 
 // GoString is String, for %#v.
@@ -107,7 +125,8 @@ type Client struct {
 	userAgent string
 	http      *http.Client
 	limiter   *rate.Limiter
-	secrets   []string // values that must never appear in errors or logs
+	secrets   []string          // values that must never appear in errors or logs
+	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 }
 
 var _ Interface = (*Client)(nil)
@@ -138,15 +157,13 @@ func New(cfg Config) (*Client, error) {
 	switch {
 	case cfg.Token != "":
 		c.authz = "token " + cfg.Token
-		c.secrets = append(c.secrets, cfg.Token, c.authz)
+		c.secrets = append(c.secrets, c.authz, cfg.Token)
 	case cfg.Username != "":
 		raw := base64.StdEncoding.EncodeToString([]byte(cfg.Username + ":" + cfg.Password))
 		c.authz = "Basic " + raw
-		c.secrets = append(c.secrets, raw)
-		if cfg.Password != "" {
-			c.secrets = append(c.secrets, cfg.Password)
-		}
+		c.secrets = append(c.secrets, c.authz, raw, cfg.Password)
 	}
+	c.redactor = newRedactor(c.secrets...)
 
 	rt := cfg.Transport
 	if rt == nil {
@@ -161,7 +178,7 @@ func New(cfg Config) (*Client, error) {
 			}
 			tlsCfg.RootCAs = pool
 		}
-		t := http.DefaultTransport.(*http.Transport).Clone()
+		t := policyTransport(cfg.DenyCIDRs)
 		t.TLSClientConfig = tlsCfg
 		t.MaxIdleConnsPerHost = 10
 		rt = t
@@ -170,7 +187,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	c.http = &http.Client{Transport: rt, Timeout: timeout}
+	c.http = &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameOrigin}
 	c.limiter = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
 	return c, nil
 }
@@ -268,6 +285,9 @@ type call struct {
 	args   []any  // values substituted into route, in order
 	query  url.Values
 	body   any
+	// secrets are values sent in this call's body that its errors and logs
+	// must not show (a hook's secret, URL and authorization header).
+	secrets []string
 }
 
 // path substitutes the escaped args into the route template.
@@ -303,12 +323,22 @@ type response struct {
 	body   []byte
 }
 
+// redactorFor is the replacer of a call: the client's credentials, the
+// secret values the call sends, and those its context names (WithSecrets).
+func (c *Client) redactorFor(cl call, extra ...string) *strings.Replacer {
+	if len(cl.secrets) == 0 && len(extra) == 0 {
+		return c.redactor
+	}
+	return newRedactor(slices.Concat(c.secrets, cl.secrets, extra)...)
+}
+
 // do performs one request through the rate limiter, with metrics and
 // logging, and turns every failure into *Error.
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
+	red := c.redactorFor(cl, secretsOf(ctx)...)
 	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
 	if err := c.limiter.Wait(ctx); err != nil {
-		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: err})
+		return nil, c.failWith(red, cl, &Error{Kind: KindNetwork, Err: err})
 	}
 
 	target := c.base + cl.path()
@@ -319,13 +349,13 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if cl.body != nil {
 		data, err := json.Marshal(cl.body)
 		if err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("encode request: %w", err)})
+			return nil, c.failWith(red, cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("encode request: %w", err)})
 		}
 		body = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
 	if err != nil {
-		return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: err})
+		return nil, c.failWith(red, cl, &Error{Kind: KindUnknown, Err: err})
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
@@ -340,24 +370,42 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	resp, err := c.http.Do(req)
 	if err != nil {
 		observe(c.name, cl.method, cl.route, "error", time.Since(start))
-		log.V(1).Info("forge request failed", "path", cl.path(), "error", c.redact(err.Error()))
-		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: err})
+		fe := &Error{Kind: KindNetwork, Err: err}
+		var redirect *RedirectError
+		var denied *DeniedAddressError
+		switch {
+		case errors.As(err, &redirect):
+			// Not the *url.Error: it would name the whole redirect target.
+			fe = &Error{Kind: KindInvalidResponse, Err: redirect}
+		case errors.As(err, &denied):
+			fe.Err = denied
+		}
+		fe = c.failWith(red, cl, fe)
+		log.V(1).Info("forge request failed", "path", cl.path(), "error", fe.Err.Error())
+		return nil, fe
 	}
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	data, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	_ = resp.Body.Close()
 	elapsed := time.Since(start)
 	code := strconv.Itoa(resp.StatusCode)
 	if readErr != nil {
 		observe(c.name, cl.method, cl.route, "error", elapsed)
-		log.V(1).Info("forge response unreadable", "path", cl.path(), "code", resp.StatusCode, "error", c.redact(readErr.Error()))
-		return nil, c.fail(cl, &Error{Kind: KindNetwork, Err: fmt.Errorf("read %d response: %w", resp.StatusCode, readErr)})
+		fe := c.failWith(red, cl, &Error{Kind: KindNetwork, Err: fmt.Errorf("read %d response: %w", resp.StatusCode, readErr)})
+		log.V(1).Info("forge response unreadable", "path", cl.path(), "code", resp.StatusCode, "error", fe.Err.Error())
+		return nil, fe
 	}
 	observe(c.name, cl.method, cl.route, code, elapsed)
 	log.V(1).Info("forge request", "path", cl.path(), "code", resp.StatusCode, "duration", elapsed)
 
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if len(data) > MaxResponseBytes {
+			return nil, c.failWith(red, cl, &Error{Kind: KindInvalidResponse,
+				Err: fmt.Errorf("the %d response is larger than %d MiB", resp.StatusCode, MaxResponseBytes>>20)})
+		}
 		return &response{status: resp.StatusCode, header: resp.Header, body: data}, nil
 	}
+	// An oversized error body is cut; its message then does not decode,
+	// and the status text stands in for it.
 	fe := &Error{
 		Kind:       kindForStatus(resp.StatusCode, data),
 		StatusCode: resp.StatusCode,
@@ -368,44 +416,55 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 			fe.RetryAfter = d
 		}
 	}
-	return nil, c.fail(cl, fe)
+	return nil, c.failWith(red, cl, fe)
 }
 
+// identified is a forge object with an id; an answer carrying id <= 0 is
+// refused, since the id would be recorded and a later pass would create
+// the object again.
+type identified interface{ forgeID() int64 }
+
 // doJSON performs the call and decodes a 2xx body into out (if non-nil).
+// A null body or an object without a positive id is an error.
 func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error) {
 	resp, err := c.do(ctx, cl)
 	if err != nil {
 		return nil, err
 	}
 	if out != nil {
+		invalid := func(err error) error {
+			return c.failWith(c.redactorFor(cl, secretsOf(ctx)...), cl, &Error{Kind: KindInvalidResponse, Err: err})
+		}
+		if bytes.Equal(bytes.TrimSpace(resp.body), []byte("null")) {
+			return nil, invalid(fmt.Errorf("the forge answered %d with null", resp.status))
+		}
 		if err := json.Unmarshal(resp.body, out); err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode %d response: %w", resp.status, err)})
+			return nil, invalid(fmt.Errorf("decode %d response: %w", resp.status, err))
+		}
+		if o, ok := out.(identified); ok && o.forgeID() <= 0 {
+			return nil, invalid(fmt.Errorf("the forge answered %d with id %d", resp.status, o.forgeID()))
 		}
 	}
 	return resp, nil
 }
 
-// fail completes an error with the call's name and scrubs credentials from
-// every string it carries.
+// fail completes an error with the call's name, removes every secret of
+// the call from the strings it carries and bounds their length.
 func (c *Client) fail(cl call, e *Error) *Error {
-	e.Op = cl.op
-	e.Message = c.redact(e.Message)
+	return c.failWith(c.redactorFor(cl), cl, e)
+}
+
+func (c *Client) failWith(red *strings.Replacer, cl call, e *Error) *Error {
+	// Redact before cutting: a cut secret would no longer be recognised.
+	e.Op = redactWith(red, cl.op)
+	e.Message = truncate(redactWith(red, e.Message), MaxMessage)
 	if e.Err != nil {
-		if s := e.Err.Error(); c.redact(s) != s {
-			e.Err = &redactedError{msg: c.redact(s), err: e.Err}
+		s := e.Err.Error()
+		if clean := truncate(redactWith(red, s), MaxMessage); clean != s {
+			e.Err = &redactedError{msg: clean, err: e.Err}
 		}
 	}
 	return e
-}
-
-// redact replaces any credential in s.
-func (c *Client) redact(s string) string {
-	for _, secret := range c.secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
 }
 
 // redactedError hides a credential in a wrapped error's text but keeps the
@@ -425,34 +484,43 @@ type pageResult[T any] struct {
 	total int
 }
 
+// errInconsistent marks a walk that saw the list change under it.
+var errInconsistent = errors.New("list changed while walking it")
+
 // listAll follows pages of PageSize to the end. Items are deduplicated by
 // id; when the list visibly changes under us (the total moves, an item
 // repeats, or the count does not add up) the walk restarts, a few times at
 // most, so a concurrent create or delete cannot make an item vanish or
-// appear twice.
+// appear twice. A list still changing on the last walk is an error, never
+// a partial result.
 func listAll[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
-	const attempts = 3
-	var all []T
-	for attempt := 1; attempt <= attempts; attempt++ {
-		var consistent bool
-		var err error
-		all, consistent, err = listOnce(ctx, c, cl, decode, id)
-		if err != nil {
-			return nil, err
+	for attempt := 1; ; attempt++ {
+		all, err := listOnce(ctx, c, cl, decode, id)
+		if !errors.Is(err, errInconsistent) {
+			return all, err
 		}
-		if consistent {
-			break
+		if attempt == listAttempts {
+			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse,
+				Err: fmt.Errorf("the list changed during each of %d walks; trying again later", listAttempts)})
 		}
 	}
-	return all, nil
 }
 
-func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, bool, error) {
+// listOnce walks the pages once; errInconsistent when the list changed.
+func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
 	seen := map[int64]bool{}
 	all := []T{}
-	total, raw, pageLen := -1, 0, 0
+	total, raw, pageLen, size := -1, 0, 0, 0
 	consistent := true
+	bounds := func(why string) error {
+		return c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf(
+			"stopped listing after %s: a listing is limited to %d pages, %d items and %d MiB",
+			why, MaxListPages, MaxListItems, MaxListBytes>>20)})
+	}
 	for page := 1; ; page++ {
+		if page > MaxListPages {
+			return nil, bounds(fmt.Sprintf("%d pages", MaxListPages))
+		}
 		pc := cl
 		pc.query = url.Values{}
 		for k, v := range cl.query {
@@ -462,30 +530,40 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 		pc.query.Set("limit", strconv.Itoa(PageSize))
 		resp, err := c.do(ctx, pc)
 		if err != nil {
-			return nil, false, err
+			return nil, err
+		}
+		if size += len(resp.body); size > MaxListBytes {
+			return nil, bounds(fmt.Sprintf("%d MiB", MaxListBytes>>20))
 		}
 		pr, err := decode(resp)
 		if err != nil {
-			return nil, false, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode page %d: %w", page, err)})
+			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
+		}
+		if raw += len(pr.items); raw > MaxListItems {
+			return nil, bounds(fmt.Sprintf("%d items", MaxListItems))
 		}
 		if page == 1 {
 			total, pageLen = pr.total, len(pr.items)
 		} else if pr.total != total {
-			consistent = false
-			break
+			return nil, errInconsistent
 		}
 		fresh := 0
 		for _, it := range pr.items {
 			k := id(it)
+			if k <= 0 {
+				return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("page %d holds an item with id %d", page, k)})
+			}
 			if seen[k] {
-				consistent = false
 				continue
 			}
 			seen[k] = true
 			all = append(all, it)
 			fresh++
 		}
-		raw += len(pr.items)
+		if fresh > 0 && fresh < len(pr.items) {
+			// Some items repeat, some are new: the list shifted.
+			consistent = false
+		}
 		switch {
 		case len(pr.items) == 0:
 		case total >= 0 && raw >= total:
@@ -497,10 +575,10 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 		}
 		break
 	}
-	if total >= 0 && len(all) != total {
-		consistent = false
+	if !consistent || (total >= 0 && len(all) != total) {
+		return nil, errInconsistent
 	}
-	return all, consistent, nil
+	return all, nil
 }
 
 // decodeArray decodes a JSON array page with X-Total-Count (if sent).

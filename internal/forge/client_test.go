@@ -245,7 +245,7 @@ func TestErrorClasses(t *testing.T) {
 		wantKind(t, err, forge.KindUnknown)
 		fake.InjectFault(fakeforge.Fault{Path: "/version", Status: 200, Body: "<html>proxy</html>"})
 		_, err = c.Version(ctx(t))
-		wantKind(t, err, forge.KindUnknown)
+		wantKind(t, err, forge.KindInvalidResponse)
 		if forge.KindOf(nil) != forge.KindUnknown || forge.KindOf(errors.New("x")) != forge.KindUnknown {
 			t.Fatal("KindOf of nil / foreign errors")
 		}

@@ -51,21 +51,28 @@ const (
 	KindRateLimited
 	// KindServer: 5xx.
 	KindServer
-	// KindNetwork: no usable response: timeout, reset, refused, cancelled.
+	// KindNetwork: no usable response: timeout, reset, refused, cancelled,
+	// or an address the address policy denies.
 	KindNetwork
+	// KindInvalidResponse: the forge answered something the client refuses
+	// to use: an undecodable or oversized body, a null object, an id <= 0,
+	// a list past its bounds or inconsistent on every walk, a redirect to
+	// another origin. Transient: the forge may recover.
+	KindInvalidResponse
 )
 
 var kindNames = map[ErrorKind]string{
-	KindUnknown:       "Unknown",
-	KindNotFound:      "NotFound",
-	KindRouteNotFound: "RouteNotFound",
-	KindUnauthorized:  "Unauthorized",
-	KindForbidden:     "Forbidden",
-	KindValidation:    "Validation",
-	KindConflict:      "Conflict",
-	KindRateLimited:   "RateLimited",
-	KindServer:        "Server",
-	KindNetwork:       "Network",
+	KindUnknown:         "Unknown",
+	KindNotFound:        "NotFound",
+	KindRouteNotFound:   "RouteNotFound",
+	KindUnauthorized:    "Unauthorized",
+	KindForbidden:       "Forbidden",
+	KindValidation:      "Validation",
+	KindConflict:        "Conflict",
+	KindRateLimited:     "RateLimited",
+	KindServer:          "Server",
+	KindNetwork:         "Network",
+	KindInvalidResponse: "InvalidResponse",
 }
 
 // String gives the kind's CamelCase name, e.g. "RouteNotFound".

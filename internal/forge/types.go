@@ -263,3 +263,13 @@ func (s Scope) routePrefix() (string, []any) {
 	}
 	return "/repos/{owner}/{repo}", []any{s.Owner, s.Repo}
 }
+
+// forgeID gives the id of an object the forge answered with; doJSON
+// refuses ids <= 0.
+func (o *User) forgeID() int64         { return o.ID }
+func (o *Organization) forgeID() int64 { return o.ID }
+func (o *Hook) forgeID() int64         { return o.ID }
+func (o *Label) forgeID() int64        { return o.ID }
+func (o *Project) forgeID() int64      { return o.ID }
+func (o *Runner) forgeID() int64       { return o.ID }
+func (o *Repository) forgeID() int64   { return o.ID }

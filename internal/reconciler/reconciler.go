@@ -501,8 +501,10 @@ func (r *Reconciler[T]) failure(obj T, key types.NamespacedName, err error) outc
 		case forge.KindRouteNotFound:
 			stall(forgev1.ReasonUnsupported)
 		case forge.KindRateLimited:
+			// The server's wish, but no longer than the loop would wait
+			// anyway: Retry-After: 99999999999 must not park the object.
 			after, _ := forge.RetryAfter(err)
-			wait(forgev1.ReasonRateLimited, max(after, r.opts.BaseBackoff))
+			wait(forgev1.ReasonRateLimited, min(max(after, r.opts.BaseBackoff), r.opts.MaxBackoff, interval))
 		case forge.KindNotFound:
 			wait(forgev1.ReasonParentNotFound, backoff)
 		default:

@@ -99,6 +99,10 @@ func TestFailure(t *testing.T) {
 			waiting(forgev1.ReasonForgeError, "deadline exceeded")},
 		{"429 honours Retry-After", &forge.Error{Op: "list labels", Kind: forge.KindRateLimited, StatusCode: 429, RetryAfter: 7 * time.Second},
 			want{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: "retry after 7s", MinRequeue: 7 * time.Second, MaxRequeue: 7 * time.Second}},
+		{"429 with a Retry-After of centuries waits MaxBackoff", &forge.Error{Op: "list labels", Kind: forge.KindRateLimited, StatusCode: 429, RetryAfter: 1<<63 - 1},
+			want{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: "429", MinRequeue: 30 * time.Second, MaxRequeue: 30 * time.Second}},
+		{"an answer the client refuses", &forge.Error{Op: "create label", Kind: forge.KindInvalidResponse, Err: errors.New("the forge answered 201 with id 0")},
+			waiting(forgev1.ReasonForgeError, "with id 0")},
 		{"429 without Retry-After backs off", fe(forge.KindRateLimited, 429, ""),
 			want{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: "429", MinRequeue: time.Second, MaxRequeue: time.Second}},
 		{"wrapped forge error", fmt.Errorf("adopt: %w", fe(forge.KindValidation, 422, "[Name]: Required")),
@@ -157,6 +161,10 @@ func TestFailureBackoff(t *testing.T) {
 	short := &forgev1.Label{Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{SyncInterval: &metav1.Duration{Duration: 3 * time.Second}}}}
 	if d := r.failure(short, key, server).requeue; d != 3*time.Second {
 		t.Errorf("waiting requeue %s, want the 3s sync interval as a cap", d)
+	}
+	limited := &forge.Error{Op: "get label", Kind: forge.KindRateLimited, StatusCode: 429, RetryAfter: 7 * time.Second}
+	if d := r.failure(short, key, limited).requeue; d != 3*time.Second {
+		t.Errorf("Retry-After 7s waits %s, want the 3s sync interval as a cap", d)
 	}
 	if d := r.failure(obj, key, Stall(forgev1.ReasonConflict, "x")).requeue; d < 9*time.Minute {
 		t.Errorf("stalled requeue %s, want about the sync interval", d)

@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultDenyCIDRs are the link-local ranges, where cloud metadata services
+// answer: a tenant's Forge must not make the operator fetch credentials
+// from there.
+const DefaultDenyCIDRs = "169.254.0.0/16,fe80::/10"
+
+// ParseCIDRs reads a comma-separated list of CIDRs ("" gives none).
+func ParseCIDRs(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for f := range strings.SplitSeq(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("parse CIDR %q: %w", f, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// DeniedAddressError is a connection the address policy refused.
+type DeniedAddressError struct {
+	Addr   netip.Addr
+	Prefix netip.Prefix
+}
+
+func (e *DeniedAddressError) Error() string {
+	return fmt.Sprintf("address %s is denied by the operator's address policy (%s is in --forge-deny-cidrs)", e.Addr, e.Prefix)
+}
+
+// denyControl checks the address actually dialled, after name resolution:
+// a DNS name that resolves to a denied address, or a redirect to one, is
+// refused like a literal address.
+func denyControl(deny []netip.Prefix) func(network, address string, _ syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("address policy: cannot read dialled address %q: %w", address, err)
+		}
+		// ::ffff:169.254.169.254 is 169.254.169.254.
+		ip := ap.Addr().Unmap().WithZone("")
+		for _, p := range deny {
+			if p.Contains(ip) {
+				return &DeniedAddressError{Addr: ip, Prefix: p}
+			}
+		}
+		return nil
+	}
+}
+
+// policyTransport is the default transport with the address policy in its
+// dialer. A proxy from the environment is dialled (and checked) instead of
+// the forge: the proxy then owns the policy for what lies behind it.
+func policyTransport(deny []netip.Prefix) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	if len(deny) > 0 {
+		d.Control = denyControl(deny)
+	}
+	t.DialContext = d.DialContext
+	return t
+}
+
+// RedirectError is a redirect the client refused to follow. It names the
+// target's scheme and host only: the rest of the address may carry tokens.
+type RedirectError struct {
+	Scheme, Host string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("refused a redirect to %s://%s: redirects are followed only to the same scheme, host and port; set spec.url to the address the forge redirects to", e.Scheme, e.Host)
+}
+
+// maxRedirects is net/http's own default limit.
+const maxRedirects = 10
+
+// sameOrigin lets a redirect through only to the scheme, host and port of
+// the original request, so that credentials and bodies never travel to
+// another server or over plain HTTP.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	if !strings.EqualFold(from.Scheme, to.Scheme) || !strings.EqualFold(hostPort(from), hostPort(to)) {
+		return &RedirectError{Scheme: to.Scheme, Host: to.Host}
+	}
+	return nil
+}
+
+// hostPort is host:port with the scheme's default port made explicit.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}

@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	// redacted replaces every secret value in errors and logs.
+	redacted = "[redacted]"
+	// MaxMessage bounds a forge message and a cause kept in an error, so
+	// that conditions, Events and logs stay small whatever the forge says.
+	MaxMessage = 1024
+)
+
+// newRedactor builds one replacer for a set of secret values. A forge
+// echoing a request may quote a value JSON- or URL-escaped, so those forms
+// are replaced too. strings.Replacer works in one pass and, at each
+// position, takes the first old string that matches in argument order:
+// with the longest values first the longest match wins, and a replacement
+// is never scanned again, so a short secret that occurs inside the
+// placeholder (or inside a longer secret) cannot mangle the output.
+func newRedactor(values ...string) *strings.Replacer {
+	var olds []string
+	add := func(v string) {
+		if v != "" && !slices.Contains(olds, v) {
+			olds = append(olds, v)
+		}
+	}
+	for _, v := range values {
+		add(v)
+		add(jsonEscaped(v, true))
+		add(jsonEscaped(v, false))
+		add(url.QueryEscape(v))
+		add(url.PathEscape(v))
+	}
+	if len(olds) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(olds, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(olds))
+	for _, o := range olds {
+		pairs = append(pairs, o, redacted)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// jsonEscaped is v as it appears inside a JSON string.
+func jsonEscaped(v string, escapeHTML bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	return strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
+}
+
+// redactWith replaces the secrets of r in s; r may be nil.
+func redactWith(r *strings.Replacer, s string) string {
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, saying so.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const more = "… (truncated)"
+	cut := max(n-len(more), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
+
+// hookSecrets are the values of a hook's body that errors must not show.
+// The URL counts as one whatever its source: chat webhook URLs carry a
+// token in the path.
+func hookSecrets(config map[string]string, authorizationHeader string) []string {
+	return []string{config["secret"], config["url"], authorizationHeader}
+}
+
+type secretsKey struct{}
+
+// WithSecrets gives a context whose calls also remove values from their
+// errors and logs: values the forge knows and may quote in an answer to a
+// call that did not send them, such as the secret and URL of the hook a
+// pass works on, in the error of a GET or a list.
+func WithSecrets(ctx context.Context, values ...string) context.Context {
+	prev, _ := ctx.Value(secretsKey{}).([]string)
+	return context.WithValue(ctx, secretsKey{}, append(slices.Clone(prev), values...))
+}
+
+func secretsOf(ctx context.Context) []string {
+	v, _ := ctx.Value(secretsKey{}).([]string)
+	return v
+}
+
+// RedactingOrgHooks wraps c so that every call redacts values as well.
+func RedactingOrgHooks(c OrgHooksClient, values ...string) OrgHooksClient {
+	return redactingOrgHooks{c: c, values: values}
+}
+
+type redactingOrgHooks struct {
+	c      OrgHooksClient
+	values []string
+}
+
+func (r redactingOrgHooks) ctx(ctx context.Context) context.Context {
+	return WithSecrets(ctx, r.values...)
+}
+
+func (r redactingOrgHooks) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
+	return r.c.ListOrgHooks(r.ctx(ctx), org)
+}
+
+func (r redactingOrgHooks) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
+	return r.c.GetOrgHook(r.ctx(ctx), org, id)
+}
+
+func (r redactingOrgHooks) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
+	return r.c.CreateOrgHook(r.ctx(ctx), org, opt)
+}
+
+func (r redactingOrgHooks) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
+	return r.c.EditOrgHook(r.ctx(ctx), org, id, opt)
+}
+
+func (r redactingOrgHooks) DeleteOrgHook(ctx context.Context, org string, id int64) error {
+	return r.c.DeleteOrgHook(r.ctx(ctx), org, id)
+}
