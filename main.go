@@ -20,11 +20,15 @@ limitations under the License.
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval and --max-concurrent-reconciles.
+// `forge-operator export ...` (package cli) works on a forge from outside
+// the cluster instead.
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +41,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/cli"
 )
 
 var scheme = runtime.NewScheme()
@@ -47,6 +52,11 @@ func init() {
 }
 
 func main() {
+	// `forge-operator export ...` works on a forge from outside the cluster;
+	// with no subcommand (flags only) the binary is the manager.
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		os.Exit(cli.Run(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var (
 		metricsAddr             string
 		probeAddr               string
