@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/util/validation"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
