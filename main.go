@@ -21,12 +21,16 @@ limitations under the License.
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval, --max-concurrent-reconciles and
 // --forge-deny-cidrs (the addresses no Forge may reach).
+// `forge-operator export ...` (package cli) works on a forge from outside
+// the cluster instead.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +43,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -50,6 +55,11 @@ func init() {
 }
 
 func main() {
+	// `forge-operator export ...` works on a forge from outside the cluster;
+	// with no subcommand (flags only) the binary is the manager.
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		os.Exit(cli.Run(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var (
 		metricsAddr             string
 		probeAddr               string

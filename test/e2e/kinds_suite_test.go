@@ -35,6 +35,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -155,28 +156,34 @@ type scenario struct {
 
 func newScenario() *scenario {
 	GinkgoHelper()
+	sc := &scenario{ns: newNamespace(forgeURL), org: unique("e2e")}
+	DeferCleanup(sc.removeOrg)
+	return sc
+}
+
+// newNamespace creates a namespace with a token Secret and a Forge "gitea"
+// at url, waits until the Forge is Ready, and removes its resources after
+// the spec.
+func newNamespace(url string) string {
+	GinkgoHelper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
 	Expect(k8s.Create(ctx, ns)).To(Succeed())
-	sc := &scenario{ns: ns.Name, org: unique("e2e")}
-	DeferCleanup(func() {
-		removeAll(sc.ns)
-		sc.removeOrg()
-	})
+	DeferCleanup(func() { removeAll(ns.Name) })
 	Expect(k8s.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "gitea-token"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
 		StringData: map[string]string{"token": token},
 	})).To(Succeed())
 	f := &forgev1.Forge{
-		ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "gitea"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
 		Spec: forgev1.ForgeSpec{
-			URL:  forgeURL,
+			URL:  url,
 			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}},
 		},
 	}
 	Expect(k8s.Create(ctx, f)).To(Succeed())
 	expectReady(f)
-	return sc
+	return ns.Name
 }
 
 // createOrg creates the scenario's organization on the forge directly, as a person would.
@@ -285,10 +292,24 @@ func rawCall(method, path string, body any) (int, []byte) {
 func readyCondition(obj client.Object) func(Gomega) *metav1.Condition {
 	return func(g Gomega) *metav1.Condition {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-		c := meta.FindStatusCondition(obj.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
+		c := meta.FindStatusCondition(conditionsOf(g, obj), forgev1.ConditionReady)
 		g.Expect(c).NotTo(BeNil(), "no Ready condition yet")
 		return c
 	}
+}
+
+// conditionsOf reads the status conditions of a typed or unstructured object.
+func conditionsOf(g Gomega, obj client.Object) []metav1.Condition {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		var status struct {
+			Conditions []metav1.Condition `json:"conditions"`
+		}
+		raw, _, err := unstructured.NestedMap(u.Object, "status")
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &status)).To(Succeed())
+		return status.Conditions
+	}
+	return obj.(forgev1.ConditionsAccessor).GetConditions()
 }
 
 // expectReady waits until obj is Ready for its current generation and returns the reason.

@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cli holds the manager binary's subcommands, which work on a
+// forge from outside the cluster: `forge-operator export`. Without a
+// subcommand the binary is the manager, so the image does not change.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/forgeops/forge-operator/internal/export"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Subcommands names the subcommands Run knows.
+var Subcommands = []string{"export"}
+
+// Run runs subcommand name with args and returns the exit code.
+func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
+	switch name {
+	case "export":
+		return runExport(ctx, args, stdout, stderr)
+	}
+	_, _ = fmt.Fprintf(stderr, "unknown subcommand %q (known: %s)\n", name, strings.Join(Subcommands, ", "))
+	return 1
+}
+
+// connection flags shared by the subcommands: the forge's URL and where its
+// token comes from. The token is never a flag value (it would show in the
+// process list and shell history).
+type connection struct {
+	url, tokenFile string
+	timeout        time.Duration
+}
+
+func (c *connection) bind(fs *flag.FlagSet) {
+	fs.StringVar(&c.url, "url", "", "the forge's URL (required), e.g. https://git.example.com")
+	fs.StringVar(&c.tokenFile, "token-file", "", "a file holding the access token (default: the FORGE_TOKEN environment variable)")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "timeout of each forge request")
+}
+
+func (c *connection) client() (*forge.Client, error) {
+	if c.url == "" {
+		return nil, errors.New("--url is required")
+	}
+	token := os.Getenv("FORGE_TOKEN")
+	if c.tokenFile != "" {
+		data, err := os.ReadFile(c.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(data))
+	}
+	if token == "" {
+		return nil, errors.New("no token: set FORGE_TOKEN or --token-file")
+	}
+	return forge.New(forge.Config{URL: c.url, Token: token, Timeout: c.timeout, QPS: 20, Burst: 20})
+}
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var conn connection
+	conn.bind(fs)
+	opts := export.Options{}
+	fs.StringVar(&opts.Org, "org", "", "the organization to export (required)")
+	fs.StringVar(&opts.ForgeRef, "forge-ref", "gitea", "the Forge the resources refer to")
+	fs.StringVar(&opts.Namespace, "namespace", "", "namespace of the resources (default: none, kubectl's)")
+	fs.StringVar(&opts.Namespace, "n", "", "shorthand for --namespace")
+	fs.Usage = func() {
+		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME] [-n NAMESPACE] [--token-file FILE] > org.yaml")
+		_, _ = fmt.Fprintln(stderr, "Writes the resources that describe what the forge holds for ORG, to adopt it without a change. The token comes from FORGE_TOKEN or --token-file.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	if opts.Org == "" {
+		_, _ = fmt.Fprintln(stderr, "export: --org is required")
+		return 1
+	}
+	fc, err := conn.client()
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
+		return 1
+	}
+	opts.Server, opts.Now = conn.url, time.Now()
+	if err := export.Export(ctx, fc, opts, stdout); err != nil {
+		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
+		return 1
+	}
+	return 0
+}

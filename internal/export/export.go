@@ -1,0 +1,384 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package export writes the resources that describe what a forge holds for
+// one organization, as a YAML stream that the operator adopts without a
+// write: every field is the forge's own value (unset where the forge holds
+// nothing), every resource has deletionPolicy Orphan, and no credential is
+// ever written (hook secrets cannot be read; chat webhook URLs and
+// authorization headers become references to Secrets to create).
+package export
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Source is what the export reads from the forge; it never writes.
+type Source interface {
+	forge.ServerClient
+	GetOrg(ctx context.Context, name string) (*forge.Organization, error)
+	ListOrgHooks(ctx context.Context, org string) ([]forge.Hook, error)
+	ListLabels(ctx context.Context, scope forge.Scope) ([]forge.Label, error)
+	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
+}
+
+// Options say what to export and how the resources are written.
+type Options struct {
+	// Org is the organization's name on the forge.
+	Org string
+	// ForgeRef names the Forge the resources refer to (default "gitea").
+	ForgeRef string
+	// Namespace of the resources; none when "".
+	Namespace string
+	// Server is the forge's URL, for the header comment.
+	Server string
+	// Now stamps the header comment.
+	Now time.Time
+}
+
+// Export reads the organization and writes its resources to w.
+func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
+	if opts.ForgeRef == "" {
+		opts.ForgeRef = "gitea"
+	}
+	version, err := src.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("read the server version: %w", err)
+	}
+	org, err := src.GetOrg(ctx, opts.Org)
+	if err != nil {
+		return fmt.Errorf("read organization %q: %w", opts.Org, err)
+	}
+	hooks, err := src.ListOrgHooks(ctx, org.Name)
+	if err != nil {
+		return fmt.Errorf("list the hooks of organization %q: %w", org.Name, err)
+	}
+	labels, err := src.ListLabels(ctx, forge.OrgScope(org.Name))
+	if err != nil {
+		return fmt.Errorf("list the labels of organization %q: %w", org.Name, err)
+	}
+	runners, err := src.ListRunners(ctx, forge.OrgScope(org.Name))
+	if err != nil && !forge.IsNotFound(err) && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the runners of organization %q: %w", org.Name, err)
+	}
+
+	b := &builder{opts: opts, names: map[string]bool{}}
+	b.organization(org)
+	slices.SortFunc(hooks, func(x, y forge.Hook) int { return int(x.ID - y.ID) })
+	for _, h := range hooks {
+		b.orgHook(org.Name, h)
+	}
+	slices.SortFunc(labels, func(x, y forge.Label) int {
+		if c := strings.Compare(x.Name, y.Name); c != 0 {
+			return c
+		}
+		return int(x.ID - y.ID)
+	})
+	b.orgLabels(org.Name, labels)
+	slices.SortFunc(runners, func(x, y forge.Runner) int { return int(x.ID - y.ID) })
+	b.runnerSettings(forge.OrgScope(org.Name), runners)
+
+	header := fmt.Sprintf("# forge-operator export of organization %s from %s (server version %s) at %s.\n"+
+		"# Applying it to a namespace holding Forge %q adopts every object without changing the forge;\n"+
+		"# every resource has deletionPolicy: Orphan, so deleting one never deletes the forge object.\n",
+		org.Name, opts.Server, version, opts.Now.UTC().Format(time.RFC3339), opts.ForgeRef)
+	if _, err := io.WriteString(w, header); err != nil {
+		return err
+	}
+	for _, d := range b.docs {
+		if err := d.write(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doc is one resource of the stream with the comment written above it.
+type doc struct {
+	comment []string
+	obj     client.Object
+}
+
+func (d doc) write(w io.Writer) error {
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	for _, c := range d.comment {
+		buf.WriteString("# " + c + "\n")
+	}
+	data, err := manifest(d.obj)
+	if err != nil {
+		return err
+	}
+	buf.Write(data)
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// manifest renders obj as YAML without its status and server-set metadata.
+func manifest(obj client.Object) ([]byte, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return yaml.Marshal(m)
+}
+
+type builder struct {
+	opts Options
+	docs []doc
+	// names holds each metadata.name given, per kind.
+	names map[string]bool
+}
+
+func (b *builder) add(obj client.Object, comment ...string) {
+	b.docs = append(b.docs, doc{comment: comment, obj: obj})
+}
+
+func (b *builder) meta(kind, forgeName string, id int64) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: b.name(kind, forgeName, id), Namespace: b.opts.Namespace}
+}
+
+func (b *builder) managed() forgev1.ManagedSpec {
+	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: b.opts.ForgeRef}}
+}
+
+func (b *builder) organization(o *forge.Organization) {
+	obj := &forgev1.Organization{
+		TypeMeta:   typeMeta("Organization"),
+		ObjectMeta: b.meta("Organization", o.Name, o.ID),
+		Spec: forgev1.OrganizationSpec{
+			ManagedSpec:    b.managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Name:           ptr(forgev1.OwnerName(o.Name)),
+			FullName:       nonEmpty(o.FullName),
+			Description:    nonEmpty(o.Description),
+			Email:          nonEmpty(o.Email),
+			Website:        nonEmpty(o.Website),
+			Location:       nonEmpty(o.Location),
+			Visibility:     nonEmpty(o.Visibility),
+		},
+	}
+	if o.RepoAdminChangeTeamAccess {
+		obj.Spec.RepoAdminChangeTeamAccess = ptr(true)
+	}
+	b.add(obj)
+}
+
+// chatHookTypes carry a token in their URL: those URLs go into a Secret.
+var chatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork"}
+
+// hookConfigKeys are the config keys besides url and content_type that the
+// forge returns (Slack's) and that OrgHook manages in spec.config.
+var hookConfigKeys = []string{"channel", "username", "icon_url", "color"}
+
+func (b *builder) orgHook(org string, h forge.Hook) {
+	name := b.name("OrgHook", fmt.Sprintf("%s-hook-%d", org, h.ID), h.ID)
+	spec := forgev1.OrgHookSpec{
+		ManagedSpec:    b.managed(),
+		DeletionPolicy: forgev1.DeletionPolicyOrphan,
+		Organization:   forgev1.OwnerName(org),
+		Type:           forgev1.HookType(h.Type),
+		ContentType:    h.Config["content_type"],
+		Events:         hookEvents(h.Events),
+		BranchFilter:   h.BranchFilter,
+		Active:         ptr(h.Active),
+		Name:           h.Name,
+	}
+	comment := []string{fmt.Sprintf("%s hook %d. The forge never returns a hook's secret: this hook is adopted", h.Type, h.ID),
+		"as it is (never replaced); add spec.secretRef to set a new secret, which replaces the hook."}
+	if slices.Contains(chatHookTypes, h.Type) {
+		secret := name + "-url"
+		spec.URLSecretRef = &forgev1.SecretKeySelector{Name: secret, Key: "url"}
+		comment = append(comment, fmt.Sprintf("Its URL carries a token: create Secret %s with key url holding the hook's URL before applying:", secret),
+			fmt.Sprintf("  kubectl create secret generic %s --from-literal=url=<the hook's URL>", secret))
+	} else {
+		spec.URL = h.Config["url"]
+	}
+	for _, k := range hookConfigKeys {
+		if v, ok := h.Config[k]; ok && v != "" {
+			if spec.Config == nil {
+				spec.Config = map[string]string{}
+			}
+			spec.Config[k] = v
+		}
+	}
+	if h.AuthorizationHeader != "" {
+		secret := name + "-authorization"
+		spec.AuthorizationHeaderSecretRef = &forgev1.SecretKeySelector{Name: secret, Key: "header"}
+		comment = append(comment, fmt.Sprintf("It sends an authorization header: create Secret %s with key header holding it before applying:", secret),
+			fmt.Sprintf("  kubectl create secret generic %s --from-literal=header=<the header>", secret))
+	}
+	b.add(&forgev1.OrgHook{
+		TypeMeta:   typeMeta("OrgHook"),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.opts.Namespace},
+		Spec:       spec,
+	}, comment...)
+}
+
+func (b *builder) orgLabels(org string, labels []forge.Label) {
+	count := map[string]int{}
+	for _, l := range labels {
+		count[l.Name]++
+	}
+	for _, l := range labels {
+		var comment []string
+		if count[l.Name] > 1 {
+			// The operator adopts by name and stalls on duplicates: say so
+			// here rather than write a resource that cannot become Ready.
+			comment = []string{fmt.Sprintf("%d labels are named %q in organization %s: this one (id %d) conflicts until the duplicates are removed on the forge.", count[l.Name], l.Name, org, l.ID)}
+		}
+		b.add(&forgev1.Label{
+			TypeMeta:   typeMeta("Label"),
+			ObjectMeta: b.meta("Label", org+"-label-"+l.Name, l.ID),
+			Spec: forgev1.LabelSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Organization:   ptr(forgev1.OwnerName(org)),
+				Name:           l.Name,
+				Color:          "#" + l.Color,
+				Description:    nonEmpty(l.Description),
+				Exclusive:      trueOnly(l.Exclusive),
+				Archived:       trueOnly(l.IsArchived),
+			},
+		}, comment...)
+	}
+}
+
+// runnerSettings exports the runners of a scope that are disabled: an
+// enabled runner is the forge's default and needs no resource.
+func (b *builder) runnerSettings(scope forge.Scope, runners []forge.Runner) {
+	count := map[string]int{}
+	for _, r := range runners {
+		count[r.Name]++
+	}
+	for _, r := range runners {
+		if !r.Disabled {
+			continue
+		}
+		spec := forgev1.RunnerSettingSpec{
+			ManagedSpec:    b.managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Disabled:       true,
+		}
+		if count[r.Name] == 1 {
+			spec.Runner.Name = r.Name
+		} else {
+			spec.Runner.ID = ptr(r.ID) // several of that name: the name would not select one
+		}
+		if scope.Repo != "" {
+			spec.Repository = ptr(forgev1.RepositoryName(scope.Owner + "/" + scope.Repo))
+		} else {
+			spec.Organization = ptr(forgev1.OwnerName(scope.Owner))
+		}
+		base := scope.Owner
+		if scope.Repo != "" {
+			base += "-" + scope.Repo
+		}
+		b.add(&forgev1.RunnerSetting{
+			TypeMeta:   typeMeta("RunnerSetting"),
+			ObjectMeta: b.meta("RunnerSetting", fmt.Sprintf("%s-runner-%d", base, r.ID), r.ID),
+			Spec:       spec,
+		})
+	}
+}
+
+var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// name turns a forge name into a valid, unique metadata.name for kind:
+// lower case, DNS-1123, with a short hash of the forge name and id appended
+// when making it valid changed more than its case, or when it would
+// collide (forge names that differ in case only, or labels of one name).
+func (b *builder) name(kind, forgeName string, id int64) string {
+	lower := strings.ToLower(forgeName)
+	n := strings.Trim(invalidNameChars.ReplaceAllString(lower, "-"), "-")
+	hashed := n != lower || len(n) > 50 || n == "" || b.names[kind+"/"+n]
+	if hashed {
+		sum := sha256.Sum256([]byte(forgeName + "#" + strconv.FormatInt(id, 10)))
+		n = strings.Trim(truncate(n, 50), "-")
+		if n != "" {
+			n += "-"
+		}
+		n += hex.EncodeToString(sum[:])[:6]
+	}
+	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+		panic(fmt.Sprintf("export: made an invalid name %q: %v", n, errs)) // a bug in this function
+	}
+	b.names[kind+"/"+n] = true
+	return n
+}
+
+// hookEvents are the hook's events, sorted, as the spec's set.
+func hookEvents(events []string) []forgev1.HookEvent {
+	out := make([]forgev1.HookEvent, 0, len(events))
+	for _, e := range slices.Sorted(slices.Values(events)) {
+		out = append(out, forgev1.HookEvent(e))
+	}
+	return slices.Compact(out)
+}
+
+func typeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: forgev1.GroupVersion.String(), Kind: kind}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func trueOnly(v bool) *bool {
+	if !v {
+		return nil
+	}
+	return &v
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/forgeops/forge-operator/internal/export"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+const (
+	hookSecret = "hook-secret-value-1"
+	slackURL   = "https://hooks.slack.example/services/T000/B000/XXXXSECRET"
+	authHeader = "Bearer auth-header-secret"
+)
+
+// seed gives an organization with what a real one holds: hooks of several
+// kinds (one with a secret, a chat hook whose URL is a credential, one with
+// an authorization header), labels with names no Kubernetes name allows and
+// two of one name, and runners.
+func seed(t *testing.T) (*forge.Client, string) {
+	t.Helper()
+	fake, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "Acme", FullName: "Acme Corp"}))
+	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "gitea", Active: true,
+		Config: map[string]string{"url": "https://ci.example.com", "content_type": "json", "secret": hookSecret}}))
+	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "slack", Active: true,
+		Config: map[string]string{"url": slackURL, "content_type": "json", "channel": "#ops"}}))
+	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "gitea", Active: true, AuthorizationHeader: authHeader,
+		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
+	for _, name := range []string{"Kind/Bug", "kind-bug", "dup", "dup", strings.Repeat("very-long-", 10)} {
+		must(fc.CreateLabel(ctx, forge.OrgScope("Acme"), forge.CreateLabelOption{Name: name, Color: "abcdef"}))
+	}
+	for _, name := range []string{"r", "r", "solo"} {
+		r := fake.RegisterRunner(forge.OrgScope("Acme"), name)
+		must(fc.EditRunner(ctx, forge.OrgScope("Acme"), r.ID, true))
+	}
+	return fc, "Acme"
+}
+
+func run(t *testing.T, fc *forge.Client, org string) string {
+	t.Helper()
+	var out bytes.Buffer
+	opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	if err := export.Export(context.Background(), fc, opts, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestExportHoldsNoCredential(t *testing.T) {
+	fc, org := seed(t)
+	out := run(t, fc, org)
+	for _, secret := range []string{fakeforge.DefaultToken, hookSecret, slackURL, "XXXXSECRET", authHeader, "auth-header-secret"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the export holds %q", secret)
+		}
+	}
+	for _, want := range []string{
+		"urlSecretRef:\n    key: url\n    name: acme-hook-2-url",
+		"kubectl create secret generic acme-hook-2-url --from-literal=url=<the hook's URL>",
+		"authorizationHeaderSecretRef:\n    key: header\n    name: acme-hook-3-authorization",
+		"config:\n    channel: '#ops'",
+		"The forge never returns a hook's secret",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q", want)
+		}
+	}
+}
+
+func TestExportNamesAreValidUniqueAndStable(t *testing.T) {
+	fc, org := seed(t)
+	out := run(t, fc, org)
+	if again := run(t, fc, org); again != out {
+		t.Fatalf("two exports differ:\n%s", cmp.Diff(out, again))
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
+	seen := map[string]bool{}
+	var names []string
+	for {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name, Namespace string
+			} `json:"metadata"`
+			Spec struct {
+				DeletionPolicy string `json:"deletionPolicy"`
+			} `json:"spec"`
+		}
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Kind == "" {
+			continue
+		}
+		key := obj.Kind + "/" + obj.Metadata.Name
+		if seen[key] {
+			t.Errorf("%s written twice", key)
+		}
+		seen[key] = true
+		if errs := validation.IsDNS1123Subdomain(obj.Metadata.Name); len(errs) > 0 {
+			t.Errorf("%s: %v", key, errs)
+		}
+		if obj.Metadata.Namespace != "team-a" || obj.Spec.DeletionPolicy != "Orphan" {
+			t.Errorf("%s: namespace %q deletionPolicy %q", key, obj.Metadata.Namespace, obj.Spec.DeletionPolicy)
+		}
+		names = append(names, key)
+	}
+	want := []string{
+		"Organization/acme",
+		"OrgHook/acme-hook-1", "OrgHook/acme-hook-2", "OrgHook/acme-hook-3",
+		"Label/acme-label-kind-bug-", "Label/acme-label-dup", "Label/acme-label-dup-", "Label/acme-label-kind-bug",
+		"Label/acme-label-very-long-very-long-very-long-very-long-",
+		"RunnerSetting/acme-runner-", "RunnerSetting/acme-runner-", "RunnerSetting/acme-runner-",
+	}
+	if len(names) != len(want) {
+		t.Fatalf("exported %v", names)
+	}
+	for i := range want {
+		if !strings.HasPrefix(names[i], want[i]) {
+			t.Errorf("resource %d is %s, want a name starting %s", i, names[i], want[i])
+		}
+	}
+	if !strings.Contains(out, "2 labels are named \"dup\"") {
+		t.Error("duplicate label names are not called out")
+	}
+	if strings.Count(out, "    id: ") != 2 || !strings.Contains(out, "name: solo") {
+		t.Errorf("runners of one name are selected by id, others by name:\n%s", out)
+	}
+}

@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// writeCounter is a reverse proxy in front of the forge that records every
+// request that is not a read, so that a spec can prove the operator wrote
+// nothing, on the fake and on a real server alike.
+type writeCounter struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	writes []string
+}
+
+func newWriteCounter(target string) *writeCounter {
+	GinkgoHelper()
+	u, err := url.Parse(target)
+	Expect(err).NotTo(HaveOccurred())
+	wc := &writeCounter{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	wc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			wc.mu.Lock()
+			wc.writes = append(wc.writes, r.Method+" "+r.URL.Path)
+			wc.mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	DeferCleanup(wc.srv.Close)
+	return wc
+}
+
+func (wc *writeCounter) Writes() []string {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	return append([]string(nil), wc.writes...)
+}
+
+var _ = Describe("forge-operator export", func() {
+	ctx := context.Background()
+
+	It("writes what an organization holds; applied to an empty namespace, every object is Ready by adoption without a write to the forge", func() {
+		sc := newScenario()
+		_, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: sc.org, FullName: "Export Test", Description: "an org to export",
+			Website: "https://export.example.com", Location: "Lisbon", Visibility: "limited"})
+		Expect(err).NotTo(HaveOccurred())
+		const hookSecret = "export-hook-secret-value"
+		_, err = fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{Type: "gitea", Name: "ci", Active: true,
+			Events: []string{"push", "pull_request"}, BranchFilter: "main",
+			Config: map[string]string{"url": "https://ci.example.com/hook", "content_type": "json", "secret": hookSecret}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{Type: "gogs", Active: false,
+			Config: map[string]string{"url": "https://legacy.example.com/hook", "content_type": "form"}})
+		Expect(err).NotTo(HaveOccurred())
+		for _, l := range []forge.CreateLabelOption{
+			{Name: "kind/bug", Color: "#d73a4a", Description: "Something is broken", Exclusive: true},
+			{Name: "Priority: High", Color: "#FF0000"},
+			{Name: "wontfix", Color: "ffffff"},
+		} {
+			_, err := fc.CreateLabel(ctx, forge.OrgScope(sc.org), l)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		registerRunner(forge.OrgScope(sc.org), "enabled-runner")
+		disabledID := registerRunner(forge.OrgScope(sc.org), "disabled-runner")
+		_, err = fc.EditRunner(ctx, forge.OrgScope(sc.org), disabledID, true)
+		Expect(err).NotTo(HaveOccurred())
+
+		counter := newWriteCounter(forgeURL)
+		ns := newNamespace(counter.srv.URL)
+
+		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
+		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
+		var out, errOut bytes.Buffer
+		code := cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)
+		Expect(code).To(Equal(0), "stderr: %s", errOut.String())
+		exported := out.String()
+		GinkgoWriter.Println(exported)
+		Expect(exported).To(ContainSubstring("server version " + version))
+		Expect(exported).NotTo(ContainSubstring(token))
+		Expect(exported).NotTo(ContainSubstring(hookSecret))
+
+		objs := decodeStream(exported)
+		kinds := map[string]int{}
+		for _, o := range objs {
+			kinds[o.GetKind()]++
+			Expect(o.GetNamespace()).To(Equal(ns))
+		}
+		Expect(kinds).To(Equal(map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": 1}))
+
+		for _, o := range objs {
+			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())
+		}
+		for _, o := range objs {
+			Expect(expectReady(o)).To(Equal("Adopted"), "%s %s", o.GetKind(), o.GetName())
+		}
+		// Drift checks of adopted objects read and never write.
+		Consistently(counter.Writes, 3*syncInterval, poll).Should(BeEmpty())
+	})
+})
+
+// decodeStream reads a YAML stream into objects, as kubectl apply -f does.
+func decodeStream(stream string) []*unstructured.Unstructured {
+	GinkgoHelper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(stream), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if len(m) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: m})
+		}
+	}
+}
