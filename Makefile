@@ -61,8 +61,8 @@ test-gitea: gitea envtest ## Start one real Gitea and run the forge contract and
 		go test -v -count=1 $(GO_TEST_FLAGS) -run '^(TestContract|TestKinds)$$' ./internal/forge/ ./test/e2e/
 
 .PHONY: bench
-bench: ## Run the benchmarks and print time and memory per operation (never asserted).
-	go test -run '^$$' -bench . -benchmem -benchtime=$(or $(BENCHTIME),1s) ./test/bench/ ./controllers/ ./internal/...
+bench: envtest ## Run the benchmarks and print their figures (never asserted); W1 takes about 20 minutes, W1_SIZES=small only its tenth.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test -run '^$$' -bench . -benchmem -benchtime=$(or $(BENCHTIME),1s) -timeout 90m ./test/bench/ ./controllers/ ./internal/...
 
 ##@ Demo
 

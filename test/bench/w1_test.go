@@ -1,0 +1,489 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+// workload is the W1 shape of the scale issue: per organization 5 hooks,
+// a project and a runner setting; repositories spread over the
+// organizations, 20 labels in each; every object of one Forge, applied at once.
+type workload struct {
+	orgs, repos, hooksPerOrg, labelsPerRepo int
+}
+
+func (w workload) objects() int {
+	return w.orgs*(1+w.hooksPerOrg+1+1) + w.repos*w.labelsPerRepo
+}
+
+// W1: 20 organizations, 100 hooks, 1,000 labels (20 in each of 50
+// repositories), 20 projects, 20 runner settings: 1,160 objects.
+var (
+	w1      = workload{orgs: 20, repos: 50, hooksPerOrg: 5, labelsPerRepo: 20}
+	w1Small = workload{orgs: 2, repos: 5, hooksPerOrg: 5, labelsPerRepo: 20}
+)
+
+// BenchmarkW1 applies W1 (and a ten times smaller variant) to the manager
+// running against the fake forge with 5 ms added to every call, at the
+// Forge's default rate limit and at qps 100, and prints what the scale issue
+// counts: seconds to all Ready, forge calls and Kubernetes writes per object
+// to converge, forge reads per object per sync interval at rest and the
+// largest lateness of a drift check, and the process's peak memory and CPU.
+// Printed, never asserted. W1_SIZES=small limits it to the small variant,
+// W1_REST sets how long the at-rest phase watches (default 3 sync intervals).
+func BenchmarkW1(b *testing.B) {
+	sizes := map[string]workload{"W1/10": w1Small, "W1": w1}
+	order := []string{"W1/10", "W1"}
+	if os.Getenv("W1_SIZES") == "small" {
+		order = order[:1]
+	}
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	for _, name := range order {
+		for _, qps := range []float64{0, 100} {
+			label := name + "/qps=default"
+			if qps > 0 {
+				label = fmt.Sprintf("%s/qps=%g", name, qps)
+			}
+			b.Run(label, func(b *testing.B) {
+				for b.Loop() {
+					runW1(b, cfg, sizes[name], qps)
+				}
+			})
+		}
+	}
+}
+
+// call is one request the fake forge served.
+type call struct {
+	at           time.Time
+	method, path string
+}
+
+// recorder holds the forge calls and Kubernetes requests of a run.
+type recorder struct {
+	mu    sync.Mutex
+	forge []call
+	kube  map[string]int // "verb resource" -> count
+}
+
+func (r *recorder) addForge(c call) {
+	r.mu.Lock()
+	r.forge = append(r.forge, c)
+	r.mu.Unlock()
+}
+
+func (r *recorder) snapshot() ([]call, map[string]int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kube := make(map[string]int, len(r.kube))
+	for k, v := range r.kube {
+		kube[k] = v
+	}
+	return slices.Clone(r.forge), kube
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.forge, r.kube = nil, map[string]int{}
+	r.mu.Unlock()
+}
+
+// kubeTransport counts the manager's requests to the API server by verb and resource.
+type kubeTransport struct {
+	rec  *recorder
+	next http.RoundTripper
+}
+
+var forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1alpha1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
+
+func (t kubeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	key := ""
+	if m := forgeResource.FindStringSubmatch(req.URL.Path); m != nil && req.Method != http.MethodGet {
+		key = req.Method + " " + m[1] + m[3]
+	} else if strings.Contains(req.URL.Path, "/secrets/") && req.Method == http.MethodGet {
+		key = "GET secret (uncached)"
+	}
+	if key != "" {
+		t.rec.mu.Lock()
+		t.rec.kube[key]++
+		t.rec.mu.Unlock()
+	}
+	return t.next.RoundTrip(req)
+}
+
+const w1Sync = 30 * time.Second
+
+func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{kube: map[string]int{}}
+	latency := 5 * time.Millisecond
+	if v, err := time.ParseDuration(os.Getenv("W1_LATENCY")); err == nil {
+		latency = v
+	}
+	fake := fakeforge.New(fakeforge.WithToken(token))
+	srv := fake.Start()
+	defer srv.Close()
+	inner := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			rec.addForge(call{at: time.Now(), method: r.Method, path: strings.TrimPrefix(r.URL.Path, "/api/v1")})
+			time.Sleep(latency)
+		}
+		inner.ServeHTTP(rw, r)
+	})
+
+	// The forge side: organizations, repositories and runners exist (users
+	// register runners; repositories are not a kind); the operator adopts
+	// the organizations and creates everything else.
+	ns := fmt.Sprintf("w1-%d", time.Now().UnixNano())
+	var runners []string
+	for o := range w.orgs {
+		org := fmt.Sprintf("org-%02d", o)
+		if _, err := fake.CreateOrg(org); err != nil {
+			b.Fatal(err)
+		}
+		runners = append(runners, fake.RegisterRunner(forge.OrgScope(org), "runner-"+org).Name)
+	}
+
+	for r := range w.repos {
+		if err := fake.CreateRepo(repoOrg(r, w), fmt.Sprintf("repo-%02d", r)); err != nil {
+			b.Fatal(err)
+		}
+	}
+
+	mgrCfg := rest.CopyConfig(cfg)
+	mgrCfg.QPS, mgrCfg.Burst = 200, 400
+	mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return kubeTransport{rec: rec, next: rt} })
+	scheme := kruntime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = forgev1.AddToScheme(scheme)
+	ctrl.SetLogger(logr.Discard())
+	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		// One manager per run in this process: the controller names repeat.
+		Controller: config.Controller{SkipNameValidation: ptr(true)},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: w1Sync}); err != nil {
+		b.Fatal(err)
+	}
+	mgrDone := make(chan struct{})
+	go func() { _ = mgr.Start(ctx); close(mgrDone) }()
+	defer func() { cancel(); <-mgrDone }()
+
+	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	apply := func(o client.Object) {
+		if err := k8s.Create(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	apply(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": token}})
+	fg := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea"}, Spec: forgev1.ForgeSpec{
+		URL: srv.URL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}}
+	if qps > 0 {
+		fg.Spec.RateLimit = &forgev1.RateLimit{QPS: qps, Burst: int32(qps * 2)}
+	}
+	apply(fg)
+	waitReady(b, k8s, ns, 1, time.Minute)
+	rec.reset()
+
+	start := time.Now()
+	spec := forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
+	for o := range w.orgs {
+		org := fmt.Sprintf("org-%02d", o)
+		apply(&forgev1.Organization{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org},
+			Spec: forgev1.OrganizationSpec{ManagedSpec: spec, Description: ptr("managed by W1")}})
+		for h := range w.hooksPerOrg {
+			apply(&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-hook-%d", org, h)},
+				Spec: forgev1.OrgHookSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org), Type: "gitea",
+					URL: fmt.Sprintf("https://ci.example.com/%s/%d", org, h), Events: []forgev1.HookEvent{"push"}}})
+		}
+		apply(&forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-roadmap"},
+			Spec: forgev1.ProjectSpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(fmt.Sprintf("%s/repo-%02d", org, o)), Title: "Roadmap"}})
+		apply(&forgev1.RunnerSetting{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-runner"},
+			Spec: forgev1.RunnerSettingSpec{ManagedSpec: spec, Organization: ptr(forgev1.OwnerName(org)),
+				Runner: forgev1.RunnerSelector{Name: runners[o]}, Disabled: true}})
+	}
+	for r := range w.repos {
+		repo := fmt.Sprintf("%s/repo-%02d", repoOrg(r, w), r)
+		for l := range w.labelsPerRepo {
+			apply(&forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("repo-%02d-l%02d", r, l)},
+				Spec: forgev1.LabelSpec{ManagedSpec: spec, Repository: ptr(forgev1.RepositoryName(repo)),
+					Name: fmt.Sprintf("area/l%02d", l), Color: "#00aabb"}})
+		}
+	}
+	n := w.objects()
+	stopSampler := sampleMemory()
+	waitReady(b, k8s, ns, n+1, 30*time.Minute)
+	ready := time.Since(start)
+	calls, kube := rec.snapshot()
+
+	// At rest: no change, only drift checks.
+	rec.reset()
+	rest := 3 * w1Sync
+	if v, err := time.ParseDuration(os.Getenv("W1_REST")); err == nil {
+		rest = v
+	}
+	time.Sleep(rest)
+	restCalls, restKube := rec.snapshot()
+	peakHeap := stopSampler()
+	cpu := cpuSeconds()
+
+	fmt.Printf("\n%s: %d objects, fake forge +%s per call, sync interval %s, Forge qps %s\n",
+		b.Name(), n, latency, w1Sync, qpsText(qps))
+	fmt.Printf("  all Ready after %.1fs (rate floor at one write per object: %.1fs)\n", ready.Seconds(), float64(n)/effectiveQPS(qps))
+	fmt.Printf("  to converge: %.2f forge calls per object, %.2f Kubernetes writes per object (Events excluded), %.2f uncached Secret GETs per object\n",
+		float64(len(calls))/float64(n), float64(writes(kube))/float64(n), float64(kube["GET secret (uncached)"])/float64(n))
+	printRoutes(calls, n)
+	printKube(kube)
+	intervals := rest.Seconds() / w1Sync.Seconds()
+	fmt.Printf("  at rest over %s: %.3f forge reads per object per sync interval, %d forge writes, %d Kubernetes writes; largest gap between reads of one path: %.2f intervals\n",
+		rest, float64(reads(restCalls))/float64(n)/intervals, len(restCalls)-reads(restCalls), writes(restKube), largestGap(restCalls, start.Add(ready))/w1Sync.Seconds())
+	fmt.Printf("  process (manager and the in-process fake): peak RSS %d MiB, peak Go heap %d MiB, CPU %.1fs\n",
+		peakRSS()>>20, peakHeap>>20, cpu)
+	b.ReportMetric(ready.Seconds(), "s-to-ready")
+	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
+	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
+}
+
+// repoOrg is the organization repository r lives in: round robin, so that
+// the first repository of each organization holds its project.
+func repoOrg(r int, w workload) string { return fmt.Sprintf("org-%02d", r%w.orgs) }
+
+func waitReady(b *testing.B, k8s client.Client, ns string, want int, limit time.Duration) {
+	b.Helper()
+	deadline := time.Now().Add(limit)
+	lists := []client.ObjectList{&forgev1.ForgeList{}, &forgev1.OrganizationList{}, &forgev1.OrgHookList{},
+		&forgev1.LabelList{}, &forgev1.ProjectList{}, &forgev1.RunnerSettingList{}}
+	for {
+		ready := 0
+		for _, l := range lists {
+			if err := k8s.List(context.Background(), l, client.InNamespace(ns)); err != nil {
+				b.Fatal(err)
+			}
+			items, _ := meta.ExtractList(l)
+			for _, it := range items {
+				o := it.(interface {
+					client.Object
+					forgev1.ConditionsAccessor
+				})
+				if c := meta.FindStatusCondition(o.GetConditions(), forgev1.ConditionReady); c != nil &&
+					c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.GetGeneration() {
+					ready++
+				}
+			}
+		}
+		if ready >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d objects Ready after %s", ready, want, limit)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+var idSegment = regexp.MustCompile(`/[0-9]+(/|$)`)
+
+// route turns a path into its template: names and ids replaced.
+func route(c call) string {
+	p := idSegment.ReplaceAllString(c.path, "/{id}$1")
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		switch parts[i-1] {
+		case "orgs":
+			parts[i] = "{org}"
+		case "repos":
+			parts[i] = "{owner}"
+			if i+1 < len(parts) {
+				parts[i+1] = "{repo}"
+			}
+		}
+	}
+	return c.method + " " + strings.Join(parts, "/")
+}
+
+func printRoutes(calls []call, n int) {
+	count := map[string]int{}
+	for _, c := range calls {
+		count[route(c)]++
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range count {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range keys {
+		fmt.Printf("    %-52s %6d  (%.2f per object)\n", k, count[k], float64(count[k])/float64(n))
+	}
+}
+
+func printKube(kube map[string]int) {
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range kube {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range keys {
+		fmt.Printf("    kube %-47s %6d\n", k, kube[k])
+	}
+}
+
+func reads(calls []call) int {
+	n := 0
+	for _, c := range calls {
+		if c.method == http.MethodGet {
+			n++
+		}
+	}
+	return n
+}
+
+func writes(kube map[string]int) int {
+	n := 0
+	for k, v := range kube {
+		if !strings.HasPrefix(k, "GET ") {
+			n += v
+		}
+	}
+	return n
+}
+
+// largestGap is the longest time between two reads of one path at rest
+// (from the end of convergence to its first read, then between reads), in seconds.
+func largestGap(calls []call, from time.Time) float64 {
+	last := map[string]time.Time{}
+	gap := 0.0
+	for _, c := range calls {
+		if c.method != http.MethodGet {
+			continue
+		}
+		prev, ok := last[c.path]
+		if !ok {
+			prev = from
+		}
+		gap = max(gap, c.at.Sub(prev).Seconds())
+		last[c.path] = c.at
+	}
+	return gap
+}
+
+// sampleMemory samples the Go heap until stopped and returns its peak.
+func sampleMemory() func() uint64 {
+	var peak uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return func() uint64 { close(done); <-stopped; return peak }
+}
+
+// peakRSS is the process's high-water resident set (VmHWM).
+func peakRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func effectiveQPS(qps float64) float64 {
+	if qps > 0 {
+		return qps
+	}
+	return 10
+}
+
+func qpsText(qps float64) string {
+	if qps > 0 {
+		return strconv.FormatFloat(qps, 'f', -1, 64)
+	}
+	return "10 (default)"
+}
+
+func ptr[T any](v T) *T { return &v }
