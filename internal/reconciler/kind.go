@@ -13,15 +13,12 @@ package reconciler
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -99,52 +96,6 @@ func (p *Pass) ClaimedBy(ctx context.Context, id int64) (string, error) {
 		return "", nil
 	}
 	return p.claimedBy(ctx, id)
-}
-
-// Error steers the loop: it stalls (needs a user's change) or waits (will
-// be retried with backoff) with a condition reason.
-type Error struct {
-	State   conditions.State
-	Reason  string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil && e.Message == "" {
-		return e.Err.Error()
-	}
-	return e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Stall returns an error that stalls the resource with reason.
-func Stall(reason, format string, args ...any) error {
-	return &Error{State: conditions.Stalled, Reason: reason, Message: fmt.Sprintf(format, args...)}
-}
-
-// Wait returns an error that keeps the resource waiting, retried with backoff.
-func Wait(reason, format string, args ...any) error {
-	return &Error{State: conditions.Waiting, Reason: reason, Message: fmt.Sprintf(format, args...)}
-}
-
-// ParentMissing turns a forge not-found answer on a call inside a scope
-// (an organization or repository) into a wait for that parent; other errors
-// pass through.
-func ParentMissing(err error, parent string) error {
-	if forge.IsNotFound(err) {
-		return &Error{State: conditions.Waiting, Reason: forgev1.ReasonParentNotFound,
-			Message: fmt.Sprintf("%s not found on the forge; waiting for it to exist", parent), Err: err}
-	}
-	return err
-}
-
-// asError unwraps a loop Error.
-func asError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
 }
 
 // One returns the one item that match selects from a forge listing, nil when

@@ -6,24 +6,19 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -43,7 +38,10 @@ type Options struct {
 	BaseBackoff, MaxBackoff time.Duration
 }
 
-func (o *Options) defaults() {
+// WithDefaults returns o with every unset option at its default: a 10
+// minute sync interval, one reconcile at a time, and retries backing off
+// from 1 second to 5 minutes.
+func (o Options) WithDefaults() Options {
 	if o.SyncInterval <= 0 {
 		o.SyncInterval = 10 * time.Minute
 	}
@@ -56,6 +54,7 @@ func (o *Options) defaults() {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Minute
 	}
+	return o
 }
 
 // Reconciler runs the shared loop for kind T.
@@ -65,17 +64,9 @@ type Reconciler[T forgev1.Managed] struct {
 	kind     Kind[T]
 	kindName string
 	pool     *connection.Pool
-	recorder events.EventRecorder
+	status   StatusWriter
 	opts     Options
-	backoff  workqueue.TypedRateLimiter[types.NamespacedName]
-}
-
-// outcome is what one pass concluded, before it is written.
-type outcome struct {
-	summary conditions.Summary
-	// event is emitted when set (success events always, failure events when the reason changes).
-	eventType, eventReason, eventAction, eventNote string
-	requeue                                        time.Duration
+	backoff  *Backoff
 }
 
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -83,34 +74,20 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	logger := log.FromContext(ctx)
 	orig := obj.DeepCopyObject().(T)
-	prevReason, _ := conditions.ReadyReason(obj)
 
 	out, err := r.pass(ctx, obj)
 	if err != nil {
-		var le *Error
-		if errors.As(err, &le) || forge.KindOf(err) != forge.KindUnknown || isSecretError(err) {
-			out = r.failure(obj, req.NamespacedName, err)
-		} else {
+		c, ok := Classify(err)
+		if !ok {
 			// A Kubernetes API failure: let controller-runtime retry with its backoff.
 			return ctrl.Result{}, err
 		}
-	} else if out.summary.State == conditions.Ready {
-		r.backoff.Forget(req.NamespacedName)
+		out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
+	} else if out.Summary.State == conditions.Ready {
+		r.backoff.Succeeded(req.NamespacedName)
 	}
-
-	if out.eventReason != "" && (out.eventType == corev1.EventTypeNormal || out.eventReason != prevReason) {
-		r.recorder.Eventf(obj, nil, out.eventType, out.eventReason, out.eventAction, "%s", out.eventNote)
-	}
-	if out.summary.State != conditions.Ready && out.summary.Reason != prevReason {
-		logger.Info("not ready", "reason", out.summary.Reason, "message", out.summary.Message)
-	}
-
-	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) {
-		return ctrl.Result{}, nil // gone, or about to be: no status to write
-	}
-	if err := r.writeStatus(ctx, orig, obj, out.summary); err != nil {
+	if err := r.status.Write(ctx, orig, obj, out); err != nil {
 		return ctrl.Result{}, err
 	}
 	// Only a pass that succeeded settles a create: a failed one may have
@@ -121,11 +98,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{RequeueAfter: out.requeue}, nil
+	return ctrl.Result{RequeueAfter: out.Requeue}, nil
 }
 
 // pass does the work; status is written by the caller.
-func (r *Reconciler[T]) pass(ctx context.Context, obj T) (outcome, error) {
+func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
 	interval := r.interval(obj)
@@ -134,142 +111,142 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (outcome, error) {
 		return r.finalize(ctx, obj)
 	}
 	if spec.Suspend {
-		return outcome{summary: conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonSuspended,
+		return Outcome{Summary: conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonSuspended,
 			Message: "spec.suspend is true: no forge calls are made until it is set back to false"}}, nil
 	}
 	observe := spec.ManagementPolicy == forgev1.ManagementPolicyObserve
 
 	pass, err := r.connect(ctx, obj)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	if err := r.checkKeyConflict(ctx, obj); err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	if observe {
 		// Observing never deletes, so it needs no finalizer.
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 	} else if err := r.setFinalizer(ctx, obj, true); err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	obs, err := ext.Observe(ctx)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	if obs.Exists {
 		if err := r.checkIDConflict(ctx, obj, obs.ID); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 	}
 	what := r.kind.Describe(obj)
 
 	if observe {
-		out := outcome{requeue: Jitter(interval)}
+		out := Outcome{Requeue: Jitter(interval)}
 		switch {
 		case !obs.Exists:
-			out.summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,
+			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,
 				Message: fmt.Sprintf("%s does not exist on the forge; managementPolicy Observe never creates it", what)}
 		case len(obs.Diff) > 0 || obs.Replace:
 			record(status, obs)
-			out.summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonDriftDetected,
+			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonDriftDetected,
 				Message: fmt.Sprintf("the forge differs from the spec in %s; managementPolicy Observe does not correct it", diffText(obs))}
 		default:
 			record(status, obs)
-			out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
 				Message: fmt.Sprintf("%s matches the spec (observed, not managed)", what)}
 		}
 		return out, nil
 	}
 
-	out := outcome{requeue: Jitter(interval), eventType: corev1.EventTypeNormal}
+	out := Outcome{Requeue: Jitter(interval), Event: Event{Type: corev1.EventTypeNormal}}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 	}
 	switch {
 	case !obs.Exists:
 		gone := status.ID != 0
 		if err := r.markPending(ctx, obj, 0); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		created, err := ext.Create(ctx)
 		if err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		record(status, created)
-		out.eventReason, out.eventAction = forgev1.ReasonCreated, "Create"
-		out.eventNote = fmt.Sprintf("created %s (id %d)", what, created.ID)
+		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+		out.Event.Note = fmt.Sprintf("created %s (id %d)", what, created.ID)
 		if gone {
-			out.eventNote = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
+			out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
 			driftCorrections.WithLabelValues(r.kindName).Inc()
 		}
-		out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.eventNote}
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
 
 	case obs.Replace:
 		if err := r.markPending(ctx, obj, obs.ID); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		created, err := ext.Create(ctx)
 		if err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		record(status, created)
 		if err := ext.Delete(ctx, obs); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
-		out.eventReason, out.eventAction = forgev1.ReasonReplaced, "Replace"
-		out.eventNote = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
-		out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.eventNote}
+		out.Event.Reason, out.Event.Action = forgev1.ReasonReplaced, "Replace"
+		out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
 
 	case len(obs.Diff) > 0:
 		drift := status.ID == obs.ID && status.ObservedGeneration == obj.GetGeneration() &&
 			conditions.IsReady(obj, obj.GetGeneration())
 		if err := ext.Update(ctx, obs); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		adopted := status.ID == 0
 		record(status, obs)
 		switch {
 		case drift:
 			driftCorrections.WithLabelValues(r.kindName).Inc()
-			out.eventReason, out.eventAction = forgev1.ReasonDriftCorrected, "Update"
-			out.eventNote = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
+			out.Event.Reason, out.Event.Action = forgev1.ReasonDriftCorrected, "Update"
+			out.Event.Note = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
 		case adopted:
-			out.eventReason, out.eventAction = forgev1.ReasonAdopted, "Adopt"
-			out.eventNote = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
+			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
 		default:
-			out.eventReason, out.eventAction = forgev1.ReasonUpdated, "Update"
-			out.eventNote = fmt.Sprintf("updated %s on the forge", diffText(obs))
+			out.Event.Reason, out.Event.Action = forgev1.ReasonUpdated, "Update"
+			out.Event.Note = fmt.Sprintf("updated %s on the forge", diffText(obs))
 		}
-		out.summary = conditions.Summary{State: conditions.Ready, Reason: out.eventReason, Message: out.eventNote}
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: out.Event.Note}
 
 	default:
 		adopted := status.ID == 0
 		record(status, obs)
 		if adopted && pass.Pending {
-			out.eventReason, out.eventAction = forgev1.ReasonCreated, "Create"
-			out.eventNote = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
-			out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.eventNote}
+			out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+			out.Event.Note = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
 		} else if adopted {
-			out.eventReason, out.eventAction = forgev1.ReasonAdopted, "Adopt"
-			out.eventNote = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
-			out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.eventNote}
+			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.Event.Note}
 		} else {
-			out.eventReason = ""
-			out.summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
+			out.Event.Reason = ""
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
 				Message: fmt.Sprintf("%s matches the spec", what)}
 			// Keep the reason of the pass that made the change until the spec changes.
 			if reason, msg := conditions.ReadyReason(obj); status.ObservedGeneration == obj.GetGeneration() &&
 				conditions.IsReady(obj, obj.GetGeneration()) && reason != forgev1.ReasonSynced {
-				out.summary.Reason, out.summary.Message = reason, msg
+				out.Summary.Reason, out.Summary.Message = reason, msg
 			}
 		}
 	}
@@ -277,9 +254,9 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (outcome, error) {
 }
 
 // finalize handles a resource being deleted.
-func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (outcome, error) {
+func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	if !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) {
-		return outcome{}, nil
+		return Outcome{}, nil
 	}
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
@@ -308,7 +285,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (outcome, error) {
 		// would block the namespace's deletion for ever.
 		gone, err := r.forgeGone(ctx, obj)
 		if err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 		if gone {
 			keep = fmt.Sprintf("its Forge %q is gone", spec.ForgeRef.Name)
@@ -317,41 +294,41 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (outcome, error) {
 	}
 	if keep != "" {
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
-			return outcome{}, err
+			return Outcome{}, err
 		}
-		out := outcome{eventType: eventType, eventReason: forgev1.ReasonOrphaned, eventAction: "Delete",
-			eventNote: fmt.Sprintf("left %s on the forge: %s", what, keep)}
+		out := Outcome{Event: Event{Type: eventType, Reason: forgev1.ReasonOrphaned, Action: "Delete",
+			Note: fmt.Sprintf("left %s on the forge: %s", what, keep)}}
 		if status.ID == 0 && !pending {
-			out.eventReason = ""
+			out.Event.Reason = ""
 		}
 		return out, nil
 	}
 
 	pass, err := r.connect(ctx, obj)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	obs, err := ext.Observe(ctx)
 	if err != nil && !forge.IsNotFound(err) && !isParentMissing(err) {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	if err == nil && obs.Exists {
 		if err := ext.Delete(ctx, obs); err != nil && !forge.IsNotFound(err) {
-			return outcome{}, err
+			return Outcome{}, err
 		}
 	}
 	if err := r.deleteReplaced(ctx, obj, ext, 0); err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
 	if err := r.setFinalizer(ctx, obj, false); err != nil {
-		return outcome{}, err
+		return Outcome{}, err
 	}
-	return outcome{eventType: corev1.EventTypeNormal, eventReason: forgev1.ReasonDeleted, eventAction: "Delete",
-		eventNote: fmt.Sprintf("deleted %s on the forge", what)}, nil
+	return Outcome{Event: Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonDeleted, Action: "Delete",
+		Note: fmt.Sprintf("deleted %s on the forge", what)}}, nil
 }
 
 // forgeGone reports whether obj's Forge no longer exists or is being deleted.
@@ -467,62 +444,6 @@ func older(a, b client.Object) bool {
 	return a.GetName() < b.GetName()
 }
 
-// failure maps an error to conditions and a retry.
-func (r *Reconciler[T]) failure(obj T, key types.NamespacedName, err error) outcome {
-	interval := r.interval(obj)
-	backoff := min(r.backoff.When(key), r.opts.MaxBackoff, interval)
-	out := outcome{eventType: corev1.EventTypeWarning, eventAction: "Reconcile"}
-	stall := func(reason string) {
-		out.summary = conditions.Summary{State: conditions.Stalled, Reason: reason, Message: err.Error()}
-		// Retried slowly; a change of the spec, a Secret or the Forge retries at once.
-		out.requeue = max(Jitter(interval), backoff)
-	}
-	wait := func(reason string, after time.Duration) {
-		out.summary = conditions.Summary{State: conditions.Waiting, Reason: reason, Message: err.Error()}
-		out.requeue = after
-	}
-	if le, ok := asError(err); ok {
-		out.summary = conditions.Summary{State: le.State, Reason: le.Reason, Message: le.Error()}
-		if le.State == conditions.Stalled {
-			stall(le.Reason)
-		} else {
-			wait(le.Reason, backoff)
-		}
-	} else if se := (*connection.SecretError)(nil); errors.As(err, &se) {
-		wait(forgev1.ReasonSecretNotFound, backoff)
-	} else {
-		switch forge.KindOf(err) {
-		case forge.KindUnauthorized, forge.KindForbidden:
-			stall(forgev1.ReasonUnauthorized)
-		case forge.KindValidation:
-			stall(forgev1.ReasonRejected)
-		case forge.KindConflict:
-			stall(forgev1.ReasonConflict)
-		case forge.KindRouteNotFound:
-			stall(forgev1.ReasonUnsupported)
-		case forge.KindRateLimited:
-			after, _ := forge.RetryAfter(err)
-			wait(forgev1.ReasonRateLimited, max(after, r.opts.BaseBackoff))
-		case forge.KindNotFound:
-			wait(forgev1.ReasonParentNotFound, backoff)
-		default:
-			wait(forgev1.ReasonForgeError, backoff)
-		}
-	}
-	out.eventReason, out.eventNote = out.summary.Reason, out.summary.Message
-	return out
-}
-
-func isSecretError(err error) bool {
-	var se *connection.SecretError
-	return errors.As(err, &se)
-}
-
-func isParentMissing(err error) bool {
-	le, ok := asError(err)
-	return ok && le.Reason == forgev1.ReasonParentNotFound
-}
-
 // setFinalizer adds or removes the finalizer, persisting it at once.
 func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) error {
 	if controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) == want {
@@ -602,33 +523,6 @@ func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External,
 	}
 	return nil
 }
-
-// writeStatus writes the pass's summary and status, only when they changed.
-func (r *Reconciler[T]) writeStatus(ctx context.Context, orig, obj T, s conditions.Summary) error {
-	status := obj.GetManagedStatus()
-	if s.Reason != "" {
-		conditions.Apply(obj, obj.GetGeneration(), s)
-	}
-	status.ObservedGeneration = obj.GetGeneration()
-	if v, ok := obj.GetAnnotations()[forgev1.ReconcileRequestedAtAnnotation]; ok {
-		status.LastHandledReconcileAt = v
-	}
-	before, after := statusOf(orig), statusOf(obj)
-	if equality.Semantic.DeepEqual(before, after) {
-		return nil
-	}
-	base := obj.DeepCopyObject().(T)
-	reflect.ValueOf(base).Elem().FieldByName("Status").Set(reflect.ValueOf(before))
-	if err := r.client.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("write status of %s: %w", r.describe(obj), err)
-	}
-	return nil
-}
-
-func statusOf(obj any) any { return reflect.ValueOf(obj).Elem().FieldByName("Status").Interface() }
 
 // record copies what was observed into status.
 func record(status *forgev1.ManagedStatus, obs Observation) {

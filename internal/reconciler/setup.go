@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,7 +46,7 @@ func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // Setup registers the loop for kind with the manager: field indexes, the
 // controller, and its watches on Forges and Secrets.
 func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T], pool *connection.Pool, opts Options) error {
-	opts.defaults()
+	opts = opts.WithDefaults()
 	sample := kind.New()
 	kinds, _, err := mgr.GetScheme().ObjectKinds(sample)
 	if err != nil {
@@ -60,9 +59,9 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		kind:     kind,
 		kindName: kindName,
 		pool:     pool,
-		recorder: mgr.GetEventRecorder("forge-operator"),
+		status:   NewStatusWriter(mgr),
 		opts:     opts,
-		backoff:  workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](opts.BaseBackoff, opts.MaxBackoff),
+		backoff:  NewBackoff(opts),
 	}
 
 	idx := mgr.GetFieldIndexer()
