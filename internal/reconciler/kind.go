@@ -1,20 +1,23 @@
-// Package reconciler is the reconcile loop every managed kind shares. A kind
-// supplies only how to observe, create, update and delete its forge object
-// (and its natural key, if it has one); the loop does the rest, once: Forge
-// resolution, finalizers, deletion and management policies, suspend,
-// adoption, the create-pending mark, conflicts between resources, drift
-// checks on a jittered interval, conditions, Events, metrics, and the
-// mapping of errors to retries.
-//
-// The shape follows crossplane-runtime's managed reconciler (Observe never
-// writes, Create is safe to repeat, Delete of a missing object succeeds) and
-// Flux's habit of writing status once per pass from one summary.
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reconciler
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -96,29 +99,4 @@ func (p *Pass) ClaimedBy(ctx context.Context, id int64) (string, error) {
 		return "", nil
 	}
 	return p.claimedBy(ctx, id)
-}
-
-// One returns the one item that match selects from a forge listing, nil when
-// none does. The forge allows several labels of one name, projects of one
-// title, runners of one name: when several match, it returns a Conflict
-// stall instead, counting them and listing their ids after what
-// ("labels named "bug" exist in acme/web"), followed by advice.
-func One[T any](items []T, match func(T) bool, id func(T) int64, what, advice string) (*T, error) {
-	var found []int
-	for i, it := range items {
-		if match(it) {
-			found = append(found, i)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &items[found[0]], nil
-	}
-	ids := make([]string, len(found))
-	for i, at := range found {
-		ids[i] = strconv.FormatInt(id(items[at]), 10)
-	}
-	return nil, Stall(forgev1.ReasonConflict, "%d %s (ids %s); %s", len(found), what, strings.Join(ids, ", "), advice)
 }

@@ -152,3 +152,11 @@ func statusJSON(obj Object, stamp func(map[string]any)) ([]byte, error) {
 	}
 	return json.Marshal(map[string]any{"status": status})
 }
+
+// record copies what was observed into status.
+func record(status *forgev1.ManagedStatus, obs Observation) {
+	status.ID = obs.ID
+	if obs.URL != "" {
+		status.URL = obs.URL
+	}
+}

@@ -1,13 +1,27 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reconciler
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -386,64 +400,6 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 	}, nil
 }
 
-// checkKeyConflict stalls obj when an older resource has the same natural key.
-func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
-	key := r.kind.Key(obj)
-	if key == "" {
-		return nil
-	}
-	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key), true)
-	if err != nil || other == "" {
-		return err
-	}
-	return Stall(forgev1.ReasonConflict, "%s is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), r.kindName, other)
-}
-
-// checkIDConflict stalls obj when an older resource already holds forge object id.
-func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) error {
-	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id), true)
-	if err != nil || other == "" {
-		return err
-	}
-	return Stall(forgev1.ReasonConflict, "%s (id %d) is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), id, r.kindName, other)
-}
-
-// holder returns the oldest other resource (namespace/name) whose index
-// field equals value; with olderOnly, only if it is older than obj.
-func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}); err != nil {
-		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return "", err
-	}
-	var oldest client.Object
-	for _, it := range items {
-		o := it.(client.Object)
-		if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() {
-			continue
-		}
-		if (!olderOnly || older(o, obj)) && (oldest == nil || older(o, oldest)) {
-			oldest = o
-		}
-	}
-	if oldest == nil {
-		return "", nil
-	}
-	return oldest.GetNamespace() + "/" + oldest.GetName(), nil
-}
-
-// older orders resources by creation time, then name, so that exactly one of two is older.
-func older(a, b client.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	return a.GetName() < b.GetName()
-}
-
 // setFinalizer adds or removes the finalizer, persisting it at once.
 func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) error {
 	if controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) == want {
@@ -462,74 +418,6 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 		return fmt.Errorf("update finalizer of %s: %w", r.describe(obj), err)
 	}
 	return nil
-}
-
-// markPending persists the create-pending mark before a create, so that a
-// create whose response is lost is found by the next pass, not repeated.
-// replaces, when not 0, is the id of the object the create replaces: it is
-// kept until that object is deleted.
-func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) error {
-	set := map[string]string{}
-	if obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == "" {
-		set[forgev1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
-	}
-	if id := strconv.FormatInt(replaces, 10); replaces != 0 && obj.GetAnnotations()[forgev1.ReplacesAnnotation] != id {
-		set[forgev1.ReplacesAnnotation] = id
-	}
-	if len(set) == 0 {
-		return nil
-	}
-	base := obj.DeepCopyObject().(T)
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	maps.Copy(ann, set)
-	obj.SetAnnotations(ann)
-	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("mark %s create-pending: %w", r.describe(obj), err)
-	}
-	return nil
-}
-
-// clearPending removes the create-pending and replaces marks once the id is
-// in status and the pass succeeded.
-func (r *Reconciler[T]) clearPending(ctx context.Context, obj T) error {
-	ann := obj.GetAnnotations()
-	_, pending := ann[forgev1.CreatePendingAnnotation]
-	_, replaces := ann[forgev1.ReplacesAnnotation]
-	if (!pending && !replaces) || obj.GetManagedStatus().ID == 0 {
-		return nil
-	}
-	base := obj.DeepCopyObject().(T)
-	delete(ann, forgev1.CreatePendingAnnotation)
-	delete(ann, forgev1.ReplacesAnnotation)
-	obj.SetAnnotations(ann)
-	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("clear create-pending mark of %s: %w", r.describe(obj), err)
-	}
-	return nil
-}
-
-// deleteReplaced deletes the object a replacement left behind (its delete
-// failed, or its pass ended before it), unless it is the one observed now.
-func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External, current int64) error {
-	old, _ := strconv.ParseInt(obj.GetAnnotations()[forgev1.ReplacesAnnotation], 10, 64)
-	if old == 0 || old == current {
-		return nil
-	}
-	if err := ext.Delete(ctx, Observation{Exists: true, ID: old}); err != nil && !forge.IsNotFound(err) {
-		return err
-	}
-	return nil
-}
-
-// record copies what was observed into status.
-func record(status *forgev1.ManagedStatus, obs Observation) {
-	status.ID = obs.ID
-	if obs.URL != "" {
-		status.URL = obs.URL
-	}
 }
 
 func (r *Reconciler[T]) interval(obj T) time.Duration {
