@@ -163,21 +163,6 @@ var _ = Describe("Organization", func() {
 		Expect(ok).To(BeTrue(), "Observe never deletes")
 	})
 
-	It("makes no forge calls while suspended", func() {
-		fake.ClearRequests()
-		org := newOrg("paused")
-		org.Spec.Suspend = true
-		Expect(k8s.Create(ctx, org)).To(Succeed())
-		expectReason(org, metav1.ConditionUnknown, forgev1.ReasonSuspended)
-		Consistently(func() int { return requestsTo("/orgs") }, 2*syncInterval, poll).Should(BeZero())
-
-		org.Spec.Suspend = false
-		Expect(k8s.Update(ctx, org)).To(Succeed())
-		expectReady(org)
-		_, ok := fake.Org("paused")
-		Expect(ok).To(BeTrue())
-	})
-
 	It("stalls the younger of two resources for one organization with Conflict", func() {
 		first := newOrg("first")
 		first.Spec.Name = ptr(forgev1.OwnerName("shared"))

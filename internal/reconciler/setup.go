@@ -80,27 +80,8 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		backoff:  NewBackoff(opts),
 	}
 
-	idx := mgr.GetFieldIndexer()
-	indexes := map[string]client.IndexerFunc{
-		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
-		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
-		indexKey: func(o client.Object) []string {
-			t := o.(T)
-			if k := kind.Key(t); k != "" {
-				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
-			}
-			return nil
-		},
-		indexID: func(o client.Object) []string {
-			t := o.(T)
-			if id := t.GetManagedStatus().ID; id != 0 {
-				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
-			}
-			return nil
-		},
-	}
-	for name, fn := range indexes {
-		if err := idx.IndexField(ctx, kind.New(), name, fn); err != nil {
+	for name, fn := range indexers(kind) {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.New(), name, fn); err != nil {
 			return fmt.Errorf("index %s by %s: %w", kindName, name, err)
 		}
 	}
@@ -119,6 +100,29 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
+}
+
+// indexers are the field indexes of kind the loop lists by: the Forge,
+// the Secrets, the natural key and the forge id of each resource.
+func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
+	return map[string]client.IndexerFunc{
+		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
+		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
+		indexKey: func(o client.Object) []string {
+			t := o.(T)
+			if k := kind.Key(t); k != "" {
+				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
+			}
+			return nil
+		},
+		indexID: func(o client.Object) []string {
+			t := o.(T)
+			if id := t.GetManagedStatus().ID; id != 0 {
+				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
+			}
+			return nil
+		},
+	}
 }
 
 // requestedPredicate passes updates that ask for a pass by annotation or start a deletion.
