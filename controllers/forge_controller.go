@@ -129,19 +129,9 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 	if err != nil {
 		return reconciler.Outcome{}, err
 	}
-	flavor, semver, ok := forge.ParseVersion(version)
-	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, ""
-	if ok {
-		f.Status.Flavor = flavor
-	}
-	what := "server"
-	if flavor != "" {
-		what = flavor
-	}
-	if semver != "" {
-		what += " " + semver
-	}
-	msg := fmt.Sprintf("connected to %s as %s", what, user.Login)
+	server := forge.NewServer(version)
+	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, server.Flavor
+	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
 	return reconciler.Outcome{
 		Summary: conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected, Message: msg},
 		Event:   reconciler.Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonConnected, Action: "Connect", Note: msg},

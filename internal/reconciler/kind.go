@@ -81,8 +81,10 @@ func (o Observation) UpToDate() bool { return o.Exists && len(o.Diff) == 0 && !o
 type Pass struct {
 	// Forge is the client of the referenced Forge.
 	Forge forge.Interface
-	// ForgeObject is the referenced Forge (for its server version).
-	ForgeObject *forgev1.Forge
+	// Server is what the forge is and can do, from its reported version.
+	Server forge.Server
+	// WebURL is the forge's web root (spec.url without /api/v1), for the URLs of its objects.
+	WebURL string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Pending is true when a create-pending mark is set: a create may have

@@ -388,10 +388,11 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		return nil, err
 	}
 	return &Pass{
-		Forge:       fc,
-		ForgeObject: &f,
-		Reader:      r.reader,
-		Pending:     obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
+		Forge:   fc,
+		Server:  forge.NewServer(f.Status.ServerVersion),
+		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
+		Reader:  r.reader,
+		Pending: obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
