@@ -116,7 +116,9 @@ func statusPatch(orig, obj Object) ([]byte, error) {
 		return nil, err
 	}
 	after, err := statusJSON(obj, func(status map[string]any) {
-		status["observedGeneration"] = obj.GetGeneration()
+		if g := obj.GetGeneration(); g != 0 { // omitempty, as the typed status
+			status["observedGeneration"] = g
+		}
 		if v, ok := obj.GetAnnotations()[forgev1.ReconcileRequestedAtAnnotation]; ok {
 			status["lastHandledReconcileAt"] = v
 		}
