@@ -20,13 +20,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,25 +38,24 @@ import (
 
 // ForgeReconciler checks that a Forge answers and accepts its credentials:
 // GET /version and GET /user, on every sync interval and whenever the Forge
-// or one of its Secrets changes. Every other kind waits for its Forge to be Ready.
+// or one of its Secrets changes. Every other kind waits for its Forge to be
+// Ready. Its errors are classified, retried and written like every kind's,
+// by internal/reconciler.
 type ForgeReconciler struct {
 	Pool    *connection.Pool
 	Options reconciler.Options
 
-	client   client.Client
-	recorder events.EventRecorder
-	backoff  workqueue.TypedRateLimiter[types.NamespacedName]
+	client  client.Client
+	status  reconciler.StatusWriter
+	backoff *reconciler.Backoff
 }
 
 // SetupWithManager registers the controller and its Secret watch.
 func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.Options = r.Options.WithDefaults()
 	r.client = mgr.GetClient()
-	r.recorder = mgr.GetEventRecorder("forge-operator")
-	if r.Options.SyncInterval <= 0 {
-		r.Options.SyncInterval = 10 * time.Minute
-	}
-	r.backoff = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](
-		max(r.Options.BaseBackoff, 100*time.Millisecond), max(r.Options.MaxBackoff, time.Second))
+	r.status = reconciler.NewStatusWriter(mgr)
+	r.backoff = reconciler.NewBackoff(r.Options)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("forge").
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
@@ -88,74 +83,60 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	orig := f.DeepCopy()
-	prevReason, _ := conditions.ReadyReason(&f)
-	summary, requeue := r.check(ctx, &f, req.NamespacedName)
-
-	if summary.State != conditions.Ready && summary.Reason != prevReason {
-		r.recorder.Eventf(&f, nil, corev1.EventTypeWarning, summary.Reason, "Connect", "%s", summary.Message)
-	} else if summary.State == conditions.Ready && prevReason != forgev1.ReasonConnected {
-		r.recorder.Eventf(&f, nil, corev1.EventTypeNormal, summary.Reason, "Connect", "%s", summary.Message)
-	}
-	conditions.Apply(&f, f.Generation, summary)
-	f.Status.ObservedGeneration = f.Generation
-	if v, ok := f.Annotations[forgev1.ReconcileRequestedAtAnnotation]; ok {
-		f.Status.LastHandledReconcileAt = v
-	}
-	if !equality.Semantic.DeepEqual(orig.Status, f.Status) {
-		if err := r.client.Status().Patch(ctx, &f, client.MergeFrom(orig)); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
+	out, err := r.check(ctx, &f)
+	if err != nil {
+		c, ok := reconciler.Classify(err)
+		if !ok {
+			return ctrl.Result{}, err
+		}
+		out = reconciler.Failure(c, r.backoff.Failed(req.NamespacedName, c, r.Options.SyncInterval))
+		out.Event.Action = "Connect"
+	} else {
+		r.backoff.Succeeded(req.NamespacedName)
+		// Connected is news only when the Forge was not connected before.
+		if reason, _ := conditions.ReadyReason(orig); reason == forgev1.ReasonConnected {
+			out.Event = reconciler.Event{}
 		}
 	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	if err := r.status.Write(ctx, orig, &f, out); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: out.Requeue}, nil
 }
 
-func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge, key types.NamespacedName) (conditions.Summary, time.Duration) {
-	interval := reconciler.Jitter(r.Options.SyncInterval)
-	backoff := min(r.backoff.When(key), r.Options.SyncInterval)
+// check calls the forge and fills f's status on success; its errors say
+// what to fix where the forge's own message does not.
+func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconciler.Outcome, error) {
 	fc, err := r.Pool.Client(ctx, f)
 	if err != nil {
 		var se *connection.SecretError
 		if errors.As(err, &se) {
-			return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonSecretNotFound, Message: se.Error()}, backoff
+			return reconciler.Outcome{}, err
 		}
-		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonRejected, Message: err.Error()}, interval
+		return reconciler.Outcome{}, &reconciler.Error{State: conditions.Stalled, Reason: forgev1.ReasonRejected, Err: err}
 	}
 	version, err := fc.Version(ctx)
 	var user *forge.User
 	if err == nil {
 		user, err = fc.CurrentUser(ctx)
 	}
-	switch kind := forge.KindOf(err); {
-	case err == nil:
-	case kind == forge.KindUnauthorized || kind == forge.KindForbidden:
-		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonUnauthorized,
-			Message: fmt.Sprintf("%s; fix the credentials in Secret %s", err, authSecret(f))}, max(interval, backoff)
-	case kind == forge.KindRouteNotFound:
-		return conditions.Summary{State: conditions.Stalled, Reason: forgev1.ReasonUnsupported,
-			Message: err.Error() + "; is spec.url a Gitea or Forgejo server?"}, max(interval, backoff)
-	case kind == forge.KindRateLimited:
-		// Capped: a Retry-After of years must not park the Forge.
-		after, _ := forge.RetryAfter(err)
-		after = min(max(after, time.Second), r.Options.SyncInterval)
-		return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: err.Error()}, after
-	default:
-		return conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}, backoff
+	switch forge.KindOf(err) {
+	case forge.KindUnauthorized, forge.KindForbidden:
+		return reconciler.Outcome{}, fmt.Errorf("%w; fix the credentials in Secret %s", err, authSecret(f))
+	case forge.KindRouteNotFound:
+		return reconciler.Outcome{}, fmt.Errorf("%w; is spec.url a Gitea or Forgejo server?", err)
 	}
-	r.backoff.Forget(key)
-	flavor, semver, ok := forge.ParseVersion(version)
-	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, ""
-	if ok {
-		f.Status.Flavor = flavor
+	if err != nil {
+		return reconciler.Outcome{}, err
 	}
-	what := "server"
-	if flavor != "" {
-		what = flavor
-	}
-	if semver != "" {
-		what += " " + semver
-	}
-	return conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected,
-		Message: fmt.Sprintf("connected to %s as %s", what, user.Login)}, interval
+	server := forge.NewServer(version)
+	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, server.Flavor
+	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
+	return reconciler.Outcome{
+		Summary: conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected, Message: msg},
+		Event:   reconciler.Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonConnected, Action: "Connect", Note: msg},
+		Requeue: reconciler.Jitter(r.Options.SyncInterval),
+	}, nil
 }
 
 // authSecret names the Secret holding a Forge's credentials, for messages.

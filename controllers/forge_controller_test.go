@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 )
 
@@ -171,6 +172,78 @@ var _ = Describe("Forge", func() {
 		}, syncInterval/2, 20*time.Millisecond).Should(Succeed())
 		Expect(f.Status.Login).To(Equal(fakeforge.DefaultLogin))
 		Expect(findCondition(f, forgev1.ConditionStalled)).To(BeNil())
+	})
+
+	It("backs off exponentially from the default options while the server answers 500, and rechecks at once on request", func() {
+		// A manager of its own, set up with no backoff options as main.go does,
+		// checks a Forge on a fake of its own whose /version always fails.
+		down := fakeforge.New(fakeforge.WithToken(token))
+		srv := down.Start()
+		DeferCleanup(srv.Close)
+		down.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/version", Count: -1, Status: http.StatusInternalServerError})
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
+		Expect(k8s.Create(ctx, nsObj)).To(Succeed())
+		ns := nsObj.Name
+		DeferCleanup(func() { removeAll(ns) })
+		newSecret(ns, "gitea-token", map[string]string{"token": token})
+		f := &forgev1.Forge{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "down", Labels: map[string]string{ownManagerLabel: "true"}},
+			Spec:       forgev1.ForgeSpec{URL: srv.URL, Auth: tokenAuth("gitea-token")},
+		}
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		// Started after both exist: its first pass comes once, with both in its cache.
+		startManager(ns, controllers.Options{SyncInterval: time.Hour, RequestTimeout: 2 * time.Second})
+
+		// Note when each call arrives.
+		var at []time.Time
+		calls := func() int {
+			n := 0
+			for _, r := range down.Requests() {
+				if strings.HasSuffix(r.Path, "/version") {
+					n++
+				}
+			}
+			for len(at) < n {
+				at = append(at, time.Now())
+			}
+			return n
+		}
+		Eventually(calls, timeout, 20*time.Millisecond).Should(BeNumerically(">=", 1))
+		// From 1s doubling: calls at 0, 1, 3, 7 and 15 seconds, 6 in the first
+		// minute; the Forge's old fixed limiter made one every second.
+		Consistently(calls, 16*time.Second, 20*time.Millisecond).Should(BeNumerically("<=", 5))
+		Expect(len(at)).To(BeNumerically(">=", 4), "still retried")
+		for i := 1; i < len(at); i++ {
+			// Load only lengthens a gap; poll and start-up jitter may shorten one by a little.
+			want := time.Duration(1<<(i-1))*time.Second - 150*time.Millisecond
+			Expect(at[i].Sub(at[i-1])).To(BeNumerically(">=", want), "gap before call %d", i+1)
+		}
+		msg := expectReason(f, metav1.ConditionFalse, forgev1.ReasonForgeError)
+		Expect(msg).To(ContainSubstring("500"))
+		Expect(findCondition(f, forgev1.ConditionReconciling)).NotTo(BeNil())
+		eventWithReason(f, forgev1.ReasonForgeError)
+
+		// The server recovers; a requested check does not wait for the backoff.
+		down.ClearFaults()
+		change(f, func(f *forgev1.Forge) {
+			f.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "after-repair"}
+		})
+		Eventually(func(g Gomega) {
+			c := readyCondition(f)(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(f.Status.LastHandledReconcileAt).To(Equal("after-repair"))
+		}, 5*time.Second, poll).Should(Succeed())
+	})
+
+	It("is Rejected (Stalled) when the forge refuses the check with 422, as every kind is", func() {
+		ns := newNamespace()
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/user", Count: -1,
+			Status: http.StatusUnprocessableEntity, Body: `{"message":"user does not exist"}`})
+		f := newForge(ns, "refused", forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}})
+		msg := expectReason(f, metav1.ConditionFalse, forgev1.ReasonRejected)
+		Expect(msg).To(ContainSubstring("422 user does not exist"))
+		Expect(findCondition(f, forgev1.ConditionStalled)).NotTo(BeNil())
+		expectKstatus(f, status.FailedStatus)
 	})
 
 	It("authenticates with basic auth", func() {

@@ -90,3 +90,14 @@ func change[T client.Object](obj T, mutate func(T)) {
 		return k8s.Update(context.Background(), obj)
 	})).To(Succeed())
 }
+
+// expectNoAnnotation waits until obj no longer carries annotation. The loop
+// clears its create-pending and replaces marks in a write after the status
+// write that reports Ready, so a spec that saw Ready must wait for this one too.
+func expectNoAnnotation(obj client.Object, annotation string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) map[string]string {
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		return obj.GetAnnotations()
+	}, timeout, poll).ShouldNot(HaveKey(annotation))
+}

@@ -116,7 +116,7 @@ func (e *label) observed(l *forge.Label) reconciler.Observation {
 
 func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
-	opt := forge.CreateLabelOption{Name: e.obj.LabelName(), Color: NormalizeColor(s.Color)}
+	opt := forge.CreateLabelOption{Name: e.obj.LabelName(), Color: forge.NormalizeColor(s.Color)}
 	setIf(&opt.Description, s.Description)
 	setIf(&opt.Exclusive, s.Exclusive)
 	setIf(&opt.IsArchived, s.Archived)
@@ -155,7 +155,7 @@ func (e *label) changes(l *forge.Label) labelChanges {
 	if name := e.obj.LabelName(); name != l.Name {
 		c.opt.Name, c.fields = &name, append(c.fields, "name")
 	}
-	if color := NormalizeColor(s.Color); color != NormalizeColor(l.Color) {
+	if color := forge.NormalizeColor(s.Color); color != forge.NormalizeColor(l.Color) {
 		c.opt.Color, c.fields = &color, append(c.fields, "color")
 	}
 	if s.Description != nil && *s.Description != l.Description {
@@ -168,15 +168,5 @@ func (e *label) changes(l *forge.Label) labelChanges {
 		c.opt.IsArchived, c.fields = *s.Archived, append(c.fields, "archived")
 	}
 	slices.Sort(c.fields)
-	return c
-}
-
-// NormalizeColor gives a colour as the forge returns it: six lower-case hex
-// digits without '#' ("#ABC" -> "aabbcc").
-func NormalizeColor(c string) string {
-	c = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c), "#"))
-	if len(c) == 3 {
-		c = string([]byte{c[0], c[0], c[1], c[1], c[2], c[2]})
-	}
 	return c
 }

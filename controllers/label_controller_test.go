@@ -236,24 +236,6 @@ var _ = Describe("Label", func() {
 		Expect(onForge(repo, "paused")).To(HaveLen(1))
 	})
 
-	It("stalls the younger of two resources for one label with Conflict, naming the other", func() {
-		first := newLabel(repo, "first")
-		first.Spec.Name = "bug"
-		Expect(k8s.Create(ctx, first)).To(Succeed())
-		expectReady(first)
-		second := newLabel(repo, "second")
-		second.Spec.Name = "bug"
-		second.Spec.Color = "ff0000"
-		Expect(k8s.Create(ctx, second)).To(Succeed())
-		msg := expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)
-		Expect(msg).To(ContainSubstring(ns + "/first"))
-		expectKstatus(second, status.FailedStatus)
-		eventWithReason(second, forgev1.ReasonConflict)
-
-		Consistently(func() string { return theOne(repo, "bug").Color }, 2*syncInterval, poll).Should(Equal("aabbcc"))
-		expectReady(first)
-	})
-
 	It("lets the younger of two conflicting resources proceed as soon as the older is deleted", func() {
 		first := newLabel(repo, "older")
 		first.Spec.Name = "bug"
@@ -389,7 +371,7 @@ var _ = Describe("Label", func() {
 		expectReady(l)
 		Expect(onForge(repo, "once")).To(HaveLen(1))
 		Expect(l.Status.ID).To(Equal(theOne(repo, "once").ID))
-		Expect(l.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+		expectNoAnnotation(l, forgev1.CreatePendingAnnotation)
 		Expect(writesTo("/labels")).To(Equal(1), "the lost create is found, not repeated")
 	})
 

@@ -26,23 +26,6 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-func TestNormalizeColor(t *testing.T) {
-	for in, want := range map[string]string{
-		"#ABC":      "aabbcc",
-		"abc":       "aabbcc",
-		"#aBc":      "aabbcc",
-		"#D73A4A":   "d73a4a",
-		"d73a4a":    "d73a4a",
-		" #00ff00 ": "00ff00",
-		"#000":      "000000",
-		"FFF":       "ffffff",
-	} {
-		if got := NormalizeColor(in); got != want {
-			t.Errorf("NormalizeColor(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestLabelChanges covers the label diff: which fields differ, and the PATCH
 // that sets them, always carrying is_archived.
 func TestLabelChanges(t *testing.T) {

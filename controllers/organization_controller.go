@@ -46,7 +46,7 @@ func (organizationKind) Describe(o *forgev1.Organization) string {
 }
 
 func (organizationKind) Connect(_ context.Context, o *forgev1.Organization, pass *reconciler.Pass) (reconciler.External, error) {
-	return &organization{obj: o, fc: pass.Forge, web: webURL(pass.ForgeObject)}, nil
+	return &organization{obj: o, fc: pass.Forge, web: pass.WebURL}, nil
 }
 
 type organization struct {
@@ -139,10 +139,4 @@ func setIf[V any](dst *V, src *V) {
 	if src != nil {
 		*dst = *src
 	}
-}
-
-// webURL is the forge's web root: spec.url without a trailing /api/v1.
-func webURL(f *forgev1.Forge) string {
-	u := strings.TrimRight(f.Spec.URL, "/")
-	return strings.TrimSuffix(u, "/api/v1")
 }

@@ -163,21 +163,6 @@ var _ = Describe("Organization", func() {
 		Expect(ok).To(BeTrue(), "Observe never deletes")
 	})
 
-	It("makes no forge calls while suspended", func() {
-		fake.ClearRequests()
-		org := newOrg("paused")
-		org.Spec.Suspend = true
-		Expect(k8s.Create(ctx, org)).To(Succeed())
-		expectReason(org, metav1.ConditionUnknown, forgev1.ReasonSuspended)
-		Consistently(func() int { return requestsTo("/orgs") }, 2*syncInterval, poll).Should(BeZero())
-
-		org.Spec.Suspend = false
-		Expect(k8s.Update(ctx, org)).To(Succeed())
-		expectReady(org)
-		_, ok := fake.Org("paused")
-		Expect(ok).To(BeTrue())
-	})
-
 	It("stalls the younger of two resources for one organization with Conflict", func() {
 		first := newOrg("first")
 		first.Spec.Name = ptr(forgev1.OwnerName("shared"))
@@ -211,7 +196,7 @@ var _ = Describe("Organization", func() {
 		Expect(fake.Orgs()).To(HaveLen(1))
 		got, _ := fake.Org("once")
 		Expect(org.Status.ID).To(Equal(got.ID))
-		Expect(org.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+		expectNoAnnotation(org, forgev1.CreatePendingAnnotation)
 	})
 
 	It("recovers from server errors and connection resets", func() {

@@ -72,7 +72,7 @@ func (orgHookKind) Secrets(h *forgev1.OrgHook) []string {
 // a missing Secret is no obstacle: the hook is found by status.id.
 func (orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &orgHook{obj: h, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
-		headerReadable: returnsAuthHeader(pass.ForgeObject), url: h.Spec.URL}
+		headerReadable: pass.Server.ReturnsHookAuthHeader, url: h.Spec.URL}
 	deleting := !h.DeletionTimestamp.IsZero()
 	read := func(ref *forgev1.SecretKeySelector, field string, dst *string) error {
 		if ref == nil {
@@ -105,22 +105,6 @@ func (orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconc
 	// only in answers to the calls that send them.
 	e.fc = forge.RedactingOrgHooks(e.fc, e.url, e.secret, e.authHeader)
 	return e, nil
-}
-
-// returnsAuthHeader tells whether the server shows a hook's authorization
-// header on read: Gitea before 1.27 and Forgejo do; Gitea 1.27 answers "".
-// An unknown version counts as hiding it.
-func returnsAuthHeader(f *forgev1.Forge) bool {
-	flavor, semver, ok := forge.ParseVersion(f.Status.ServerVersion)
-	if !ok {
-		return false
-	}
-	if flavor == forge.FlavorForgejo {
-		return true
-	}
-	var major, minor int
-	_, _ = fmt.Sscanf(semver, "%d.%d", &major, &minor)
-	return major == 1 && minor < 27
 }
 
 type orgHook struct {

@@ -46,7 +46,7 @@ func (projectKind) Describe(p *forgev1.Project) string {
 }
 
 func (projectKind) Connect(_ context.Context, p *forgev1.Project, pass *reconciler.Pass) (reconciler.External, error) {
-	return &project{obj: p, fc: pass.Forge, scope: projectScope(p), version: pass.ForgeObject.Status.ServerVersion}, nil
+	return &project{obj: p, fc: pass.Forge, scope: projectScope(p), server: pass.Server}, nil
 }
 
 func projectScope(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) }
@@ -57,9 +57,9 @@ type project struct {
 		forge.ProjectsClient
 		forge.ReposClient
 	}
-	scope   scope
-	version string
-	found   *forge.Project
+	scope  scope
+	server forge.Server
+	found  *forge.Project
 }
 
 func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }
@@ -103,13 +103,9 @@ func (e *project) classify(ctx context.Context, err error) error {
 	if _, rerr := e.fc.GetRepo(ctx, e.scope.Owner, e.scope.Repo); rerr != nil {
 		return reconciler.ParentMissing(rerr, e.scope.describe())
 	}
-	version := e.version
-	if version == "" {
-		version = "unknown"
-	}
 	return reconciler.Stall(forgev1.ReasonUnsupported,
 		"the forge (version %s) has no projects API: %s exists but the projects routes are not found; "+
-			"projects need a server with the repository projects API", version, e.scope.describe())
+			"projects need a server with the repository projects API", e.server.ReportedVersion(), e.scope.describe())
 }
 
 func (e *project) observed(p *forge.Project) reconciler.Observation {

@@ -52,7 +52,7 @@ func (runnerSettingKind) Describe(r *forgev1.RunnerSetting) string {
 }
 
 func (runnerSettingKind) Connect(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass) (reconciler.External, error) {
-	return &runnerSetting{obj: r, fc: pass.Forge, scope: runnerScope(r), version: pass.ForgeObject.Status.ServerVersion}, nil
+	return &runnerSetting{obj: r, fc: pass.Forge, scope: runnerScope(r), server: pass.Server}, nil
 }
 
 func runnerScope(r *forgev1.RunnerSetting) scope {
@@ -67,11 +67,11 @@ func runnerRef(r *forgev1.RunnerSetting) string {
 }
 
 type runnerSetting struct {
-	obj     *forgev1.RunnerSetting
-	fc      forge.RunnersClient
-	scope   scope
-	version string
-	found   *forge.Runner
+	obj    *forgev1.RunnerSetting
+	fc     forge.RunnersClient
+	scope  scope
+	server forge.Server
+	found  *forge.Runner
 }
 
 func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, error) {
@@ -152,10 +152,6 @@ func (e *runnerSetting) unsupported(err error) error {
 	if !forge.IsRouteNotFound(err) {
 		return err
 	}
-	version := e.version
-	if version == "" {
-		version = "unknown"
-	}
 	return reconciler.Stall(forgev1.ReasonUnsupported,
-		"the forge (version %s) cannot enable or disable runners: it lacks PATCH .../actions/runners/{id} (Gitea 1.26 and later have it; Forgejo does not)", version)
+		"the forge (version %s) cannot enable or disable runners: it lacks PATCH .../actions/runners/{id} (Gitea 1.26 and later have it; Forgejo does not)", e.server.ReportedVersion())
 }

@@ -57,12 +57,13 @@ type Options struct {
 // Setup registers every controller with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
+	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
-	}
+	}.WithDefaults()
 	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
 	}

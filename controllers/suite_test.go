@@ -30,11 +30,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -56,8 +61,14 @@ const (
 	poll    = 100 * time.Millisecond
 )
 
+// ownManagerLabel marks the Forges a spec's own manager checks (see
+// startManager); the suite's manager does not see them.
+const ownManagerLabel = "test.forge.forgeops.dev/own-manager"
+
 var (
 	env     *envtest.Environment
+	restCfg *rest.Config
+	scheme  *runtime.Scheme
 	k8s     client.Client
 	fake    *fakeforge.Server
 	fakeURL string
@@ -90,14 +101,15 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
+	notOwn, err := labels.NewRequirement(ownManagerLabel, selection.DoesNotExist, nil)
+	Expect(err).NotTo(HaveOccurred())
 
-	var err error
 	env, err = testenv.New()
 	Expect(err).NotTo(HaveOccurred())
-	restCfg, err := env.Start()
+	restCfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme := runtime.NewScheme()
+	scheme = runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
@@ -107,6 +119,9 @@ var _ = BeforeSuite(func() {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
+		}},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	var ctx context.Context
@@ -133,6 +148,34 @@ var _ = AfterSuite(func() {
 		Expect(env.Stop()).To(Succeed())
 	}
 })
+
+// startManager starts a manager of the spec's own, with every controller
+// set up with opts, that sees namespace ns only; it stops when the spec
+// ends. The suite's manager leaves the Forges labelled ownManagerLabel to it.
+func startManager(ns string, opts controllers.Options) {
+	GinkgoHelper()
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		// The suite's manager already runs controllers of these names.
+		Controller: config.Controller{SkipNameValidation: ptr(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, stop := context.WithCancel(context.Background())
+	Expect(controllers.Setup(ctx, mgr, opts)).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() {
+		stop()
+		Eventually(done, timeout).Should(BeClosed())
+	})
+}
 
 // newNamespace starts a fake forge of the spec's own and creates a
 // namespace with a token Secret and a Forge "gitea" pointing at it, and waits

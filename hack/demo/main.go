@@ -334,7 +334,7 @@ func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]re
 
 // registerRunner does what act_runner does on `register`: fetch a
 // registration token for the scope, then call the runner service's Register.
-func registerRunner(ctx context.Context, fc forge.Interface, forgeURL, org, name string) error {
+func registerRunner(ctx context.Context, fc forge.FixturesClient, forgeURL, org, name string) error {
 	tok, err := fc.RunnerRegistrationToken(ctx, forge.Scope{Owner: org})
 	if err != nil {
 		return fmt.Errorf("get a runner registration token for %s: %w", org, err)
@@ -537,7 +537,7 @@ func showDrift(ctx context.Context, k8s client.Client, fc forge.Interface, o opt
 		if err != nil {
 			return err
 		}
-		if got.Color == controllers.NormalizeColor(l.Spec.Color) {
+		if got.Color == forge.NormalizeColor(l.Spec.Color) {
 			fmt.Printf("    corrected after %s: colour is #%s again\n", time.Since(start).Round(100*time.Millisecond), got.Color)
 			return printEvents(ctx, k8s, l.Name)
 		}

@@ -24,21 +24,32 @@ import (
 	"net/url"
 )
 
+// fetch makes call cl and decodes its JSON answer into a new T.
+func fetch[T any](ctx context.Context, c *Client, cl call) (*T, error) {
+	out := new(T)
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ---- server ----
 
 // Version implements ServerClient.
 func (c *Client) Version(ctx context.Context) (string, error) {
-	var out struct {
+	out, err := fetch[struct {
 		Version string `json:"version"`
+	}](ctx, c, call{op: "get server version", method: http.MethodGet, route: "/version"})
+	if err != nil {
+		return "", err
 	}
-	_, err := c.doJSON(ctx, call{op: "get server version", method: http.MethodGet, route: "/version"}, &out)
-	return truncate(out.Version, maxVersionLen), err
+	return truncate(out.Version, maxVersionLen), nil
 }
 
 // CurrentUser implements ServerClient.
 func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
-	out := &User{}
-	if _, err := c.doJSON(ctx, call{op: "get current user", method: http.MethodGet, route: "/user"}, out); err != nil {
+	out, err := fetch[User](ctx, c, call{op: "get current user", method: http.MethodGet, route: "/user"})
+	if err != nil {
 		return nil, err
 	}
 	out.Login = truncate(out.Login, maxLoginLen)
@@ -49,32 +60,20 @@ func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
 
 // GetOrg implements OrgsClient.
 func (c *Client) GetOrg(ctx context.Context, name string) (*Organization, error) {
-	out := &Organization{}
 	cl := call{op: fmt.Sprintf("get organization %q", name), method: http.MethodGet, route: "/orgs/{org}", args: []any{name}}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Organization](ctx, c, cl)
 }
 
 // CreateOrg implements OrgsClient.
 func (c *Client) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
-	out := &Organization{}
 	cl := call{op: fmt.Sprintf("create organization %q", opt.Name), method: http.MethodPost, route: "/orgs", body: opt}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Organization](ctx, c, cl)
 }
 
 // EditOrg implements OrgsClient.
 func (c *Client) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
-	out := &Organization{}
 	cl := call{op: fmt.Sprintf("edit organization %q", name), method: http.MethodPatch, route: "/orgs/{org}", args: []any{name}, body: opt}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Organization](ctx, c, cl)
 }
 
 // DeleteOrg implements OrgsClient.
@@ -93,35 +92,23 @@ func (c *Client) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
 
 // GetOrgHook implements OrgHooksClient.
 func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
-	out := &Hook{}
 	cl := call{op: fmt.Sprintf("get hook %d of organization %s", id, org), method: http.MethodGet, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Hook](ctx, c, cl)
 }
 
 // CreateOrgHook implements OrgHooksClient. The op names the hook by type
 // only: chat webhook URLs are secrets.
 func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
-	out := &Hook{}
 	cl := call{op: fmt.Sprintf("create %s hook in organization %s", opt.Type, org), method: http.MethodPost, route: "/orgs/{org}/hooks", args: []any{org}, body: opt,
 		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Hook](ctx, c, cl)
 }
 
 // EditOrgHook implements OrgHooksClient.
 func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
-	out := &Hook{}
 	cl := call{op: fmt.Sprintf("edit hook %d of organization %s", id, org), method: http.MethodPatch, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}, body: opt,
 		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Hook](ctx, c, cl)
 }
 
 // DeleteOrgHook implements OrgHooksClient.
@@ -145,34 +132,22 @@ func (c *Client) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
 
 // GetLabel implements LabelsClient.
 func (c *Client) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	out := &Label{}
 	cl := scopedCall(scope, fmt.Sprintf("get label %d in %s", id, scope), http.MethodGet, "/labels/{id}", id)
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Label](ctx, c, cl)
 }
 
 // CreateLabel implements LabelsClient.
 func (c *Client) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	out := &Label{}
 	cl := scopedCall(scope, fmt.Sprintf("create label %q in %s", opt.Name, scope), http.MethodPost, "/labels")
 	cl.body = opt
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Label](ctx, c, cl)
 }
 
 // EditLabel implements LabelsClient.
 func (c *Client) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	out := &Label{}
 	cl := scopedCall(scope, fmt.Sprintf("edit label %d in %s", id, scope), http.MethodPatch, "/labels/{id}", id)
 	cl.body = opt
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Label](ctx, c, cl)
 }
 
 // DeleteLabel implements LabelsClient.
@@ -195,34 +170,22 @@ func (c *Client) ListProjects(ctx context.Context, owner, repo, state string) ([
 
 // GetProject implements ProjectsClient.
 func (c *Client) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
-	out := &Project{}
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get project %d in %s/%s", id, owner, repo), http.MethodGet, "/projects/{id}", id)
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Project](ctx, c, cl)
 }
 
 // CreateProject implements ProjectsClient.
 func (c *Client) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
-	out := &Project{}
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("create project %q in %s/%s", opt.Title, owner, repo), http.MethodPost, "/projects")
 	cl.body = opt
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Project](ctx, c, cl)
 }
 
 // EditProject implements ProjectsClient.
 func (c *Client) EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error) {
-	out := &Project{}
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("edit project %d in %s/%s", id, owner, repo), http.MethodPatch, "/projects/{id}", id)
 	cl.body = opt
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Project](ctx, c, cl)
 }
 
 // DeleteProject implements ProjectsClient.
@@ -256,74 +219,54 @@ func (c *Client) ListRunners(ctx context.Context, scope Scope) ([]Runner, error)
 
 // GetRunner implements RunnersClient.
 func (c *Client) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	out := &Runner{}
 	cl := scopedCall(scope, fmt.Sprintf("get runner %d in %s", id, scope), http.MethodGet, "/actions/runners/{id}", id)
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Runner](ctx, c, cl)
 }
 
 // EditRunner implements RunnersClient.
 func (c *Client) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
-	out := &Runner{}
 	verb := "enable"
 	if disabled {
 		verb = "disable"
 	}
 	cl := scopedCall(scope, fmt.Sprintf("%s runner %d in %s", verb, id, scope), http.MethodPatch, "/actions/runners/{id}", id)
 	cl.body = map[string]bool{"disabled": disabled}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Runner](ctx, c, cl)
 }
 
 // ---- repositories ----
 
 // GetRepo implements ReposClient.
 func (c *Client) GetRepo(ctx context.Context, owner, repo string) (*Repository, error) {
-	out := &Repository{}
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get repository %s/%s", owner, repo), http.MethodGet, "")
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Repository](ctx, c, cl)
 }
 
-// CreateOrgRepo implements ReposClient.
+// CreateOrgRepo implements FixturesClient.
 func (c *Client) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
-	out := &Repository{}
 	cl := call{op: fmt.Sprintf("create repository %q in organization %s", opt.Name, org), method: http.MethodPost, route: "/orgs/{org}/repos", args: []any{org}, body: opt}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Repository](ctx, c, cl)
 }
 
-// CreateUserRepo implements ReposClient.
+// CreateUserRepo implements FixturesClient.
 func (c *Client) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
-	out := &Repository{}
 	cl := call{op: fmt.Sprintf("create repository %q for the current user", opt.Name), method: http.MethodPost, route: "/user/repos", body: opt}
-	if _, err := c.doJSON(ctx, cl, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return fetch[Repository](ctx, c, cl)
 }
 
-// DeleteRepo implements ReposClient.
+// DeleteRepo implements FixturesClient.
 func (c *Client) DeleteRepo(ctx context.Context, owner, repo string) error {
 	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("delete repository %s/%s", owner, repo), http.MethodDelete, ""))
 	return err
 }
 
-// RunnerRegistrationToken implements ReposClient.
+// RunnerRegistrationToken implements FixturesClient.
 func (c *Client) RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error) {
-	var out struct {
-		Token string `json:"token"`
-	}
 	cl := scopedCall(scope, "get runner registration token in "+scope.String(), http.MethodPost, "/actions/runners/registration-token")
-	if _, err := c.doJSON(ctx, cl, &out); err != nil {
+	out, err := fetch[struct {
+		Token string `json:"token"`
+	}](ctx, c, cl)
+	if err != nil {
 		return "", err
 	}
 	return out.Token, nil

@@ -22,7 +22,8 @@ limitations under the License.
 // Reconcilers depend on narrow interfaces, one per area (ServerClient,
 // OrgsClient, OrgHooksClient, LabelsClient, ProjectsClient, RunnersClient,
 // ReposClient), so a reconciler states in its type what it touches and a
-// test double only has to cover that area. A single implementation, *Client,
+// test double only has to cover that area; what only tests and the demo
+// need (creating repositories, registering runners) is FixturesClient. A single implementation, *Client,
 // satisfies all of them (Interface) and owns the one HTTP layer every call
 // goes through: authentication, TLS, base-URL handling, a per-forge token
 // bucket, a timeout, the User-Agent, Prometheus metrics keyed by route

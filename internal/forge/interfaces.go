@@ -90,10 +90,14 @@ type RunnersClient interface {
 	EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error)
 }
 
-// ReposClient reads repositories, and creates and deletes them for tests
-// and demos.
+// ReposClient reads repositories.
 type ReposClient interface {
 	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
+}
+
+// FixturesClient sets a forge up for tests and the demo: repositories and
+// runner registration. The operator never calls it, so Interface leaves it out.
+type FixturesClient interface {
 	CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error)
 	CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error)
 	DeleteRepo(ctx context.Context, owner, repo string) error
@@ -110,4 +114,5 @@ var (
 	_ ProjectsClient = (*Client)(nil)
 	_ RunnersClient  = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
+	_ FixturesClient = (*Client)(nil)
 )

@@ -134,6 +134,16 @@ type Label struct {
 	URL         string `json:"url"`
 }
 
+// NormalizeColor gives a colour as the forge returns it: six lower-case hex
+// digits without '#' ("#ABC" -> "aabbcc").
+func NormalizeColor(c string) string {
+	c = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c), "#"))
+	if len(c) == 3 {
+		c = string([]byte{c[0], c[0], c[1], c[1], c[2], c[2]})
+	}
+	return c
+}
+
 // CreateLabelOption is the body of POST .../labels. Color may be #rgb or
 // #rrggbb, with or without '#', any case. Organization labels ignore
 // IsArchived on create.

@@ -17,6 +17,7 @@ limitations under the License.
 package forge
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -55,4 +56,49 @@ func ParseVersion(s string) (flavor, semver string, ok bool) {
 		flavor = FlavorForgejo
 	}
 	return flavor, semver, true
+}
+
+// Server is what the operator knows of a forge from its GET /version: the
+// loop reads it once per pass from the Forge's status and hands it to every
+// kind, so that no kind parses versions itself.
+type Server struct {
+	// Version is the string the server reported; "" before the Forge's first check.
+	Version string
+	// Flavor is FlavorGitea or FlavorForgejo; "" for an unstamped version.
+	Flavor string
+	// SemVer is major.minor.patch[-pre]; "" for an unstamped version.
+	SemVer string
+	// ReturnsHookAuthHeader tells whether the server shows a hook's
+	// authorization header on read: Gitea before 1.27 and Forgejo do;
+	// Gitea 1.27 answers "". An unknown version counts as hiding it.
+	ReturnsHookAuthHeader bool
+}
+
+// NewServer reads what a forge can do from the version it reported.
+func NewServer(version string) Server {
+	s := Server{Version: version}
+	var ok bool
+	if s.Flavor, s.SemVer, ok = ParseVersion(version); !ok {
+		return s
+	}
+	var major, minor int
+	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
+	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
+	return s
+}
+
+// Name is the flavor and version for messages ("gitea 1.26.0"), "server" when unstamped.
+func (s Server) Name() string {
+	if s.Flavor == "" {
+		return "server"
+	}
+	return s.Flavor + " " + s.SemVer
+}
+
+// ReportedVersion is the version as reported, for messages; "unknown" when none was.
+func (s Server) ReportedVersion() string {
+	if s.Version == "" {
+		return "unknown"
+	}
+	return s.Version
 }

@@ -1,27 +1,27 @@
-// Package reconciler is the reconcile loop every managed kind shares. A kind
-// supplies only how to observe, create, update and delete its forge object
-// (and its natural key, if it has one); the loop does the rest, once: Forge
-// resolution, finalizers, deletion and management policies, suspend,
-// adoption, the create-pending mark, conflicts between resources, drift
-// checks on a jittered interval, conditions, Events, metrics, and the
-// mapping of errors to retries.
-//
-// The shape follows crossplane-runtime's managed reconciler (Observe never
-// writes, Create is safe to repeat, Delete of a missing object succeeds) and
-// Flux's habit of writing status once per pass from one summary.
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reconciler
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -81,8 +81,10 @@ func (o Observation) UpToDate() bool { return o.Exists && len(o.Diff) == 0 && !o
 type Pass struct {
 	// Forge is the client of the referenced Forge.
 	Forge forge.Interface
-	// ForgeObject is the referenced Forge (for its server version).
-	ForgeObject *forgev1.Forge
+	// Server is what the forge is and can do, from its reported version.
+	Server forge.Server
+	// WebURL is the forge's web root (spec.url without /api/v1), for the URLs of its objects.
+	WebURL string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Pending is true when a create-pending mark is set: a create may have
@@ -99,75 +101,4 @@ func (p *Pass) ClaimedBy(ctx context.Context, id int64) (string, error) {
 		return "", nil
 	}
 	return p.claimedBy(ctx, id)
-}
-
-// Error steers the loop: it stalls (needs a user's change) or waits (will
-// be retried with backoff) with a condition reason.
-type Error struct {
-	State   conditions.State
-	Reason  string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil && e.Message == "" {
-		return e.Err.Error()
-	}
-	return e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Stall returns an error that stalls the resource with reason.
-func Stall(reason, format string, args ...any) error {
-	return &Error{State: conditions.Stalled, Reason: reason, Message: fmt.Sprintf(format, args...)}
-}
-
-// Wait returns an error that keeps the resource waiting, retried with backoff.
-func Wait(reason, format string, args ...any) error {
-	return &Error{State: conditions.Waiting, Reason: reason, Message: fmt.Sprintf(format, args...)}
-}
-
-// ParentMissing turns a forge not-found answer on a call inside a scope
-// (an organization or repository) into a wait for that parent; other errors
-// pass through.
-func ParentMissing(err error, parent string) error {
-	if forge.IsNotFound(err) {
-		return &Error{State: conditions.Waiting, Reason: forgev1.ReasonParentNotFound,
-			Message: fmt.Sprintf("%s not found on the forge; waiting for it to exist", parent), Err: err}
-	}
-	return err
-}
-
-// asError unwraps a loop Error.
-func asError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
-
-// One returns the one item that match selects from a forge listing, nil when
-// none does. The forge allows several labels of one name, projects of one
-// title, runners of one name: when several match, it returns a Conflict
-// stall instead, counting them and listing their ids after what
-// ("labels named "bug" exist in acme/web"), followed by advice.
-func One[T any](items []T, match func(T) bool, id func(T) int64, what, advice string) (*T, error) {
-	var found []int
-	for i, it := range items {
-		if match(it) {
-			found = append(found, i)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &items[found[0]], nil
-	}
-	ids := make([]string, len(found))
-	for i, at := range found {
-		ids[i] = strconv.FormatInt(id(items[at]), 10)
-	}
-	return nil, Stall(forgev1.ReasonConflict, "%d %s (ids %s); %s", len(found), what, strings.Join(ids, ", "), advice)
 }

@@ -26,9 +26,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -54,12 +55,12 @@ func TestJitter(t *testing.T) {
 	}
 }
 
-// TestFailure covers the mapping of every kind of error to a condition
-// reason, a state (stalled or waiting) and a retry delay.
-func TestFailure(t *testing.T) {
+// TestClassify covers the mapping of every kind of error to a condition
+// reason, a state (stalled or waiting) and a retry delay, as every
+// controller sees it: Classify, then Backoff.Failed, then Failure.
+func TestClassify(t *testing.T) {
 	const interval = time.Minute
 	opts := Options{SyncInterval: interval, BaseBackoff: time.Second, MaxBackoff: 30 * time.Second}
-	opts.defaults()
 	fe := func(kind forge.ErrorKind, code int, msg string) error {
 		return &forge.Error{Op: `create label "bug" in acme/web`, Kind: kind, StatusCode: code, Message: msg}
 	}
@@ -107,6 +108,8 @@ func TestFailure(t *testing.T) {
 			want{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: "429", MinRequeue: time.Second, MaxRequeue: time.Second}},
 		{"wrapped forge error", fmt.Errorf("adopt: %w", fe(forge.KindValidation, 422, "[Name]: Required")),
 			stalled(forgev1.ReasonRejected, "[Name]: Required")},
+		{"forge error with advice", fmt.Errorf("%w; fix the credentials in Secret ns/token", fe(forge.KindUnauthorized, 401, "")),
+			stalled(forgev1.ReasonUnauthorized, "401 unauthorized; fix the credentials in Secret ns/token")},
 		{"missing Secret", &connection.SecretError{Namespace: "ns", Name: "hook-secret", Key: "secret", KeyMissing: true},
 			waiting(forgev1.ReasonSecretNotFound, `key "secret" not found or empty in Secret ns/hook-secret`)},
 		{"Stall", Stall(forgev1.ReasonConflict, "two of %s", "them"), stalled(forgev1.ReasonConflict, "two of them")},
@@ -118,56 +121,74 @@ func TestFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Reconciler[*forgev1.Label]{opts: opts, backoff: workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](opts.BaseBackoff, opts.MaxBackoff)}
-			obj := &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "bug"}}
-			out := r.failure(obj, types.NamespacedName{Namespace: "ns", Name: "bug"}, tt.err)
-			got := want{State: out.summary.State, Reason: out.summary.Reason, Message: tt.want.Message,
+			c, ok := Classify(tt.err)
+			if !ok {
+				t.Fatalf("Classify(%v) did not classify it", tt.err)
+			}
+			out := Failure(c, NewBackoff(opts).Failed(types.NamespacedName{Namespace: "ns", Name: "bug"}, c, interval))
+			got := want{State: out.Summary.State, Reason: out.Summary.Reason, Message: tt.want.Message,
 				MinRequeue: tt.want.MinRequeue, MaxRequeue: tt.want.MaxRequeue}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(out.summary.Message, tt.want.Message) {
-				t.Errorf("message %q does not contain %q", out.summary.Message, tt.want.Message)
+			if !strings.Contains(out.Summary.Message, tt.want.Message) {
+				t.Errorf("message %q does not contain %q", out.Summary.Message, tt.want.Message)
 			}
-			if out.requeue < tt.want.MinRequeue || out.requeue > tt.want.MaxRequeue {
-				t.Errorf("requeue %s outside [%s, %s]", out.requeue, tt.want.MinRequeue, tt.want.MaxRequeue)
+			if out.Requeue < tt.want.MinRequeue || out.Requeue > tt.want.MaxRequeue {
+				t.Errorf("requeue %s outside [%s, %s]", out.Requeue, tt.want.MinRequeue, tt.want.MaxRequeue)
 			}
-			if out.eventType != "Warning" || out.eventReason != out.summary.Reason {
-				t.Errorf("event %s %s, want a Warning with the reason", out.eventType, out.eventReason)
+			if want := (Event{Type: "Warning", Reason: out.Summary.Reason, Action: "Reconcile", Note: out.Summary.Message}); out.Event != want {
+				t.Errorf("event %+v, want %+v", out.Event, want)
 			}
 		})
 	}
 }
 
-// TestFailureBackoff checks that waiting retries back off exponentially,
-// capped by MaxBackoff and by the object's sync interval, and that
-// stalled ones never retry sooner than the interval.
-func TestFailureBackoff(t *testing.T) {
-	opts := Options{SyncInterval: 10 * time.Minute, BaseBackoff: time.Second, MaxBackoff: 8 * time.Second}
-	opts.defaults()
-	r := &Reconciler[*forgev1.Label]{opts: opts, backoff: workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](opts.BaseBackoff, opts.MaxBackoff)}
+// TestClassifyLeavesKubernetesErrors checks that errors of the Kubernetes
+// API are left to controller-runtime's own retries.
+func TestClassifyLeavesKubernetesErrors(t *testing.T) {
+	for _, err := range []error{
+		apierrors.NewConflict(schema.GroupResource{Resource: "labels"}, "bug", errors.New("modified")),
+		fmt.Errorf("update finalizer of Label ns/bug: %w", apierrors.NewServiceUnavailable("etcd")),
+	} {
+		if c, ok := Classify(err); ok {
+			t.Errorf("Classify(%v) = %+v, want it left unclassified", err, c)
+		}
+	}
+}
+
+// TestBackoff checks that waiting retries back off exponentially, capped
+// by MaxBackoff and by the object's sync interval, that stalled ones never
+// retry sooner than the interval, and that a success starts over.
+func TestBackoff(t *testing.T) {
+	const interval = 10 * time.Minute
+	b := NewBackoff(Options{BaseBackoff: time.Second, MaxBackoff: 8 * time.Second})
 	key := types.NamespacedName{Namespace: "ns", Name: "bug"}
-	obj := &forgev1.Label{}
-	server := &forge.Error{Op: "get label", Kind: forge.KindServer, StatusCode: 500}
+	server := Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError}
 	var got []time.Duration
 	for range 6 {
-		got = append(got, r.failure(obj, key, server).requeue)
+		got = append(got, b.Failed(key, server, interval))
 	}
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("backoff (-want +got):\n%s", diff)
 	}
-
-	short := &forgev1.Label{Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{SyncInterval: &metav1.Duration{Duration: 3 * time.Second}}}}
-	if d := r.failure(short, key, server).requeue; d != 3*time.Second {
+	if d := b.Failed(key, server, 3*time.Second); d != 3*time.Second {
 		t.Errorf("waiting requeue %s, want the 3s sync interval as a cap", d)
 	}
-	limited := &forge.Error{Op: "get label", Kind: forge.KindRateLimited, StatusCode: 429, RetryAfter: 7 * time.Second}
-	if d := r.failure(short, key, limited).requeue; d != 3*time.Second {
+	limited := Class{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, RetryAfter: 7 * time.Second}
+	if d := b.Failed(key, limited, 3*time.Second); d != 3*time.Second {
 		t.Errorf("Retry-After 7s waits %s, want the 3s sync interval as a cap", d)
 	}
-	if d := r.failure(obj, key, Stall(forgev1.ReasonConflict, "x")).requeue; d < 9*time.Minute {
+	if d := b.Failed(key, Class{State: conditions.Stalled, Reason: forgev1.ReasonConflict}, interval); d < 9*time.Minute {
 		t.Errorf("stalled requeue %s, want about the sync interval", d)
+	}
+	b.Succeeded(key)
+	if d := b.Failed(key, server, interval); d != time.Second {
+		t.Errorf("requeue after a success %s, want the base backoff again", d)
+	}
+	if d := NewBackoff(Options{}).Failed(key, server, interval); d != time.Second {
+		t.Errorf("default base backoff %s, want 1s", d)
 	}
 }
 

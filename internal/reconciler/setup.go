@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reconciler
 
 import (
@@ -10,7 +26,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,7 +62,7 @@ func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // Setup registers the loop for kind with the manager: field indexes, the
 // controller, and its watches on Forges and Secrets.
 func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T], pool *connection.Pool, opts Options) error {
-	opts.defaults()
+	opts = opts.WithDefaults()
 	sample := kind.New()
 	kinds, _, err := mgr.GetScheme().ObjectKinds(sample)
 	if err != nil {
@@ -60,32 +75,13 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		kind:     kind,
 		kindName: kindName,
 		pool:     pool,
-		recorder: mgr.GetEventRecorder("forge-operator"),
+		status:   NewStatusWriter(mgr),
 		opts:     opts,
-		backoff:  workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](opts.BaseBackoff, opts.MaxBackoff),
+		backoff:  NewBackoff(opts),
 	}
 
-	idx := mgr.GetFieldIndexer()
-	indexes := map[string]client.IndexerFunc{
-		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
-		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
-		indexKey: func(o client.Object) []string {
-			t := o.(T)
-			if k := kind.Key(t); k != "" {
-				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
-			}
-			return nil
-		},
-		indexID: func(o client.Object) []string {
-			t := o.(T)
-			if id := t.GetManagedStatus().ID; id != 0 {
-				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
-			}
-			return nil
-		},
-	}
-	for name, fn := range indexes {
-		if err := idx.IndexField(ctx, kind.New(), name, fn); err != nil {
+	for name, fn := range indexers(kind) {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.New(), name, fn); err != nil {
 			return fmt.Errorf("index %s by %s: %w", kindName, name, err)
 		}
 	}
@@ -104,6 +100,29 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
+}
+
+// indexers are the field indexes of kind the loop lists by: the Forge,
+// the Secrets, the natural key and the forge id of each resource.
+func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
+	return map[string]client.IndexerFunc{
+		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
+		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
+		indexKey: func(o client.Object) []string {
+			t := o.(T)
+			if k := kind.Key(t); k != "" {
+				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
+			}
+			return nil
+		},
+		indexID: func(o client.Object) []string {
+			t := o.(T)
+			if id := t.GetManagedStatus().ID; id != 0 {
+				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
+			}
+			return nil
+		},
+	}
 }
 
 // requestedPredicate passes updates that ask for a pass by annotation or start a deletion.

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+// checkKeyConflict stalls obj when an older resource has the same natural key.
+func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
+	key := r.kind.Key(obj)
+	if key == "" {
+		return nil
+	}
+	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key), true)
+	if err != nil || other == "" {
+		return err
+	}
+	return Stall(forgev1.ReasonConflict, "%s is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), r.kindName, other)
+}
+
+// checkIDConflict stalls obj when an older resource already holds forge object id.
+func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) error {
+	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id), true)
+	if err != nil || other == "" {
+		return err
+	}
+	return Stall(forgev1.ReasonConflict, "%s (id %d) is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), id, r.kindName, other)
+}
+
+// holder returns the oldest other resource (namespace/name) whose index
+// field equals value; with olderOnly, only if it is older than obj.
+func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}); err != nil {
+		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return "", err
+	}
+	var oldest client.Object
+	for _, it := range items {
+		o := it.(client.Object)
+		if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() {
+			continue
+		}
+		if (!olderOnly || older(o, obj)) && (oldest == nil || older(o, oldest)) {
+			oldest = o
+		}
+	}
+	if oldest == nil {
+		return "", nil
+	}
+	return oldest.GetNamespace() + "/" + oldest.GetName(), nil
+}
+
+// older orders resources by creation time, then name, so that exactly one of two is older.
+func older(a, b client.Object) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	return a.GetName() < b.GetName()
+}
+
+// One returns the one item that match selects from a forge listing, nil when
+// none does. The forge allows several labels of one name, projects of one
+// title, runners of one name: when several match, it returns a Conflict
+// stall instead, counting them and listing their ids after what
+// ("labels named "bug" exist in acme/web"), followed by advice.
+func One[T any](items []T, match func(T) bool, id func(T) int64, what, advice string) (*T, error) {
+	var found []int
+	for i, it := range items {
+		if match(it) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &items[found[0]], nil
+	}
+	ids := make([]string, len(found))
+	for i, at := range found {
+		ids[i] = strconv.FormatInt(id(items[at]), 10)
+	}
+	return nil, Stall(forgev1.ReasonConflict, "%d %s (ids %s); %s", len(found), what, strings.Join(ids, ", "), advice)
+}

@@ -1,0 +1,448 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Options tune the loop.
+type Options struct {
+	// SyncInterval is the drift check period of objects without spec.syncInterval.
+	SyncInterval time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+	// BaseBackoff and MaxBackoff bound the exponential retry delay of
+	// waiting and transient failures (the delay never exceeds the object's
+	// sync interval either).
+	BaseBackoff, MaxBackoff time.Duration
+}
+
+// WithDefaults returns o with every unset option at its default: a 10
+// minute sync interval, one reconcile at a time, and retries backing off
+// from 1 second to 5 minutes.
+func (o Options) WithDefaults() Options {
+	if o.SyncInterval <= 0 {
+		o.SyncInterval = 10 * time.Minute
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 1
+	}
+	if o.BaseBackoff <= 0 {
+		o.BaseBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 5 * time.Minute
+	}
+	return o
+}
+
+// Reconciler runs the shared loop for kind T.
+type Reconciler[T forgev1.Managed] struct {
+	client   client.Client
+	reader   client.Reader
+	kind     Kind[T]
+	kindName string
+	pool     *connection.Pool
+	status   StatusWriter
+	opts     Options
+	backoff  *Backoff
+}
+
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	orig := obj.DeepCopyObject().(T)
+
+	out, err := r.pass(ctx, obj)
+	if err != nil {
+		c, ok := Classify(err)
+		if !ok {
+			// A Kubernetes API failure: let controller-runtime retry with its backoff.
+			return ctrl.Result{}, err
+		}
+		out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
+	} else if out.Summary.State == conditions.Ready {
+		r.backoff.Succeeded(req.NamespacedName)
+	}
+	if err := r.status.Write(ctx, orig, obj, out); err != nil {
+		return ctrl.Result{}, err
+	}
+	// Only a pass that succeeded settles a create: a failed one may have
+	// lost the response of a create while status still holds an older id
+	// (a replacement), and the next pass must look before creating again.
+	if err == nil {
+		if err := r.clearPending(ctx, obj); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: out.Requeue}, nil
+}
+
+// pass does the work; status is written by the caller.
+func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
+	spec := obj.GetManagedSpec()
+	status := obj.GetManagedStatus()
+	interval := r.interval(obj)
+
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.finalize(ctx, obj)
+	}
+	if spec.Suspend {
+		return Outcome{Summary: conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonSuspended,
+			Message: "spec.suspend is true: no forge calls are made until it is set back to false"}}, nil
+	}
+	observe := spec.ManagementPolicy == forgev1.ManagementPolicyObserve
+
+	pass, err := r.connect(ctx, obj)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := r.checkKeyConflict(ctx, obj); err != nil {
+		return Outcome{}, err
+	}
+	if observe {
+		// Observing never deletes, so it needs no finalizer.
+		if err := r.setFinalizer(ctx, obj, false); err != nil {
+			return Outcome{}, err
+		}
+	} else if err := r.setFinalizer(ctx, obj, true); err != nil {
+		return Outcome{}, err
+	}
+
+	ext, err := r.kind.Connect(ctx, obj, pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	obs, err := ext.Observe(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if obs.Exists {
+		if err := r.checkIDConflict(ctx, obj, obs.ID); err != nil {
+			return Outcome{}, err
+		}
+	}
+	what := r.kind.Describe(obj)
+
+	if observe {
+		out := Outcome{Requeue: Jitter(interval)}
+		switch {
+		case !obs.Exists:
+			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,
+				Message: fmt.Sprintf("%s does not exist on the forge; managementPolicy Observe never creates it", what)}
+		case len(obs.Diff) > 0 || obs.Replace:
+			record(status, obs)
+			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonDriftDetected,
+				Message: fmt.Sprintf("the forge differs from the spec in %s; managementPolicy Observe does not correct it", diffText(obs))}
+		default:
+			record(status, obs)
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
+				Message: fmt.Sprintf("%s matches the spec (observed, not managed)", what)}
+		}
+		return out, nil
+	}
+
+	out := Outcome{Requeue: Jitter(interval), Event: Event{Type: corev1.EventTypeNormal}}
+	if obs.Exists {
+		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
+			return Outcome{}, err
+		}
+	}
+	switch {
+	case !obs.Exists:
+		gone := status.ID != 0
+		if err := r.markPending(ctx, obj, 0); err != nil {
+			return Outcome{}, err
+		}
+		created, err := ext.Create(ctx)
+		if err != nil {
+			return Outcome{}, err
+		}
+		record(status, created)
+		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+		out.Event.Note = fmt.Sprintf("created %s (id %d)", what, created.ID)
+		if gone {
+			out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
+			driftCorrections.WithLabelValues(r.kindName).Inc()
+		}
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
+
+	case obs.Replace:
+		if err := r.markPending(ctx, obj, obs.ID); err != nil {
+			return Outcome{}, err
+		}
+		created, err := ext.Create(ctx)
+		if err != nil {
+			return Outcome{}, err
+		}
+		record(status, created)
+		if err := ext.Delete(ctx, obs); err != nil {
+			return Outcome{}, err
+		}
+		out.Event.Reason, out.Event.Action = forgev1.ReasonReplaced, "Replace"
+		out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
+
+	case len(obs.Diff) > 0:
+		drift := status.ID == obs.ID && status.ObservedGeneration == obj.GetGeneration() &&
+			conditions.IsReady(obj, obj.GetGeneration())
+		if err := ext.Update(ctx, obs); err != nil {
+			return Outcome{}, err
+		}
+		adopted := status.ID == 0
+		record(status, obs)
+		switch {
+		case drift:
+			driftCorrections.WithLabelValues(r.kindName).Inc()
+			out.Event.Reason, out.Event.Action = forgev1.ReasonDriftCorrected, "Update"
+			out.Event.Note = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
+		case adopted:
+			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
+		default:
+			out.Event.Reason, out.Event.Action = forgev1.ReasonUpdated, "Update"
+			out.Event.Note = fmt.Sprintf("updated %s on the forge", diffText(obs))
+		}
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: out.Event.Note}
+
+	default:
+		adopted := status.ID == 0
+		record(status, obs)
+		if adopted && pass.Pending {
+			out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+			out.Event.Note = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
+		} else if adopted {
+			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.Event.Note}
+		} else {
+			out.Event.Reason = ""
+			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
+				Message: fmt.Sprintf("%s matches the spec", what)}
+			// Keep the reason of the pass that made the change until the spec changes.
+			if reason, msg := conditions.ReadyReason(obj); status.ObservedGeneration == obj.GetGeneration() &&
+				conditions.IsReady(obj, obj.GetGeneration()) && reason != forgev1.ReasonSynced {
+				out.Summary.Reason, out.Summary.Message = reason, msg
+			}
+		}
+	}
+	return out, nil
+}
+
+// finalize handles a resource being deleted.
+func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
+	if !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) {
+		return Outcome{}, nil
+	}
+	spec := obj.GetManagedSpec()
+	status := obj.GetManagedStatus()
+	what := r.kind.Describe(obj)
+	pending := obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != ""
+	keep := ""
+	switch {
+	case obj.GetDeletionPolicy() == forgev1.DeletionPolicyOrphan:
+		keep = "deletionPolicy is Orphan"
+	case spec.ManagementPolicy == forgev1.ManagementPolicyObserve:
+		keep = "managementPolicy is Observe"
+	case spec.Suspend:
+		keep = "spec.suspend is true"
+	case status.ID == 0 && !pending:
+		keep = "the operator never created or adopted it"
+	}
+	if keep == "" {
+		// Another resource holding the same forge object keeps it alive.
+		if err := r.checkKeyConflict(ctx, obj); err != nil {
+			keep = "another resource manages it"
+		}
+	}
+	eventType := corev1.EventTypeNormal
+	if keep == "" {
+		// Without its Forge nothing can be deleted; holding the finalizer
+		// would block the namespace's deletion for ever.
+		gone, err := r.forgeGone(ctx, obj)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if gone {
+			keep = fmt.Sprintf("its Forge %q is gone", spec.ForgeRef.Name)
+			eventType = corev1.EventTypeWarning
+		}
+	}
+	if keep != "" {
+		if err := r.setFinalizer(ctx, obj, false); err != nil {
+			return Outcome{}, err
+		}
+		out := Outcome{Event: Event{Type: eventType, Reason: forgev1.ReasonOrphaned, Action: "Delete",
+			Note: fmt.Sprintf("left %s on the forge: %s", what, keep)}}
+		if status.ID == 0 && !pending {
+			out.Event.Reason = ""
+		}
+		return out, nil
+	}
+
+	pass, err := r.connect(ctx, obj)
+	if err != nil {
+		return Outcome{}, err
+	}
+	ext, err := r.kind.Connect(ctx, obj, pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	obs, err := ext.Observe(ctx)
+	if err != nil && !forge.IsNotFound(err) && !isParentMissing(err) {
+		return Outcome{}, err
+	}
+	if err == nil && obs.Exists {
+		if err := ext.Delete(ctx, obs); err != nil && !forge.IsNotFound(err) {
+			return Outcome{}, err
+		}
+	}
+	if err := r.deleteReplaced(ctx, obj, ext, 0); err != nil {
+		return Outcome{}, err
+	}
+	if err := r.setFinalizer(ctx, obj, false); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Event: Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonDeleted, Action: "Delete",
+		Note: fmt.Sprintf("deleted %s on the forge", what)}}, nil
+}
+
+// forgeGone reports whether obj's Forge no longer exists or is being deleted.
+func (r *Reconciler[T]) forgeGone(ctx context.Context, obj T) (bool, error) {
+	var f forgev1.Forge
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, &f)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return err == nil && !f.DeletionTimestamp.IsZero(), err
+}
+
+// connect resolves the Forge and its client.
+func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
+	ref := obj.GetManagedSpec().ForgeRef.Name
+	var f forgev1.Forge
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref}, &f); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q not found in namespace %s", ref, obj.GetNamespace())
+		}
+		return nil, err
+	}
+	if !conditions.IsReady(&f, f.Generation) {
+		reason, msg := conditions.ReadyReason(&f)
+		if reason == "" {
+			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready yet", ref)
+		}
+		// A Forge that needs a user's fix (bad credentials, not a forge at all)
+		// stalls its resources too: nothing will change until that fix, whose
+		// Forge status update retries them through the Forge watch.
+		if c := meta.FindStatusCondition(f.Status.Conditions, forgev1.ConditionStalled); c != nil &&
+			c.Status == metav1.ConditionTrue && c.ObservedGeneration == f.Generation {
+			return nil, Stall(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
+		}
+		return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
+	}
+	fc, err := r.pool.Client(ctx, &f)
+	if err != nil {
+		var se *connection.SecretError
+		if errors.As(err, &se) {
+			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q: %s", ref, se.Error())
+		}
+		return nil, err
+	}
+	return &Pass{
+		Forge:   fc,
+		Server:  forge.NewServer(f.Status.ServerVersion),
+		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
+		Reader:  r.reader,
+		Pending: obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
+		claimedBy: func(ctx context.Context, id int64) (string, error) {
+			// Any other holder counts, older or younger: adopting a forge
+			// object another resource already holds would make a conflict.
+			return r.holder(ctx, obj, indexID, idKey(ref, id), false)
+		},
+	}, nil
+}
+
+// setFinalizer adds or removes the finalizer, persisting it at once.
+func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) error {
+	if controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) == want {
+		return nil
+	}
+	base := obj.DeepCopyObject().(T)
+	if want {
+		controllerutil.AddFinalizer(obj, forgev1.Finalizer)
+	} else {
+		controllerutil.RemoveFinalizer(obj, forgev1.Finalizer)
+	}
+	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+		if !want && apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("update finalizer of %s: %w", r.describe(obj), err)
+	}
+	return nil
+}
+
+func (r *Reconciler[T]) interval(obj T) time.Duration {
+	if si := obj.GetManagedSpec().SyncInterval; si != nil && si.Duration > 0 {
+		return si.Duration
+	}
+	return r.opts.SyncInterval
+}
+
+// describe names the resource for messages: Label default/kind-bug.
+func (r *Reconciler[T]) describe(obj T) string {
+	return fmt.Sprintf("%s %s/%s", r.kindName, obj.GetNamespace(), obj.GetName())
+}
+
+// Jitter spreads d by +-10%, so that objects created together do not check together.
+func Jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.9 + 0.2*rand.Float64()))
+}
+
+func diffText(obs Observation) string {
+	fields := slices.Clone(obs.Diff)
+	if obs.Replace {
+		fields = append(fields, obs.ReplaceBecause)
+	}
+	slices.Sort(fields)
+	return strings.Join(slices.Compact(fields), ", ")
+}

@@ -1,0 +1,359 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// fakeExternal is a forge object whose answers each case scripts; it
+// records the calls the loop makes.
+type fakeExternal struct {
+	calls   []string
+	observe Observation
+	// observeErr, createErr fail those calls when set.
+	observeErr, createErr error
+	// created is what Create returns.
+	created Observation
+}
+
+func (e *fakeExternal) Observe(context.Context) (Observation, error) {
+	e.calls = append(e.calls, "Observe")
+	return e.observe, e.observeErr
+}
+
+func (e *fakeExternal) Create(context.Context) (Observation, error) {
+	e.calls = append(e.calls, "Create")
+	if e.createErr != nil {
+		return Observation{}, e.createErr
+	}
+	return e.created, nil
+}
+
+func (e *fakeExternal) Update(_ context.Context, obs Observation) error {
+	e.calls = append(e.calls, "Update "+strconv.FormatInt(obs.ID, 10))
+	return nil
+}
+
+func (e *fakeExternal) Delete(_ context.Context, obs Observation) error {
+	e.calls = append(e.calls, "Delete "+strconv.FormatInt(obs.ID, 10))
+	return nil
+}
+
+// fakeKind is a kind of Labels keyed by spec.name whose forge object is ext.
+type fakeKind struct{ ext *fakeExternal }
+
+func (fakeKind) New() *forgev1.Label              { return &forgev1.Label{} }
+func (fakeKind) NewList() client.ObjectList       { return &forgev1.LabelList{} }
+func (fakeKind) Key(l *forgev1.Label) string      { return l.Spec.Name }
+func (fakeKind) Describe(l *forgev1.Label) string { return fmt.Sprintf("label %q", l.Spec.Name) }
+func (fakeKind) Secrets(*forgev1.Label) []string  { return nil }
+func (k fakeKind) Connect(_ context.Context, _ *forgev1.Label, pass *Pass) (External, error) {
+	if pass.Pending {
+		k.ext.calls = append(k.ext.calls, "Connect pending")
+	}
+	return k.ext, nil
+}
+
+const ns = "default"
+
+var (
+	t0 = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 = metav1.NewTime(t0.Add(time.Minute))
+)
+
+// label is the resource of a case: Label "bug" (forge name "bug") of the Ready Forge "gitea".
+func label(mutate ...func(*forgev1.Label)) *forgev1.Label {
+	l := &forgev1.Label{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bug", Generation: 1, CreationTimestamp: t1},
+		Spec: forgev1.LabelSpec{
+			ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+			Name:        "bug",
+			Color:       "aabbcc",
+		},
+	}
+	for _, m := range mutate {
+		m(l)
+	}
+	l.UID = types.UID("uid-" + l.Name)
+	return l
+}
+
+// readyAt marks l as Ready for its generation with forge object id, as a
+// pass that created it would have left it.
+func readyAt(id int64) func(*forgev1.Label) {
+	return func(l *forgev1.Label) {
+		l.Finalizers = []string{forgev1.Finalizer}
+		l.Status.ID = id
+		l.Status.ObservedGeneration = l.Generation
+		l.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: forgev1.ReasonCreated, Message: "created", ObservedGeneration: l.Generation, LastTransitionTime: t0}}
+	}
+}
+
+func annotated(key, value string) func(*forgev1.Label) {
+	return func(l *forgev1.Label) {
+		if l.Annotations == nil {
+			l.Annotations = map[string]string{}
+		}
+		l.Annotations[key] = value
+	}
+}
+
+func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
+	return func(l *forgev1.Label) {
+		l.Spec.DeletionPolicy = policy
+		l.DeletionTimestamp = &t1
+	}
+}
+
+// passResult is what a user sees after one pass: the resource's Ready
+// condition, forge id, marks and finalizers, its Events, and the forge calls.
+type passResult struct {
+	Gone        bool
+	Ready       string // "Status Reason: message"
+	Stalled     bool
+	ID          int64
+	Finalizer   bool
+	Annotations []string
+	Events      []string
+	Calls       []string
+}
+
+// runPass runs one Reconcile of Label "bug" among objs with ext as its forge object.
+func runPass(t *testing.T, ext *fakeExternal, objs ...client.Object) passResult {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, forgev1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forgeObj := &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea", Generation: 1},
+		Spec: forgev1.ForgeSpec{URL: "https://forge.invalid",
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}},
+		Status: forgev1.ForgeStatus{ServerVersion: "1.26.0", Conditions: []metav1.Condition{{Type: forgev1.ConditionReady,
+			Status: metav1.ConditionTrue, Reason: forgev1.ReasonConnected, ObservedGeneration: 1, LastTransitionTime: t0}}},
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
+	kind := fakeKind{ext: ext}
+	b := fake.NewClientBuilder().WithScheme(scheme).
+		WithObjects(append([]client.Object{forgeObj, secret}, objs...)...).
+		WithStatusSubresource(&forgev1.Label{}, &forgev1.Forge{})
+	for name, fn := range indexers[*forgev1.Label](kind) {
+		b = b.WithIndex(&forgev1.Label{}, name, fn)
+	}
+	c := b.Build()
+	rec := events.NewFakeRecorder(10)
+	opts := Options{}.WithDefaults()
+	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
+		pool: &connection.Pool{Reader: c}, status: StatusWriter{Client: c, Recorder: rec},
+		opts: opts, backoff: NewBackoff(opts)}
+
+	key := types.NamespacedName{Namespace: ns, Name: "bug"}
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	got := passResult{Calls: ext.calls}
+	close(rec.Events)
+	for e := range rec.Events {
+		got.Events = append(got.Events, e)
+	}
+	var l forgev1.Label
+	if err := c.Get(context.Background(), key, &l); apierrors.IsNotFound(err) {
+		got.Gone = true
+		return got
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(l.Status.Conditions, forgev1.ConditionReady); c != nil {
+		got.Ready = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
+	}
+	got.Stalled = meta.IsStatusConditionTrue(l.Status.Conditions, forgev1.ConditionStalled)
+	got.ID = l.Status.ID
+	got.Finalizer = len(l.Finalizers) > 0
+	for k := range l.Annotations {
+		got.Annotations = append(got.Annotations, k)
+	}
+	if l.Status.ObservedGeneration != l.Generation {
+		t.Errorf("status.observedGeneration %d, want %d", l.Status.ObservedGeneration, l.Generation)
+	}
+	return got
+}
+
+// TestPass covers the loop's decisions, one pass each, as crossplane-runtime
+// tests its managed reconciler: what the forge calls, the Ready condition,
+// the Events and the marks say afterwards.
+func TestPass(t *testing.T) {
+	lostCreate := &forge.Error{Op: `create label "bug"`, Kind: forge.KindNetwork, Err: fmt.Errorf("connection reset by peer")}
+	cases := map[string]struct {
+		reason string
+		ext    *fakeExternal
+		obj    *forgev1.Label
+		others []client.Object
+		want   passResult
+	}{
+		"Created": {
+			reason: "A forge object that does not exist is created, its id recorded, and a Normal Event says so.",
+			ext:    &fakeExternal{created: Observation{Exists: true, ID: 7}},
+			obj:    label(),
+			want: passResult{Ready: `True Created: created label "bug" (id 7)`, ID: 7, Finalizer: true,
+				Events: []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
+		},
+		"CreatedAgain": {
+			reason: "A forge object deleted outside the operator is created again, and the Event tells it was missing.",
+			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
+			obj:    label(readyAt(7)),
+			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
+				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+		},
+		"Adopted": {
+			reason: "An existing forge object is adopted and brought to the spec, not created again.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
+			obj:    label(),
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5) and updated color`, ID: 5, Finalizer: true,
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 5) and updated color`}, Calls: []string{"Observe", "Update 5"}},
+		},
+		"DriftCorrected": {
+			reason: "A Ready object changed on the forge is set back to the spec with a DriftCorrected Event.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color", "description"}}},
+			obj:    label(readyAt(5)),
+			want: passResult{Ready: `True DriftCorrected: label "bug" had been changed on the forge; set color, description back to the spec`,
+				ID: 5, Finalizer: true, Calls: []string{"Observe", "Update 5"},
+				Events: []string{`Normal DriftCorrected label "bug" had been changed on the forge; set color, description back to the spec`}},
+		},
+		"UpToDate": {
+			reason: "An object that matches makes no write and no Event, and keeps the reason of the pass that made the change.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5)),
+			want:   passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"}},
+		},
+		"Replaced": {
+			reason: "A field the forge cannot change is applied by creating anew, then deleting the old object; the marks go once done.",
+			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
+				created: Observation{Exists: true, ID: 6}},
+			obj: label(readyAt(5)),
+			want: passResult{Ready: `True Replaced: replaced label "bug": secret cannot be changed in place; id 5 -> 6`, ID: 6, Finalizer: true,
+				Events: []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
+				Calls:  []string{"Observe", "Create", "Delete 5"}},
+		},
+		"ReplacedLeftover": {
+			reason: "An object a replacement left behind (its delete failed) is deleted by the next pass.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
+			obj:    label(readyAt(6), annotated(forgev1.ReplacesAnnotation, "5"), annotated(forgev1.CreatePendingAnnotation, "then")),
+			want: passResult{Ready: `True Created: created`, ID: 6, Finalizer: true,
+				Calls: []string{"Connect pending", "Observe", "Delete 5"}},
+		},
+		"LostCreate": {
+			reason: "A create whose response is lost keeps the create-pending mark, so the next pass looks before creating.",
+			ext:    &fakeExternal{createErr: lostCreate},
+			obj:    label(),
+			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
+				Annotations: []string{forgev1.CreatePendingAnnotation},
+				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+		},
+		"LostCreateFound": {
+			reason: "With the create-pending mark, the object found is the one the lost create made: Created, not Adopted, and the mark goes.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			want: passResult{Ready: `True Created: found label "bug" (id 9), created by an earlier pass whose response was lost`, ID: 9, Finalizer: true,
+				Events: []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
+				Calls:  []string{"Connect pending", "Observe"}},
+		},
+		"Deleted": {
+			reason: "A deleted resource with deletionPolicy Delete deletes its forge object, then lets go.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
+				Calls: []string{"Observe", "Delete 5"}},
+		},
+		"Orphaned": {
+			reason: "A deleted resource with deletionPolicy Orphan leaves its forge object, makes no forge call, and says so.",
+			ext:    &fakeExternal{},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyOrphan)),
+			want:   passResult{Gone: true, Events: []string{`Normal Orphaned left label "bug" on the forge: deletionPolicy is Orphan`}},
+		},
+		"ObserveDrift": {
+			reason: "managementPolicy Observe reports drift without correcting it, and holds no finalizer.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
+			obj:    label(func(l *forgev1.Label) { l.Spec.ManagementPolicy = forgev1.ManagementPolicyObserve }),
+			want: passResult{Ready: `False DriftDetected: the forge differs from the spec in color; managementPolicy Observe does not correct it`,
+				ID: 5, Calls: []string{"Observe"}},
+		},
+		"ObserveMissing": {
+			reason: "managementPolicy Observe never creates a missing object.",
+			ext:    &fakeExternal{},
+			obj:    label(func(l *forgev1.Label) { l.Spec.ManagementPolicy = forgev1.ManagementPolicyObserve }),
+			want: passResult{Ready: `False NotFound: label "bug" does not exist on the forge; managementPolicy Observe never creates it`,
+				Calls: []string{"Observe"}},
+		},
+		"Suspended": {
+			reason: "A suspended resource makes no forge call at all and says why.",
+			ext:    &fakeExternal{},
+			obj:    label(readyAt(5), func(l *forgev1.Label) { l.Spec.Suspend = true }),
+			want: passResult{Ready: `Unknown Suspended: spec.suspend is true: no forge calls are made until it is set back to false`,
+				ID: 5, Finalizer: true},
+		},
+		"ConflictByKey": {
+			reason: "The younger of two resources for one forge name stalls with Conflict, naming the older, before any forge call.",
+			ext:    &fakeExternal{},
+			obj:    label(),
+			others: []client.Object{label(func(l *forgev1.Label) { l.Name, l.CreationTimestamp = "older", t0 })},
+			want: passResult{Ready: `False Conflict: label "bug" is already managed by Label default/older; delete one of the two resources`,
+				Stalled: true, Events: []string{`Warning Conflict label "bug" is already managed by Label default/older; delete one of the two resources`}},
+		},
+		"ConflictByID": {
+			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(func(l *forgev1.Label) { l.Spec.Name = "other" }),
+			others: []client.Object{label(readyAt(5), func(l *forgev1.Label) { l.Name, l.CreationTimestamp = "older", t0 })},
+			want: passResult{Ready: `False Conflict: label "other" (id 5) is already managed by Label default/older; delete one of the two resources`,
+				Stalled: true, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Warning Conflict label "other" (id 5) is already managed by Label default/older; delete one of the two resources`}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := runPass(t, tc.ext, append([]client.Object{tc.obj}, tc.others...)...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n(-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
