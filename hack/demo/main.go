@@ -27,9 +27,7 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -164,7 +162,7 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("create repository acme/web: %w", err)
 	}
 	fmt.Println("    created repository acme/web through the forge API")
-	if err := registerRunner(ctx, fc, forgeURL, "acme", "acme-runner-1"); err != nil {
+	if _, err := fc.RegisterRunner(ctx, forge.OrgScope("acme"), "acme-runner-1", "ubuntu-latest", "linux"); err != nil {
 		return err
 	}
 	fmt.Println("    runner acme-runner-1 registered itself with an organization registration token")
@@ -330,32 +328,6 @@ func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]re
 		f.Close()
 	}
 	return applied, nil
-}
-
-// registerRunner does what act_runner does on `register`: fetch a
-// registration token for the scope, then call the runner service's Register.
-func registerRunner(ctx context.Context, fc forge.FixturesClient, forgeURL, org, name string) error {
-	tok, err := fc.RunnerRegistrationToken(ctx, forge.Scope{Owner: org})
-	if err != nil {
-		return fmt.Errorf("get a runner registration token for %s: %w", org, err)
-	}
-	body, _ := json.Marshal(map[string]any{"name": name, "token": tok, "labels": []string{"ubuntu-latest", "linux"}, "version": "v0.2.13"})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, forgeURL+"/api/actions/runner.v1.RunnerService/Register", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Connect-Protocol-Version", "1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("register runner %s: %w", name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("register runner %s: %s: %s", name, resp.Status, msg)
-	}
-	return nil
 }
 
 // row is one sample's state.

@@ -17,8 +17,6 @@ limitations under the License.
 package forge_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -827,32 +825,11 @@ func contractProjectsMissing(t *testing.T, tg *target) {
 // register registers a runner the way act_runner does and returns its id.
 func register(t *testing.T, tg *target, sc forge.Scope, name string, labels ...string) int64 {
 	t.Helper()
-	tok, err := tg.c.RunnerRegistrationToken(ctx(t), sc)
+	id, err := tg.c.RegisterRunner(ctx(t), sc, name, labels...)
 	if forge.IsRouteNotFound(err) || (tg.live && forge.IsNotFound(err)) {
 		t.Fatalf("server cannot register runners (enable [actions] ENABLED=true): %v", err)
 	}
 	mustNoErr(t, err)
-	body, _ := json.Marshal(map[string]any{"name": name, "token": tok, "labels": labels, "version": "v0.2.11"})
-	req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, tg.root+"/api/actions/runner.v1.RunnerService/Register", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Connect-Protocol-Version", "1")
-	resp, err := http.DefaultClient.Do(req)
-	mustNoErr(t, err)
-	defer func() { _ = resp.Body.Close() }()
-	var out struct {
-		Runner struct {
-			ID   string `json:"id"`
-			Name string `json:"name"`
-		} `json:"runner"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("register: %s", resp.Status)
-	}
-	mustNoErr(t, json.NewDecoder(resp.Body).Decode(&out))
-	var id int64
-	if _, err := fmt.Sscan(out.Runner.ID, &id); err != nil || out.Runner.Name != name {
-		t.Fatalf("register response: %+v", out)
-	}
 	return id
 }
 

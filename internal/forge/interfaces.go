@@ -104,6 +104,9 @@ type FixturesClient interface {
 	// RunnerRegistrationToken returns the token a runner registers with in
 	// the scope.
 	RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error)
+	// RegisterRunner registers a runner in the scope as act_runner does and
+	// returns its id.
+	RegisterRunner(ctx context.Context, scope Scope, name string, labels ...string) (int64, error)
 }
 
 var (

@@ -240,30 +240,10 @@ func removeAll(ns string) {
 	}
 }
 
-// registerRunner registers a runner in scope the way act_runner does
-// (registration token, then the Connect-protocol Register call) and returns its id.
+// registerRunner registers a runner in scope the way act_runner does and returns its id.
 func registerRunner(scope forge.Scope, name string) int64 {
 	GinkgoHelper()
-	tok, err := fc.RunnerRegistrationToken(context.Background(), scope)
-	Expect(err).NotTo(HaveOccurred())
-	body, err := json.Marshal(map[string]any{"name": name, "token": tok, "labels": []string{"ubuntu-latest"}, "version": "v0.2.11"})
-	Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(forgeURL, "/")+"/api/actions/runner.v1.RunnerService/Register", bytes.NewReader(body))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Connect-Protocol-Version", "1")
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = resp.Body.Close() }()
-	Expect(resp.StatusCode).To(Equal(http.StatusOK))
-	var out struct {
-		Runner struct {
-			ID string `json:"id"`
-		} `json:"runner"`
-	}
-	Expect(json.NewDecoder(resp.Body).Decode(&out)).To(Succeed())
-	var id int64
-	_, err = fmt.Sscan(out.Runner.ID, &id)
+	id, err := fc.RegisterRunner(context.Background(), scope, name, "ubuntu-latest")
 	Expect(err).NotTo(HaveOccurred())
 	return id
 }
