@@ -211,7 +211,11 @@ var _ = Describe("Organization", func() {
 		Expect(fake.Orgs()).To(HaveLen(1))
 		got, _ := fake.Org("once")
 		Expect(org.Status.ID).To(Equal(got.ID))
-		Expect(org.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+		// The mark is cleared by a write after the status write: wait for it.
+		Eventually(func(g Gomega) map[string]string {
+			g.Expect(k8s.Get(ctx, key(ns, org.Name), org)).To(Succeed())
+			return org.Annotations
+		}, timeout, poll).ShouldNot(HaveKey(forgev1.CreatePendingAnnotation))
 	})
 
 	It("recovers from server errors and connection resets", func() {
