@@ -19,7 +19,8 @@ limitations under the License.
 //
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
-// leader election, plus --sync-interval and --max-concurrent-reconciles.
+// leader election, plus --sync-interval, --max-concurrent-reconciles,
+// and --reconcile-timeout.
 package main
 
 import (
@@ -53,6 +54,7 @@ func main() {
 		enableLeaderElection    bool
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
+		reconcileTimeout        time.Duration
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
@@ -60,14 +62,15 @@ func main() {
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many resources of one kind are reconciled at once.")
+	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 
-	if syncInterval <= 0 || maxConcurrentReconciles < 1 {
-		log.Info("invalid flags: --sync-interval must be positive and --max-concurrent-reconciles at least 1")
+	if syncInterval <= 0 || maxConcurrentReconciles < 1 || reconcileTimeout <= 0 {
+		log.Info("invalid flags: --sync-interval and --reconcile-timeout must be positive, --max-concurrent-reconciles at least 1")
 		os.Exit(2)
 	}
 
@@ -89,6 +92,7 @@ func main() {
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
+		ReconcileTimeout:        reconcileTimeout,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -102,7 +106,8 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles)
+	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
+		"reconcileTimeout", reconcileTimeout.String())
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

@@ -30,6 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -66,6 +67,7 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
 		Complete(r)
 }
 
@@ -90,6 +92,8 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	orig := f.DeepCopy()
 	prevReason, _ := conditions.ReadyReason(&f)
 	summary, requeue := r.check(ctx, &f, req.NamespacedName)
+	ctx, finish := reconciler.FinishContext(ctx)
+	defer finish()
 
 	if summary.State != conditions.Ready && summary.Reason != prevReason {
 		r.recorder.Eventf(&f, nil, corev1.EventTypeWarning, summary.Reason, "Connect", "%s", summary.Message)

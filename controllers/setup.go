@@ -20,6 +20,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -40,6 +41,8 @@ type Options struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// RequestTimeout overrides every Forge's request timeout when set (tests).
 	RequestTimeout time.Duration
+	// ReconcileTimeout bounds every pass of every controller (default 2m).
+	ReconcileTimeout time.Duration
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -59,6 +62,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
+		ReconcileTimeout:        cmp.Or(opts.ReconcileTimeout, reconciler.DefaultReconcileTimeout),
 	}
 	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("index Forges: %w", err)

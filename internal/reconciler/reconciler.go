@@ -41,6 +41,8 @@ type Options struct {
 	// waiting and transient failures (the delay never exceeds the object's
 	// sync interval either).
 	BaseBackoff, MaxBackoff time.Duration
+	// ReconcileTimeout bounds one pass (default 2m).
+	ReconcileTimeout time.Duration
 }
 
 func (o *Options) defaults() {
@@ -55,6 +57,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Minute
+	}
+	if o.ReconcileTimeout <= 0 {
+		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
 }
 
@@ -88,6 +93,8 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	prevReason, _ := conditions.ReadyReason(obj)
 
 	out, err := r.pass(ctx, obj)
+	ctx, finish := FinishContext(ctx)
+	defer finish()
 	if err != nil {
 		var le *Error
 		if errors.As(err, &le) || forge.KindOf(err) != forge.KindUnknown || isSecretError(err) {
