@@ -20,7 +20,7 @@ limitations under the License.
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval, --max-concurrent-reconciles,
-// and --reconcile-timeout.
+// --reconcile-timeout and --max-reconciles-per-forge.
 package main
 
 import (
@@ -55,6 +55,7 @@ func main() {
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
 		reconcileTimeout        time.Duration
+		maxReconcilesPerForge   int
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
@@ -63,14 +64,15 @@ func main() {
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many resources of one kind are reconciled at once.")
 	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
+	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge are reconciled at once, over all kinds; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other Forges.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 
-	if syncInterval <= 0 || maxConcurrentReconciles < 1 || reconcileTimeout <= 0 {
-		log.Info("invalid flags: --sync-interval and --reconcile-timeout must be positive, --max-concurrent-reconciles at least 1")
+	if syncInterval <= 0 || maxConcurrentReconciles < 1 || reconcileTimeout <= 0 || maxReconcilesPerForge < 0 {
+		log.Info("invalid flags: --sync-interval and --reconcile-timeout must be positive, --max-concurrent-reconciles at least 1, --max-reconciles-per-forge not negative")
 		os.Exit(2)
 	}
 
@@ -93,6 +95,7 @@ func main() {
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
 		ReconcileTimeout:        reconcileTimeout,
+		MaxReconcilesPerForge:   maxReconcilesPerForge,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)

@@ -68,7 +68,12 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
-		Complete(r)
+		Complete(reconciler.Fair(r, r.Options.Fairness, forgeOfForge, r.Options.ReconcileTimeout))
+}
+
+// forgeOfForge: a Forge's own check counts against its share too.
+func forgeOfForge(_ context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
+	return req.NamespacedName, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

@@ -43,6 +43,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// ReconcileTimeout bounds every pass of every controller (default 2m).
 	ReconcileTimeout time.Duration
+	// MaxReconcilesPerForge caps the passes of one Forge's resources running
+	// at once, over all kinds (default MaxConcurrentReconciles-1, at least 1),
+	// so that one slow Forge leaves workers to the others.
+	MaxReconcilesPerForge int
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -63,6 +67,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
 		ReconcileTimeout:        cmp.Or(opts.ReconcileTimeout, reconciler.DefaultReconcileTimeout),
+		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
+			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
 	}
 	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("index Forges: %w", err)

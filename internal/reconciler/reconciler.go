@@ -41,8 +41,10 @@ type Options struct {
 	// waiting and transient failures (the delay never exceeds the object's
 	// sync interval either).
 	BaseBackoff, MaxBackoff time.Duration
-	// ReconcileTimeout bounds one pass (default 2m).
+	// ReconcileTimeout bounds one pass (default 2m); Fairness, when set,
+	// caps the passes of one Forge's resources running at once.
 	ReconcileTimeout time.Duration
+	Fairness         *Fairness
 }
 
 func (o *Options) defaults() {

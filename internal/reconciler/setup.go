@@ -103,7 +103,16 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
-		Complete(r)
+		Complete(Fair(r, opts.Fairness, r.forgeOf, opts.ReconcileTimeout))
+}
+
+// forgeOf names the Forge a resource uses, for Fairness.
+func (r *Reconciler[T]) forgeOf(ctx context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
+	obj := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return types.NamespacedName{}, false, client.IgnoreNotFound(err)
+	}
+	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, true, nil
 }
 
 // requestedPredicate passes updates that ask for a pass by annotation or start a deletion.
