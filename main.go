@@ -20,7 +20,8 @@ limitations under the License.
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval, --max-concurrent-reconciles,
-// --reconcile-timeout and --max-reconciles-per-forge.
+// --reconcile-timeout, --max-reconciles-per-forge, and for least privilege
+// --watch-namespaces and --metrics-secure.
 package main
 
 import (
@@ -34,10 +35,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/manager"
 )
 
 var scheme = runtime.NewScheme()
@@ -56,9 +57,17 @@ func main() {
 		maxConcurrentReconciles int
 		reconcileTimeout        time.Duration
 		maxReconcilesPerForge   int
+		watchNamespaces         string
+		secureMetrics           bool
+		metricsCertDir          string
+		enableHTTP2             bool
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to, :8443 for HTTPS or :8080 for HTTP (--metrics-secure=false); 0 disables it.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true, "Serve metrics over HTTPS to callers whose bearer token may GET /metrics (checked with TokenReviews and SubjectAccessReviews); false serves plain HTTP to anyone.")
+	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "", "A directory with tls.crt and tls.key for the metrics endpoint; without it the certificate is self-signed.")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics endpoint (off: CVE-2023-44487 and CVE-2023-39325).")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma separated namespaces the manager watches; empty means all. With a list the manager needs permissions in those namespaces only.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health and readiness probes bind to.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
@@ -76,9 +85,16 @@ func main() {
 		os.Exit(2)
 	}
 
+	namespaces, err := manager.ParseNamespaces(watchNamespaces)
+	if err != nil {
+		log.Info("invalid flags: " + err.Error())
+		os.Exit(2)
+	}
+
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		Cache:                  manager.CacheOptions(namespaces),
+		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "forge-operator.forge.forgeops.dev",
@@ -110,7 +126,7 @@ func main() {
 	}
 
 	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
-		"reconcileTimeout", reconcileTimeout.String())
+		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics)
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)
