@@ -19,10 +19,11 @@ limitations under the License.
 //
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
-// leader election, plus --sync-interval, --max-concurrent-reconciles and
-// --forge-deny-cidrs (the addresses no Forge may reach).
-// `forge-operator export ...` (package cli) works on a forge from outside
-// the cluster instead.
+// leader election, plus --sync-interval, --max-concurrent-reconciles,
+// --reconcile-timeout, --max-reconciles-per-forge, --forge-deny-cidrs (the
+// addresses no Forge may reach), and for least privilege --watch-namespaces
+// and --metrics-secure. `forge-operator export ...` (package cli) works on a
+// forge from outside the cluster instead.
 package main
 
 import (
@@ -39,12 +40,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/manager"
 )
 
 var scheme = runtime.NewScheme()
@@ -67,23 +68,41 @@ func main() {
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
 		denyCIDRs               string
+		reconcileTimeout        time.Duration
+		maxReconcilesPerForge   int
+		watchNamespaces         string
+		secureMetrics           bool
+		metricsCertDir          string
+		enableHTTP2             bool
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to, :8443 for HTTPS or :8080 for HTTP (--metrics-secure=false); 0 disables it.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true, "Serve metrics over HTTPS to callers whose bearer token may GET /metrics (checked with TokenReviews and SubjectAccessReviews); false serves plain HTTP to anyone.")
+	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "", "A directory with tls.crt and tls.key for the metrics endpoint; without it the certificate is self-signed.")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics endpoint (off: CVE-2023-44487 and CVE-2023-39325).")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma separated namespaces the manager watches; empty means all. With a list the manager needs permissions in those namespaces only.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health and readiness probes bind to.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many resources of one kind are reconciled at once.")
 	flag.StringVar(&denyCIDRs, "forge-deny-cidrs", forge.DefaultDenyCIDRs,
 		"Comma-separated CIDRs no Forge may connect to, checked on the address dialled (after DNS, on redirects too); empty allows every address.")
+	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
+	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge are reconciled at once, over all kinds; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other Forges.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
 
-	if syncInterval <= 0 || maxConcurrentReconciles < 1 {
-		log.Info("invalid flags: --sync-interval must be positive and --max-concurrent-reconciles at least 1")
+	if syncInterval <= 0 || maxConcurrentReconciles < 1 || reconcileTimeout <= 0 || maxReconcilesPerForge < 0 {
+		log.Info("invalid flags: --sync-interval and --reconcile-timeout must be positive, --max-concurrent-reconciles at least 1, --max-reconciles-per-forge not negative")
+		os.Exit(2)
+	}
+
+	namespaces, err := manager.ParseNamespaces(watchNamespaces)
+	if err != nil {
+		log.Info("invalid flags: " + err.Error())
 		os.Exit(2)
 	}
 	deny, err := forge.ParseCIDRs(denyCIDRs)
@@ -94,7 +113,8 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		Cache:                  manager.CacheOptions(namespaces),
+		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "forge-operator.forge.forgeops.dev",
@@ -111,6 +131,8 @@ func main() {
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
 		DenyCIDRs:               deny,
+		ReconcileTimeout:        reconcileTimeout,
+		MaxReconcilesPerForge:   maxReconcilesPerForge,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -125,7 +147,8 @@ func main() {
 	}
 
 	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
-		"forgeDenyCIDRs", fmt.Sprint(deny))
+		"forgeDenyCIDRs", fmt.Sprint(deny),
+		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics)
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

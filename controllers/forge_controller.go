@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -61,7 +62,13 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
+		Complete(reconciler.Fair(r, r.Options.Fairness, forgeOfForge, r.Options.ReconcileTimeout))
+}
+
+// forgeOfForge: a Forge's own check counts against its share too.
+func forgeOfForge(_ context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
+	return req.NamespacedName, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
@@ -84,6 +91,9 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
+	// The status of a check cut short by the reconcile timeout is still written.
+	ctx, finish := reconciler.FinishContext(ctx)
+	defer finish()
 	if err != nil {
 		c, ok := reconciler.Classify(err)
 		if !ok {

@@ -20,6 +20,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -43,6 +44,12 @@ type Options struct {
 	RequestTimeout time.Duration
 	// DenyCIDRs are addresses the manager never connects to for any Forge.
 	DenyCIDRs []netip.Prefix
+	// ReconcileTimeout bounds every pass of every controller (default 2m).
+	ReconcileTimeout time.Duration
+	// MaxReconcilesPerForge caps the passes of one Forge's resources running
+	// at once, over all kinds (default MaxConcurrentReconciles-1, at least 1),
+	// so that one slow Forge leaves workers to the others.
+	MaxReconcilesPerForge int
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -63,6 +70,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
+		ReconcileTimeout:        opts.ReconcileTimeout,
+		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
+			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
 	}.WithDefaults()
 	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("index Forges: %w", err)

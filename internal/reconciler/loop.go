@@ -50,11 +50,15 @@ type Options struct {
 	// waiting and transient failures (the delay never exceeds the object's
 	// sync interval either).
 	BaseBackoff, MaxBackoff time.Duration
+	// ReconcileTimeout bounds one pass (default 2m); Fairness, when set,
+	// caps the passes of one Forge's resources running at once.
+	ReconcileTimeout time.Duration
+	Fairness         *Fairness
 }
 
 // WithDefaults returns o with every unset option at its default: a 10
-// minute sync interval, one reconcile at a time, and retries backing off
-// from 1 second to 5 minutes.
+// minute sync interval, one reconcile at a time, retries backing off
+// from 1 second to 5 minutes, and passes of at most 2 minutes.
 func (o Options) WithDefaults() Options {
 	if o.SyncInterval <= 0 {
 		o.SyncInterval = 10 * time.Minute
@@ -67,6 +71,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Minute
+	}
+	if o.ReconcileTimeout <= 0 {
+		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
 	return o
 }
@@ -91,6 +98,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	orig := obj.DeepCopyObject().(T)
 
 	out, err := r.pass(ctx, obj)
+	// The status of a pass cut short by the reconcile timeout is still written.
+	ctx, finish := FinishContext(ctx)
+	defer finish()
 	if err != nil {
 		c, ok := Classify(err)
 		if !ok {

@@ -98,8 +98,17 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
+		Complete(Fair(r, opts.Fairness, r.forgeOf, opts.ReconcileTimeout))
+}
+
+// forgeOf names the Forge a resource uses, for Fairness.
+func (r *Reconciler[T]) forgeOf(ctx context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
+	obj := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return types.NamespacedName{}, false, client.IgnoreNotFound(err)
+	}
+	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, true, nil
 }
 
 // indexers are the field indexes of kind the loop lists by: the Forge,

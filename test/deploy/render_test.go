@@ -99,6 +99,18 @@ func (r rendered) one(t *testing.T, kind string, into any) {
 	decode(t, objs[0], into)
 }
 
+// named decodes the object of kind named name into into, strictly.
+func (r rendered) named(t *testing.T, kind, name string, into any) {
+	t.Helper()
+	for _, o := range r.ofKind(kind) {
+		if o.Name == name {
+			decode(t, o, into)
+			return
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+}
+
 func decode(t *testing.T, o object, into any) {
 	t.Helper()
 	if err := yaml.UnmarshalStrict(o.YAML, into); err != nil {
@@ -128,16 +140,16 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 6, "ServiceAccount": 1, "ClusterRole": 1,
-		"ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
+		"Namespace": 1, "CustomResourceDefinition": 6, "ServiceAccount": 1, "ClusterRole": 3,
+		"ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
 			t.Errorf("%d %s objects, want %d (rendered: %v)", got, kind, n, kinds)
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 14 {
-		t.Errorf("%d objects rendered, want 14: %v", len(objs), kinds)
+	if len(objs) != 17 {
+		t.Errorf("%d objects rendered, want 17: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace
@@ -218,7 +230,7 @@ func TestDefaultBindsTheGeneratedRoleToTheManagerServiceAccountOnly(t *testing.T
 	if err := yaml.Unmarshal(b, &generated); err != nil {
 		t.Fatal(err)
 	}
-	objs.one(t, "ClusterRole", &role)
+	objs.named(t, "ClusterRole", "forge-operator-manager-role", &role)
 	if role.Name != "forge-operator-"+generated.Name {
 		t.Errorf("ClusterRole %q, want the generated %q with the forge-operator- prefix", role.Name, generated.Name)
 	}
@@ -237,7 +249,7 @@ func TestDefaultBindsTheGeneratedRoleToTheManagerServiceAccountOnly(t *testing.T
 	}
 
 	var crb rbacv1.ClusterRoleBinding
-	objs.one(t, "ClusterRoleBinding", &crb)
+	objs.named(t, "ClusterRoleBinding", "forge-operator-manager-rolebinding", &crb)
 	if crb.RoleRef.Kind != "ClusterRole" || crb.RoleRef.Name != role.Name {
 		t.Errorf("ClusterRoleBinding refers to %s %q, want ClusterRole %q", crb.RoleRef.Kind, crb.RoleRef.Name, role.Name)
 	}
@@ -289,7 +301,7 @@ func TestDefaultManagerDeploymentIsHardened(t *testing.T) {
 	if !slices.Contains(c.Args, "--leader-elect") && !slices.Contains(c.Args, "--leader-elect=true") {
 		t.Errorf("args %v: leader election is off", c.Args)
 	}
-	for _, a := range []string{"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"} {
+	for _, a := range []string{"--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"} {
 		if !slices.Contains(c.Args, a) {
 			t.Errorf("args %v lack %s", c.Args, a)
 		}
@@ -348,8 +360,8 @@ func TestDefaultManagerDeploymentIsHardened(t *testing.T) {
 
 	var svc corev1.Service
 	objs.one(t, "Service", &svc)
-	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 8080 {
-		t.Fatalf("metrics Service ports %+v, want 8080", svc.Spec.Ports)
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 8443 || svc.Spec.Ports[0].Name != "https" {
+		t.Fatalf("metrics Service ports %+v, want https 8443", svc.Spec.Ports)
 	}
 	if svc.Spec.Ports[0].TargetPort != intstr.FromString("metrics") {
 		t.Errorf("metrics Service targets %s, want the container port named metrics", svc.Spec.Ports[0].TargetPort.String())
@@ -360,8 +372,8 @@ func TestDefaultManagerDeploymentIsHardened(t *testing.T) {
 			metricsPort = p.ContainerPort
 		}
 	}
-	if metricsPort != 8080 {
-		t.Errorf("container port metrics is %d, want 8080", metricsPort)
+	if metricsPort != 8443 {
+		t.Errorf("container port metrics is %d, want 8443", metricsPort)
 	}
 	for k, v := range svc.Spec.Selector {
 		if dep.Spec.Template.Labels[k] != v {

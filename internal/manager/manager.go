@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package manager turns the manager's least-privilege flags
+// (--watch-namespaces, --metrics-secure) into controller-runtime options,
+// shared by main and the install tests that run the manager as its
+// ServiceAccount.
+package manager
+
+import (
+	"crypto/tls"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// ParseNamespaces reads --watch-namespaces: a comma separated list of
+// namespace names; empty means every namespace.
+func ParseNamespaces(list string) ([]string, error) {
+	var out []string
+	for ns := range strings.SplitSeq(list, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns == "" {
+			continue
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return nil, fmt.Errorf("--watch-namespaces: %q is not a namespace name: %s", ns, strings.Join(errs, "; "))
+		}
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out, nil
+}
+
+// CacheOptions limits the manager's caches, and so every watch and every
+// cached read, to namespaces; none means the whole cluster. With a list,
+// the manager needs permissions in those namespaces only (a RoleBinding in
+// each), not cluster-wide.
+func CacheOptions(namespaces []string) cache.Options {
+	if len(namespaces) == 0 {
+		return cache.Options{}
+	}
+	defaults := make(map[string]cache.Config, len(namespaces))
+	for _, ns := range namespaces {
+		defaults[ns] = cache.Config{}
+	}
+	return cache.Options{DefaultNamespaces: defaults}
+}
+
+// MetricsOptions serves metrics on addr ("0" disables them). Secure, as
+// kubebuilder scaffolds it: HTTPS (a self-signed certificate unless one is
+// mounted in certDir) and every request authenticated with a TokenReview and
+// authorized with a SubjectAccessReview (get on the non-resource URL
+// /metrics, which the metrics-reader ClusterRole grants). Not secure: plain
+// HTTP, for a manager on loopback. HTTP/2 stays off unless enableHTTP2: its
+// stream handling had denial-of-service flaws (CVE-2023-44487,
+// CVE-2023-39325) that this endpoint does not need to be exposed to.
+func MetricsOptions(addr string, secure bool, certDir string, enableHTTP2 bool) metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: addr, SecureServing: secure}
+	if !secure {
+		return opts
+	}
+	opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	opts.CertDir = certDir
+	if !enableHTTP2 {
+		opts.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	return opts
+}

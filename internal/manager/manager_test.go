@@ -1,0 +1,67 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manager
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseNamespaces(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                             nil,
+		" , ":                          nil,
+		"team-a":                       {"team-a"},
+		"team-a, team-b,,team-a,":      {"team-a", "team-b"},
+		"kube-system,forge-demo,acme1": {"kube-system", "forge-demo", "acme1"},
+	} {
+		got, err := ParseNamespaces(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseNamespaces(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"Team-A", "team_a", "a/b", "team-a,-b"} {
+		if _, err := ParseNamespaces(in); err == nil || !strings.Contains(err.Error(), "--watch-namespaces") {
+			t.Errorf("ParseNamespaces(%q): error %v, want one naming --watch-namespaces", in, err)
+		}
+	}
+}
+
+func TestCacheOptions(t *testing.T) {
+	if o := CacheOptions(nil); o.DefaultNamespaces != nil {
+		t.Errorf("no namespaces: %v, want the whole cluster", o.DefaultNamespaces)
+	}
+	o := CacheOptions([]string{"team-a", "team-b"})
+	if got := slices.Sorted(maps.Keys(o.DefaultNamespaces)); !slices.Equal(got, []string{"team-a", "team-b"}) {
+		t.Errorf("cached namespaces %v, want team-a and team-b", got)
+	}
+}
+
+func TestMetricsOptions(t *testing.T) {
+	if o := MetricsOptions(":8080", false, "", false); o.SecureServing || o.FilterProvider != nil {
+		t.Errorf("plain metrics are served with TLS or a filter: %+v", o)
+	}
+	o := MetricsOptions(":8443", true, "/certs", false)
+	if !o.SecureServing || o.FilterProvider == nil || o.CertDir != "/certs" || len(o.TLSOpts) != 1 {
+		t.Errorf("secure metrics: %+v, want HTTPS, the auth filter, the cert dir and HTTP/2 off", o)
+	}
+	if o := MetricsOptions(":8443", true, "", true); len(o.TLSOpts) != 0 {
+		t.Errorf("--enable-http2 still restricts the protocols: %+v", o)
+	}
+}

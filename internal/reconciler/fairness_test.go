@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// TestFair runs passes that block until released and checks that a Forge
+// gets no more than its share at once, while another Forge's pass runs.
+func TestFair(t *testing.T) {
+	started := make(chan string, 10)
+	unblock := make(chan struct{})
+	inner := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+		started <- req.Name
+		<-unblock
+		return reconcile.Result{}, nil
+	})
+	// Requests "a-*" use Forge a, "b-*" Forge b, "gone" no Forge at all.
+	forgeOf := func(_ context.Context, req reconcile.Request) (types.NamespacedName, bool, error) {
+		if req.Name == "gone" {
+			return types.NamespacedName{}, false, nil
+		}
+		return types.NamespacedName{Namespace: "ns", Name: req.Name[:1]}, true, nil
+	}
+	r := Fair(inner, NewFairness(2), forgeOf, 3*time.Second)
+	req := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+	}
+	type done struct {
+		name string
+		res  reconcile.Result
+	}
+	results := make(chan done, 10)
+	run := func(name string) {
+		go func() {
+			res, err := r.Reconcile(context.Background(), req(name))
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			results <- done{name, res}
+		}()
+	}
+	waitStarted := func(want string) {
+		t.Helper()
+		select {
+		case got := <-started:
+			if got != want {
+				t.Fatalf("pass %s started, want %s", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("pass %s did not start", want)
+		}
+	}
+
+	run("a-1")
+	waitStarted("a-1")
+	run("a-2")
+	waitStarted("a-2")
+	// Forge a has its two passes: a third is sent back at once, at low
+	// priority, after a short delay, without running.
+	res, err := r.Reconcile(context.Background(), req("a-3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RequeueAfter <= 0 || res.RequeueAfter > time.Second || res.Priority == nil || *res.Priority != handler.LowPriority {
+		t.Fatalf("deferred pass returned %+v, want a requeue within a second at low priority", res)
+	}
+	// Forge b and a resource without a Forge are not held up by a.
+	run("b-1")
+	waitStarted("b-1")
+	run("gone")
+	waitStarted("gone")
+	close(unblock)
+	for range 4 {
+		if d := <-results; d.res != (reconcile.Result{}) {
+			t.Fatalf("%s returned %+v, want the inner result", d.name, d.res)
+		}
+	}
+	// The slots are free again (and passes no longer block).
+	res, err = r.Reconcile(context.Background(), req("a-3"))
+	if err != nil || res != (reconcile.Result{}) {
+		t.Fatalf("a-3 after the others ended: %+v %v", res, err)
+	}
+	if got := <-started; got != "a-3" {
+		t.Fatalf("pass %s started, want a-3", got)
+	}
+}

@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fairness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+var _ = Describe("Fairness between Forges", func() {
+	ctx := context.Background()
+
+	It("delays another tenant's new resources by at most one reconcile timeout", func() {
+		// Tenant A: a Forge that was Ready, then its server stops answering
+		// while A has many Labels to reconcile; each pass hangs until the
+		// reconcile timeout and is retried within a second.
+		fakeA := fakeforge.New(fakeforge.WithToken(token))
+		srvA := fakeA.Start()
+		DeferCleanup(srvA.Close)
+		_, err := fakeA.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		hole := newBlackHole(srvA.Listener.Addr().String())
+		nsA, forgeA := tenant(hole.URL())
+		waitReady(forgeA, time.Now())
+		hole.swallow()
+		const hanging = 20
+		var labelsA []*forgev1.Label
+		for i := range hanging {
+			l := label(nsA, fmt.Sprintf("a-%02d", i))
+			Expect(k8s.Create(ctx, l)).To(Succeed())
+			labelsA = append(labelsA, l)
+		}
+		// A's passes are taking workers, and failing by the timeout.
+		Eventually(func(g Gomega) {
+			failed := 0
+			for _, l := range labelsA {
+				if c := ready(g, l); c != nil && c.Reason == forgev1.ReasonForgeError {
+					failed++
+				}
+			}
+			g.Expect(failed).To(BeNumerically(">=", 2))
+		}, timeout, poll).Should(Succeed())
+
+		// Tenant B: a healthy forge; its new Forge and Label are Ready within
+		// one reconcile timeout plus their own work each.
+		fakeB := fakeforge.New(fakeforge.WithToken(token))
+		srvB := fakeB.Start()
+		DeferCleanup(srvB.Close)
+		_, err = fakeB.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		start := time.Now()
+		nsB, forgeB := tenant(srvB.URL)
+		took := waitReady(forgeB, start)
+		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Forge was Ready after %s", took)
+		l := label(nsB, "bug")
+		start = time.Now()
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		took = waitReady(l, start)
+		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Label was Ready after %s", took)
+		AddReportEntry("B's Label Ready after", took.String())
+		Expect(fakeB.Labels(forge.OrgScope("acme"))).To(HaveLen(1))
+	})
+})

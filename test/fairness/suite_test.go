@@ -1,0 +1,236 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fairness checks, on a control plane with the manager as a shared
+// cluster runs it, that a tenant whose forge never answers neither hangs the
+// manager's workers nor delays another tenant's resources by more than one
+// reconcile timeout. It has a manager of its own (few workers, a short
+// reconcile timeout, no request timeout override), unlike the controllers
+// suite.
+package fairness
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+const (
+	token = "t3nant-t0ken-value"
+	// reconcileTimeout is the manager's --reconcile-timeout here: short, so
+	// that the specs wait for it a few times.
+	reconcileTimeout = 3 * time.Second
+	// workers is --max-concurrent-reconciles: two, the default.
+	workers = 2
+	timeout = 60 * time.Second
+	poll    = 100 * time.Millisecond
+)
+
+var (
+	env    *envtest.Environment
+	k8s    client.Client
+	cancel context.CancelFunc
+)
+
+func TestFairness(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Fairness Suite")
+}
+
+var _ = BeforeSuite(func() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	var err error
+	env, err = testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	restCfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
+	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var ctx context.Context
+	ctx, cancel = context.WithCancel(context.Background())
+	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+		// Long: no pass is due to the sync interval while a spec runs.
+		SyncInterval:            10 * time.Minute,
+		MaxConcurrentReconciles: workers,
+		BaseBackoff:             200 * time.Millisecond,
+		MaxBackoff:              time.Second,
+		ReconcileTimeout:        reconcileTimeout,
+	})).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// blackHole is a TCP endpoint that forwards connections to target until
+// swallow is called; from then on it accepts connections and never answers
+// (and drops the connections it was forwarding, so that clients dial anew).
+type blackHole struct {
+	ln       net.Listener
+	target   string
+	swallows atomic.Bool
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+func newBlackHole(target string) *blackHole {
+	GinkgoHelper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	b := &blackHole{ln: ln, target: target}
+	go b.serve()
+	DeferCleanup(b.close)
+	return b
+}
+
+func (b *blackHole) URL() string { return "http://" + b.ln.Addr().String() }
+
+func (b *blackHole) serve() {
+	for {
+		c, err := b.ln.Accept()
+		if err != nil {
+			return
+		}
+		b.track(c)
+		if b.swallows.Load() {
+			continue // held open, never read, never answered
+		}
+		up, err := net.Dial("tcp", b.target)
+		if err != nil {
+			_ = c.Close()
+			continue
+		}
+		b.track(up)
+		go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
+		go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
+	}
+}
+
+func (b *blackHole) track(c net.Conn) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.conns = append(b.conns, c)
+}
+
+func (b *blackHole) swallow() {
+	b.swallows.Store(true)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.conns {
+		_ = c.Close()
+	}
+	b.conns = nil
+}
+
+func (b *blackHole) close() {
+	_ = b.ln.Close()
+	b.swallow()
+}
+
+// tenant creates a namespace with a token Secret and a Forge "gitea" at url.
+func tenant(url string) (string, *forgev1.Forge) {
+	GinkgoHelper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
+	Expect(k8s.Create(ctx, ns)).To(Succeed())
+	Expect(k8s.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
+		StringData: map[string]string{"token": token},
+	})).To(Succeed())
+	f := &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
+		Spec: forgev1.ForgeSpec{
+			URL:  url,
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}},
+			// Longer than the reconcile timeout: only the pass's deadline ends a hung call.
+			Timeout: &metav1.Duration{Duration: time.Minute},
+		},
+	}
+	Expect(k8s.Create(ctx, f)).To(Succeed())
+	return ns.Name, f
+}
+
+func label(ns, name string) *forgev1.Label {
+	org := forgev1.OwnerName("acme")
+	return &forgev1.Label{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: forgev1.LabelSpec{
+			ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+			Organization: &org,
+			Color:        "#ABC",
+		},
+	}
+}
+
+// ready returns obj's Ready condition, nil while it has none.
+func ready(g Gomega, obj client.Object) *metav1.Condition {
+	g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	return meta.FindStatusCondition(obj.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
+}
+
+// waitReady waits until obj is Ready for its generation and returns how
+// long that took from start.
+func waitReady(obj client.Object, start time.Time) time.Duration {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		c := ready(g, obj)
+		g.Expect(c).NotTo(BeNil(), "no Ready condition yet")
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
+	}, timeout, poll).Should(Succeed())
+	return time.Since(start)
+}
