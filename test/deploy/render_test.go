@@ -128,7 +128,7 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 6, "ServiceAccount": 1, "ClusterRole": 1,
+		"Namespace": 1, "CustomResourceDefinition": 7, "ServiceAccount": 1, "ClusterRole": 1,
 		"ClusterRoleBinding": 1, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
@@ -136,8 +136,8 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 14 {
-		t.Errorf("%d objects rendered, want 14: %v", len(objs), kinds)
+	if len(objs) != 15 {
+		t.Errorf("%d objects rendered, want 15: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace
@@ -190,7 +190,7 @@ func TestDefaultInstallsEveryCRDOfConfigCRDBases(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("CRDs rendered %v, want those of config/crd/bases %v", got, want)
 	}
-	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting"} {
+	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
 		if !kinds[k] {
 			t.Errorf("no CRD for kind %s", k)
 		}
