@@ -44,6 +44,7 @@ var issueBehaviours = []struct {
 	{"issues/create takes label ids only, drops unknown ids", contractIssueCreate, nil},
 	{"issues/list by label: PRs included, state, newest first, paging", contractIssueList, nil},
 	{"issues/list label filter: unresolved dropped, duplicates ANDed, repo labels only", contractIssueLabelFilter, nil},
+	{"issues/list for a label name with a comma lists all", contractIssueCommaLabel, nil},
 	{"issues/add labels: ids or names, ignored cases, 404", contractIssueAddLabels, nil},
 	{"issues/add exclusive label replaces its scope", contractIssueExclusive, nil},
 	{"issues/label rename keeps it on issues, delete removes it", contractIssueLabelRenameDelete, nil},
@@ -369,6 +370,7 @@ func contractIssueLabelFilter(t *testing.T, tg *target) {
 	wantLabels(t, "issue with the org label", issueByNumber(t, list(t, tg, org, repo, "nothing-has-this"), i4).Labels, "org-wide")
 	all := fmt.Sprintf("%d,%d,%d,%d", i4, i3, i2, i1)
 
+	// The forge's filter, asked for directly.
 	for _, tc := range []struct{ filter, want string }{
 		{"nothing-has-this", all},              // unresolved: no filter at all
 		{"org-wide", all},                      // org labels are not resolved
@@ -377,12 +379,42 @@ func contractIssueLabelFilter(t *testing.T, tg *target) {
 		{"a,nothing-has-this", fmt.Sprint(i1)}, // the unresolved name is discarded
 		{"a,dup", ""},                          // resolved names ANDed
 		{"A", all},                             // case matters (SQLite)
+		{"", all},                              // no name: no filter
 	} {
-		got, err := tg.c.ListIssuesWithLabel(ctx(t), org, repo, tc.filter)
-		mustNoErr(t, err)
+		var got []forge.Issue
+		tg.rawJSON(http.MethodGet, "/api/v1/repos/"+org+"/"+repo+"/issues?state=all&labels="+url.QueryEscape(tc.filter), nil, &got)
 		if numbers(got) != tc.want {
 			t.Errorf("labels=%s lists %q, want %q", tc.filter, numbers(got), tc.want)
 		}
+	}
+	// Through the client: a name the forge cannot resolve, or two labels
+	// of one name, must be caught by checking the label ids.
+	if got := list(t, tg, org, repo, "dup"); numbers(got) != fmt.Sprint(i3) || !issueByNumber(t, got, i3).HasLabel(dup2.ID) {
+		t.Fatalf("client, dup: %s", numbers(got))
+	}
+	if got := list(t, tg, org, repo, "org-wide"); numbers(got) != all || issueByNumber(t, got, i1).HasLabel(orgLabel.ID) {
+		t.Fatalf("client, org-wide: %s", numbers(got))
+	}
+}
+
+// A name with a comma cannot be a filter (the forge splits on commas):
+// the client lists every issue and the caller finds the label by id.
+func contractIssueCommaLabel(t *testing.T, tg *target) {
+	org := tg.org()
+	repo := tg.repo(org)
+	a := tg.label(org, repo, "a", false)
+	comma := tg.label(org, repo, "a,b", false)
+	i1 := tg.issue(org, repo, "comma", comma)
+	i2 := tg.issue(org, repo, "a", a)
+	got := list(t, tg, org, repo, "a,b")
+	if numbers(got) != fmt.Sprintf("%d,%d", i2, i1) || !issueByNumber(t, got, i1).HasLabel(comma.ID) {
+		t.Fatalf("issues for the label %q: %s", "a,b", numbers(got))
+	}
+	// Sent as a filter, the name would find only what carries "a".
+	var raw []forge.Issue
+	tg.rawJSON(http.MethodGet, "/api/v1/repos/"+org+"/"+repo+"/issues?state=all&labels="+url.QueryEscape("a,b"), nil, &raw)
+	if numbers(raw) != fmt.Sprint(i2) {
+		t.Fatalf("labels=a,b as a raw filter lists %s", numbers(raw))
 	}
 }
 

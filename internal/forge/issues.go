@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // IssuesClient reads issues and pull requests by label and adds labels to
@@ -33,8 +34,12 @@ type IssuesClient interface {
 	// A name that resolves to nothing drops the filter (every issue comes
 	// back), and several labels of that name are ANDed (only issues
 	// carrying all of them come back): callers must check each issue's
-	// Labels for the label id they mean. A name with a comma cannot be
-	// asked for (the forge splits the list on commas).
+	// Labels for the label id they mean. The forge splits the filter on
+	// commas, so a name with a comma is not sent as a filter: every issue
+	// comes back. On a database that compares names without case (MySQL),
+	// "Bug" and "bug" both resolve and are ANDed: when the repository has
+	// labels whose names differ only in case, list with a name that
+	// resolves to nothing (e.g. ",") and filter by id.
 	ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error)
 	// AddIssueLabels adds labels by id to issue (or pull request) number
 	// and returns the issue's labels afterwards. Labels already present,
@@ -90,7 +95,10 @@ type CreateIssueOption struct {
 func (c *Client) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("list issues with label %q in %s/%s", label, owner, repo), http.MethodGet, "/issues")
 	// type is left out: the forge then lists pull requests too.
-	cl.query = url.Values{"labels": {label}, "state": {"all"}}
+	cl.query = url.Values{"state": {"all"}}
+	if !strings.Contains(label, ",") {
+		cl.query.Set("labels", label)
+	}
 	return listAll(ctx, c, cl, decodeArray[Issue], func(i Issue) int64 { return i.ID })
 }
 
