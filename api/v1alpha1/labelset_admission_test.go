@@ -237,6 +237,8 @@ var _ = Describe("LabelSet admission", func() {
 		Entry("an unknown mode", obj("LabelSet", set("spec.mode", "Strict")), "spec.mode"),
 		Entry("a negative deletion guard", obj("LabelSet", set("spec.maxDeletionsPerRepository", int64(-1))), "spec.maxDeletionsPerRepository"),
 		Entry("an unknown deletionPolicy", obj("LabelSet", set("spec.deletionPolicy", "Retain")), "spec.deletionPolicy"),
+		Entry("a preserve that is not RE2 (lookahead)", obj("LabelSet", set("spec.preserve", "^(?!keep)")), "spec.preserve"),
+		Entry("a preserve with an unclosed group", obj("LabelSet", set("spec.preserve", "^(wontfix")), "spec.preserve"),
 		Entry("a preserve of 1025 characters", obj("LabelSet", set("spec.preserve", strings.Repeat("a", 1025))), "spec.preserve"),
 	)
 

@@ -151,9 +151,14 @@ type LabelSetSpec struct {
 	Mode LabelSetMode `json:"mode,omitempty"`
 
 	// preserve is an RE2 regular expression: in Authoritative mode,
-	// unlisted labels whose name matches it are kept. An expression that
-	// does not compile stalls the set with reason Rejected.
+	// unlisted labels whose name matches it are kept. One that does not
+	// compile is refused at admission (and would stall the set with
+	// reason Rejected).
+	// The rule compiles the expression at admission (CEL's matches is RE2,
+	// like Go's regexp): one that does not compile fails the rule's
+	// evaluation, with the parser's message.
 	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="''.matches(self) || !''.matches(self)",message="preserve must be a valid RE2 regular expression"
 	// +optional
 	Preserve string `json:"preserve,omitempty"`
 
