@@ -1,5 +1,5 @@
 -- Argo CD health of forge.forgeops.dev resources (every kind: Forge,
--- Organization, OrgHook, Label, Project, RunnerSetting).
+-- Organization, OrgHook, Label, Project, RunnerSetting, LabelSet).
 --
 -- The operator writes kstatus conditions: Ready summarises the last pass,
 -- Reconciling is True while it waits for something that changes by itself
@@ -35,6 +35,8 @@ local stallingReasons = {
   Conflict = true,
   Unsupported = true,
   DeleteBlocked = true,
+  -- A LabelSet's Authoritative deletion guard held (maxDeletionsPerRepository).
+  TooManyDeletions = true,
 }
 
 -- managementPolicy Observe reports a forge object that is missing or differs

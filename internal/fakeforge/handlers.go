@@ -294,6 +294,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("POST /api/v1/user/repos", s.createUserRepo)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
+	s.issueRoutes(h)
 	return m
 }
 
@@ -518,7 +519,7 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
 		"private": r.private, "html_url": fr.HTMLURL, "clone_url": fr.HTMLURL + ".git",
 		"empty": true, "default_branch": "main", "has_projects": true, "has_issues": true,
-		"has_actions": true,
+		"has_actions": true, "archived": r.archived,
 	}
 }
 

@@ -84,6 +84,8 @@ type repo struct {
 	name        string
 	description string
 	private     bool
+	archived    bool
+	issues      []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
 }
 
 type hook struct {
@@ -453,6 +455,7 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 		ID: r.id, Name: r.name, FullName: ownerLogin + "/" + r.name,
 		Owner:   &forge.User{ID: ownerID, Login: ownerLogin},
 		Private: r.private, HTMLURL: s.root + "/" + ownerLogin + "/" + r.name, HasProjects: true,
+		Archived: r.archived,
 	}
 }
 

@@ -75,6 +75,7 @@ func TestContract(t *testing.T) {
 		{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing, needFake},
 		{"repos/create get conflict delete", contractRepos, nil},
 	}
+	behaviours = append(behaviours, issueBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -27,6 +27,8 @@ type Interface interface {
 	ProjectsClient
 	RunnersClient
 	ReposClient
+	OrgReposClient
+	IssuesClient
 }
 
 // ServerClient reads who and what the server is.

@@ -222,6 +222,9 @@ type Repository struct {
 	Private     bool   `json:"private"`
 	HTMLURL     string `json:"html_url"`
 	HasProjects bool   `json:"has_projects"`
+	// Archived repositories are listed too; the forge still accepts label
+	// writes there.
+	Archived bool `json:"archived"`
 }
 
 // CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.

@@ -197,6 +197,11 @@ metadata: {name: kind-bug, namespace: acme, generation: 3}
   - {type: Ready, status: "False", reason: Rejected, message: "create label kind/bug in acme: 422 invalid color", observedGeneration: 3}
   - {type: Stalled, status: "True", reason: Rejected, message: "create label kind/bug in acme: 422 invalid color", observedGeneration: 3}`,
 			"Degraded", "create label kind/bug in acme: 422 invalid color"},
+		{"deletion guard of a LabelSet, without Stalled", head + `status:
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "False", reason: TooManyDeletions, message: "acme/web: 14 deletions planned, at most 10", observedGeneration: 3}`,
+			"Degraded", "acme/web: 14 deletions planned, at most 10"},
 		{"Stalled without Ready", head + `status:
   observedGeneration: 3
   conditions:
@@ -524,7 +529,7 @@ func TestArgoCDConfigMap(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("argocd-cm keys %v, want %v", keys, want)
 	}
-	if len(want) != 6 {
-		t.Errorf("%d kinds in config/crd/bases, want 6: %v", len(want), kinds)
+	if len(want) != 7 {
+		t.Errorf("%d kinds in config/crd/bases, want 7: %v", len(want), kinds)
 	}
 }

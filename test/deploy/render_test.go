@@ -140,7 +140,7 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 6, "ServiceAccount": 1, "ClusterRole": 3,
+		"Namespace": 1, "CustomResourceDefinition": 7, "ServiceAccount": 1, "ClusterRole": 3,
 		"ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
@@ -148,8 +148,8 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 17 {
-		t.Errorf("%d objects rendered, want 17: %v", len(objs), kinds)
+	if len(objs) != 18 {
+		t.Errorf("%d objects rendered, want 18: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace
@@ -202,7 +202,7 @@ func TestDefaultInstallsEveryCRDOfConfigCRDBases(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("CRDs rendered %v, want those of config/crd/bases %v", got, want)
 	}
-	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting"} {
+	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
 		if !kinds[k] {
 			t.Errorf("no CRD for kind %s", k)
 		}

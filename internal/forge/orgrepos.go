@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// OrgReposClient lists the repositories of an organization.
+type OrgReposClient interface {
+	// ListOrgRepos lists every repository of org the caller can see,
+	// archived ones included (Repository.Archived says which).
+	ListOrgRepos(ctx context.Context, org string) ([]Repository, error)
+}
+
+// RepoFixturesClient changes repositories and issues the way a person would;
+// tests and demos use it to set a scene, the operator never does.
+type RepoFixturesClient interface {
+	// ArchiveRepo archives (or un-archives) a repository.
+	ArchiveRepo(ctx context.Context, owner, repo string, archived bool) (*Repository, error)
+	// CreateIssue opens an issue; the forge refuses it in an archived
+	// repository with 423 Locked.
+	CreateIssue(ctx context.Context, owner, repo string, opt CreateIssueOption) (*Issue, error)
+}
+
+var (
+	_ OrgReposClient     = (*Client)(nil)
+	_ RepoFixturesClient = (*Client)(nil)
+)
+
+// maxRepoPages bounds one organization listing (50 per page: 25,000
+// repositories), so a server that keeps announcing a next page cannot hold
+// a reconcile forever.
+const maxRepoPages = 500
+
+// ListOrgRepos implements OrgReposClient.
+//
+// The forge pages the organization's repositories in the database and only
+// then drops the ones the caller may not see, while X-Total-Count and Link
+// count them all: a page can be short, or even empty, in the middle of the
+// list. So the walk follows the Link header's rel="next" (computed from the
+// full count and the page size the server really used), and stops at the
+// first empty page only when the server sends no Link at all.
+func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
+	cl := call{op: "list repositories of organization " + org, method: http.MethodGet, route: "/orgs/{org}/repos", args: []any{org}}
+	seen := map[int64]bool{}
+	all := []Repository{}
+	for page := 1; ; page++ {
+		if page > maxRepoPages {
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("more than %d pages", maxRepoPages)})
+		}
+		pc := cl
+		pc.query = url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(PageSize)}}
+		resp, err := c.do(ctx, pc)
+		if err != nil {
+			return nil, err
+		}
+		var items []Repository
+		if err := json.Unmarshal(resp.body, &items); err != nil {
+			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode page %d: %w", page, err)})
+		}
+		fresh := 0
+		for _, r := range items {
+			// A repository created or deleted during the walk shifts the
+			// pages by one: an item seen twice is kept once.
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				all = append(all, r)
+				fresh++
+			}
+		}
+		link := resp.header.Get("Link")
+		if link != "" {
+			if !hasNextLink(link) {
+				break
+			}
+			continue
+		}
+		if len(items) == 0 || fresh == 0 {
+			// No Link: the end is the first empty page (or a server that
+			// ignores paging and serves the same page again).
+			break
+		}
+	}
+	return all, nil
+}
+
+// hasNextLink reports whether an RFC 8288 Link header has rel="next".
+func hasNextLink(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		for _, param := range strings.Split(part, ";")[1:] {
+			k, v, _ := strings.Cut(strings.TrimSpace(param), "=")
+			if strings.EqualFold(k, "rel") && strings.EqualFold(strings.Trim(v, `"`), "next") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ArchiveRepo implements RepoFixturesClient. Archiving an archived
+// repository is a no-op 200.
+func (c *Client) ArchiveRepo(ctx context.Context, owner, repo string, archived bool) (*Repository, error) {
+	out := &Repository{}
+	verb := "archive"
+	if !archived {
+		verb = "unarchive"
+	}
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("%s repository %s/%s", verb, owner, repo), http.MethodPatch, "")
+	cl.body = map[string]bool{"archived": archived}
+	if _, err := c.doJSON(ctx, cl, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
