@@ -19,7 +19,8 @@ limitations under the License.
 //
 // It registers the controllers of package controllers with a
 // controller-runtime manager: the usual flags, metrics, health checks and
-// leader election, plus --sync-interval and --max-concurrent-reconciles.
+// leader election, plus --sync-interval, --max-concurrent-reconciles and
+// --secret-digest-key.
 package main
 
 import (
@@ -37,6 +38,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 var scheme = runtime.NewScheme()
@@ -53,6 +55,7 @@ func main() {
 		enableLeaderElection    bool
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
+		secretDigestKey         string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
@@ -60,6 +63,9 @@ func main() {
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many resources of one kind are reconciled at once.")
+	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
+		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+
+			"or a name in the operator's own namespace (POD_NAMESPACE, or the Pod's service account namespace). Created on first use.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -68,6 +74,12 @@ func main() {
 
 	if syncInterval <= 0 || maxConcurrentReconciles < 1 {
 		log.Info("invalid flags: --sync-interval must be positive and --max-concurrent-reconciles at least 1")
+		os.Exit(2)
+	}
+
+	digestKey, err := secretdigest.ParseRef(secretDigestKey)
+	if err != nil {
+		log.Error(err, "invalid flags")
 		os.Exit(2)
 	}
 
@@ -89,6 +101,7 @@ func main() {
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
+		SecretDigestKey:         digestKey,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -102,7 +115,8 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles)
+	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
+		"secretDigestKey", digestKey.String())
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

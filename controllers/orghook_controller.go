@@ -18,25 +18,21 @@ package controllers
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
-// Spec fields whose Secret versions OrgHook status records.
+// Spec fields whose sent values OrgHook status records (as keyed digests).
 const (
 	fieldSecret     = "secretRef"
 	fieldAuthHeader = "authorizationHeaderSecretRef"
@@ -45,8 +41,11 @@ const (
 // orgHookKind manages organization webhooks. Hooks have no natural key: an
 // existing hook is adopted only when exactly one unclaimed hook has the
 // spec's type and URL. The URL, secret and authorization header may come
-// from Secrets, so neither messages nor Describe ever carry them.
-type orgHookKind struct{}
+// from Secrets, so neither messages nor Describe ever carry them. digests
+// keys the record of the secret values sent (see secretdigest).
+type orgHookKind struct {
+	digests *secretdigest.Digester
+}
 
 func (orgHookKind) New() *forgev1.OrgHook       { return &forgev1.OrgHook{} }
 func (orgHookKind) NewList() client.ObjectList  { return &forgev1.OrgHookList{} }
@@ -70,10 +69,10 @@ func (orgHookKind) Secrets(h *forgev1.OrgHook) []string {
 
 // Connect reads the referenced Secrets. While the resource is being deleted
 // a missing Secret is no obstacle: the hook is found by status.id.
-func (orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &orgHook{obj: h, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
-		headerReadable: returnsAuthHeader(pass.ForgeObject), url: h.Spec.URL}
+func (k orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconciler.Pass) (reconciler.External, error) {
 	deleting := !h.DeletionTimestamp.IsZero()
+	e := &orgHook{obj: h, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy, deleting: deleting,
+		headerReadable: returnsAuthHeader(pass.ForgeObject), url: h.Spec.URL}
 	read := func(ref *forgev1.SecretKeySelector, field string, dst *string) error {
 		if ref == nil {
 			return nil
@@ -86,9 +85,14 @@ func (orgHookKind) Connect(ctx context.Context, h *forgev1.OrgHook, pass *reconc
 			return err
 		}
 		*dst = v
-		if field != "" {
-			e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv})
+		if field == "" || deleting {
+			return nil // the URL is compared as it is; a deletion sends nothing
 		}
+		digest, err := k.digests.Digest(ctx, string(h.UID)+"/"+field, v)
+		if err != nil {
+			return err
+		}
+		e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest})
 		return nil
 	}
 	if err := read(h.Spec.URLSecretRef, "", &e.url); err != nil {
@@ -124,6 +128,7 @@ type orgHook struct {
 	obj       *forgev1.OrgHook
 	fc        forge.OrgHooksClient
 	pending   bool
+	deleting  bool
 	claimedBy func(context.Context, int64) (string, error)
 	// headerReadable: the server returns authorization_header.
 	headerReadable bool
@@ -154,10 +159,6 @@ func (e *orgHook) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil || h == nil {
 		return reconciler.Observation{}, err
 	}
-	if !e.pending {
-		// Someone else's hook: nothing recorded applies to it.
-		e.obj.Status.AppliedSecrets = nil
-	}
 	return e.observed(h, true), nil
 }
 
@@ -187,31 +188,78 @@ func (e *orgHook) adoptable(ctx context.Context) (*forge.Hook, error) {
 	return &match[0], nil
 }
 
+// observed decides what differs, then records in status the Secret values
+// that, as far as the forge holds them, equal the spec's.
 func (e *orgHook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	e.found = h
+	have := e.obj.Status.AppliedSecrets
+	switch {
+	case adopted && e.pending:
+		// Found after a create whose response was lost: it carries the
+		// values of that create.
+		have = e.applied
+	case adopted:
+		// Someone else's hook: its secret is unknown, nothing recorded applies.
+		have = nil
+	}
+	changed := map[string]bool{
+		fieldSecret:     appliedDiffers(have, e.applied, fieldSecret),
+		fieldAuthHeader: e.authHeaderChanged(h, have),
+	}
 	obs := reconciler.Observation{Exists: true, ID: h.ID}
 	switch {
 	case h.Type != string(e.obj.Spec.Type):
 		obs.Replace, obs.ReplaceBecause = true, "type"
-	case e.secretChanged(adopted):
+	case changed[fieldSecret]:
 		obs.Replace, obs.ReplaceBecause = true, "secret"
 	}
 	obs.Diff = e.changes(h).fields
+	if changed[fieldAuthHeader] {
+		obs.Diff = append(obs.Diff, "authorizationHeader")
+		slices.Sort(obs.Diff)
+	}
+	if !e.deleting {
+		e.obj.Status.AppliedSecrets = settled(have, e.applied, changed)
+	}
 	return obs
 }
 
-// secretChanged: the forge never returns the secret, so compare the Secret
-// version last sent with the current one. A hook found after a create whose
-// response was lost carries the secret of that create: record it as sent.
-// Any other hook adopted has an unknown secret: replaced when the spec sets one.
-func (e *orgHook) secretChanged(adopted bool) bool {
-	want, _ := appliedFor(e.applied, fieldSecret)
-	if adopted && e.pending {
-		e.record(fieldSecret)
+// appliedDiffers tells whether the value of a Secret-backed field may differ
+// from the one last sent: compared by keyed digest, so that a write to the
+// Secret that keeps the value (another key, labels, a re-apply) changes
+// nothing, also after a restart. A record without a digest (written before
+// digests were kept) compares by Secret version.
+func appliedDiffers(have, want []forgev1.AppliedSecret, field string) bool {
+	h, hok := appliedFor(have, field)
+	w, wok := appliedFor(want, field)
+	switch {
+	case !hok && !wok:
 		return false
+	case !hok || !wok:
+		// Set where it was not, or dropped: either way the forge holds another value.
+		return true
+	case h.Digest != "":
+		return !secretdigest.Equal(h.Digest, w.Digest)
+	default:
+		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
 	}
-	have, _ := appliedFor(e.obj.Status.AppliedSecrets, fieldSecret)
-	return e.differs(fieldSecret, want, have, e.secret)
+}
+
+// settled is status.appliedSecrets after an observation: the wanted record
+// for each field whose value the forge holds, the old one for each that
+// differs (until it is sent).
+func settled(have, want []forgev1.AppliedSecret, changed map[string]bool) []forgev1.AppliedSecret {
+	var out []forgev1.AppliedSecret
+	for _, field := range []string{fieldAuthHeader, fieldSecret} {
+		from := want
+		if changed[field] {
+			from = have
+		}
+		if a, ok := appliedFor(from, field); ok {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (e *orgHook) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -289,9 +337,9 @@ type hookChanges struct {
 	fields []string
 }
 
-// changes compares the managed fields. Config keys the forge does not
-// return (it shows only Slack's) cannot be compared: they are sent on
-// create and with every update.
+// changes compares the managed fields but the authorization header (see
+// authHeaderChanged). Config keys the forge does not return (it shows only
+// Slack's) cannot be compared: they are sent on create and with every update.
 func (e *orgHook) changes(h *forge.Hook) hookChanges {
 	s := e.obj.Spec
 	active := hookActive(s)
@@ -321,88 +369,21 @@ func (e *orgHook) changes(h *forge.Hook) hookChanges {
 		}
 	}
 	diff("config", configDiffers)
-	diff("authorizationHeader", e.authHeaderChanged(h))
 	slices.Sort(c.fields)
 	return c
 }
 
 // authHeaderChanged compares the header itself where the server returns it,
-// and otherwise the version of its Secret last sent.
-func (e *orgHook) authHeaderChanged(h *forge.Hook) bool {
+// and otherwise the digest of the value last sent.
+func (e *orgHook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret) bool {
 	if e.headerReadable || h.AuthorizationHeader != "" {
-		if h.AuthorizationHeader != e.authHeader {
-			return true
-		}
-		// Equal: what was sent is what the spec says, whatever was recorded.
-		e.record(fieldAuthHeader)
-		return false
+		return h.AuthorizationHeader != e.authHeader
 	}
-	want, _ := appliedFor(e.applied, fieldAuthHeader)
-	have, _ := appliedFor(e.obj.Status.AppliedSecrets, fieldAuthHeader)
-	return e.differs(fieldAuthHeader, want, have, e.authHeader)
+	return appliedDiffers(have, e.applied, fieldAuthHeader)
 }
 
-// differs tells whether the value of a Secret-backed field may differ from
-// the one last sent. A new resourceVersion of the same Secret key is a
-// change only when this process did not see the value sent, or saw another:
-// a write to another key, or to labels, does not replace the hook.
-func (e *orgHook) differs(field string, want, have forgev1.AppliedSecret, value string) bool {
-	if want == have {
-		return false
-	}
-	if want.Name == have.Name && want.Key == have.Key && sentValues.same(e.obj.UID, field, value) {
-		e.record(field)
-		return false
-	}
-	return true
-}
-
-// sent records the current Secret versions as sent, in status, and a keyed
-// digest of their values in memory.
-func (e *orgHook) sent() {
-	e.obj.Status.AppliedSecrets = e.applied
-	sentValues.remember(e.obj.UID, fieldSecret, e.secret)
-	sentValues.remember(e.obj.UID, fieldAuthHeader, e.authHeader)
-}
-
-// sentValues remembers, in this process only, an HMAC of each secret value
-// sent to the forge, under a random key that never leaves memory: status
-// holds no secret material nor an unkeyed hash of it. After a restart it is
-// empty, and a new Secret version counts as a change (a replacement).
-var sentValues = newSecretDigests()
-
-type secretDigests struct {
-	key []byte
-	mu  sync.Mutex
-	m   map[string][]byte
-}
-
-func newSecretDigests() *secretDigests {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		panic(fmt.Sprintf("read random key: %v", err))
-	}
-	return &secretDigests{key: key, m: map[string][]byte{}}
-}
-
-func (d *secretDigests) digest(value string) []byte {
-	mac := hmac.New(sha256.New, d.key)
-	mac.Write([]byte(value))
-	return mac.Sum(nil)
-}
-
-func (d *secretDigests) remember(uid types.UID, field, value string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.m[string(uid)+"/"+field] = d.digest(value)
-}
-
-func (d *secretDigests) same(uid types.UID, field, value string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	seen, ok := d.m[string(uid)+"/"+field]
-	return ok && hmac.Equal(seen, d.digest(value))
-}
+// sent records the values just sent to the forge.
+func (e *orgHook) sent() { e.obj.Status.AppliedSecrets = e.applied }
 
 func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecret, bool) {
 	i := slices.IndexFunc(list, func(a forgev1.AppliedSecret) bool { return a.Field == field })
@@ -410,26 +391,6 @@ func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecr
 		return forgev1.AppliedSecret{}, false
 	}
 	return list[i], true
-}
-
-// record marks the current Secret version of field as sent (or nothing, when
-// the spec references none).
-func (e *orgHook) record(field string) {
-	switch field {
-	case fieldSecret:
-		sentValues.remember(e.obj.UID, field, e.secret)
-	case fieldAuthHeader:
-		sentValues.remember(e.obj.UID, field, e.authHeader)
-	}
-	list := slices.DeleteFunc(slices.Clone(e.obj.Status.AppliedSecrets), func(a forgev1.AppliedSecret) bool { return a.Field == field })
-	if want, ok := appliedFor(e.applied, field); ok {
-		list = append(list, want)
-		slices.SortFunc(list, func(x, y forgev1.AppliedSecret) int { return strings.Compare(x.Field, y.Field) })
-	}
-	if len(list) == 0 {
-		list = nil
-	}
-	e.obj.Status.AppliedSecrets = list
 }
 
 func hookActive(s forgev1.OrgHookSpec) bool { return s.Active == nil || *s.Active }

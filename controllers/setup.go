@@ -24,10 +24,12 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 // Options configure every controller.
@@ -40,6 +42,10 @@ type Options struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// RequestTimeout overrides every Forge's request timeout when set (tests).
 	RequestTimeout time.Duration
+	// SecretDigestKey names the Secret (in the operator's own namespace) that
+	// holds the key of the digests hook status keeps of the secret values
+	// sent; created on first use. Required.
+	SecretDigestKey types.NamespacedName
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -50,9 +56,17 @@ type Options struct {
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/finalizers;organizations/finalizers;orghooks/finalizers;labels/finalizers;projects/finalizers;runnersettings/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// Creating the secret digest key Secret needs "create" on Secrets in the
+// operator's own namespace only: config/rbac/secret_digest_key_role.yaml.
 
 // Setup registers every controller with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.SecretDigestKey.Namespace == "" || opts.SecretDigestKey.Name == "" {
+		return fmt.Errorf("the secret digest key Secret needs a namespace and a name, got %q", opts.SecretDigestKey)
+	}
+	// Read uncached: the manager caches Secrets' metadata only.
+	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
 	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout}
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,
@@ -69,7 +83,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, setup := range []func() error{
 		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{digests: digests}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
 	} {

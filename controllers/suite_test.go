@@ -32,8 +32,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -57,11 +59,16 @@ const (
 
 var (
 	env     *envtest.Environment
+	restCfg *rest.Config
+	scheme  = runtime.NewScheme()
 	k8s     client.Client
 	fake    *fakeforge.Server
 	fakeURL string
 	logs    = &syncBuffer{}
-	cancel  context.CancelFunc
+	// stopManager stops the running manager and waits until it has stopped.
+	stopManager func()
+	// digestKey is the Secret the operator keeps its secret digest key in.
+	digestKey = types.NamespacedName{Namespace: "forge-operator-system", Name: "forge-operator-secret-digest-key"}
 )
 
 // syncBuffer collects the manager's log output, so that specs can check no secret reaches it.
@@ -93,39 +100,54 @@ var _ = BeforeSuite(func() {
 	var err error
 	env, err = testenv.New()
 	Expect(err).NotTo(HaveOccurred())
-	restCfg, err := env.Start()
+	restCfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The operator's own namespace; it creates its secret digest key there on first use.
+	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: digestKey.Namespace}})).To(Succeed())
+	startManager()
+})
 
+// startManager starts a manager with every controller on the suite's
+// control plane, as the operator's main does, and sets stopManager.
+func startManager() {
+	GinkgoHelper()
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// A second manager in one process registers its controllers' names again.
+		Controller: config.Controller{SkipNameValidation: ptr(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	var ctx context.Context
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
 	Expect(controllers.Setup(ctx, mgr, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              2 * time.Second,
 		RequestTimeout:          2 * time.Second,
+		SecretDigestKey:         digestKey,
 	})).To(Succeed())
+	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()
+		defer close(done)
 		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
-})
+	stopManager = func() {
+		cancel()
+		Eventually(done, timeout, poll).Should(BeClosed(), "the manager did not stop")
+	}
+}
 
 var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
+	if stopManager != nil {
+		stopManager()
 	}
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
