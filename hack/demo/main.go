@@ -491,13 +491,15 @@ func printForge(ctx context.Context, fc forge.Interface) error {
 		}
 		fmt.Printf("    labels of %s: %s\n", where, strings.Join(names, ", "))
 	}
-	hooks, err := fc.ListOrgHooks(ctx, "acme")
-	if err != nil {
-		return err
-	}
-	for _, h := range hooks {
-		// The hook URL may carry a token (chat webhooks): show its host only.
-		fmt.Printf("    hook %d: type %s, %d events, active %t, to %s\n", h.ID, h.Type, len(h.Events), h.Active, hostOf(h.Config["url"]))
+	for _, s := range []forge.Scope{forge.OrgScope("acme"), forge.RepoScope("acme", "web")} {
+		hooks, err := fc.ListHooks(ctx, s)
+		if err != nil {
+			return err
+		}
+		for _, h := range hooks {
+			// The hook URL may carry a token (chat webhooks): show its host only.
+			fmt.Printf("    hook %d of %s: type %s, %d events, active %t, to %s\n", h.ID, s, h.Type, len(h.Events), h.Active, hostOf(h.Config["url"]))
+		}
 	}
 	projects, err := fc.ListProjects(ctx, "acme", "web", "all")
 	if err != nil {
