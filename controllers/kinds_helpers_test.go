@@ -49,6 +49,16 @@ func putSecret(ns, name, key, value string) {
 	Expect(k8s.Update(ctx, s)).To(Succeed())
 }
 
+// expectAnnotationCleared waits until obj lacks annotation key: the loop
+// clears its marks in a write after the status write that makes it Ready.
+func expectAnnotationCleared(obj client.Object, key string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) map[string]string {
+		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		return obj.GetAnnotations()
+	}, timeout, poll).ShouldNot(HaveKey(key))
+}
+
 // gone waits until obj no longer exists.
 func gone(obj client.Object) {
 	GinkgoHelper()

@@ -389,7 +389,7 @@ var _ = Describe("Label", func() {
 		expectReady(l)
 		Expect(onForge(repo, "once")).To(HaveLen(1))
 		Expect(l.Status.ID).To(Equal(theOne(repo, "once").ID))
-		Expect(l.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+		expectAnnotationCleared(l, forgev1.CreatePendingAnnotation)
 		Expect(writesTo("/labels")).To(Equal(1), "the lost create is found, not repeated")
 	})
 

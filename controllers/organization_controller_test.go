@@ -211,7 +211,7 @@ var _ = Describe("Organization", func() {
 		Expect(fake.Orgs()).To(HaveLen(1))
 		got, _ := fake.Org("once")
 		Expect(org.Status.ID).To(Equal(got.ID))
-		Expect(org.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+		expectAnnotationCleared(org, forgev1.CreatePendingAnnotation)
 	})
 
 	It("recovers from server errors and connection resets", func() {

@@ -288,7 +288,7 @@ var _ = Describe("OrgHook", func() {
 				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
 			expectReady(h)
 			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("second"))
-			Expect(h.Annotations).NotTo(HaveKey(forgev1.ReplacesAnnotation))
+			expectAnnotationCleared(h, forgev1.ReplacesAnnotation)
 		})
 
 		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
@@ -332,7 +332,7 @@ var _ = Describe("OrgHook", func() {
 			Expect(hooks()).To(HaveLen(1))
 			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
 			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("lost-response-secret"))
-			Expect(h.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+			expectAnnotationCleared(h, forgev1.CreatePendingAnnotation)
 			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
 		})
 
