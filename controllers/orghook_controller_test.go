@@ -52,8 +52,7 @@ var _ = Describe("OrgHook", func() {
 			Spec: forgev1.OrgHookSpec{
 				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
 				Organization: "acme",
-				Type:         "gitea",
-				URL:          hookURL,
+				HookSpec:     forgev1.HookSpec{Type: "gitea", URL: hookURL},
 			},
 		}
 	}

@@ -83,7 +83,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, setup := range []func() error{
 		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{digests: digests}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, orgHookKind(digests), pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
 	} {

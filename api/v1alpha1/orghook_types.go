@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// HookType is the payload format of an organization webhook.
+// HookType is the payload format of a webhook.
 // +kubebuilder:validation:Enum=gitea;gogs;slack;discord;dingtalk;telegram;msteams;feishu;wechatwork;packagist
 type HookType string
 
@@ -45,6 +45,13 @@ type OrgHookSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.organization is immutable"
 	Organization OwnerName `json:"organization"`
 
+	HookSpec `json:",inline"`
+}
+
+// HookSpec is what an organization and a repository webhook share. The
+// rules across its fields (one of url and urlSecretRef, a Slack channel)
+// sit on each kind's spec: CEL rules of an inlined struct are not kept.
+type HookSpec struct {
 	// type is the payload format; changing it replaces the hook.
 	Type HookType `json:"type"`
 
@@ -104,7 +111,7 @@ type OrgHookSpec struct {
 	Config map[string]string `json:"config,omitempty"`
 }
 
-// OrgHookStatus is the observed state of the hook.
+// HookStatus is the observed state of a webhook.
 //
 // The forge never returns a hook's secret, and Gitea 1.27 no longer returns
 // its authorization header, so the operator cannot compare those values with
@@ -115,7 +122,7 @@ type OrgHookSpec struct {
 // the record survives restarts: a write to the Secret that leaves the value
 // as it was changes nothing on the forge, a new value replaces the hook
 // (secret) or patches it (authorization header).
-type OrgHookStatus struct {
+type HookStatus struct {
 	ManagedStatus `json:",inline"`
 
 	// appliedSecrets lists, per spec field, the Secret version and a keyed
@@ -164,7 +171,7 @@ type OrgHook struct {
 	Spec OrgHookSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
-	Status OrgHookStatus `json:"status,omitempty"`
+	Status HookStatus `json:"status,omitempty"`
 }
 
 // +kubebuilder:object:root=true
