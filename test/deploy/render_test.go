@@ -140,7 +140,7 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 6, "ServiceAccount": 1, "ClusterRole": 1,
+		"Namespace": 1, "CustomResourceDefinition": 7, "ServiceAccount": 1, "ClusterRole": 1,
 		"ClusterRoleBinding": 1, "Role": 2, "RoleBinding": 2, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
@@ -148,8 +148,8 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 16 {
-		t.Errorf("%d objects rendered, want 16: %v", len(objs), kinds)
+	if len(objs) != 17 {
+		t.Errorf("%d objects rendered, want 17: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace
@@ -202,7 +202,7 @@ func TestDefaultInstallsEveryCRDOfConfigCRDBases(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("CRDs rendered %v, want those of config/crd/bases %v", got, want)
 	}
-	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting"} {
+	for _, k := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting"} {
 		if !kinds[k] {
 			t.Errorf("no CRD for kind %s", k)
 		}
