@@ -101,7 +101,9 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 		}
 		digest, err := k.digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
 		if err != nil {
-			return err
+			// The operator's setup, not the resource, needs fixing: say so
+			// on the resource, and retry with backoff.
+			return reconciler.Wait(forgev1.ReasonDigestKeyUnavailable, "%s", err)
 		}
 		e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest})
 		return nil
@@ -161,7 +163,7 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 		case !forge.IsNotFound(err):
 			return reconciler.Observation{}, err
 		}
-		// Gone (or its organization is): look for one to adopt, as on first sight.
+		// Gone (or its organization or repository is): look for one to adopt, as on first sight.
 	}
 	if e.url == "" {
 		return reconciler.Observation{}, nil // being deleted without its URL Secret

@@ -17,11 +17,24 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 func TestAppliedDiffers(t *testing.T) {
@@ -69,5 +82,43 @@ func TestSettledRecordsOnlyWhatTheForgeHolds(t *testing.T) {
 	}
 	if got := settled(nil, nil, nil); got != nil {
 		t.Errorf("no secrets: want nil, got %v", got)
+	}
+}
+
+// TestDigestKeyOnlyWhenNeeded: the key Secret is read on first use only (a
+// hook without secrets never needs it), and when it cannot be read the
+// resource waits with a reason that names it, never with the value.
+func TestDigestKeyOnlyWhenNeeded(t *testing.T) {
+	ctx := context.Background()
+	secrets := fake.NewClientBuilder().WithObjects(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook-secret"},
+		Data:       map[string][]byte{"secret": []byte("do-not-show")},
+	}).Build()
+	calls := 0
+	denied := interceptor.NewClient(fake.NewClientBuilder().Build(), interceptor.Funcs{
+		Get: func(_ context.Context, _ client.WithWatch, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+			calls++
+			return apierrors.NewForbidden(corev1.Resource("secrets"), key.Name, errors.New("no access"))
+		},
+	})
+	kind := orgHookKind(secretdigest.New(denied, denied, types.NamespacedName{Namespace: "ops", Name: "digest-key"}))
+	pass := &reconciler.Pass{Reader: secrets, ForgeObject: &forgev1.Forge{}}
+	h := &forgev1.OrgHook{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-1"},
+		Spec:       forgev1.OrgHookSpec{Organization: "acme", HookSpec: forgev1.HookSpec{Type: "gitea", URL: "https://ci.example.com"}},
+	}
+
+	if _, err := kind.Connect(ctx, h, pass); err != nil || calls != 0 {
+		t.Fatalf("a hook without secrets: err %v, %d reads of the digest key; want none", err, calls)
+	}
+
+	h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+	_, err := kind.Connect(ctx, h, pass)
+	var le *reconciler.Error
+	if !errors.As(err, &le) || le.State != conditions.Waiting || le.Reason != forgev1.ReasonDigestKeyUnavailable {
+		t.Fatalf("err %v, want a wait with reason %s", err, forgev1.ReasonDigestKeyUnavailable)
+	}
+	if msg := le.Error(); !strings.Contains(msg, "ops/digest-key") || strings.Contains(msg, "do-not-show") {
+		t.Errorf("message %q: want the key Secret named, never the hook's secret", msg)
 	}
 }
