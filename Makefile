@@ -80,10 +80,13 @@ build: ## Build the manager binary into bin/manager.
 # reads KUBECONFIG itself, including a colon-separated list of files.
 RUN_KUBECONFIG_FLAG = $(if $(KUBECONFIG),$(if $(findstring :,$(KUBECONFIG)),,--kubeconfig=$(KUBECONFIG)))
 RUN_ARGS ?=
+# Outside a cluster the manager has no namespace of its own: its secret digest
+# key Secret goes to this one unless RUN_ARGS names another.
+RUN_SECRET_DIGEST_KEY ?= default/forge-operator-secret-digest-key
 
 .PHONY: run
 run: ## Run the manager from source against the cluster of KUBECONFIG (or ~/.kube/config); RUN_ARGS adds flags.
-	go run . $(RUN_KUBECONFIG_FLAG) $(RUN_ARGS)
+	go run . $(RUN_KUBECONFIG_FLAG) $(RUN_ARGS) $(if $(findstring --secret-digest-key,$(RUN_ARGS)),,--secret-digest-key=$(RUN_SECRET_DIGEST_KEY))
 
 CONTAINER_TOOL ?= docker
 

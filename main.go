@@ -21,9 +21,9 @@ limitations under the License.
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval, --max-concurrent-reconciles,
 // --reconcile-timeout, --max-reconciles-per-forge, --forge-deny-cidrs (the
-// addresses no Forge may reach), and for least privilege --watch-namespaces
-// and --metrics-secure. `forge-operator export ...` (package cli) works on a
-// forge from outside the cluster instead.
+// addresses no Forge may reach), --secret-digest-key, and for least
+// privilege --watch-namespaces and --metrics-secure. `forge-operator export
+// ...` (package cli) works on a forge from outside the cluster instead.
 package main
 
 import (
@@ -46,6 +46,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 var scheme = runtime.NewScheme()
@@ -74,6 +75,7 @@ func main() {
 		secureMetrics           bool
 		metricsCertDir          string
 		enableHTTP2             bool
+		secretDigestKey         string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to, :8443 for HTTPS or :8080 for HTTP (--metrics-secure=false); 0 disables it.")
@@ -89,6 +91,9 @@ func main() {
 		"Comma-separated CIDRs no Forge may connect to, checked on the address dialled (after DNS, on redirects too); empty allows every address.")
 	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
 	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge are reconciled at once, over all kinds; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other Forges.")
+	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
+		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+
+			"or a name in the operator's own namespace (POD_NAMESPACE, or the Pod's service account namespace). Created on first use.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -108,6 +113,12 @@ func main() {
 	deny, err := forge.ParseCIDRs(denyCIDRs)
 	if err != nil {
 		log.Info("invalid flags: --forge-deny-cidrs: " + err.Error())
+		os.Exit(2)
+	}
+
+	digestKey, err := secretdigest.ParseRef(secretDigestKey)
+	if err != nil {
+		log.Error(err, "invalid flags")
 		os.Exit(2)
 	}
 
@@ -133,6 +144,7 @@ func main() {
 		DenyCIDRs:               deny,
 		ReconcileTimeout:        reconcileTimeout,
 		MaxReconcilesPerForge:   maxReconcilesPerForge,
+		SecretDigestKey:         digestKey,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -148,7 +160,8 @@ func main() {
 
 	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
 		"forgeDenyCIDRs", fmt.Sprint(deny),
-		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics)
+		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics,
+		"secretDigestKey", digestKey.String())
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

@@ -81,7 +81,7 @@ func allForgeObjects() []client.Object {
 	GinkgoHelper()
 	var out []client.Object
 	for _, list := range []client.ObjectList{&forgev1.ForgeList{}, &forgev1.OrganizationList{}, &forgev1.OrgHookList{},
-		&forgev1.LabelList{}, &forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.LabelSetList{}} {
+		&forgev1.RepoHookList{}, &forgev1.LabelList{}, &forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.LabelSetList{}} {
 		Expect(k8s.List(context.Background(), list)).To(Succeed())
 		items, err := meta.ExtractList(list)
 		Expect(err).NotTo(HaveOccurred())

@@ -18,6 +18,9 @@ package controllers_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"time"
 
@@ -49,8 +52,7 @@ var _ = Describe("OrgHook", func() {
 			Spec: forgev1.OrgHookSpec{
 				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
 				Organization: "acme",
-				Type:         "gitea",
-				URL:          hookURL,
+				HookSpec:     forgev1.HookSpec{Type: "gitea", URL: hookURL},
 			},
 		}
 	}
@@ -216,6 +218,58 @@ var _ = Describe("OrgHook", func() {
 				HaveLen(1), ContainElement(HaveField("ID", id))))
 			Expect(fake.HookSecret("acme", id)).To(Equal("unchanged"))
 			Expect(events(h)).NotTo(ContainElement(HavePrefix(forgev1.ReasonReplaced + ": ")))
+		})
+
+		It("keeps the hook when its Secret is rewritten with the same value after a manager restart, and replaces it on a new value", Serial, func() {
+			const value = "kept-across-restarts"
+			putSecret(ns, "hook-secret", "secret", value)
+			h := newHook("restarted")
+			h.Spec.SyncInterval = every(time.Hour) // passes come from the restart and the Secret watch
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			id := h.Status.ID
+
+			// Status keeps a keyed digest: neither the value nor its plain hash.
+			Expect(h.Status.AppliedSecrets).To(HaveLen(1))
+			digest := h.Status.AppliedSecrets[0].Digest
+			Expect(digest).To(HavePrefix("hmac-sha256:"))
+			plain := sha256.Sum256([]byte(value))
+			for _, enc := range []string{hex.EncodeToString(plain[:]), base64.RawStdEncoding.EncodeToString(plain[:]),
+				base64.StdEncoding.EncodeToString(plain[:])} {
+				Expect(digest).NotTo(ContainSubstring(enc))
+			}
+			Expect(leaks(h, value)).To(BeEmpty())
+			var keySecret corev1.Secret
+			Expect(k8s.Get(ctx, digestKey, &keySecret)).To(Succeed(), "the operator creates its digest key on first use")
+			Expect(keySecret.Data["key"]).To(HaveLen(32))
+
+			By("restarting the manager: stop it, start a new one on the same control plane")
+			stopManager()
+			startSuiteManager()
+
+			var sec corev1.Secret
+			Expect(k8s.Get(ctx, key(ns, "hook-secret"), &sec)).To(Succeed())
+			sec.Labels = map[string]string{"rotated-by": "a-tool-that-rewrites-the-same-value"}
+			sec.Data["secret"] = []byte(value)
+			Expect(k8s.Update(ctx, &sec)).To(Succeed())
+			// The new manager handled the write (the record follows the version)...
+			Eventually(func(g Gomega) string {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
+				g.Expect(h.Status.AppliedSecrets).To(HaveLen(1))
+				return h.Status.AppliedSecrets[0].ResourceVersion
+			}, timeout, poll).Should(Equal(sec.ResourceVersion))
+			// ...and kept the hook.
+			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(And(
+				HaveLen(1), ContainElement(HaveField("ID", id))))
+			Expect(h.Status.AppliedSecrets[0].Digest).To(Equal(digest))
+			Expect(events(h)).NotTo(ContainElement(HavePrefix(forgev1.ReasonReplaced + ": ")))
+
+			putSecret(ns, "hook-secret", "secret", "a-new-value")
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", id)))))
+			eventWithReason(h, forgev1.ReasonReplaced)
+			Expect(fake.HookSecret("acme", hooks()[0].ID)).To(Equal("a-new-value"))
 		})
 
 		It("deletes the replaced hook on a later pass when its delete failed", func() {

@@ -26,10 +26,12 @@ import (
 	"net/netip"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 // Options configure every controller.
@@ -50,6 +52,10 @@ type Options struct {
 	// at once, over all kinds (default MaxConcurrentReconciles-1, at least 1),
 	// so that one slow Forge leaves workers to the others.
 	MaxReconcilesPerForge int
+	// SecretDigestKey names the Secret (in the operator's own namespace) that
+	// holds the key of the digests hook status keeps of the secret values
+	// sent; created on first use. Required.
+	SecretDigestKey types.NamespacedName
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -60,9 +66,17 @@ type Options struct {
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/finalizers;organizations/finalizers;orghooks/finalizers;labels/finalizers;projects/finalizers;runnersettings/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// Creating the secret digest key Secret needs "create" on Secrets in the
+// operator's own namespace only: config/rbac/secret_digest_key_role.yaml.
 
 // Setup registers every controller with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.SecretDigestKey.Namespace == "" || opts.SecretDigestKey.Name == "" {
+		return fmt.Errorf("the secret digest key Secret needs a namespace and a name, got %q", opts.SecretDigestKey)
+	}
+	// Read uncached: the manager caches Secrets' metadata only.
+	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
 	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
 	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
@@ -83,9 +97,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	for _, setup := range []func() error{
 		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, orgHookKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, orgHookKind(digests), pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, repoHookKind(digests), pool, ropts) },
 	} {
 		if err := setup(); err != nil {
 			return err

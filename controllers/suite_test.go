@@ -68,12 +68,17 @@ const ownManagerLabel = "test.forge.forgeops.dev/own-manager"
 var (
 	env     *envtest.Environment
 	restCfg *rest.Config
-	scheme  *runtime.Scheme
+	scheme  = runtime.NewScheme()
 	k8s     client.Client
 	fake    *fakeforge.Server
 	fakeURL string
 	logs    = &syncBuffer{}
-	cancel  context.CancelFunc
+	// stopManager stops the running manager and waits until it has stopped.
+	stopManager func()
+	// notOwn selects the Forges the suite's manager checks.
+	notOwn *labels.Requirement
+	// digestKey is the Secret the operator keeps its secret digest key in.
+	digestKey = types.NamespacedName{Namespace: "forge-operator-system", Name: "forge-operator-secret-digest-key"}
 )
 
 // syncBuffer collects the manager's log output, so that specs can check no secret reaches it.
@@ -101,7 +106,8 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
-	notOwn, err := labels.NewRequirement(ownManagerLabel, selection.DoesNotExist, nil)
+	var err error
+	notOwn, err = labels.NewRequirement(ownManagerLabel, selection.DoesNotExist, nil)
 	Expect(err).NotTo(HaveOccurred())
 
 	env, err = testenv.New()
@@ -109,12 +115,20 @@ var _ = BeforeSuite(func() {
 	restCfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme = runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The operator's own namespace; it creates its secret digest key there on first use.
+	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: digestKey.Namespace}})).To(Succeed())
+	startSuiteManager()
+})
 
+// startSuiteManager starts the suite's manager with every controller on
+// the suite's control plane, as the operator's main does, and sets
+// stopManager.
+func startSuiteManager() {
+	GinkgoHelper()
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -122,10 +136,11 @@ var _ = BeforeSuite(func() {
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
 		}},
+		// A second manager in one process registers its controllers' names again.
+		Controller: config.Controller{SkipNameValidation: ptr(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	var ctx context.Context
-	ctx, cancel = context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
 	Expect(controllers.Setup(ctx, mgr, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
@@ -133,16 +148,23 @@ var _ = BeforeSuite(func() {
 		MaxBackoff:              2 * time.Second,
 		RequestTimeout:          2 * time.Second,
 		DenyCIDRs:               []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
+		SecretDigestKey:         digestKey,
 	})).To(Succeed())
+	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()
+		defer close(done)
 		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
-})
+	stopManager = func() {
+		cancel()
+		Eventually(done, timeout, poll).Should(BeClosed(), "the manager did not stop")
+	}
+}
 
 var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
+	if stopManager != nil {
+		stopManager()
 	}
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
@@ -164,6 +186,7 @@ func startManager(ns string, opts controllers.Options) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, stop := context.WithCancel(context.Background())
+	opts.SecretDigestKey = digestKey
 	Expect(controllers.Setup(ctx, mgr, opts)).To(Succeed())
 	done := make(chan struct{})
 	go func() {
@@ -212,7 +235,7 @@ func newNamespace(opts ...fakeforge.Option) string {
 // dropping finalizers, so that no controller works on them after the spec.
 func removeAll(ns string) {
 	ctx := context.Background()
-	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.LabelList{},
+	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.RepoHookList{}, &forgev1.LabelList{},
 		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.ForgeList{}}
 	for _, list := range lists {
 		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())

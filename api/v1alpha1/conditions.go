@@ -53,6 +53,10 @@ const (
 	ReasonParentNotFound = "ParentNotFound"
 	// ReasonSecretNotFound: a referenced Secret or key is missing.
 	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonDigestKeyUnavailable: the operator cannot read or create its
+	// secret digest key Secret (--secret-digest-key), which hooks with a
+	// secret or authorization header need.
+	ReasonDigestKeyUnavailable = "DigestKeyUnavailable"
 	// ReasonUnauthorized: the forge refused the credentials (401) or the action (403).
 	ReasonUnauthorized = "Unauthorized"
 	// ReasonRejected: the forge refused the request as invalid (422); the message is the forge's.

@@ -104,6 +104,16 @@ var _ = Describe("defaults", func() {
 		Expect(h.Spec.Events).To(Equal([]forgev1.HookEvent{"release"}))
 	})
 
+	It("RepoHook: OrgHook's defaults", func(ctx SpecContext) {
+		var h forgev1.RepoHook
+		storedAs(ctx, obj("RepoHook"), &h)
+		Expect(h.Spec.ContentType).To(Equal("json"))
+		Expect(h.Spec.Active).To(HaveValue(BeTrue()))
+		Expect(h.Spec.Events).To(Equal([]forgev1.HookEvent{"push"}))
+		Expect(h.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+		Expect(h.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+	})
+
 	It("Label: Manage, Delete", func(ctx SpecContext) {
 		var l forgev1.Label
 		storedAs(ctx, obj("Label"), &l)

@@ -67,6 +67,8 @@ var _ = Describe("immutable fields", func() {
 			[]edit{unset("spec.name")}, "spec.name"),
 		Entry("OrgHook: spec.organization changed", obj("OrgHook"),
 			[]edit{set("spec.organization", "acme-labs")}, "spec.organization"),
+		Entry("RepoHook: spec.repository changed", obj("RepoHook"),
+			[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
 		Entry("Project: spec.repository changed", obj("Project"),
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
 		Entry("Project: spec.templateType changed", obj("Project", set("spec.templateType", "basic_kanban")),

@@ -58,6 +58,16 @@ spec:
   type: gitea
   url: https://ci.acme.example.com/hooks/gitea
 `,
+	"RepoHook": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RepoHook
+metadata: {name: acme-web-ci}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  type: gitea
+  url: https://ci.acme.example.com/hooks/web
+`,
 	"Label": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label

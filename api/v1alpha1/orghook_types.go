@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// HookType is the payload format of an organization webhook.
+// HookType is the payload format of a webhook.
 // +kubebuilder:validation:Enum=gitea;gogs;slack;discord;dingtalk;telegram;msteams;feishu;wechatwork;packagist
 type HookType string
 
@@ -45,6 +45,13 @@ type OrgHookSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.organization is immutable"
 	Organization OwnerName `json:"organization"`
 
+	HookSpec `json:",inline"`
+}
+
+// HookSpec is what an organization and a repository webhook share. The
+// rules across its fields (one of url and urlSecretRef, a Slack channel)
+// sit on each kind's spec: CEL rules of an inlined struct are not kept.
+type HookSpec struct {
 	// type is the payload format; changing it replaces the hook.
 	Type HookType `json:"type"`
 
@@ -105,27 +112,29 @@ type OrgHookSpec struct {
 	Config map[string]string `json:"config,omitempty"`
 }
 
-// OrgHookStatus is the observed state of the hook.
+// HookStatus is the observed state of a webhook.
 //
 // The forge never returns a hook's secret, and Gitea 1.27 no longer returns
 // its authorization header, so the operator cannot compare those values with
-// the spec. Instead it records, per field, which version of the referenced
-// Secret it last sent: the Secret's name, key and resourceVersion, never the
-// value nor any hash of it. When the Secret's resourceVersion moves on (any
-// write to the Secret, even of another key), the value may have changed:
-// the hook is replaced (secret) or patched (authorization header).
-type OrgHookStatus struct {
+// the spec. Instead it records, per field, a keyed digest (HMAC-SHA256) of
+// the value it last sent, with the Secret's name, key and resourceVersion;
+// never the value nor an unkeyed hash of it. The digest key is a random key
+// in a Secret of the operator's own namespace (flag --secret-digest-key), so
+// the record survives restarts: a write to the Secret that leaves the value
+// as it was changes nothing on the forge, a new value replaces the hook
+// (secret) or patches it (authorization header).
+type HookStatus struct {
 	ManagedStatus `json:",inline"`
 
-	// appliedSecrets lists, per spec field, the Secret version whose value
-	// was last sent to the forge. It holds no secret material.
+	// appliedSecrets lists, per spec field, the Secret version and a keyed
+	// digest of the value last sent to the forge. It holds no secret material.
 	// +listType=map
 	// +listMapKey=field
 	// +optional
 	AppliedSecrets []AppliedSecret `json:"appliedSecrets,omitempty"`
 }
 
-// AppliedSecret is the version of a Secret whose value was sent to the forge.
+// AppliedSecret records a Secret value sent to the forge, without the value.
 type AppliedSecret struct {
 	// field of the spec the value came from: secretRef or authorizationHeaderSecretRef.
 	// +kubebuilder:validation:Enum=secretRef;authorizationHeaderSecretRef
@@ -136,6 +145,13 @@ type AppliedSecret struct {
 	Key string `json:"key"`
 	// resourceVersion of the Secret when its value was sent.
 	ResourceVersion string `json:"resourceVersion"`
+	// digest is a keyed HMAC-SHA256 of the value sent ("hmac-sha256:<base64>"),
+	// keyed with the operator's secret digest key and bound to this resource
+	// and field. Empty in records written before digests were kept: those
+	// compare by resourceVersion once, then gain a digest.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Digest string `json:"digest,omitempty"`
 }
 
 // OrgHook is a webhook of a forge organization.
@@ -156,7 +172,7 @@ type OrgHook struct {
 	Spec OrgHookSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
-	Status OrgHookStatus `json:"status,omitempty"`
+	Status HookStatus `json:"status,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -117,8 +117,8 @@ var _ = Describe("config/samples", func() {
 			seen[id] = true
 			byKind[s.obj.GetKind()] = append(byKind[s.obj.GetKind()], s.obj)
 		}
-		Expect(byKind).To(HaveLen(6), "one or more samples of each of the six kinds")
-		for _, kind := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting"} {
+		Expect(byKind).To(HaveLen(7), "one or more samples of each of the seven kinds")
+		for _, kind := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting"} {
 			Expect(byKind).To(HaveKey(kind))
 		}
 

@@ -1,5 +1,5 @@
 -- Argo CD health of forge.forgeops.dev resources (every kind: Forge,
--- Organization, OrgHook, Label, Project, RunnerSetting, LabelSet).
+-- Organization, OrgHook, RepoHook, Label, Project, RunnerSetting, LabelSet).
 --
 -- The operator writes kstatus conditions: Ready summarises the last pass,
 -- Reconciling is True while it waits for something that changes by itself

@@ -48,6 +48,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -62,11 +63,14 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
 const (
 	namespace = "forge-demo"
+	// operatorNamespace holds what the operator owns: its secret digest key.
+	operatorNamespace = "forge-operator-system"
 	// Demo credentials: they exist only in this process and its fake forge.
 	demoToken = "demo-token-0123456789"
 )
@@ -236,7 +240,8 @@ func startManager(ctx context.Context, cfg *rest.Config, o options) (client.Clie
 	if err != nil {
 		return nil, "", err
 	}
-	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: o.syncInterval, MaxConcurrentReconciles: 4}); err != nil {
+	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: o.syncInterval, MaxConcurrentReconciles: 4,
+		SecretDigestKey: types.NamespacedName{Namespace: operatorNamespace, Name: secretdigest.DefaultName}}); err != nil {
 		return nil, "", err
 	}
 	go func() {
@@ -259,6 +264,8 @@ func freeAddr() (string, error) {
 
 func createBasics(ctx context.Context, k8s client.Client) error {
 	objs := []client.Object{
+		// The manager creates its secret digest key here when the first hook needs it.
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
 		secret("gitea-token", "token", demoToken),
 		secret("acme-webhook", "secret", "demo-webhook-signing-secret"),
@@ -456,13 +463,15 @@ func printForge(ctx context.Context, fc forge.Interface) error {
 		}
 		fmt.Printf("    labels of %s: %s\n", where, strings.Join(names, ", "))
 	}
-	hooks, err := fc.ListOrgHooks(ctx, "acme")
-	if err != nil {
-		return err
-	}
-	for _, h := range hooks {
-		// The hook URL may carry a token (chat webhooks): show its host only.
-		fmt.Printf("    hook %d: type %s, %d events, active %t, to %s\n", h.ID, h.Type, len(h.Events), h.Active, hostOf(h.Config["url"]))
+	for _, s := range []forge.Scope{forge.OrgScope("acme"), forge.RepoScope("acme", "web")} {
+		hooks, err := fc.ListHooks(ctx, s)
+		if err != nil {
+			return err
+		}
+		for _, h := range hooks {
+			// The hook URL may carry a token (chat webhooks): show its host only.
+			fmt.Printf("    hook %d of %s: type %s, %d events, active %t, to %s\n", h.ID, s, h.Type, len(h.Events), h.Active, hostOf(h.Config["url"]))
+		}
 	}
 	projects, err := fc.ListProjects(ctx, "acme", "web", "all")
 	if err != nil {

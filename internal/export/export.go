@@ -213,16 +213,13 @@ var hookConfigKeys = []string{"channel", "username", "icon_url", "color"}
 
 func (b *builder) orgHook(org string, h forge.Hook) {
 	name := b.name("OrgHook", fmt.Sprintf("%s-hook-%d", org, h.ID), h.ID)
-	spec := forgev1.OrgHookSpec{
-		ManagedSpec:    b.managed(),
-		DeletionPolicy: forgev1.DeletionPolicyOrphan,
-		Organization:   forgev1.OwnerName(org),
-		Type:           forgev1.HookType(h.Type),
-		ContentType:    h.Config["content_type"],
-		Events:         hookEvents(h.Events),
-		BranchFilter:   h.BranchFilter,
-		Active:         ptr(h.Active),
-		Name:           h.Name,
+	spec := forgev1.HookSpec{
+		Type:         forgev1.HookType(h.Type),
+		ContentType:  h.Config["content_type"],
+		Events:       hookEvents(h.Events),
+		BranchFilter: h.BranchFilter,
+		Active:       ptr(h.Active),
+		Name:         h.Name,
 	}
 	comment := []string{fmt.Sprintf("%s hook %d. The forge never returns a hook's secret: this hook is adopted", h.Type, h.ID),
 		"as it is (never replaced); add spec.secretRef to set a new secret, which replaces the hook."}
@@ -251,7 +248,12 @@ func (b *builder) orgHook(org string, h forge.Hook) {
 	b.add(&forgev1.OrgHook{
 		TypeMeta:   typeMeta("OrgHook"),
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.opts.Namespace},
-		Spec:       spec,
+		Spec: forgev1.OrgHookSpec{
+			ManagedSpec:    b.managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Organization:   forgev1.OwnerName(org),
+			HookSpec:       spec,
+		},
 	}, comment...)
 }
 

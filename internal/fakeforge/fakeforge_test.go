@@ -397,6 +397,19 @@ func TestPermissions(t *testing.T) {
 	if err := dev.DeleteOrg(bg(t), "acme"); !forge.IsForbidden(err) {
 		t.Fatalf("delete someone else's org: %v", err)
 	}
+	// Repository hooks: the repository's admins only, even to read.
+	if _, err := dev.ListHooks(bg(t), web); !forge.IsForbidden(err) || !strings.Contains(err.Error(), "admin write of a repository") {
+		t.Fatalf("list hooks of someone else's repo: %v", err)
+	}
+	if _, err := dev.CreateHook(bg(t), web, forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://x.example", "content_type": "json"}}); !forge.IsForbidden(err) {
+		t.Fatalf("create a hook in someone else's repo: %v", err)
+	}
+	if _, err := dev.CreateOrgRepo(bg(t), "devs", forge.CreateRepoOption{Name: "tools"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.CreateHook(bg(t), forge.RepoScope("devs", "tools"), forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://x.example", "content_type": "json"}}); err != nil {
+		t.Fatalf("a hook in the repo of dev's own org: %v", err)
+	}
 	// Private orgs are invisible to non-members.
 	s.mu.Lock()
 	s.orgByName("acme").visibility = "private"

@@ -261,13 +261,13 @@ func (s *Server) routes() *http.ServeMux {
 	h("PATCH /api/v1/orgs/{org}", s.editOrg)
 	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
 
-	h("GET /api/v1/orgs/{org}/hooks", s.listHooks)
-	h("POST /api/v1/orgs/{org}/hooks", s.createHook)
-	h("GET /api/v1/orgs/{org}/hooks/{id}", s.getHook)
-	h("PATCH /api/v1/orgs/{org}/hooks/{id}", s.editHook)
-	h("DELETE /api/v1/orgs/{org}/hooks/{id}", s.deleteHook)
-
 	for _, prefix := range []string{"/api/v1/orgs/{org}", "/api/v1/repos/{owner}/{repo}"} {
+		h("GET "+prefix+"/hooks", s.listHooks)
+		h("POST "+prefix+"/hooks", s.createHook)
+		h("GET "+prefix+"/hooks/{id}", s.getHook)
+		h("PATCH "+prefix+"/hooks/{id}", s.editHook)
+		h("DELETE "+prefix+"/hooks/{id}", s.deleteHook)
+
 		h("GET "+prefix+"/labels", s.listLabels)
 		h("POST "+prefix+"/labels", s.createLabel)
 		h("GET "+prefix+"/labels/{id}", s.getLabel)

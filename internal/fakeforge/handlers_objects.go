@@ -27,7 +27,7 @@ import (
 	"time"
 )
 
-// ---- organization hooks ----
+// ---- organization and repository hooks ----
 
 func (s *Server) hookJSON(c *rc, h *hook) map[string]any {
 	authHeader := h.authHeader
@@ -45,45 +45,55 @@ func (s *Server) hookJSON(c *rc, h *hook) map[string]any {
 	return out
 }
 
-// hookOrg resolves {org} for the hooks routes: owners only, even to read.
-func (c *rc) hookOrg() *org {
-	o := c.org()
-	if o == nil || !c.requireOrgOwner(o) {
-		return nil
+// hookOwner resolves {org} or {owner}/{repo} for the hooks routes: the
+// organization's owners or the repository's admins only, even to read.
+func (c *rc) hookOwner() (owner, bool) {
+	ow, o, r, ok := c.scope()
+	switch {
+	case !ok:
+		return owner{}, false
+	case o != nil:
+		return ow, c.requireOrgOwner(o)
+	default:
+		return ow, c.requireRepoAdmin(r)
 	}
-	return o
 }
 
 func (s *Server) listHooks(c *rc) {
-	o := c.hookOrg()
-	if o == nil {
+	ow, ok := c.hookOwner()
+	if !ok {
 		return
 	}
-	hooks := sortedByID(s.st.hooks, func(h *hook) bool { return h.orgID == o.id })
+	hooks := sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow })
 	page, limit := paging(c.r.URL.Query())
 	from, to := pageOf(len(hooks), page, limit)
 	out := []map[string]any{}
 	for _, h := range hooks[from:to] {
 		out = append(out, s.hookJSON(c, h))
 	}
-	c.setPaging(len(hooks), page, limit, true)
+	// Repository hook lists carry X-Total-Count only, no Link.
+	c.setPaging(len(hooks), page, limit, !ow.repo)
 	c.json(http.StatusOK, out)
 }
 
-// lookupHook finds hook {id} of the org; a foreign id is 404.
-func (c *rc) lookupHook(o *org) *hook {
+// lookupHook finds hook {id} of the owner; another owner's id is 404.
+func (c *rc) lookupHook(ow owner) *hook {
 	id, ok := c.id("id")
 	h := c.s.st.hooks[id]
-	if !ok || h == nil || h.orgID != o.id {
-		c.notFound("webhook does not exist [id: " + c.r.PathValue("id") + "]")
+	if !ok || h == nil || h.owner != ow {
+		if ow.repo {
+			c.notFound("not found")
+		} else {
+			c.notFound("webhook does not exist [id: " + c.r.PathValue("id") + "]")
+		}
 		return nil
 	}
 	return h
 }
 
 func (s *Server) getHook(c *rc) {
-	if o := c.hookOrg(); o != nil {
-		if h := c.lookupHook(o); h != nil {
+	if ow, ok := c.hookOwner(); ok {
+		if h := c.lookupHook(ow); h != nil {
 			c.json(http.StatusOK, s.hookJSON(c, h))
 		}
 	}
@@ -94,8 +104,8 @@ func (s *Server) validHookType(c *rc, t string) bool {
 }
 
 func (s *Server) createHook(c *rc) {
-	o := c.hookOrg()
-	if o == nil {
+	ow, ok := c.hookOwner()
+	if !ok {
 		return
 	}
 	var req struct {
@@ -140,7 +150,7 @@ func (s *Server) createHook(c *rc) {
 		return
 	}
 	h := &hook{
-		orgID: o.id, typ: req.Type, url: req.Config["url"],
+		owner: ow, typ: req.Type, url: req.Config["url"],
 		contentType: req.Config["content_type"], secret: req.Config["secret"],
 		events: expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
 		authHeader: req.AuthorizationHeader,
@@ -169,11 +179,11 @@ func (s *Server) createHook(c *rc) {
 }
 
 func (s *Server) editHook(c *rc) {
-	o := c.hookOrg()
-	if o == nil {
+	ow, ok := c.hookOwner()
+	if !ok {
 		return
 	}
-	h := c.lookupHook(o)
+	h := c.lookupHook(ow)
 	if h == nil {
 		return
 	}
@@ -231,8 +241,8 @@ func (s *Server) editHook(c *rc) {
 }
 
 func (s *Server) deleteHook(c *rc) {
-	if o := c.hookOrg(); o != nil {
-		if h := c.lookupHook(o); h != nil {
+	if ow, ok := c.hookOwner(); ok {
+		if h := c.lookupHook(ow); h != nil {
 			delete(s.st.hooks, h.id)
 			c.noContent()
 		}

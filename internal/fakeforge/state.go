@@ -89,8 +89,9 @@ type repo struct {
 }
 
 type hook struct {
-	id           int64
-	orgID        int64
+	id int64
+	// owner is the organization or repository; ids are one sequence for both.
+	owner        owner
 	typ          string
 	name         string
 	url          string
@@ -224,16 +225,15 @@ func (s *Server) deleteOwned(ow owner) {
 		}
 	}
 	delete(s.st.regTokens, ow)
+	for id, h := range s.st.hooks {
+		if h.owner == ow {
+			delete(s.st.hooks, id)
+		}
+	}
 	if ow.repo {
 		for id, p := range s.st.projects {
 			if p.repoID == ow.id {
 				delete(s.st.projects, id)
-			}
-		}
-	} else {
-		for id, h := range s.st.hooks {
-			if h.orgID == ow.id {
-				delete(s.st.hooks, id)
 			}
 		}
 	}
@@ -364,26 +364,34 @@ func (s *Server) Orgs() []forge.Organization {
 
 // OrgHooks returns the hooks of an organization, by id, events sorted;
 // config never holds the secret (see HookSecret).
-func (s *Server) OrgHooks(orgName string) []forge.Hook {
+func (s *Server) OrgHooks(orgName string) []forge.Hook { return s.Hooks(forge.OrgScope(orgName)) }
+
+// Hooks returns the hooks of an organization or repository, by id.
+func (s *Server) Hooks(scope forge.Scope) []forge.Hook {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := s.orgByName(orgName)
-	if o == nil {
+	ow, ok := s.scopeOwner(scope)
+	if !ok {
 		return nil
 	}
 	var out []forge.Hook
-	for _, h := range sortedByID(s.st.hooks, func(h *hook) bool { return h.orgID == o.id }) {
+	for _, h := range sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow }) {
 		out = append(out, h.toForge())
 	}
 	return out
 }
 
-// HookSecret returns the secret stored with a hook ("" if none or unknown).
-func (s *Server) HookSecret(orgName string, id int64) string {
+// HookSecret returns the secret stored with a hook of scope, "acme" (an
+// organization) or "acme/web" (a repository); "" if none or unknown.
+func (s *Server) HookSecret(scope string, id int64) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := s.orgByName(orgName)
-	if h := s.st.hooks[id]; h != nil && o != nil && h.orgID == o.id {
+	sc, err := forge.ParseScope(scope)
+	if err != nil {
+		return ""
+	}
+	ow, ok := s.scopeOwner(sc)
+	if h := s.st.hooks[id]; h != nil && ok && h.owner == ow {
 		return h.secret
 	}
 	return ""

@@ -82,47 +82,73 @@ func (c *Client) DeleteOrg(ctx context.Context, name string) error {
 	return err
 }
 
-// ---- organization hooks ----
+// ---- organization and repository hooks ----
 
-// ListOrgHooks implements OrgHooksClient.
-func (c *Client) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
-	cl := call{op: "list hooks of organization " + org, method: http.MethodGet, route: "/orgs/{org}/hooks", args: []any{org}}
-	return listAll(ctx, c, cl, decodeArray[Hook], func(h Hook) int64 { return h.ID })
-}
-
-// GetOrgHook implements OrgHooksClient.
-func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
-	cl := call{op: fmt.Sprintf("get hook %d of organization %s", id, org), method: http.MethodGet, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}}
-	return fetch[Hook](ctx, c, cl)
-}
-
-// CreateOrgHook implements OrgHooksClient. The op names the hook by type
-// only: chat webhook URLs are secrets.
-func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
-	cl := call{op: fmt.Sprintf("create %s hook in organization %s", opt.Type, org), method: http.MethodPost, route: "/orgs/{org}/hooks", args: []any{org}, body: opt,
-		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
-	return fetch[Hook](ctx, c, cl)
-}
-
-// EditOrgHook implements OrgHooksClient.
-func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
-	cl := call{op: fmt.Sprintf("edit hook %d of organization %s", id, org), method: http.MethodPatch, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}, body: opt,
-		secrets: hookSecrets(opt.Config, opt.AuthorizationHeader)}
-	return fetch[Hook](ctx, c, cl)
-}
-
-// DeleteOrgHook implements OrgHooksClient.
-func (c *Client) DeleteOrgHook(ctx context.Context, org string, id int64) error {
-	_, err := c.do(ctx, call{op: fmt.Sprintf("delete hook %d of organization %s", id, org), method: http.MethodDelete, route: "/orgs/{org}/hooks/{id}", args: []any{org, id}})
-	return err
-}
-
-// ---- labels ----
-
+// scopedCall is a call on a route under an organization or a repository.
 func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
 	route, args := scope.routePrefix()
 	return call{op: op, method: method, route: route + suffix, args: append(args, extra...)}
 }
+
+// ListOrgHooks implements OrgHooksClient.
+func (c *Client) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
+	return c.ListHooks(ctx, OrgScope(org))
+}
+
+// GetOrgHook implements OrgHooksClient.
+func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
+	return c.GetHook(ctx, OrgScope(org), id)
+}
+
+// CreateOrgHook implements OrgHooksClient.
+func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
+	return c.CreateHook(ctx, OrgScope(org), opt)
+}
+
+// EditOrgHook implements OrgHooksClient.
+func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
+	return c.EditHook(ctx, OrgScope(org), id, opt)
+}
+
+// DeleteOrgHook implements OrgHooksClient.
+func (c *Client) DeleteOrgHook(ctx context.Context, org string, id int64) error {
+	return c.DeleteHook(ctx, OrgScope(org), id)
+}
+
+// ListHooks implements HooksClient. A repository's list has X-Total-Count
+// only, no Link: listAll pages by count and short pages.
+func (c *Client) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
+	cl := scopedCall(scope, "list hooks of "+scope.describe(), http.MethodGet, "/hooks")
+	return listAll(ctx, c, cl, decodeArray[Hook], func(h Hook) int64 { return h.ID })
+}
+
+// GetHook implements HooksClient.
+func (c *Client) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
+	return fetch[Hook](ctx, c, scopedCall(scope, fmt.Sprintf("get hook %d of %s", id, scope.describe()), http.MethodGet, "/hooks/{id}", id))
+}
+
+// CreateHook implements HooksClient. The op names the hook by type only:
+// chat webhook URLs are secrets.
+func (c *Client) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
+	cl := scopedCall(scope, fmt.Sprintf("create %s hook in %s", opt.Type, scope.describe()), http.MethodPost, "/hooks")
+	cl.body, cl.secrets = opt, hookSecrets(opt.Config, opt.AuthorizationHeader)
+	return fetch[Hook](ctx, c, cl)
+}
+
+// EditHook implements HooksClient.
+func (c *Client) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
+	cl := scopedCall(scope, fmt.Sprintf("edit hook %d of %s", id, scope.describe()), http.MethodPatch, "/hooks/{id}", id)
+	cl.body, cl.secrets = opt, hookSecrets(opt.Config, opt.AuthorizationHeader)
+	return fetch[Hook](ctx, c, cl)
+}
+
+// DeleteHook implements HooksClient.
+func (c *Client) DeleteHook(ctx context.Context, scope Scope, id int64) error {
+	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete hook %d of %s", id, scope.describe()), http.MethodDelete, "/hooks/{id}", id))
+	return err
+}
+
+// ---- labels ----
 
 // ListLabels implements LabelsClient.
 func (c *Client) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {

@@ -59,6 +59,9 @@ func TestContract(t *testing.T) {
 		{"hooks/slack channel", contractHookSlack, nil},
 		{"hooks/unknown or foreign id is 404", contractHookNotFound, nil},
 		{"hooks/list pages past 50", contractHookPaging, nil},
+		{"repo hooks/create, read, PATCH quirks, delete as org hooks", contractRepoHookLifecycle, nil},
+		{"repo hooks/one id sequence with org hooks; another scope's id is 404", contractRepoHookScopes, nil},
+		{"repo hooks/list pages past 50 by count, no Link", contractRepoHookPaging, nil},
 		{"labels/colour normalisation and 422", contractLabelColour, nil},
 		{"labels/required fields", contractLabelRequired, nil},
 		{"labels/duplicate names allowed", contractLabelDuplicates, nil},
@@ -583,6 +586,120 @@ func contractHookPaging(t *testing.T, tg *target) {
 	_ = resp.Body.Close()
 	if resp.Header.Get("X-Total-Count") != "53" || !strings.Contains(resp.Header.Get("Link"), `rel="next"`) {
 		t.Fatalf("paging headers: X-Total-Count %q Link %q", resp.Header.Get("X-Total-Count"), resp.Header.Get("Link"))
+	}
+}
+
+// ---- repository hooks ----
+
+func contractRepoHookLifecycle(t *testing.T, tg *target) {
+	org := tg.org()
+	sc := forge.RepoScope(org, tg.repo(org))
+
+	_, err := tg.c.CreateHook(ctx(t), sc, forge.CreateHookOption{Type: "bogus", Config: map[string]string{"content_type": "json"}})
+	wantRejected(t, err, "Invalid hook type: bogus")
+	_, err = tg.c.CreateHook(ctx(t), sc, forge.CreateHookOption{Type: "gitea", Config: map[string]string{"content_type": "json"}})
+	wantRejected(t, err, "Missing config option: url")
+
+	opt := hookOpt("https://x.example/r")
+	opt.Active = false
+	opt.Config["secret"] = "hunter2"
+	opt.Events, opt.BranchFilter, opt.AuthorizationHeader = []string{"ISSUES", "no_such_event"}, "main", "Bearer r"
+	h, err := tg.c.CreateHook(ctx(t), sc, opt)
+	mustNoErr(t, err)
+	if h.Active || !cmp.Equal(sorted(h.Events), sorted(issuesGroup)) || h.BranchFilter != "main" {
+		t.Fatalf("created: %+v; want inactive (the forge's default), the issues group, the branch filter", h)
+	}
+	if diff := cmp.Diff(map[string]string{"url": "https://x.example/r", "content_type": "json"}, h.Config); diff != "" {
+		t.Fatalf("create response config, never the secret (-want +got):\n%s", diff)
+	}
+	got, err := tg.c.GetHook(ctx(t), sc, h.ID)
+	mustNoErr(t, err)
+	if got.ID != h.ID || got.Type != "gitea" {
+		t.Fatalf("get: %+v", got)
+	}
+	hooks, err := tg.c.ListHooks(ctx(t), sc)
+	mustNoErr(t, err)
+	if len(hooks) != 1 || hooks[0].ID != h.ID {
+		t.Fatalf("list: %+v", hooks)
+	}
+
+	// PATCH cannot change the secret, and replaces events, branch filter
+	// and authorization header whether sent or not.
+	edited, err := tg.c.EditHook(ctx(t), sc, h.ID, forge.EditHookOption{Config: map[string]string{"secret": "changed"}, Active: ptr(true)})
+	mustNoErr(t, err)
+	if !edited.Active || edited.BranchFilter != "" || edited.AuthorizationHeader != "" || !cmp.Equal(sorted(edited.Events), []string{"push"}) {
+		t.Fatalf("after a PATCH of active and secret: %+v", edited)
+	}
+	if tg.fake != nil {
+		if s := tg.fake.HookSecret(sc.String(), h.ID); s != "hunter2" {
+			t.Fatalf("stored secret %q after PATCH, want the original", s)
+		}
+	}
+	_, err = tg.c.EditHook(ctx(t), sc, h.ID, forge.EditHookOption{Config: map[string]string{"url": "gopher://x"}})
+	wantRejected(t, err, "Invalid url")
+
+	mustNoErr(t, tg.c.DeleteHook(ctx(t), sc, h.ID))
+	wantKind(t, tg.c.DeleteHook(ctx(t), sc, h.ID), forge.KindNotFound)
+	_, err = tg.c.GetHook(ctx(t), sc, h.ID)
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractRepoHookScopes(t *testing.T, tg *target) {
+	org := tg.org()
+	repo, other := forge.RepoScope(org, tg.repo(org)), forge.RepoScope(org, tg.repo(org))
+	first, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), hookOpt("https://x.example/o1"))
+	mustNoErr(t, err)
+	inRepo, err := tg.c.CreateHook(ctx(t), repo, hookOpt("https://x.example/r1"))
+	mustNoErr(t, err)
+	last, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), hookOpt("https://x.example/o2"))
+	mustNoErr(t, err)
+	if !(first.ID < inRepo.ID && inRepo.ID < last.ID) {
+		t.Fatalf("hook ids %d (org), %d (repo), %d (org): want one increasing sequence", first.ID, inRepo.ID, last.ID)
+	}
+	for _, c := range []struct {
+		sc forge.Scope
+		id int64
+	}{{repo, first.ID}, {other, inRepo.ID}, {forge.OrgScope(org), inRepo.ID}} {
+		_, err := tg.c.GetHook(ctx(t), c.sc, c.id)
+		wantKind(t, err, forge.KindNotFound)
+		_, err = tg.c.EditHook(ctx(t), c.sc, c.id, forge.EditHookOption{})
+		wantKind(t, err, forge.KindNotFound)
+		wantKind(t, tg.c.DeleteHook(ctx(t), c.sc, c.id), forge.KindNotFound)
+	}
+	hooks, err := tg.c.ListHooks(ctx(t), forge.OrgScope(org))
+	mustNoErr(t, err)
+	if len(hooks) != 2 {
+		t.Fatalf("organization lists %d hooks, want its own 2 (not the repository's)", len(hooks))
+	}
+	_, err = tg.c.ListHooks(ctx(t), forge.RepoScope(org, uniqueName("missing")))
+	wantKind(t, err, forge.KindNotFound)
+}
+
+func contractRepoHookPaging(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	want := map[int64]bool{}
+	for i := range 53 {
+		h, err := tg.c.CreateHook(ctx(t), forge.RepoScope(org, name), hookOpt(fmt.Sprintf("https://x.example/p%d", i)))
+		mustNoErr(t, err)
+		want[h.ID] = true
+	}
+	hooks, err := tg.c.ListHooks(ctx(t), forge.RepoScope(org, name))
+	mustNoErr(t, err)
+	got := map[int64]bool{}
+	for _, h := range hooks {
+		got[h.ID] = true
+	}
+	if len(hooks) != 53 || !cmp.Equal(want, got) {
+		t.Fatalf("listed %d hooks (%d distinct), want the 53 created", len(hooks), len(got))
+	}
+	req, _ := http.NewRequestWithContext(ctx(t), http.MethodGet, tg.root+"/api/v1/repos/"+org+"/"+name+"/hooks?limit=50", nil)
+	req.Header.Set("Authorization", "token "+tg.token)
+	resp, err := http.DefaultClient.Do(req)
+	mustNoErr(t, err)
+	_ = resp.Body.Close()
+	if resp.Header.Get("X-Total-Count") != "53" || resp.Header.Get("Link") != "" {
+		t.Fatalf("paging headers: X-Total-Count %q Link %q, want 53 and none", resp.Header.Get("X-Total-Count"), resp.Header.Get("Link"))
 	}
 }
 

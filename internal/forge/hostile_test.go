@@ -450,10 +450,10 @@ func TestSecretsOfThePassRedacted(t *testing.T) {
 	if !strings.Contains(plain.Error(), hookSecret) {
 		t.Fatalf("the server did not quote the secret: %q", plain)
 	}
-	hooks := forge.RedactingOrgHooks(c, hookURL, hookSecret)
-	_, getErr := hooks.GetOrgHook(ctx(t), "acme", 7)
-	_, listErr := hooks.ListOrgHooks(ctx(t), "acme")
-	delErr := hooks.DeleteOrgHook(ctx(t), "acme", 7)
+	hooks := forge.RedactingHooks(c, hookURL, hookSecret)
+	_, getErr := hooks.GetHook(ctx(t), forge.OrgScope("acme"), 7)
+	_, listErr := hooks.ListHooks(ctx(t), forge.RepoScope("acme", "web"))
+	delErr := hooks.DeleteHook(ctx(t), forge.OrgScope("acme"), 7)
 	for _, err := range []error{getErr, listErr, delErr} {
 		wantKind(t, err, forge.KindServer)
 		if msg := err.Error(); strings.Contains(msg, hookSecret) || strings.Contains(msg, "T0KEN-SECRET") ||

@@ -23,6 +23,7 @@ type Interface interface {
 	ServerClient
 	OrgsClient
 	OrgHooksClient
+	HooksClient
 	LabelsClient
 	ProjectsClient
 	RunnersClient
@@ -58,6 +59,17 @@ type OrgHooksClient interface {
 	CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error)
 	EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error)
 	DeleteOrgHook(ctx context.Context, org string, id int64) error
+}
+
+// HooksClient manages webhooks of a repository or an organization. The
+// repository endpoints behave like the organization ones (repository admins
+// only, even to read); hook ids are one sequence for both.
+type HooksClient interface {
+	ListHooks(ctx context.Context, scope Scope) ([]Hook, error)
+	GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error)
+	CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error)
+	EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error)
+	DeleteHook(ctx context.Context, scope Scope, id int64) error
 }
 
 // LabelsClient manages labels of a repository or an organization.
@@ -115,6 +127,7 @@ var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
 	_ OrgHooksClient = (*Client)(nil)
+	_ HooksClient    = (*Client)(nil)
 	_ LabelsClient   = (*Client)(nil)
 	_ ProjectsClient = (*Client)(nil)
 	_ RunnersClient  = (*Client)(nil)

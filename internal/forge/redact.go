@@ -123,36 +123,36 @@ func secretsOf(ctx context.Context) []string {
 	return v
 }
 
-// RedactingOrgHooks wraps c so that every call redacts values as well.
-func RedactingOrgHooks(c OrgHooksClient, values ...string) OrgHooksClient {
-	return redactingOrgHooks{c: c, values: values}
+// RedactingHooks wraps c so that every call redacts values as well.
+func RedactingHooks(c HooksClient, values ...string) HooksClient {
+	return redactingHooks{c: c, values: values}
 }
 
-type redactingOrgHooks struct {
-	c      OrgHooksClient
+type redactingHooks struct {
+	c      HooksClient
 	values []string
 }
 
-func (r redactingOrgHooks) ctx(ctx context.Context) context.Context {
+func (r redactingHooks) ctx(ctx context.Context) context.Context {
 	return WithSecrets(ctx, r.values...)
 }
 
-func (r redactingOrgHooks) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
-	return r.c.ListOrgHooks(r.ctx(ctx), org)
+func (r redactingHooks) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
+	return r.c.ListHooks(r.ctx(ctx), scope)
 }
 
-func (r redactingOrgHooks) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
-	return r.c.GetOrgHook(r.ctx(ctx), org, id)
+func (r redactingHooks) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
+	return r.c.GetHook(r.ctx(ctx), scope, id)
 }
 
-func (r redactingOrgHooks) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
-	return r.c.CreateOrgHook(r.ctx(ctx), org, opt)
+func (r redactingHooks) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
+	return r.c.CreateHook(r.ctx(ctx), scope, opt)
 }
 
-func (r redactingOrgHooks) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
-	return r.c.EditOrgHook(r.ctx(ctx), org, id, opt)
+func (r redactingHooks) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
+	return r.c.EditHook(r.ctx(ctx), scope, id, opt)
 }
 
-func (r redactingOrgHooks) DeleteOrgHook(ctx context.Context, org string, id int64) error {
-	return r.c.DeleteOrgHook(r.ctx(ctx), org, id)
+func (r redactingHooks) DeleteHook(ctx context.Context, scope Scope, id int64) error {
+	return r.c.DeleteHook(r.ctx(ctx), scope, id)
 }

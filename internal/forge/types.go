@@ -259,6 +259,14 @@ func (s Scope) String() string {
 	return s.Owner + "/" + s.Repo
 }
 
+// describe names the scope for messages: "organization acme", "repository acme/web".
+func (s Scope) describe() string {
+	if s.IsOrg() {
+		return "organization " + s.Owner
+	}
+	return "repository " + s.String()
+}
+
 // ParseScope reads "acme" (organization) or "acme/web" (repository).
 func ParseScope(s string) (Scope, error) {
 	owner, repo, found := strings.Cut(s, "/")

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -47,6 +48,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -216,7 +218,9 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: w1Sync}); err != nil {
+	// No W1 hook has a secret: the digest key is never read.
+	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
+	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: w1Sync, SecretDigestKey: digestKey}); err != nil {
 		b.Fatal(err)
 	}
 	mgrDone := make(chan struct{})
@@ -251,8 +255,8 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 			Spec: forgev1.OrganizationSpec{ManagedSpec: spec, Description: ptr("managed by W1")}})
 		for h := range w.hooksPerOrg {
 			apply(&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-hook-%d", org, h)},
-				Spec: forgev1.OrgHookSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org), Type: "gitea",
-					URL: fmt.Sprintf("https://ci.example.com/%s/%d", org, h), Events: []forgev1.HookEvent{"push"}}})
+				Spec: forgev1.OrgHookSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org), HookSpec: forgev1.HookSpec{Type: "gitea",
+					URL: fmt.Sprintf("https://ci.example.com/%s/%d", org, h), Events: []forgev1.HookEvent{"push"}}}})
 		}
 		apply(&forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-roadmap"},
 			Spec: forgev1.ProjectSpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(fmt.Sprintf("%s/repo-%02d", org, o)), Title: "Roadmap"}})

@@ -33,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -46,6 +47,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -169,6 +171,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Group: "events.k8s.io", Resource: "events", Namespace: "acme"}},
 			{true, authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: namespace}},
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "events", Namespace: namespace}},
+			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
 			{false, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "create", Group: forgev1.GroupVersion.Group, Resource: "labels", Namespace: "acme"}},
@@ -210,9 +213,24 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	digestKey := types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName}
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: time.Minute, MaxConcurrentReconciles: 1,
-		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second}); err != nil {
+		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second,
+		SecretDigestKey: digestKey}); err != nil {
 		t.Fatal(err)
+	}
+	// The ServiceAccount creates the secret digest key Secret on first use, and reads it back.
+	saClient, err := client.New(saCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := secretdigest.New(saClient, saClient, digestKey).Digest(ctx, "scope", "value")
+	if err != nil {
+		t.Fatalf("digest as the ServiceAccount: %v", err)
+	}
+	again, err := secretdigest.New(saClient, saClient, digestKey).Digest(ctx, "scope", "value")
+	if err != nil || again != first {
+		t.Errorf("a second digester as the ServiceAccount: %q, %v; want %q from the same key Secret", again, err, first)
 	}
 	mgrCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

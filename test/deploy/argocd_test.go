@@ -529,7 +529,7 @@ func TestArgoCDConfigMap(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("argocd-cm keys %v, want %v", keys, want)
 	}
-	if len(want) != 7 {
-		t.Errorf("%d kinds in config/crd/bases, want 7: %v", len(want), kinds)
+	if len(want) != 8 {
+		t.Errorf("%d kinds in config/crd/bases, want 8: %v", len(want), kinds)
 	}
 }

@@ -142,6 +142,10 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 		{args: []string{"run", "KUBECONFIG=/tmp/kc", "RUN_ARGS=--sync-interval=30s"}, want: []string{"go run . --kubeconfig=/tmp/kc --sync-interval=30s"}},
 		// A list of files is left to controller-runtime, which merges them like kubectl.
 		{args: []string{"run"}, env: []string{"KUBECONFIG=/a:/b"}, want: []string{"go run ."}, not: []string{"--kubeconfig"}},
+		// Outside a cluster the manager's namespace is unknown: the digest key Secret goes to default, unless RUN_ARGS says.
+		{args: []string{"run"}, want: []string{"--secret-digest-key=default/forge-operator-secret-digest-key"}},
+		{args: []string{"run", "RUN_ARGS=--secret-digest-key=ops/key"}, want: []string{"--secret-digest-key=ops/key"},
+			not: []string{"default/forge-operator-secret-digest-key"}},
 	} {
 		name := strings.Join(append(tc.args, tc.env...), " ")
 		t.Run(name, func(t *testing.T) {

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -52,6 +53,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -171,7 +173,8 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: time.Minute, MaxConcurrentReconciles: 1,
-		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second}); err != nil {
+		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second,
+		SecretDigestKey: types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName}}); err != nil {
 		t.Fatal(err)
 	}
 	mgrCtx, stop := context.WithCancel(ctx)

@@ -88,18 +88,7 @@ func (r rendered) ofKind(kind string) []object {
 	return out
 }
 
-// one decodes the single object of kind into into, strictly: a field name
-// the Kubernetes type does not have (a typo) fails the test.
-func (r rendered) one(t *testing.T, kind string, into any) {
-	t.Helper()
-	objs := r.ofKind(kind)
-	if len(objs) != 1 {
-		t.Fatalf("want exactly one %s, got %d", kind, len(objs))
-	}
-	decode(t, objs[0], into)
-}
-
-// named decodes the object of kind named name into into, strictly.
+// named decodes the object of kind and name into into.
 func (r rendered) named(t *testing.T, kind, name string, into any) {
 	t.Helper()
 	for _, o := range r.ofKind(kind) {
@@ -109,6 +98,17 @@ func (r rendered) named(t *testing.T, kind, name string, into any) {
 		}
 	}
 	t.Fatalf("no %s %s rendered", kind, name)
+}
+
+// one decodes the single object of kind into into, strictly: a field name
+// the Kubernetes type does not have (a typo) fails the test.
+func (r rendered) one(t *testing.T, kind string, into any) {
+	t.Helper()
+	objs := r.ofKind(kind)
+	if len(objs) != 1 {
+		t.Fatalf("want exactly one %s, got %d", kind, len(objs))
+	}
+	decode(t, objs[0], into)
 }
 
 func decode(t *testing.T, o object, into any) {
@@ -140,16 +140,16 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 7, "ServiceAccount": 1, "ClusterRole": 3,
-		"ClusterRoleBinding": 2, "Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
+		"Namespace": 1, "CustomResourceDefinition": 8, "ServiceAccount": 1, "ClusterRole": 3,
+		"ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
 			t.Errorf("%d %s objects, want %d (rendered: %v)", got, kind, n, kinds)
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 18 {
-		t.Errorf("%d objects rendered, want 18: %v", len(objs), kinds)
+	if len(objs) != 21 {
+		t.Errorf("%d objects rendered, want 21: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace
@@ -202,7 +202,7 @@ func TestDefaultInstallsEveryCRDOfConfigCRDBases(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("CRDs rendered %v, want those of config/crd/bases %v", got, want)
 	}
-	for _, k := range []string{"Forge", "Organization", "OrgHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
+	for _, k := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
 		if !kinds[k] {
 			t.Errorf("no CRD for kind %s", k)
 		}
@@ -257,23 +257,33 @@ func TestDefaultBindsTheGeneratedRoleToTheManagerServiceAccountOnly(t *testing.T
 		t.Errorf("ClusterRoleBinding subjects %+v, want only %+v", crb.Subjects, subject)
 	}
 
-	var le rbacv1.Role
-	objs.one(t, "Role", &le)
-	want := []rbacv1.PolicyRule{
-		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
-			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-	}
-	if fmt.Sprint(le.Rules) != fmt.Sprint(want) {
-		t.Errorf("leader election Role rules %+v, want %+v", le.Rules, want)
-	}
-	var rb rbacv1.RoleBinding
-	objs.one(t, "RoleBinding", &rb)
-	if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != le.Name {
-		t.Errorf("RoleBinding refers to %s %q, want Role %q", rb.RoleRef.Kind, rb.RoleRef.Name, le.Name)
-	}
-	if len(rb.Subjects) != 1 || rb.Subjects[0] != subject {
-		t.Errorf("RoleBinding subjects %+v, want only %+v", rb.Subjects, subject)
+	for _, tc := range []struct {
+		role, binding string
+		want          []rbacv1.PolicyRule
+	}{
+		{"forge-operator-leader-election-role", "forge-operator-leader-election-rolebinding", []rbacv1.PolicyRule{
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
+				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		}},
+		// The secret digest key Secret is created on first use, in the manager's namespace only.
+		{"forge-operator-secret-digest-key-role", "forge-operator-secret-digest-key-rolebinding", []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
+		}},
+	} {
+		var role rbacv1.Role
+		objs.named(t, "Role", tc.role, &role)
+		if fmt.Sprint(role.Rules) != fmt.Sprint(tc.want) {
+			t.Errorf("Role %s rules %+v, want %+v", tc.role, role.Rules, tc.want)
+		}
+		var rb rbacv1.RoleBinding
+		objs.named(t, "RoleBinding", tc.binding, &rb)
+		if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != role.Name {
+			t.Errorf("RoleBinding %s refers to %s %q, want Role %q", tc.binding, rb.RoleRef.Kind, rb.RoleRef.Name, role.Name)
+		}
+		if len(rb.Subjects) != 1 || rb.Subjects[0] != subject {
+			t.Errorf("RoleBinding %s subjects %+v, want only %+v", tc.binding, rb.Subjects, subject)
+		}
 	}
 }
 

@@ -65,7 +65,7 @@ func TestDemoOnce(t *testing.T) {
 	}
 
 	for _, want := range []string{
-		"16/16 Ready",
+		"17/17 Ready",
 		"what the cluster holds",
 		"what the forge now holds",
 		"corrected after",
@@ -90,10 +90,10 @@ func TestDemoOnce(t *testing.T) {
 			t.Errorf("not Ready with a forge id: %s", line)
 		}
 	}
-	if rows != 16 {
-		t.Errorf("table has %d rows, want 16", rows)
+	if rows != 17 {
+		t.Errorf("table has %d rows, want 17", rows)
 	}
-	for _, kind := range []string{"Forge", "Organization", "Label", "OrgHook", "Project", "RunnerSetting"} {
+	for _, kind := range []string{"Forge", "Organization", "Label", "OrgHook", "RepoHook", "Project", "RunnerSetting"} {
 		if !strings.Contains(table, kind+" ") {
 			t.Errorf("table lacks a %s", kind)
 		}

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,6 +49,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -117,6 +119,8 @@ var _ = BeforeSuite(func() {
 	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
+	// The operator's own namespace, where it keeps its secret digest key.
+	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "forge-operator-system"}})).To(Succeed())
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -131,6 +135,7 @@ var _ = BeforeSuite(func() {
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              2 * time.Second,
 		RequestTimeout:          20 * time.Second,
+		SecretDigestKey:         types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName},
 	})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()

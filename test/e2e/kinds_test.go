@@ -103,10 +103,12 @@ var _ = Describe("Every kind end to end", func() {
 			Spec: forgev1.OrgHookSpec{
 				ManagedSpec:  managed(),
 				Organization: forgev1.OwnerName(sc.org),
-				Type:         "gitea",
-				URL:          "https://ci.example.com/hooks/a",
-				Events:       []forgev1.HookEvent{"push", "issues"},
-				SecretRef:    &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"},
+				HookSpec: forgev1.HookSpec{
+					Type:      "gitea",
+					URL:       "https://ci.example.com/hooks/a",
+					Events:    []forgev1.HookEvent{"push", "issues"},
+					SecretRef: &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"},
+				},
 			},
 		}
 		Expect(k8s.Create(ctx, hook)).To(Succeed())
@@ -169,9 +171,11 @@ var _ = Describe("Every kind end to end", func() {
 			Spec: forgev1.OrgHookSpec{
 				ManagedSpec:  managed(),
 				Organization: forgev1.OwnerName(sc.org),
-				Type:         "gitea",
-				URL:          "https://ci.example.com/hooks/c",
-				Events:       []forgev1.HookEvent{"push", "release"},
+				HookSpec: forgev1.HookSpec{
+					Type:   "gitea",
+					URL:    "https://ci.example.com/hooks/c",
+					Events: []forgev1.HookEvent{"push", "release"},
+				},
 			},
 		}
 		Expect(k8s.Create(ctx, adopt)).To(Succeed())

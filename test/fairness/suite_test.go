@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,6 +47,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -100,6 +102,8 @@ var _ = BeforeSuite(func() {
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              time.Second,
 		ReconcileTimeout:        reconcileTimeout,
+		// No spec here sends hook secrets: the key is never read.
+		SecretDigestKey: types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName},
 	})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()

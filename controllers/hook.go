@@ -1,0 +1,454 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// Spec fields whose sent values hook status records (as keyed digests).
+const (
+	fieldSecret     = "secretRef"
+	fieldAuthHeader = "authorizationHeaderSecretRef"
+)
+
+// hookKind manages webhooks of one scope kind (organization or repository):
+// OrgHook and RepoHook are this one implementation over their scopes. Hooks
+// have no natural key: an existing hook is adopted only when exactly one
+// unclaimed hook has the spec's type and URL. The URL, secret and
+// authorization header may come from Secrets, so neither messages nor
+// Describe ever carry them. digests keys the record of the secret values
+// sent (see secretdigest).
+type hookKind[T forgev1.Managed] struct {
+	digests *secretdigest.Digester
+	newObj  func() T
+	newList func() client.ObjectList
+	// parts gives the object's hook spec, status and scope.
+	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
+}
+
+func (k hookKind[T]) New() T { return k.newObj() }
+
+func (k hookKind[T]) NewList() client.ObjectList { return k.newList() }
+func (hookKind[T]) Key(T) string                 { return "" }
+
+func (k hookKind[T]) Describe(obj T) string {
+	spec, _, sc := k.parts(obj)
+	if spec.Name != "" {
+		return fmt.Sprintf("%s hook %q in %s", spec.Type, spec.Name, sc.describe())
+	}
+	return fmt.Sprintf("%s hook in %s", spec.Type, sc.describe())
+}
+
+func (k hookKind[T]) Secrets(obj T) []string {
+	spec, _, _ := k.parts(obj)
+	var names []string
+	for _, ref := range []*forgev1.SecretKeySelector{spec.URLSecretRef, spec.SecretRef, spec.AuthorizationHeaderSecretRef} {
+		if ref != nil && !slices.Contains(names, ref.Name) {
+			names = append(names, ref.Name)
+		}
+	}
+	return names
+}
+
+// Connect reads the referenced Secrets. While the resource is being deleted
+// a missing Secret is no obstacle: the hook is found by status.id.
+func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) (reconciler.External, error) {
+	spec, status, sc := k.parts(obj)
+	deleting := !obj.GetDeletionTimestamp().IsZero()
+	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
+		deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
+	read := func(ref *forgev1.SecretKeySelector, field string, dst *string) error {
+		if ref == nil {
+			return nil
+		}
+		v, rv, err := connection.SecretValue(ctx, pass.Reader, obj.GetNamespace(), ref.Name, ref.Key)
+		if err != nil {
+			if deleting {
+				return nil
+			}
+			return err
+		}
+		*dst = v
+		if field == "" || deleting {
+			return nil // the URL is compared as it is; a deletion sends nothing
+		}
+		digest, err := k.digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
+		if err != nil {
+			// The operator's setup, not the resource, needs fixing: say so
+			// on the resource, and retry with backoff.
+			return reconciler.Wait(forgev1.ReasonDigestKeyUnavailable, "%s", err)
+		}
+		e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest})
+		return nil
+	}
+	if err := read(spec.URLSecretRef, "", &e.url); err != nil {
+		return nil, err
+	}
+	if err := read(spec.SecretRef, fieldSecret, &e.secret); err != nil {
+		return nil, err
+	}
+	if err := read(spec.AuthorizationHeaderSecretRef, fieldAuthHeader, &e.authHeader); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(e.applied, func(x, y forgev1.AppliedSecret) int { return strings.Compare(x.Field, y.Field) })
+	// The forge knows these values and may quote them in any answer, not
+	// only in answers to the calls that send them.
+	e.fc = forge.RedactingHooks(e.fc, e.url, e.secret, e.authHeader)
+	return e, nil
+}
+
+type hook struct {
+	spec      *forgev1.HookSpec
+	status    *forgev1.HookStatus
+	scope     scope
+	fc        forge.HooksClient
+	pending   bool
+	deleting  bool
+	claimedBy func(context.Context, int64) (string, error)
+	// headerReadable: the server returns authorization_header.
+	headerReadable bool
+	// Desired values read from the spec and its Secrets.
+	url, secret, authHeader string
+	// applied is what status.appliedSecrets becomes once the values are sent.
+	applied []forgev1.AppliedSecret
+	found   *forge.Hook
+}
+
+func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
+	if id := e.status.ID; id != 0 {
+		h, err := e.fc.GetHook(ctx, e.scope.Scope, id)
+		switch {
+		case err == nil:
+			return e.observed(h, false), nil
+		case !forge.IsNotFound(err):
+			return reconciler.Observation{}, err
+		}
+		// Gone (or its organization or repository is): look for one to adopt, as on first sight.
+	}
+	if e.url == "" {
+		return reconciler.Observation{}, nil // being deleted without its URL Secret
+	}
+	h, err := e.adoptable(ctx)
+	if err != nil || h == nil {
+		return reconciler.Observation{}, err
+	}
+	return e.observed(h, true), nil
+}
+
+// adoptable finds the one hook of the spec's type and URL that no other
+// resource of the kind holds; nil when there is none, or more than one.
+func (e *hook) adoptable(ctx context.Context) (*forge.Hook, error) {
+	all, err := e.fc.ListHooks(ctx, e.scope.Scope)
+	if err != nil {
+		return nil, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	var match []forge.Hook
+	for _, h := range all {
+		if h.Type != string(e.spec.Type) || h.Config["url"] != e.url || h.ID == e.status.ID {
+			continue
+		}
+		other, err := e.claimedBy(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		if other == "" {
+			match = append(match, h)
+		}
+	}
+	if len(match) != 1 {
+		return nil, nil
+	}
+	return &match[0], nil
+}
+
+// observed decides what differs, then records in status the Secret values
+// that, as far as the forge holds them, equal the spec's.
+func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
+	e.found = h
+	have := e.status.AppliedSecrets
+	switch {
+	case adopted && e.pending:
+		// Found after a create whose response was lost: it carries the
+		// values of that create.
+		have = e.applied
+	case adopted:
+		// Someone else's hook: its secret is unknown, nothing recorded applies.
+		have = nil
+	}
+	changed := map[string]bool{
+		fieldSecret:     appliedDiffers(have, e.applied, fieldSecret),
+		fieldAuthHeader: e.authHeaderChanged(h, have),
+	}
+	obs := reconciler.Observation{Exists: true, ID: h.ID}
+	switch {
+	case h.Type != string(e.spec.Type):
+		obs.Replace, obs.ReplaceBecause = true, "type"
+	case changed[fieldSecret]:
+		obs.Replace, obs.ReplaceBecause = true, "secret"
+	}
+	obs.Diff = e.changes(h).fields
+	if changed[fieldAuthHeader] {
+		obs.Diff = append(obs.Diff, "authorizationHeader")
+		slices.Sort(obs.Diff)
+	}
+	if !e.deleting {
+		e.status.AppliedSecrets = settled(have, e.applied, changed)
+	}
+	return obs
+}
+
+// appliedDiffers tells whether the value of a Secret-backed field may differ
+// from the one last sent: compared by keyed digest, so that a write to the
+// Secret that keeps the value (another key, labels, a re-apply) changes
+// nothing, also after a restart. A record without a digest (written before
+// digests were kept) compares by Secret version.
+func appliedDiffers(have, want []forgev1.AppliedSecret, field string) bool {
+	h, hok := appliedFor(have, field)
+	w, wok := appliedFor(want, field)
+	switch {
+	case !hok && !wok:
+		return false
+	case !hok || !wok:
+		// Set where it was not, or dropped: either way the forge holds another value.
+		return true
+	case h.Digest != "":
+		return !secretdigest.Equal(h.Digest, w.Digest)
+	default:
+		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
+	}
+}
+
+// settled is status.appliedSecrets after an observation: the wanted record
+// for each field whose value the forge holds, the old one for each that
+// differs (until it is sent).
+func settled(have, want []forgev1.AppliedSecret, changed map[string]bool) []forgev1.AppliedSecret {
+	var out []forgev1.AppliedSecret
+	for _, field := range []string{fieldAuthHeader, fieldSecret} {
+		from := want
+		if changed[field] {
+			from = have
+		}
+		if a, ok := appliedFor(from, field); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
+	if e.pending && e.status.ID != 0 {
+		// A replacement whose create response was lost: Observe found the
+		// old hook by id, the new one is the unclaimed hook of the same
+		// type and URL. Take it rather than create a third.
+		h, err := e.adoptable(ctx)
+		if err != nil {
+			return reconciler.Observation{}, err
+		}
+		if h != nil {
+			if c := e.changes(h); len(c.fields) > 0 {
+				if _, err := e.fc.EditHook(ctx, e.scope.Scope, h.ID, c.opt); err != nil {
+					return reconciler.Observation{}, err
+				}
+			}
+			e.sent()
+			return reconciler.Observation{Exists: true, ID: h.ID}, nil
+		}
+	}
+	s := *e.spec
+	opt := forge.CreateHookOption{
+		Type:                string(s.Type),
+		Name:                s.Name,
+		Config:              e.config(nil),
+		Events:              hookEvents(s.Events),
+		BranchFilter:        s.BranchFilter,
+		AuthorizationHeader: e.authHeader,
+		Active:              hookActive(s),
+	}
+	if e.secret != "" {
+		opt.Config["secret"] = e.secret
+	}
+	h, err := e.fc.CreateHook(ctx, e.scope.Scope, opt)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	e.sent()
+	return reconciler.Observation{Exists: true, ID: h.ID}, nil
+}
+
+// Update sends every managed field: the forge replaces events, branch filter
+// and authorization header on each PATCH, whatever is omitted.
+func (e *hook) Update(ctx context.Context, obs reconciler.Observation) error {
+	_, err := e.fc.EditHook(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
+	if err != nil {
+		return err
+	}
+	e.sent()
+	return nil
+}
+
+func (e *hook) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteHook(ctx, e.scope.Scope, obs.ID)
+}
+
+// config is the hook's config as the spec wants it, over the type-specific
+// keys the forge already has (a Slack PATCH resets the keys it omits).
+func (e *hook) config(have map[string]string) map[string]string {
+	cfg := map[string]string{}
+	for k, v := range have {
+		if k != "url" && k != "content_type" && k != "secret" {
+			cfg[k] = v
+		}
+	}
+	maps.Copy(cfg, e.spec.Config)
+	cfg["url"] = e.url
+	cfg["content_type"] = hookContentType(*e.spec)
+	return cfg
+}
+
+type hookChanges struct {
+	opt    forge.EditHookOption
+	fields []string
+}
+
+// changes compares the managed fields but the authorization header (see
+// authHeaderChanged). Config keys the forge does not return (it shows only
+// Slack's) cannot be compared: they are sent on create and with every update.
+func (e *hook) changes(h *forge.Hook) hookChanges {
+	s := *e.spec
+	active := hookActive(s)
+	c := hookChanges{opt: forge.EditHookOption{
+		Config:              e.config(h.Config),
+		Events:              hookEvents(s.Events),
+		BranchFilter:        s.BranchFilter,
+		AuthorizationHeader: e.authHeader,
+		Active:              &active,
+		Name:                &s.Name,
+	}}
+	diff := func(field string, differs bool) {
+		if differs {
+			c.fields = append(c.fields, field)
+		}
+	}
+	diff("url", h.Config["url"] != e.url)
+	diff("contentType", h.Config["content_type"] != hookContentType(s))
+	diff("active", h.Active != active)
+	diff("branchFilter", h.BranchFilter != s.BranchFilter)
+	diff("name", h.Name != s.Name)
+	diff("events", !slices.Equal(ExpandHookEvents(s.Events), normalizeEvents(h.Events)))
+	configDiffers := false
+	for k, v := range s.Config {
+		if have, ok := h.Config[k]; ok && have != v {
+			configDiffers = true
+		}
+	}
+	diff("config", configDiffers)
+	slices.Sort(c.fields)
+	return c
+}
+
+// authHeaderChanged compares the header itself where the server returns it,
+// and otherwise the digest of the value last sent.
+func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret) bool {
+	if e.headerReadable || h.AuthorizationHeader != "" {
+		return h.AuthorizationHeader != e.authHeader
+	}
+	return appliedDiffers(have, e.applied, fieldAuthHeader)
+}
+
+// sent records the values just sent to the forge.
+func (e *hook) sent() { e.status.AppliedSecrets = e.applied }
+
+func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecret, bool) {
+	i := slices.IndexFunc(list, func(a forgev1.AppliedSecret) bool { return a.Field == field })
+	if i < 0 {
+		return forgev1.AppliedSecret{}, false
+	}
+	return list[i], true
+}
+
+func hookActive(s forgev1.HookSpec) bool { return s.Active == nil || *s.Active }
+
+func hookContentType(s forgev1.HookSpec) string {
+	if s.ContentType == "" {
+		return "json"
+	}
+	return s.ContentType
+}
+
+// hookEvents is the spec's events as sent; the forge expands group names.
+func hookEvents(events []forgev1.HookEvent) []string {
+	if len(events) == 0 {
+		return []string{"push"}
+	}
+	out := make([]string, len(events))
+	for i, ev := range events {
+		out[i] = string(ev)
+	}
+	return out
+}
+
+// Hook event groups as the forge expands them.
+var (
+	issueEvents = []string{"issues", "issue_assign", "issue_label", "issue_milestone", "issue_comment"}
+	pullEvents  = []string{"pull_request", "pull_request_assign", "pull_request_label", "pull_request_milestone",
+		"pull_request_comment", "pull_request_review", "pull_request_review_request", "pull_request_sync"}
+)
+
+// ExpandHookEvents gives the set of events the forge stores for the spec's
+// events, sorted: no events means push; issues and pull_request stand for
+// their groups, issues_only and pull_request_only for the one event.
+func ExpandHookEvents(events []forgev1.HookEvent) []string {
+	var out []string
+	for _, ev := range hookEvents(events) {
+		switch ev := strings.ToLower(ev); ev {
+		case "issues":
+			out = append(out, issueEvents...)
+		case "pull_request":
+			out = append(out, pullEvents...)
+		case "issues_only":
+			out = append(out, "issues")
+		case "pull_request_only":
+			out = append(out, "pull_request")
+		default:
+			out = append(out, ev)
+		}
+	}
+	return normalizeEvents(out)
+}
+
+// normalizeEvents makes a sorted set of events as the forge lists them.
+func normalizeEvents(events []string) []string {
+	out := make([]string, len(events))
+	for i, ev := range events {
+		out[i] = strings.ToLower(strings.TrimSpace(ev))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

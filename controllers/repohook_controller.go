@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// RBAC of the RepoHook controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repohooks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repohooks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repohooks/finalizers,verbs=update
+
+// repoHookKind manages repository webhooks: OrgHook's implementation over
+// a repository (see hookKind).
+func repoHookKind(digests *secretdigest.Digester) hookKind[*forgev1.RepoHook] {
+	return hookKind[*forgev1.RepoHook]{
+		digests: digests,
+		newObj:  func() *forgev1.RepoHook { return &forgev1.RepoHook{} },
+		newList: func() client.ObjectList { return &forgev1.RepoHookList{} },
+		parts: func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
+			return &h.Spec.HookSpec, &h.Status, scopeOf(&h.Spec.Repository, nil)
+		},
+	}
+}

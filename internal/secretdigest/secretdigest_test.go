@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secretdigest_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+var ref = types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
+
+func TestDigestKeyIsCreatedOnceAndSurvivesANewDigester(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientBuilder().Build()
+	first, err := secretdigest.New(c, c, ref).Digest(ctx, "uid/secretRef", "hunter2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, ref, &s); err != nil {
+		t.Fatalf("the key Secret was not created: %v", err)
+	}
+	if n := len(s.Data[secretdigest.DataKey]); n != 32 {
+		t.Errorf("key of %d bytes, want 32", n)
+	}
+	// A new process (restart, new leader) reads the same key: same digest.
+	again, err := secretdigest.New(c, c, ref).Digest(ctx, "uid/secretRef", "hunter2")
+	if err != nil || again != first {
+		t.Errorf("digest after a restart %q (%v), want %q", again, err, first)
+	}
+	plain := sha256.Sum256([]byte("hunter2"))
+	if !strings.HasPrefix(first, "hmac-sha256:") || strings.Contains(first, "hunter2") ||
+		strings.Contains(first, base64.RawStdEncoding.EncodeToString(plain[:])) {
+		t.Errorf("digest %q: want a keyed hmac-sha256, never the value or its plain hash", first)
+	}
+	other, _ := secretdigest.New(c, c, ref).Digest(ctx, "uid/authorizationHeaderSecretRef", "hunter2")
+	if other == first {
+		t.Error("one value under two scopes gives one digest: status would show which hooks share a secret")
+	}
+	changed, _ := secretdigest.New(c, c, ref).Digest(ctx, "uid/secretRef", "hunter3")
+	if changed == first {
+		t.Error("two values give one digest")
+	}
+}
+
+func TestDigestKeyCreatedByAnotherReplicaWins(t *testing.T) {
+	ctx := context.Background()
+	theirs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+		Data: map[string][]byte{secretdigest.DataKey: []byte(strings.Repeat("k", 32))}}
+	backing := fake.NewClientBuilder().Build()
+	// The Get misses, then the other replica creates the Secret before ours.
+	c := interceptor.NewClient(backing, interceptor.Funcs{
+		Create: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if err := cl.Create(ctx, theirs.DeepCopy()); err != nil {
+				return err
+			}
+			return apierrors.NewAlreadyExists(corev1.Resource("secrets"), obj.GetName())
+		},
+	})
+	got, err := secretdigest.New(c, c, ref).Digest(ctx, "s", "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := secretdigest.New(backing, backing, ref).Digest(ctx, "s", "v")
+	if err != nil || got != want {
+		t.Errorf("digest %q, want %q with the other replica's key (%v)", got, want, err)
+	}
+}
+
+func TestDigestRefusesAShortKey(t *testing.T) {
+	c := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+		Data: map[string][]byte{secretdigest.DataKey: []byte("short")}}).Build()
+	_, err := secretdigest.New(c, c, ref).Digest(context.Background(), "s", "v")
+	if err == nil || !strings.Contains(err.Error(), "delete it") {
+		t.Errorf("err %v, want a refusal that says how to get a new key", err)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "ops")
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{"", "ops/" + secretdigest.DefaultName, ""},
+		{"digest-key", "ops/digest-key", ""},
+		{"other/digest-key", "other/digest-key", ""},
+		{"/digest-key", "", "want namespace/name"},
+		{"a/b/c", "", "want namespace/name"},
+	} {
+		got, err := secretdigest.ParseRef(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseRef(%q) err %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got.String() != tc.want {
+			t.Errorf("ParseRef(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	t.Setenv("POD_NAMESPACE", "")
+	if _, err := secretdigest.ParseRef("digest-key"); err == nil && !fileExists(secretdigest.ServiceAccountNamespaceFile) {
+		t.Error("a bare name outside a cluster: want an error asking for namespace/name")
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
