@@ -100,9 +100,6 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 	return items
 }
 
-// PlanKinds names the kinds Plan plans.
-var PlanKinds = []string{"Label", "LabelSet", "OrgHook", "Organization", "Project", "RepoHook", "RunnerSetting"}
-
 type planState struct {
 	env     PlanEnv
 	fc      forge.Interface

@@ -104,6 +104,21 @@ metadata: {name: web-feature, namespace: team}
 spec: {forgeRef: {name: gitea}, repository: acme/web, name: feature, color: "#00ff00"}
 ---
 apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: newco-bug, namespace: team}
+spec: {forgeRef: {name: gitea}, organization: newco, name: bug, color: "#00ff00"}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: paused, namespace: team}
+spec: {forgeRef: {name: gitea}, organization: acme, name: paused, color: "#00ff00", suspend: true}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Organization
+metadata: {name: watched, namespace: audit}
+spec: {forgeRef: {name: gitea}, name: acme, location: Lisbon, managementPolicy: Observe}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
 kind: OrgHook
 metadata: {name: ci, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "https://ci.example.com/hook"}
@@ -173,7 +188,10 @@ func TestPlanEveryVerb(t *testing.T) {
 	want := []string{
 		"Label team/bug: in sync\n",
 		"Label team/bug-again: conflict (label \"bug\" in organization acme is also managed by Label team/bug)\n",
+		"Label team/newco-bug: create (organization newco not found on the forge; waiting for it to exist)\n",
+		"Label team/paused: in sync (spec.suspend is true: the operator makes no forge calls)\n",
 		"Label team/web-feature: create\n",
+		"Organization audit/watched: in sync (managementPolicy Observe: the operator never changes the forge object)\n  location: \"\" -> \"Lisbon\"\n",
 		"LabelSet team/web-labels: error (not supported yet",
 		"OrgHook team/chat: unknown (the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n)\n",
 		"OrgHook team/ci: in sync\n",
@@ -186,7 +204,7 @@ func TestPlanEveryVerb(t *testing.T) {
 		"RepoHook team/web-deploy: create\n",
 		"RunnerSetting team/r1: update\n  disabled: false -> true\n",
 		"RunnerSetting team/r9: error (no runner \"r9\" in organization acme yet; waiting for it to register)\n",
-		"Plan: 3 create, 3 update, 1 replace, 1 unknown, 1 conflict, 2 error, 2 in sync.\n",
+		"Plan: 4 create, 3 update, 1 replace, 1 unknown, 1 conflict, 2 error, 4 in sync.\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(text, w) {
