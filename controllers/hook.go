@@ -386,12 +386,16 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 	switch {
 	case e.isUnknown("url"):
 		// Not compared: Observation.Unknown says so.
-	case s.URLSecretRef != nil:
-		if h.Config["url"] != e.url {
-			c.changes = append(c.changes, reconciler.Change{Field: "url", Have: shownSecret, Want: shownSecret})
+	case h.Config["url"] != e.url:
+		// A URL from a Secret, or a chat hook's, carries a token: not shown.
+		have, want := show(h.Config["url"]), show(e.url)
+		if forge.URLIsSecret(h.Type) || forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+			have = shownSecret
 		}
-	default:
-		diff("url", h.Config["url"], e.url, h.Config["url"] != e.url)
+		if forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+			want = shownSecret
+		}
+		c.changes = append(c.changes, reconciler.Change{Field: "url", Have: have, Want: want})
 	}
 	diff("contentType", h.Config["content_type"], hookContentType(s), h.Config["content_type"] != hookContentType(s))
 	diff("active", h.Active, active, h.Active != active)

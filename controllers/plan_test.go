@@ -213,6 +213,36 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 		got = run(t, c)
 		compareItems(t, map[string]plan.Item{"signed": {Action: plan.Replace, Reason: "secret cannot be changed in place"}}, got)
 	})
+
+	t.Run("with the Secrets but not the digest key", func(t *testing.T) {
+		scheme := runtime.NewScheme()
+		_ = corev1.AddToScheme(scheme)
+		_ = forgev1.AddToScheme(scheme)
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook"},
+			Data: map[string][]byte{"secret": []byte(planSecretOld), "url": []byte(planChatNew), "header": []byte(planHeader)}}
+		sent := []forgev1.AppliedSecret{{Field: fieldSecret, Name: "hook", Key: "secret", ResourceVersion: "1", Digest: "hmac-sha256:AAAA"}}
+		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(secret,
+			&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "signed", UID: "uid-signed"},
+				Status: forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: signed.ID}, AppliedSecrets: sent}},
+			// Its status points at the Slack hook: the type cannot change in place.
+			&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "plain-b", UID: "uid-plain-b"},
+				Status: forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: chat.ID}}},
+		).Build()
+		got := run(t, c)
+		compareItems(t, map[string]plan.Item{
+			// Sent before, but without the key the value cannot be compared; plan creates no key.
+			"signed":  {Action: plan.InSync, Changes: []plan.Change{{Field: "secret", Forge: "(secret)", Spec: "unknown"}}},
+			// The Slack hook's URL carries a token: never shown.
+			"plain-b": {Action: plan.Replace, Reason: "type cannot be changed in place",
+				Changes: []plan.Change{{Field: "url", Forge: "(secret)", Spec: `"https://plain.example.com/hook"`}}},
+			// The URL read from its Secret matches no hook.
+			"chat": {Action: plan.Create},
+		}, got)
+		var keys corev1.SecretList
+		if err := c.List(ctx, &keys, client.InNamespace("op")); err != nil || len(keys.Items) != 0 {
+			t.Fatalf("plan created a digest key: %v %v", keys.Items, err)
+		}
+	})
 }
 
 func labelIDs(t *testing.T, ff *fakeforge.Server) string {
