@@ -231,7 +231,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 		got := run(t, c)
 		compareItems(t, map[string]plan.Item{
 			// Sent before, but without the key the value cannot be compared; plan creates no key.
-			"signed":  {Action: plan.InSync, Changes: []plan.Change{{Field: "secret", Forge: "(secret)", Spec: "unknown"}}},
+			"signed": {Action: plan.InSync, Changes: []plan.Change{{Field: "secret", Forge: "(secret)", Spec: "unknown"}}},
 			// The Slack hook's URL carries a token: never shown.
 			"plain-b": {Action: plan.Replace, Reason: "type cannot be changed in place",
 				Changes: []plan.Change{{Field: "url", Forge: "(secret)", Spec: `"https://plain.example.com/hook"`}}},
