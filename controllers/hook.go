@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -84,11 +85,17 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
-	read := func(ref *forgev1.SecretKeySelector, field string, dst *string) error {
+	// shown names the field in Diff and Unknown.
+	read := func(ref *forgev1.SecretKeySelector, field, shown string, dst *string) error {
 		if ref == nil {
 			return nil
 		}
 		v, rv, err := connection.SecretValue(ctx, pass.Reader, obj.GetNamespace(), ref.Name, ref.Key)
+		if errors.Is(err, reconciler.ErrUnreadable) {
+			// A plan without access to the Secret: compare what can be.
+			e.unknown = append(e.unknown, shown)
+			return nil
+		}
 		if err != nil {
 			if deleting {
 				return nil
@@ -100,6 +107,12 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 			return nil // the URL is compared as it is; a deletion sends nothing
 		}
 		digest, err := k.digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
+		if errors.Is(err, reconciler.ErrUnreadable) {
+			// A plan that cannot read the digest key cannot tell the value
+			// from the one last sent.
+			e.unknown = append(e.unknown, shown)
+			return nil
+		}
 		if err != nil {
 			// The operator's setup, not the resource, needs fixing: say so
 			// on the resource, and retry with backoff.
@@ -108,13 +121,13 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 		e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest})
 		return nil
 	}
-	if err := read(spec.URLSecretRef, "", &e.url); err != nil {
+	if err := read(spec.URLSecretRef, "", "url", &e.url); err != nil {
 		return nil, err
 	}
-	if err := read(spec.SecretRef, fieldSecret, &e.secret); err != nil {
+	if err := read(spec.SecretRef, fieldSecret, "secret", &e.secret); err != nil {
 		return nil, err
 	}
-	if err := read(spec.AuthorizationHeaderSecretRef, fieldAuthHeader, &e.authHeader); err != nil {
+	if err := read(spec.AuthorizationHeaderSecretRef, fieldAuthHeader, "authorizationHeader", &e.authHeader); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(e.applied, func(x, y forgev1.AppliedSecret) int { return strings.Compare(x.Field, y.Field) })
@@ -138,8 +151,12 @@ type hook struct {
 	url, secret, authHeader string
 	// applied is what status.appliedSecrets becomes once the values are sent.
 	applied []forgev1.AppliedSecret
+	// unknown names the fields whose Secret a plan could not read.
+	unknown []string
 	found   *forge.Hook
 }
+
+func (e *hook) isUnknown(field string) bool { return slices.Contains(e.unknown, field) }
 
 func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if id := e.status.ID; id != 0 {
@@ -151,6 +168,11 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 			return reconciler.Observation{}, err
 		}
 		// Gone (or its organization or repository is): look for one to adopt, as on first sight.
+	}
+	if e.isUnknown("url") {
+		// A hook is found by its URL: without it, a plan cannot tell
+		// whether one exists.
+		return reconciler.Observation{Unknown: []string{"url"}}, nil
 	}
 	if e.url == "" {
 		return reconciler.Observation{}, nil // being deleted without its URL Secret
@@ -202,22 +224,27 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 		// Someone else's hook: its secret is unknown, nothing recorded applies.
 		have = nil
 	}
-	changed := map[string]bool{
-		fieldSecret:     appliedDiffers(have, e.applied, fieldSecret),
-		fieldAuthHeader: e.authHeaderChanged(h, have),
-	}
 	obs := reconciler.Observation{Exists: true, ID: h.ID}
+	changed := map[string]bool{
+		fieldSecret:     e.secretChanged(have, &obs),
+		fieldAuthHeader: e.authHeaderChanged(h, have, &obs),
+	}
 	switch {
 	case h.Type != string(e.spec.Type):
 		obs.Replace, obs.ReplaceBecause = true, "type"
 	case changed[fieldSecret]:
 		obs.Replace, obs.ReplaceBecause = true, "secret"
 	}
-	obs.Diff = e.changes(h).fields
+	obs.Changes = e.changes(h).changes
 	if changed[fieldAuthHeader] {
-		obs.Diff = append(obs.Diff, "authorizationHeader")
-		slices.Sort(obs.Diff)
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "authorizationHeader", Have: shownSecret, Want: shownSecret})
+		slices.SortFunc(obs.Changes, byField)
 	}
+	obs.Diff = reconciler.Fields(obs.Changes)
+	if e.isUnknown("url") {
+		obs.Unknown = append(obs.Unknown, "url")
+	}
+	slices.Sort(obs.Unknown)
 	if !e.deleting {
 		e.status.AppliedSecrets = settled(have, e.applied, changed)
 	}
@@ -272,7 +299,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 			return reconciler.Observation{}, err
 		}
 		if h != nil {
-			if c := e.changes(h); len(c.fields) > 0 {
+			if c := e.changes(h); len(c.changes) > 0 {
 				if _, err := e.fc.EditHook(ctx, e.scope.Scope, h.ID, c.opt); err != nil {
 					return reconciler.Observation{}, err
 				}
@@ -333,8 +360,8 @@ func (e *hook) config(have map[string]string) map[string]string {
 }
 
 type hookChanges struct {
-	opt    forge.EditHookOption
-	fields []string
+	opt     forge.EditHookOption
+	changes []reconciler.Change
 }
 
 // changes compares the managed fields but the authorization header (see
@@ -351,35 +378,73 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		Active:              &active,
 		Name:                &s.Name,
 	}}
-	diff := func(field string, differs bool) {
+	diff := func(field string, have, want any, differs bool) {
 		if differs {
-			c.fields = append(c.fields, field)
+			c.changes = append(c.changes, change(field, have, want))
 		}
 	}
-	diff("url", h.Config["url"] != e.url)
-	diff("contentType", h.Config["content_type"] != hookContentType(s))
-	diff("active", h.Active != active)
-	diff("branchFilter", h.BranchFilter != s.BranchFilter)
-	diff("name", h.Name != s.Name)
-	diff("events", !slices.Equal(ExpandHookEvents(s.Events), normalizeEvents(h.Events)))
-	configDiffers := false
-	for k, v := range s.Config {
-		if have, ok := h.Config[k]; ok && have != v {
-			configDiffers = true
+	switch {
+	case e.isUnknown("url"):
+		// Not compared: Observation.Unknown says so.
+	case h.Config["url"] != e.url:
+		// A URL from a Secret, or a chat hook's, carries a token: not shown.
+		have, want := show(h.Config["url"]), show(e.url)
+		if forge.URLIsSecret(h.Type) || forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+			have = shownSecret
+		}
+		if forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+			want = shownSecret
+		}
+		c.changes = append(c.changes, reconciler.Change{Field: "url", Have: have, Want: want})
+	}
+	diff("contentType", h.Config["content_type"], hookContentType(s), h.Config["content_type"] != hookContentType(s))
+	diff("active", h.Active, active, h.Active != active)
+	diff("branchFilter", h.BranchFilter, s.BranchFilter, h.BranchFilter != s.BranchFilter)
+	diff("name", h.Name, s.Name, h.Name != s.Name)
+	wantEvents, haveEvents := ExpandHookEvents(s.Events), normalizeEvents(h.Events)
+	diff("events", haveEvents, wantEvents, !slices.Equal(wantEvents, haveEvents))
+	var haveCfg, wantCfg []string
+	for _, k := range slices.Sorted(maps.Keys(s.Config)) {
+		if have, ok := h.Config[k]; ok && have != s.Config[k] {
+			haveCfg = append(haveCfg, k+"="+have)
+			wantCfg = append(wantCfg, k+"="+s.Config[k])
 		}
 	}
-	diff("config", configDiffers)
-	slices.Sort(c.fields)
+	diff("config", haveCfg, wantCfg, len(wantCfg) > 0)
+	slices.SortFunc(c.changes, byField)
 	return c
 }
 
 // authHeaderChanged compares the header itself where the server returns it,
-// and otherwise the digest of the value last sent.
-func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret) bool {
-	if e.headerReadable || h.AuthorizationHeader != "" {
+// and otherwise the digest of the value last sent. A header a plan cannot
+// read is unknown (obs.Unknown), unless nothing was ever sent for it.
+func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
+	readable := e.headerReadable || h.AuthorizationHeader != ""
+	if e.isUnknown("authorizationHeader") {
+		if _, sent := appliedFor(have, fieldAuthHeader); readable || sent {
+			obs.Unknown = append(obs.Unknown, "authorizationHeader")
+			return false
+		}
+		return true // set where it was not
+	}
+	if readable {
 		return h.AuthorizationHeader != e.authHeader
 	}
 	return appliedDiffers(have, e.applied, fieldAuthHeader)
+}
+
+// secretChanged compares the secret by the digest of the value last sent.
+// A secret a plan cannot read is unknown (obs.Unknown), unless nothing
+// was ever sent for it: then it is set where it was not, whatever its value.
+func (e *hook) secretChanged(have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
+	if e.isUnknown("secret") {
+		if _, sent := appliedFor(have, fieldSecret); sent {
+			obs.Unknown = append(obs.Unknown, "secret")
+			return false
+		}
+		return true
+	}
+	return appliedDiffers(have, e.applied, fieldSecret)
 }
 
 // sent records the values just sent to the forge.

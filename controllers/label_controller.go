@@ -111,7 +111,8 @@ func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 
 func (e *label) observed(l *forge.Label) reconciler.Observation {
 	e.found = l
-	return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL, Diff: e.changes(l).fields}
+	c := e.changes(l)
+	return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL, Diff: reconciler.Fields(c.changes), Changes: c.changes}
 }
 
 func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -125,7 +126,7 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
 	// Organization labels ignore is_archived on create: archive in a second step.
-	if c := e.changes(l); len(c.fields) > 0 {
+	if c := e.changes(l); len(c.changes) > 0 {
 		if l, err = e.fc.EditLabel(ctx, e.scope.Scope, l.ID, c.opt); err != nil {
 			return reconciler.Observation{}, err
 		}
@@ -143,30 +144,38 @@ func (e *label) Delete(ctx context.Context, obs reconciler.Observation) error {
 }
 
 type labelChanges struct {
-	opt    forge.EditLabelOption
-	fields []string
+	opt     forge.EditLabelOption
+	changes []reconciler.Change
 }
+
+func byField(a, b reconciler.Change) int { return strings.Compare(a.Field, b.Field) }
 
 // changes compares the managed fields. is_archived is always sent: the
 // forge un-archives a label when a PATCH omits it.
 func (e *label) changes(l *forge.Label) labelChanges {
 	s := e.obj.Spec
 	c := labelChanges{opt: forge.EditLabelOption{IsArchived: l.IsArchived}}
+	add := func(field string, have, want any) { c.changes = append(c.changes, change(field, have, want)) }
 	if name := e.obj.LabelName(); name != l.Name {
-		c.opt.Name, c.fields = &name, append(c.fields, "name")
+		c.opt.Name = &name
+		add("name", l.Name, name)
 	}
 	if color := forge.NormalizeColor(s.Color); color != forge.NormalizeColor(l.Color) {
-		c.opt.Color, c.fields = &color, append(c.fields, "color")
+		c.opt.Color = &color
+		add("color", forge.NormalizeColor(l.Color), color)
 	}
 	if s.Description != nil && *s.Description != l.Description {
-		c.opt.Description, c.fields = s.Description, append(c.fields, "description")
+		c.opt.Description = s.Description
+		add("description", l.Description, *s.Description)
 	}
 	if s.Exclusive != nil && *s.Exclusive != l.Exclusive {
-		c.opt.Exclusive, c.fields = s.Exclusive, append(c.fields, "exclusive")
+		c.opt.Exclusive = s.Exclusive
+		add("exclusive", l.Exclusive, *s.Exclusive)
 	}
 	if s.Archived != nil && *s.Archived != l.IsArchived {
-		c.opt.IsArchived, c.fields = *s.Archived, append(c.fields, "archived")
+		c.opt.IsArchived = *s.Archived
+		add("archived", l.IsArchived, *s.Archived)
 	}
-	slices.Sort(c.fields)
+	slices.SortFunc(c.changes, byField)
 	return c
 }

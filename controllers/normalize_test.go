@@ -24,6 +24,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 // TestLabelChanges covers the label diff: which fields differ, and the PATCH
@@ -72,7 +73,7 @@ func TestLabelChanges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := (&label{obj: tt.label}).changes(&onForge)
-			if diff := cmp.Diff(tt.fields, got.fields); diff != "" {
+			if diff := cmp.Diff(tt.fields, reconciler.Fields(got.changes)); diff != "" {
 				t.Errorf("fields (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.opt, got.opt); diff != "" {

@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,7 +66,8 @@ func (e *organization) Observe(ctx context.Context) (reconciler.Observation, err
 		return reconciler.Observation{}, err
 	}
 	edit := e.changes(org)
-	return reconciler.Observation{Exists: true, ID: org.ID, URL: e.web + "/" + org.Name, Diff: edit.fields}, nil
+	return reconciler.Observation{Exists: true, ID: org.ID, URL: e.web + "/" + org.Name,
+		Diff: reconciler.Fields(edit.changes), Changes: edit.changes}, nil
 }
 
 func (e *organization) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -107,8 +109,8 @@ func (e *organization) Delete(ctx context.Context, _ reconciler.Observation) err
 }
 
 type orgChanges struct {
-	opt    forge.EditOrgOption
-	fields []string
+	opt     forge.EditOrgOption
+	changes []reconciler.Change
 }
 
 // changes compares the managed (set) fields with the forge's organization.
@@ -118,7 +120,7 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 	diff := func(field string, want *string, have string, dst **string) {
 		if want != nil && *want != have {
 			*dst = want
-			c.fields = append(c.fields, field)
+			c.changes = append(c.changes, change(field, have, *want))
 		}
 	}
 	diff("fullName", s.FullName, org.FullName, &c.opt.FullName)
@@ -129,9 +131,32 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 	diff("visibility", s.Visibility, org.Visibility, &c.opt.Visibility)
 	if want := s.RepoAdminChangeTeamAccess; want != nil && *want != org.RepoAdminChangeTeamAccess {
 		c.opt.RepoAdminChangeTeamAccess = want
-		c.fields = append(c.fields, "repoAdminChangeTeamAccess")
+		c.changes = append(c.changes, change("repoAdminChangeTeamAccess", org.RepoAdminChangeTeamAccess, *want))
 	}
 	return c
+}
+
+// shownSecret stands for a Secret-backed value in a Change: never printed.
+const shownSecret = "(secret)"
+
+// change records one differing field for plan: strings quoted, lists as
+// lists, the rest as Go prints them.
+func change(field string, have, want any) reconciler.Change {
+	return reconciler.Change{Field: field, Have: show(have), Want: show(want)}
+}
+
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case []string:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }
 
 // setIf copies *src into *dst when src is set.

@@ -110,7 +110,8 @@ func (e *project) classify(ctx context.Context, err error) error {
 
 func (e *project) observed(p *forge.Project) reconciler.Observation {
 	e.found = p
-	return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL, Diff: e.changes(p).fields}
+	c := e.changes(p)
+	return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL, Diff: reconciler.Fields(c.changes), Changes: c.changes}
 }
 
 func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -122,7 +123,7 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
 	// A project is created open: close it in a second step.
-	if c := e.changes(p); len(c.fields) > 0 {
+	if c := e.changes(p); len(c.changes) > 0 {
 		if p, err = e.fc.EditProject(ctx, e.scope.Owner, e.scope.Repo, p.ID, c.opt); err != nil {
 			return reconciler.Observation{}, err
 		}
@@ -140,8 +141,8 @@ func (e *project) Delete(ctx context.Context, obs reconciler.Observation) error 
 }
 
 type projectChanges struct {
-	opt    forge.EditProjectOption
-	fields []string
+	opt     forge.EditProjectOption
+	changes []reconciler.Change
 }
 
 // changes compares the managed fields; only those that differ are sent.
@@ -150,7 +151,7 @@ func (e *project) changes(p *forge.Project) projectChanges {
 	var c projectChanges
 	diff := func(field, want, have string, dst **string) {
 		if want != have {
-			*dst, c.fields = &want, append(c.fields, field)
+			*dst, c.changes = &want, append(c.changes, change(field, have, want))
 		}
 	}
 	diff("title", s.Title, p.Title, &c.opt.Title)
@@ -159,7 +160,7 @@ func (e *project) changes(p *forge.Project) projectChanges {
 	}
 	diff("cardType", projectCardType(s), p.CardType, &c.opt.CardType)
 	diff("state", projectState(s), p.State, &c.opt.State)
-	slices.Sort(c.fields)
+	slices.SortFunc(c.changes, byField)
 	return c
 }
 

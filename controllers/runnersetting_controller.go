@@ -92,7 +92,8 @@ func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, er
 	st.RunnerID, st.RunnerName, st.RunnerStatus = r.ID, r.Name, r.Status
 	obs := reconciler.Observation{Exists: true, ID: r.ID}
 	if r.Disabled != e.obj.Spec.Disabled {
-		obs.Diff = []string{"disabled"}
+		obs.Changes = []reconciler.Change{change("disabled", r.Disabled, e.obj.Spec.Disabled)}
+		obs.Diff = reconciler.Fields(obs.Changes)
 	}
 	return obs, nil
 }

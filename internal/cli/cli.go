@@ -17,6 +17,7 @@ limitations under the License.
 // Package cli holds the manager binary's subcommands, which work on a
 // forge from outside the cluster: `forge-operator export`. Without a
 // subcommand the binary is the manager, so the image does not change.
+// `forge-operator plan` tells what the operator would change.
 package cli
 
 import (
@@ -34,13 +35,21 @@ import (
 )
 
 // Subcommands names the subcommands Run knows.
-var Subcommands = []string{"export"}
+var Subcommands = []string{"export", "plan"}
 
-// Run runs subcommand name with args and returns the exit code.
+// Run runs subcommand name with args and returns the exit code; plan
+// reads `-f -` from standard input.
 func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
+	return RunWithInput(ctx, name, args, os.Stdin, stdout, stderr)
+}
+
+// RunWithInput is Run with standard input given.
+func RunWithInput(ctx context.Context, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch name {
 	case "export":
 		return runExport(ctx, args, stdout, stderr)
+	case "plan":
+		return runPlan(ctx, args, stdin, stdout, stderr)
 	}
 	_, _ = fmt.Fprintf(stderr, "unknown subcommand %q (known: %s)\n", name, strings.Join(Subcommands, ", "))
 	return 1

@@ -248,9 +248,6 @@ func (b *builder) organization(o *forge.Organization) {
 	b.add(obj)
 }
 
-// chatHookTypes carry a token in their URL: those URLs go into a Secret.
-var chatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork"}
-
 // hookConfigKeys are the config keys besides url and content_type that the
 // forge returns (Slack's) and that OrgHook manages in spec.config.
 var hookConfigKeys = []string{"channel", "username", "icon_url", "color"}
@@ -272,7 +269,7 @@ func (b *builder) hook(sc forge.Scope, h forge.Hook) {
 	}
 	comment := []string{fmt.Sprintf("%s hook %d. The forge never returns a hook's secret: this hook is adopted", h.Type, h.ID),
 		"as it is (never replaced); add spec.secretRef to set a new secret, which replaces the hook."}
-	if slices.Contains(chatHookTypes, h.Type) {
+	if forge.URLIsSecret(h.Type) { // a token in the URL: into a Secret
 		secret := name + "-url"
 		spec.URLSecretRef = &forgev1.SecretKeySelector{Name: secret, Key: "url"}
 		comment = append(comment, fmt.Sprintf("Its URL carries a token: create Secret %s with key url holding the hook's URL before applying:", secret),

@@ -19,6 +19,7 @@ package forge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -294,3 +295,10 @@ func (o *Label) forgeID() int64        { return o.ID }
 func (o *Project) forgeID() int64      { return o.ID }
 func (o *Runner) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64   { return o.ID }
+
+// ChatHookTypes are the hook types whose URL carries a token (Slack,
+// Discord, ...): such a URL is a secret, never printed or exported.
+var ChatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork"}
+
+// URLIsSecret tells whether a hook of type typ has a secret URL.
+func URLIsSecret(typ string) bool { return slices.Contains(ChatHookTypes, strings.ToLower(typ)) }

@@ -18,6 +18,8 @@ package reconciler
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,13 +68,43 @@ type Observation struct {
 	// ID and URL of the forge object.
 	ID  int64
 	URL string
-	// Diff names the managed fields that differ from the spec; empty when up to date.
+	// Diff names the managed fields that differ from the spec; empty when up
+	// to date. It is Fields(Changes) where the kind reports Changes.
 	Diff []string
+	// Changes are the differing fields with the forge's and the spec's
+	// values as plan prints them; a Secret-backed value is never shown.
+	Changes []Change
+	// Unknown names the fields that could not be compared because the
+	// Secret holding the spec's value could not be read (plan without
+	// access to the cluster); the loop never sees one.
+	Unknown []string
 	// Replace says the object must be created anew and the old one deleted,
 	// because a field the forge cannot change differs; ReplaceBecause says which.
 	Replace        bool
 	ReplaceBecause string
 }
+
+// Change is one managed field that differs: Have is the forge's value and
+// Want the spec's, both formatted for people (strings quoted).
+type Change struct {
+	Field, Have, Want string
+}
+
+// Fields names the fields of changes, sorted and without repeats: an
+// Observation's Diff.
+func Fields(changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.Field)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ErrUnreadable marks a Secret that a read-only run (plan) was not allowed
+// to read: the kinds then report the fields it backs as Unknown instead of
+// failing.
+var ErrUnreadable = errors.New("not readable by this run")
 
 // UpToDate reports whether nothing needs to change.
 func (o Observation) UpToDate() bool { return o.Exists && len(o.Diff) == 0 && !o.Replace }
@@ -101,4 +133,11 @@ func (p *Pass) ClaimedBy(ctx context.Context, id int64) (string, error) {
 		return "", nil
 	}
 	return p.claimedBy(ctx, id)
+}
+
+// WithClaimedBy sets what ClaimedBy answers, for a Pass built outside the
+// loop (plan, whose holders are the other objects it plans).
+func (p *Pass) WithClaimedBy(f func(ctx context.Context, id int64) (string, error)) *Pass {
+	p.claimedBy = f
+	return p
 }

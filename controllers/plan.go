@@ -1,0 +1,296 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/plan"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// PlanEnv is what Plan works with.
+type PlanEnv struct {
+	// Forge is the forge's client; Plan reaches it only through forge.ReadOnly.
+	Forge forge.Interface
+	// Server is what the forge is, from its reported version.
+	Server forge.Server
+	// WebURL is the forge's web root, for the URLs of its objects.
+	WebURL string
+	// Reader, when set, reads the Secrets the objects reference and the
+	// resources as they are in the cluster (their status: forge ids and the
+	// digests of secrets sent), in Namespace only. Without it Secret-backed
+	// fields are unknown and every object is planned as new to the cluster.
+	Reader    client.Reader
+	Namespace string
+	// DigestKey is the operator's secret digest key Secret, readable through
+	// Reader to compare secrets with those last sent.
+	DigestKey types.NamespacedName
+}
+
+// Plan tells, per object of the operator's kinds in objs, what the operator
+// would do: it runs each kind's own Connect and Observe (the code the loop
+// runs) over a forge client that refuses every write, and maps the
+// observation as the loop would. Objects of other kinds are left out.
+func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) []plan.Item {
+	reader := planReader{r: env.Reader, ns: env.Namespace, key: env.DigestKey}
+	st := &planState{
+		env:     env,
+		fc:      forge.ReadOnly(env.Forge),
+		reader:  reader,
+		digests: secretdigest.New(reader, refusingWriter{}, env.DigestKey),
+		keys:    map[string]string{},
+		ids:     map[string]string{},
+	}
+	planners := map[string]planner{
+		"Organization":  kindPlanner[*forgev1.Organization]{kind: organizationKind{}, creates: true},
+		"Label":         kindPlanner[*forgev1.Label]{kind: labelKind{}, creates: true},
+		"OrgHook":       kindPlanner[*forgev1.OrgHook]{kind: orgHookKind(st.digests), creates: true},
+		"RepoHook":      kindPlanner[*forgev1.RepoHook]{kind: repoHookKind(st.digests), creates: true},
+		"Project":       kindPlanner[*forgev1.Project]{kind: projectKind{}, creates: true},
+		"RunnerSetting": kindPlanner[*forgev1.RunnerSetting]{kind: runnerSettingKind{}},
+		"LabelSet":      unsupported{},
+	}
+	// In a fixed order, so that of two resources claiming one forge object
+	// the same one is reported as the conflict every time, as the loop
+	// leaves the older (here: first by name) in charge.
+	objs = slices.Clone(objs)
+	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
+		return strings.Compare(a.GetKind()+"/"+a.GetNamespace()+"/"+a.GetName(), b.GetKind()+"/"+b.GetNamespace()+"/"+b.GetName())
+	})
+	var items []plan.Item
+	for _, u := range objs {
+		if u.GroupVersionKind().Group != forgev1.GroupVersion.Group {
+			continue
+		}
+		p, ok := planners[u.GetKind()]
+		if !ok {
+			continue // the Forge itself, or a kind this version does not manage
+		}
+		it := p.plan(ctx, u.DeepCopy(), st)
+		it.Kind, it.Namespace, it.Name = u.GetKind(), u.GetNamespace(), u.GetName()
+		items = append(items, it)
+	}
+	return items
+}
+
+type planState struct {
+	env     PlanEnv
+	fc      forge.Interface
+	reader  planReader
+	digests *secretdigest.Digester
+	// keys and ids hold the object (namespace/name) planned first with a
+	// natural key or forge id, per kind, namespace and Forge.
+	keys, ids map[string]string
+}
+
+type planner interface {
+	plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item
+}
+
+// unsupported plans a kind whose controller is not part of this version.
+type unsupported struct{}
+
+func (unsupported) plan(context.Context, *unstructured.Unstructured, *planState) plan.Item {
+	return plan.Item{Action: plan.Error, Reason: "not supported yet: this version of plan has no controller code for the kind"}
+}
+
+// kindPlanner plans one object of kind T with T's own code.
+type kindPlanner[T forgev1.Managed] struct {
+	kind reconciler.Kind[T]
+	// creates is false for kinds whose objects the forge makes (runners).
+	creates bool
+}
+
+func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
+	if err := st.live(ctx, u); err != nil {
+		return plan.Item{Action: plan.Error, Reason: err.Error()}
+	}
+	obj := p.kind.New()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
+		return plan.Item{Action: plan.Error, Reason: fmt.Sprintf("not a valid %s: %v", u.GetKind(), err)}
+	}
+	spec := obj.GetManagedSpec()
+	if spec.Suspend {
+		return plan.Item{Action: plan.InSync, Reason: "spec.suspend is true: the operator makes no forge calls"}
+	}
+	scope := u.GetKind() + "|" + obj.GetNamespace() + "|" + spec.ForgeRef.Name + "|"
+	self := obj.GetNamespace() + "/" + obj.GetName()
+	what := p.kind.Describe(obj)
+	if key := p.kind.Key(obj); key != "" {
+		if other, ok := st.keys[scope+key]; ok {
+			return plan.Item{Action: plan.Conflict, Reason: fmt.Sprintf("%s is also managed by %s %s", what, u.GetKind(), other)}
+		}
+		st.keys[scope+key] = self
+	}
+	pass := (&reconciler.Pass{Forge: st.fc, Server: st.env.Server, WebURL: st.env.WebURL, Reader: st.reader}).
+		WithClaimedBy(func(_ context.Context, id int64) (string, error) {
+			if other := st.ids[fmt.Sprintf("%s%d", scope, id)]; other != self {
+				return other, nil
+			}
+			return "", nil
+		})
+	ext, err := p.kind.Connect(ctx, obj, pass)
+	if err != nil {
+		return p.failed(err)
+	}
+	obs, err := ext.Observe(ctx)
+	if err != nil {
+		return p.failed(err)
+	}
+	it := plan.Item{Changes: changesOf(obs)}
+	if obs.Exists {
+		idKey := fmt.Sprintf("%s%d", scope, obs.ID)
+		if other, ok := st.ids[idKey]; ok && other != self {
+			return plan.Item{Action: plan.Conflict, Reason: fmt.Sprintf("%s (id %d) is also managed by %s %s", what, obs.ID, u.GetKind(), other)}
+		}
+		st.ids[idKey] = self
+	}
+	if spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
+		it.Action, it.Reason = plan.InSync, "managementPolicy Observe: the operator never changes the forge object"
+		return it
+	}
+	switch {
+	case !obs.Exists && slices.Contains(obs.Unknown, "url"):
+		it.Action, it.Reason = plan.Unknown, "the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n"
+		it.Changes = nil
+	case !obs.Exists:
+		it.Action = plan.Create
+	case obs.Replace:
+		it.Action, it.Reason = plan.Replace, obs.ReplaceBecause+" cannot be changed in place"
+	case len(obs.Diff) > 0:
+		it.Action = plan.Update
+	default:
+		it.Action = plan.InSync
+	}
+	return it
+}
+
+// failed maps an error of Connect or Observe as the loop classifies it.
+func (p kindPlanner[T]) failed(err error) plan.Item {
+	c, ok := reconciler.Classify(err)
+	switch {
+	case !ok:
+		return plan.Item{Action: plan.Error, Reason: err.Error()}
+	case c.Reason == forgev1.ReasonConflict:
+		return plan.Item{Action: plan.Conflict, Reason: c.Message}
+	case c.Reason == forgev1.ReasonParentNotFound && p.creates:
+		// The operator waits for the organization or repository, then creates.
+		return plan.Item{Action: plan.Create, Reason: c.Message}
+	}
+	return plan.Item{Action: plan.Error, Reason: c.Message}
+}
+
+func changesOf(obs reconciler.Observation) []plan.Change {
+	var out []plan.Change
+	for _, c := range obs.Changes {
+		out = append(out, plan.Change{Field: c.Field, Forge: c.Have, Spec: c.Want})
+	}
+	for _, f := range obs.Unknown {
+		out = append(out, plan.Change{Field: f, Forge: shownSecret, Spec: plan.UnknownValue})
+	}
+	slices.SortStableFunc(out, func(a, b plan.Change) int { return strings.Compare(a.Field, b.Field) })
+	return out
+}
+
+// live puts the status (forge id, secrets sent) and UID of the resource as
+// it is in the cluster into u, so that it is planned as the operator would
+// see it; nothing when plan has no cluster or the resource is not there.
+func (st *planState) live(ctx context.Context, u *unstructured.Unstructured) error {
+	if st.env.Reader == nil || u.GetNamespace() != st.env.Namespace {
+		return nil
+	}
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(u.GroupVersionKind())
+	err := st.env.Reader.Get(ctx, types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}, cur)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("read %s %s/%s from the cluster: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	if err != nil {
+		return nil
+	}
+	delete(u.Object, "status")
+	if status, ok := cur.Object["status"]; ok {
+		u.Object["status"] = status
+	}
+	u.SetUID(cur.GetUID())
+	return nil
+}
+
+// planReader reads through r only in namespace ns and the digest key
+// Secret; everything else is reconciler.ErrUnreadable, which the kinds
+// report as unknown fields.
+type planReader struct {
+	r   client.Reader
+	ns  string
+	key types.NamespacedName
+}
+
+func (p planReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	digestKey := p.key.Name != "" && key == p.key
+	if p.r == nil || (key.Namespace != p.ns && !digestKey) {
+		return fmt.Errorf("%s: %w", key, reconciler.ErrUnreadable)
+	}
+	err := p.r.Get(ctx, key, obj, opts...)
+	if digestKey && err != nil && !apierrors.IsNotFound(err) {
+		// Often outside the namespace the user may read: compare without it.
+		return fmt.Errorf("%v: %w", err, reconciler.ErrUnreadable)
+	}
+	return err
+}
+
+func (p planReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return fmt.Errorf("list: %w", reconciler.ErrUnreadable)
+}
+
+// refusingWriter is the digest key's writer in a plan: plan never creates
+// the key, and without it the secrets cannot be compared.
+type refusingWriter struct{}
+
+func (refusingWriter) refuse() error {
+	return fmt.Errorf("plan writes nothing to the cluster: %w", reconciler.ErrUnreadable)
+}
+func (w refusingWriter) Apply(context.Context, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+	return w.refuse()
+}
+func (w refusingWriter) Create(context.Context, client.Object, ...client.CreateOption) error {
+	return w.refuse()
+}
+func (w refusingWriter) Delete(context.Context, client.Object, ...client.DeleteOption) error {
+	return w.refuse()
+}
+func (w refusingWriter) Update(context.Context, client.Object, ...client.UpdateOption) error {
+	return w.refuse()
+}
+func (w refusingWriter) Patch(context.Context, client.Object, client.Patch, ...client.PatchOption) error {
+	return w.refuse()
+}
+func (w refusingWriter) DeleteAllOf(context.Context, client.Object, ...client.DeleteAllOfOption) error {
+	return w.refuse()
+}
