@@ -17,10 +17,11 @@ limitations under the License.
 // Command demo shows forge-operator doing its job on a machine with nothing
 // but Go: it starts a local control plane (kube-apiserver and etcd built by
 // hack/envtest), the fake forge, and the manager, applies config/samples,
-// sets the scene on the forge the way its users would (a repository created
+// sets the scene on the forge the way its users would (repositories created
 // through the API, a runner that registers itself), waits until every sample
 // is Ready, prints what the cluster and the forge now hold, then changes the
-// forge by hand and shows the drift corrected.
+// forge by hand and shows the drift corrected, and renames a label through
+// the LabelSet's previousNames with its issue keeping it.
 //
 // It keeps running until interrupted, with a kubeconfig in bin/demo, so that
 // kubectl can look around; --once (or DEMO_ONCE=1) exits after the table.

@@ -71,7 +71,7 @@ func TestDemoOnce(t *testing.T) {
 		"corrected after",
 		"Event Normal DriftCorrected on Label acme-kind-bug",
 		"renamed in place: label id",
-		"Event Normal Updated on LabelSet acme-standard-labels: 1 repository: renamed 1 label",
+		"Event Normal Updated on LabelSet acme-standard-labels: 2 repositories: created 1, renamed 1 labels",
 		"labels of repository acme/sandbox-play: none",
 		"forge_drift_corrections_total{kind=\"Label\"}",
 		"done (--once)",
