@@ -572,6 +572,11 @@ func labelSetChanges(s forgev1.LabelSetLabel, l forge.Label) labelChanges {
 // by their current names, leaving labels another resource manages.
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
 	repos, _, err := e.repositories(ctx)
+	if forge.IsNotFound(err) {
+		// The organization is gone, and its labels with it: holding the
+		// finalizer would block the set's deletion for ever.
+		return "the organization is gone; no labels to delete", nil
+	}
 	if err != nil {
 		return "", err
 	}

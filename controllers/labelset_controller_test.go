@@ -382,6 +382,21 @@ var _ = Describe("LabelSet", func() {
 		Expect(namesIn("old")).To(Equal([]string{"kind/bug"}), "an archived repository is never written")
 	})
 
+	It("with deletionPolicy Delete lets go when its organization is gone", func() {
+		_, err := fake.CreateOrg("gone")
+		Expect(err).NotTo(HaveOccurred())
+		s := newSet("standard", lbl("kind/bug", "d73a4a"))
+		s.Spec.Repositories.Organization = ptr(forgev1.OwnerName("gone"))
+		s.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(readyCondition(s)(Default).Message).To(Equal("0 repositories match the spec"))
+		Expect(fc.DeleteOrg(ctx, "gone")).To(Succeed())
+		Expect(k8s.Delete(ctx, s)).To(Succeed())
+		gone(s)
+		Expect(events(s)).To(ContainElement("Deleted: the organization is gone; no labels to delete"))
+	})
+
 	It("with deletionPolicy Orphan (the default) leaves the labels", func() {
 		repos("web")
 		s := newSet("standard", lbl("kind/bug", "d73a4a"))
