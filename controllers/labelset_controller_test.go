@@ -178,7 +178,8 @@ var _ = Describe("LabelSet", func() {
 
 		By("a repository created later gets the labels within a sync interval")
 		repos("web-c")
-		Eventually(func() []string { return namesIn("web-c") }, timeout, poll).Should(Equal([]string{"kind/bug", "kind/feature"}))
+		// One interval (2s, jittered) and the pass itself; room for a busy machine.
+		Eventually(func() []string { return namesIn("web-c") }, 5*syncInterval, poll).Should(Equal([]string{"kind/bug", "kind/feature"}))
 		Eventually(func(g Gomega) int32 {
 			g.Expect(k8s.Get(ctx, key(ns, s.Name), s)).To(Succeed())
 			return s.Status.InSync
