@@ -101,6 +101,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
 		func() error { return reconciler.Setup(ctx, mgr, repoHookKind(digests), pool, ropts) },
+		func() error { return reconciler.Setup(ctx, mgr, labelSetKind{}, pool, ropts) },
 	} {
 		if err := setup(); err != nil {
 			return err

@@ -236,7 +236,7 @@ func newNamespace(opts ...fakeforge.Option) string {
 func removeAll(ns string) {
 	ctx := context.Background()
 	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.RepoHookList{}, &forgev1.LabelList{},
-		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.ForgeList{}}
+		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.LabelSetList{}, &forgev1.ForgeList{}}
 	for _, list := range lists {
 		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 		items, err := meta.ExtractList(list)

@@ -18,6 +18,8 @@ package v1alpha1_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,74 +29,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// labelSetSample is the sample meant for config/samples once the LabelSet
-// controller runs (make demo waits for every sample to be Ready, so it
-// cannot go there before): acme's standard labels in every repository but
-// the sandboxes.
-const labelSetSample = `
-# Acme's standard labels in every repository but the sandboxes: one
-# LabelSet instead of one Label per label per repository. Scoped labels
-# ("scope/name", exclusive) let an issue carry one label of each scope.
-# previousNames adopts what repositories already have under an old name:
-# the label is renamed in place and stays on its issues and pull requests.
-# mode defaults to Additive (labels the set does not list are left alone)
-# and deletionPolicy to Orphan (deleting the set leaves its labels). The
-# kind/* and priority/* labels are organization-wide Labels, and acme/web's
-# own labels are Labels too: the set lists none of their names.
-apiVersion: forge.forgeops.dev/v1alpha1
-kind: LabelSet
-metadata:
-  name: acme-standard-labels
-spec:
-  forgeRef:
-    name: gitea
-  repositories:
-    organization: acme
-    exclude: ["sandbox-*"]
-  labels:
-    - name: status/in-progress
-      color: "#fbca04"
-      description: Someone is working on it
-      exclusive: true
-      previousNames: ["in progress", "wip"]
-    - name: status/blocked
-      color: "#b60205"
-      description: Waiting on something outside this repository
-      exclusive: true
-      previousNames: ["blocked"]
-    - name: status/needs-info
-      color: "#d4c5f9"
-      description: The reporter needs to say more
-      exclusive: true
-    - name: size/S
-      color: "#c2e0c6"
-      description: Under a day of work
-      exclusive: true
-    - name: size/M
-      color: "#7bcf8f"
-      description: A few days of work
-      exclusive: true
-    - name: size/L
-      color: "#0e8a16"
-      description: A week or more; consider splitting
-      exclusive: true
-    - name: resolution/duplicate
-      color: "#cfd3d7"
-      description: Already reported elsewhere
-      exclusive: true
-      previousNames: ["duplicate"]
-    - name: resolution/invalid
-      color: "#e4e669"
-      description: Not a problem in this repository
-      exclusive: true
-      previousNames: ["invalid"]
-    - name: security
-      color: "#ee0701"
-      description: Has security impact; handle privately first
-    - name: dependencies
-      color: "#0366d6"
-      description: Updates a dependency
-`
+// labelSetSample is config/samples' LabelSet: acme's standard labels in
+// every repository but the sandboxes.
+func labelSetSample() string {
+	raw, err := os.ReadFile(filepath.Join(samplesDir, "forge_v1alpha1_labelset.yaml"))
+	if err != nil {
+		panic(fmt.Sprintf("read the LabelSet sample: %v", err))
+	}
+	return string(raw)
+}
 
 func init() {
 	bases["LabelSet"] = `
@@ -178,7 +121,7 @@ var _ = Describe("LabelSet admission", func() {
 			Expect(create(ctx, u)).To(Succeed())
 		},
 		Entry("the base object", obj("LabelSet")),
-		Entry("the standard-labels sample", sampleObj(labelSetSample)),
+		Entry("the standard-labels sample", sampleObj(labelSetSample())),
 		Entry("repositories by name", obj("LabelSet", byNames("acme/web", "acme/api"))),
 		Entry("500 repositories by name", obj("LabelSet", unset("spec.repositories.organization"),
 			set("spec.repositories.names", repoNames(500)))),

@@ -117,8 +117,8 @@ var _ = Describe("config/samples", func() {
 			seen[id] = true
 			byKind[s.obj.GetKind()] = append(byKind[s.obj.GetKind()], s.obj)
 		}
-		Expect(byKind).To(HaveLen(7), "one or more samples of each of the seven kinds")
-		for _, kind := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting"} {
+		Expect(byKind).To(HaveLen(8), "one or more samples of each of the eight kinds")
+		for _, kind := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
 			Expect(byKind).To(HaveKey(kind))
 		}
 
@@ -142,7 +142,7 @@ var _ = Describe("config/samples", func() {
 				if kind != "Forge" {
 					Expect(forges).To(HaveKey(str(o, "spec", "forgeRef", "name")), "%s names a Forge the samples lack", id)
 				}
-				if org := str(o, "spec", "organization"); org != "" {
+				if org := str(o, "spec", "organization") + str(o, "spec", "repositories", "organization"); org != "" {
 					Expect(orgs).To(HaveKey(org), "%s is in an organization the samples lack", id)
 				}
 				if repo := str(o, "spec", "repository"); repo != "" {

@@ -17,10 +17,11 @@ limitations under the License.
 // Command demo shows forge-operator doing its job on a machine with nothing
 // but Go: it starts a local control plane (kube-apiserver and etcd built by
 // hack/envtest), the fake forge, and the manager, applies config/samples,
-// sets the scene on the forge the way its users would (a repository created
+// sets the scene on the forge the way its users would (repositories created
 // through the API, a runner that registers itself), waits until every sample
 // is Ready, prints what the cluster and the forge now hold, then changes the
-// forge by hand and shows the drift corrected.
+// forge by hand and shows the drift corrected, and renames a label through
+// the LabelSet's previousNames with its issue keeping it.
 //
 // It keeps running until interrupted, with a kubeconfig in bin/demo, so that
 // kubectl can look around; --once (or DEMO_ONCE=1) exits after the table.
@@ -166,6 +167,12 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("create repository acme/web: %w", err)
 	}
 	fmt.Println("    created repository acme/web through the forge API")
+	for _, name := range []string{"api", "sandbox-play"} {
+		if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: name}); err != nil {
+			return fmt.Errorf("create repository acme/%s: %w", name, err)
+		}
+	}
+	fmt.Println("    created repositories acme/api and acme/sandbox-play (the LabelSet skips sandbox-*)")
 	if _, err := fc.RegisterRunner(ctx, forge.OrgScope("acme"), "acme-runner-1", "ubuntu-latest", "linux"); err != nil {
 		return err
 	}
@@ -184,6 +191,10 @@ func run(ctx context.Context, o options) error {
 
 	step("drift: someone changes label kind/bug on the forge by hand")
 	if err := showDrift(ctx, k8s, fc, o); err != nil {
+		return err
+	}
+	step("rename: the LabelSet adopts a label under its old name, and its issues keep it")
+	if err := showRename(ctx, k8s, fc, o); err != nil {
 		return err
 	}
 	printMetrics(metricsURL)
@@ -341,6 +352,7 @@ func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]re
 type row struct {
 	kind, name, ready, reason, message string
 	id                                 int64
+	repos                              string // a LabelSet's "inSync/repositories"
 }
 
 func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
@@ -352,6 +364,9 @@ func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
 	}
 	out := row{kind: r.kind, name: r.name, ready: "Unknown"}
 	out.id, _, _ = unstructured.NestedInt64(u.Object, "status", "id")
+	inSync, _, _ := unstructured.NestedInt64(u.Object, "status", "inSync")
+	repos, _, _ := unstructured.NestedInt64(u.Object, "status", "repositories")
+	out.repos = fmt.Sprintf("%d/%d", inSync, repos)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
@@ -428,8 +443,11 @@ func printTable(ctx context.Context, k8s client.Client, refs []ref) error {
 			return err
 		}
 		id := fmt.Sprint(rw.id)
-		if r.kind == "Forge" {
+		switch r.kind {
+		case "Forge":
 			id = "-" // a connection, not a forge object
+		case "LabelSet":
+			id = "repos:" + rw.repos // labels in many repositories: how many are in sync
 		}
 		fmt.Fprintf(w, "    %s\t%s\t%s\t%s\t%s\n", rw.kind, rw.name, rw.ready, rw.reason, id)
 	}
@@ -443,7 +461,7 @@ func printForge(ctx context.Context, fc forge.Interface) error {
 		return err
 	}
 	fmt.Printf("    organization %s (id %d): %q, visibility %s\n", org.Name, org.ID, org.FullName, org.Visibility)
-	for _, s := range []forge.Scope{{Owner: "acme"}, {Owner: "acme", Repo: "web"}} {
+	for _, s := range []forge.Scope{{Owner: "acme"}, {Owner: "acme", Repo: "web"}, {Owner: "acme", Repo: "api"}, {Owner: "acme", Repo: "sandbox-play"}} {
 		labels, err := fc.ListLabels(ctx, s)
 		if err != nil {
 			return err
@@ -459,7 +477,10 @@ func printForge(ctx context.Context, fc forge.Interface) error {
 		slices.Sort(names)
 		where := "organization acme"
 		if s.Repo != "" {
-			where = "repository acme/web"
+			where = "repository acme/" + s.Repo
+		}
+		if len(names) == 0 {
+			names = append(names, "none")
 		}
 		fmt.Printf("    labels of %s: %s\n", where, strings.Join(names, ", "))
 	}
@@ -520,7 +541,7 @@ func showDrift(ctx context.Context, k8s client.Client, fc forge.Interface, o opt
 		}
 		if got.Color == forge.NormalizeColor(l.Spec.Color) {
 			fmt.Printf("    corrected after %s: colour is #%s again\n", time.Since(start).Round(100*time.Millisecond), got.Color)
-			return printEvents(ctx, k8s, l.Name)
+			return printEvents(ctx, k8s, "Label", l.Name, forgev1.ReasonDriftCorrected, "")
 		}
 		select {
 		case <-ctx.Done():
@@ -531,7 +552,9 @@ func showDrift(ctx context.Context, k8s client.Client, fc forge.Interface, o opt
 	return fmt.Errorf("label %s was not corrected within %s", l.Spec.Name, time.Since(start))
 }
 
-func printEvents(ctx context.Context, k8s client.Client, name string) error {
+// printEvents prints the first Event about kind name with reason whose
+// message contains text.
+func printEvents(ctx context.Context, k8s client.Client, kind, name, reason, text string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		var list corev1.EventList
@@ -539,14 +562,14 @@ func printEvents(ctx context.Context, k8s client.Client, name string) error {
 			return err
 		}
 		for _, e := range list.Items {
-			if e.InvolvedObject.Name == name && e.Reason == forgev1.ReasonDriftCorrected {
-				fmt.Printf("    Event %s %s on Label %s: %s\n", e.Type, e.Reason, name, e.Message)
+			if e.InvolvedObject.Name == name && e.Reason == reason && strings.Contains(e.Message, text) {
+				fmt.Printf("    Event %s %s on %s %s: %s\n", e.Type, e.Reason, kind, name, e.Message)
 				return nil
 			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("no %s Event on Label %s", forgev1.ReasonDriftCorrected, name)
+	return fmt.Errorf("no %s Event on %s %s", reason, kind, name)
 }
 
 // printMetrics shows the manager's forge metrics, as Prometheus scrapes them.
@@ -570,3 +593,63 @@ func printMetrics(url string) {
 	}
 	fmt.Printf("    forge_requests_total: %d series (by forge, method, route template and code)\n", requests)
 }
+
+// showRename plays a repository that has a label under an old name, with
+// an issue carrying it: the LabelSet lists the label with that old name in
+// previousNames, renames it in place, and the issue keeps it.
+func showRename(ctx context.Context, k8s client.Client, fc *forge.Client, o options) error {
+	scope := forge.RepoScope("acme", "api")
+	old, err := fc.CreateLabel(ctx, scope, forge.CreateLabelOption{Name: "help wanted", Color: "008672"})
+	if err != nil {
+		return err
+	}
+	issue, err := fc.CreateIssue(ctx, "acme", "api", forge.CreateIssueOption{Title: "Document the API", Labels: []int64{old.ID}})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("    someone made label %q (id %d) in acme/api and labelled issue #%d %q with it\n", old.Name, old.ID, issue.Number, issue.Title)
+	var set forgev1.LabelSet
+	key := client.ObjectKey{Namespace: namespace, Name: "acme-standard-labels"}
+	if err := k8s.Get(ctx, key, &set); err != nil {
+		return err
+	}
+	base := set.DeepCopy()
+	set.Spec.Labels = append(set.Spec.Labels, forgev1.LabelSetLabel{Name: "contrib/help-wanted", Color: "#008672",
+		Description: ptr("Extra attention is wanted"), Exclusive: ptr(true), PreviousNames: []forgev1.LabelName{"help wanted"}})
+	if err := k8s.Patch(ctx, &set, client.MergeFrom(base)); err != nil {
+		return err
+	}
+	fmt.Println(`    added contrib/help-wanted to LabelSet acme-standard-labels, with previousNames ["help wanted"]`)
+	deadline := time.Now().Add(3*o.syncInterval + 30*time.Second)
+	for {
+		if err := k8s.Get(ctx, key, &set); err != nil {
+			return err
+		}
+		if set.Status.ObservedGeneration == set.Generation && set.Status.InSync == set.Status.Repositories {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("LabelSet %s did not apply the rename within its deadline", key.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	issues, err := fc.ListIssuesWithLabel(ctx, "acme", "api", "contrib/help-wanted")
+	if err != nil {
+		return err
+	}
+	for _, is := range issues {
+		for _, l := range is.Labels {
+			if l.ID == old.ID && is.Number == issue.Number {
+				fmt.Printf("    renamed in place: label id %d is now %q, and issue #%d still carries it\n", l.ID, l.Name, is.Number)
+				return printEvents(ctx, k8s, "LabelSet", key.Name, forgev1.ReasonUpdated, "renamed")
+			}
+		}
+	}
+	return fmt.Errorf("issue #%d lost its label in the rename", issue.Number)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -119,6 +119,9 @@ type Pass struct {
 	WebURL string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
+	// Cache reads the operator's resources from the manager's cache: a set
+	// kind lists the other resources of its namespace, not to fight them.
+	Cache client.Reader
 	// Pending is true when a create-pending mark is set: a create may have
 	// succeeded without its response arriving, so look before creating.
 	Pending bool

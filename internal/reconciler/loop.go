@@ -154,6 +154,9 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 	}
 
+	if sk, ok := r.kind.(SetKind[T]); ok {
+		return r.syncSet(ctx, sk, obj, pass, observe)
+	}
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
 		return Outcome{}, err
@@ -291,7 +294,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
 	what := r.kind.Describe(obj)
-	pending := obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != ""
+	sk, isSet := r.kind.(SetKind[T])
+	// A set names what it manages by its spec, not by a forge id.
+	holds := status.ID != 0 || obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "" || isSet
 	keep := ""
 	switch {
 	case obj.GetDeletionPolicy() == forgev1.DeletionPolicyOrphan:
@@ -300,7 +305,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 		keep = "managementPolicy is Observe"
 	case spec.Suspend:
 		keep = "spec.suspend is true"
-	case status.ID == 0 && !pending:
+	case !holds:
 		keep = "the operator never created or adopted it"
 	}
 	if keep == "" {
@@ -328,12 +333,15 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 		}
 		out := Outcome{Event: Event{Type: eventType, Reason: forgev1.ReasonOrphaned, Action: "Delete",
 			Note: fmt.Sprintf("left %s on the forge: %s", what, keep)}}
-		if status.ID == 0 && !pending {
+		if !holds {
 			out.Event.Reason = ""
 		}
 		return out, nil
 	}
 
+	if isSet {
+		return r.removeSet(ctx, sk, obj)
+	}
 	pass, err := r.connect(ctx, obj)
 	if err != nil {
 		return Outcome{}, err
@@ -408,6 +416,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		Server:  forge.NewServer(f.Status.ServerVersion),
 		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
 		Reader:  r.reader,
+		Cache:   r.client,
 		Pending: obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge

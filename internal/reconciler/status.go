@@ -44,6 +44,8 @@ type Outcome struct {
 	// Warning one only when the Ready reason changes, so that a resource
 	// failing the same way on every retry does not flood its Events.
 	Event Event
+	// More are further Events of the pass, under the same rule.
+	More []Event
 	// Requeue is the delay before the next pass.
 	Requeue time.Duration
 }
@@ -51,6 +53,9 @@ type Outcome struct {
 // Event is a Kubernetes Event about the resource of a pass.
 type Event struct {
 	Type, Reason, Action, Note string
+	// Always emits a Warning even when the Ready reason stays the same: what
+	// failed changed (a set resource whose failing members changed).
+	Always bool
 }
 
 // Object is a resource of the group: every kind has conditions, and a
@@ -79,8 +84,10 @@ func NewStatusWriter(mgr ctrl.Manager) StatusWriter {
 // that is gone is not an error.
 func (w StatusWriter) Write(ctx context.Context, orig, obj Object, out Outcome) error {
 	prevReason, _ := conditions.ReadyReason(orig)
-	if e := out.Event; e.Reason != "" && (e.Type == corev1.EventTypeNormal || e.Reason != prevReason) {
-		w.Recorder.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+	for _, e := range append([]Event{out.Event}, out.More...) {
+		if e.Reason != "" && (e.Type == corev1.EventTypeNormal || e.Always || e.Reason != prevReason) {
+			w.Recorder.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", e.Note)
+		}
 	}
 	if !obj.GetDeletionTimestamp().IsZero() && len(obj.GetFinalizers()) == 0 {
 		return nil // gone, or about to be: no status to write

@@ -65,11 +65,14 @@ func TestDemoOnce(t *testing.T) {
 	}
 
 	for _, want := range []string{
-		"17/17 Ready",
+		"18/18 Ready",
 		"what the cluster holds",
 		"what the forge now holds",
 		"corrected after",
 		"Event Normal DriftCorrected on Label acme-kind-bug",
+		"renamed in place: label id",
+		"Event Normal Updated on LabelSet acme-standard-labels: 2 repositories: created 1, renamed 1 labels",
+		"labels of repository acme/sandbox-play: none",
 		"forge_drift_corrections_total{kind=\"Label\"}",
 		"done (--once)",
 	} {
@@ -77,7 +80,7 @@ func TestDemoOnce(t *testing.T) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	// Every row of the table is Ready with a forge id.
+	// Every row of the table is Ready with a forge id (a LabelSet: repositories in sync).
 	table := text[strings.Index(text, "KIND"):strings.Index(text, "what the forge now holds")]
 	rows := 0
 	for _, line := range strings.Split(table, "\n") {
@@ -90,10 +93,10 @@ func TestDemoOnce(t *testing.T) {
 			t.Errorf("not Ready with a forge id: %s", line)
 		}
 	}
-	if rows != 17 {
-		t.Errorf("table has %d rows, want 17", rows)
+	if rows != 18 {
+		t.Errorf("table has %d rows, want 18", rows)
 	}
-	for _, kind := range []string{"Forge", "Organization", "Label", "OrgHook", "RepoHook", "Project", "RunnerSetting"} {
+	for _, kind := range []string{"Forge", "Organization", "Label", "OrgHook", "RepoHook", "Project", "RunnerSetting", "LabelSet"} {
 		if !strings.Contains(table, kind+" ") {
 			t.Errorf("table lacks a %s", kind)
 		}

@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
+)
+
+// SetKind is implemented by a kind whose resource manages many forge
+// objects in many places (a LabelSet: labels in many repositories). The
+// loop then asks its SetExternal to sync instead of observing, creating,
+// updating and deleting one object, and keeps the rest: Forge resolution,
+// finalizer, deletion and management policies, suspend, conditions, Events
+// and backoff. Such a kind's Key is "" and its status.id stays 0; its
+// Connect is not called.
+type SetKind[T forgev1.Managed] interface {
+	Kind[T]
+	ConnectSet(ctx context.Context, obj T, pass *Pass) (SetExternal, error)
+}
+
+// SetExternal is one pass's view of the forge objects of a set resource.
+type SetExternal interface {
+	// Sync compares every member (a repository) with the spec and, when
+	// write is true, brings it to the spec. A member's failure never stops
+	// the others: it is reported in SetResult. An error stops the whole
+	// pass (the members could not even be found). Sync fills the kind's own
+	// status fields.
+	Sync(ctx context.Context, write bool) (SetResult, error)
+	// Remove deletes, in every member, the forge objects the spec lists
+	// (deletionPolicy Delete) and says what it did.
+	Remove(ctx context.Context) (string, error)
+}
+
+// SetResult is what one Sync found and did.
+type SetResult struct {
+	// Members matched, and how many of them match the spec with no failure.
+	Members, InSync int
+	// Failures of members, sorted by member: the first one names the Ready reason.
+	Failures []MemberFailure
+	// FailuresChanged is true when the failures differ from those the
+	// resource's status held before: only then is a Warning Event emitted.
+	FailuresChanged bool
+	// Changes summarises the writes made, "" when none. When not writing,
+	// members that differ from the spec are failures (reason DriftDetected).
+	Changes string
+	// Noun names the members in messages: "repository"/"repositories".
+	Noun, Nouns string
+}
+
+// MemberFailure is one member that could not be brought to the spec.
+type MemberFailure struct {
+	Member, Reason, Message string
+	// Stall is true when only a user's change helps (a conflict, a guard,
+	// a rejected spec); otherwise the member is retried with backoff.
+	Stall bool
+}
+
+func (s SetResult) nouns(n int) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, s.Noun)
+	}
+	return fmt.Sprintf("%d %s", n, s.Nouns)
+}
+
+// match is "N members match", in the number's grammar.
+func (s SetResult) match(n int) string {
+	if n == 1 {
+		return s.nouns(n) + " matches"
+	}
+	return s.nouns(n) + " match"
+}
+
+// syncSet is pass for a set kind, from the point where the Forge is
+// connected. A managed set takes its finalizer before Sync may write.
+func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass *Pass, observe bool) (Outcome, error) {
+	ext, err := sk.ConnectSet(ctx, obj, pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !observe {
+		if err := r.setFinalizer(ctx, obj, true); err != nil {
+			return Outcome{}, err
+		}
+	}
+	res, err := ext.Sync(ctx, !observe)
+	if err != nil {
+		return Outcome{}, err
+	}
+	status := obj.GetManagedStatus()
+	interval := r.interval(obj)
+	out := Outcome{Requeue: Jitter(interval)}
+	wasReady := status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration())
+	if res.Changes != "" {
+		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
+		if wasReady {
+			out.Event.Reason = forgev1.ReasonDriftCorrected
+			driftCorrections.WithLabelValues(r.kindName).Inc()
+		}
+	}
+	if len(res.Failures) > 0 {
+		first := res.Failures[0]
+		stall := true
+		for _, f := range res.Failures {
+			stall = stall && f.Stall
+		}
+		msg := fmt.Sprintf("%d of %s match the spec; failing: %s", res.InSync, res.nouns(res.Members), failureText(res.Failures))
+		state := conditions.Stalled
+		if !stall {
+			state = conditions.Waiting
+		}
+		if observe {
+			state = conditions.Idle
+		}
+		out.Summary = conditions.Summary{State: state, Reason: first.Reason, Message: msg}
+		warn := Event{Type: corev1.EventTypeWarning, Reason: first.Reason, Action: "Reconcile", Note: msg, Always: res.FailuresChanged}
+		if out.Event.Reason == "" {
+			out.Event = warn
+		} else {
+			out.More = append(out.More, warn)
+		}
+		if state == conditions.Waiting {
+			key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+			out.Requeue = r.backoff.Failed(key, Class{State: state, Reason: first.Reason}, interval)
+		}
+		return out, nil
+	}
+	switch {
+	case observe:
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
+			Message: fmt.Sprintf("%s the spec (observed, not managed)", res.match(res.Members))}
+	case res.Changes != "":
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: res.Changes}
+	default:
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
+			Message: fmt.Sprintf("%s the spec", res.match(res.Members))}
+	}
+	return out, nil
+}
+
+// failureText lists failures for a condition message, bounded.
+func failureText(fs []MemberFailure) string {
+	const shown = 3
+	parts := make([]string, 0, shown+1)
+	for i, f := range fs {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-shown))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s: %s", f.Member, f.Reason, f.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// removeSet removes a set resource's forge objects (deletionPolicy Delete).
+func (r *Reconciler[T]) removeSet(ctx context.Context, sk SetKind[T], obj T) (Outcome, error) {
+	pass, err := r.connect(ctx, obj)
+	if err != nil {
+		return Outcome{}, err
+	}
+	ext, err := sk.ConnectSet(ctx, obj, pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	note, err := ext.Remove(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := r.setFinalizer(ctx, obj, false); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Event: Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonDeleted, Action: "Delete", Note: note}}, nil
+}

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// LabelSet's renames, merges and authoritative deletions, on the fake and
+// on a real Gitea: what issues carry afterwards is read back through the
+// forge's REST API.
+var _ = Describe("LabelSet end to end", func() {
+	ctx := context.Background()
+
+	// setup creates the scenario's organization with repository "web" and
+	// the labels named, and returns the labels by name.
+	setup := func(sc *scenario, names ...string) map[string]forge.Label {
+		GinkgoHelper()
+		sc.createOrg()
+		sc.createRepo("web")
+		out := map[string]forge.Label{}
+		for _, n := range names {
+			l, err := fc.CreateLabel(ctx, forge.RepoScope(sc.org, "web"), forge.CreateLabelOption{Name: n, Color: "ededed"})
+			Expect(err).NotTo(HaveOccurred())
+			out[n] = *l
+		}
+		return out
+	}
+	issue := func(sc *scenario, title string, closed bool, labels ...forge.Label) int64 {
+		GinkgoHelper()
+		ids := make([]int64, len(labels))
+		for i, l := range labels {
+			ids[i] = l.ID
+		}
+		is, err := fc.CreateIssue(ctx, sc.org, "web", forge.CreateIssueOption{Title: title, Labels: ids, Closed: closed})
+		Expect(err).NotTo(HaveOccurred())
+		return is.Number
+	}
+	// labelsOf reads the label ids an issue carries from the forge's issue listing.
+	labelsOf := func(sc *scenario, number int64) []int64 {
+		GinkgoHelper()
+		status, body := rawCall(http.MethodGet, fmt.Sprintf("/api/v1/repos/%s/web/issues?state=all&limit=50", sc.org), nil)
+		Expect(status).To(Equal(http.StatusOK), string(body))
+		var issues []forge.Issue
+		Expect(json.Unmarshal(body, &issues)).To(Succeed())
+		i := slices.IndexFunc(issues, func(is forge.Issue) bool { return is.Number == number })
+		Expect(i).To(BeNumerically(">=", 0), "issue %d not listed", number)
+		ids := []int64{}
+		for _, l := range issues[i].Labels {
+			ids = append(ids, l.ID)
+		}
+		return ids
+	}
+	onForge := func(sc *scenario) map[string]forge.Label {
+		GinkgoHelper()
+		ls, err := fc.ListLabels(ctx, forge.RepoScope(sc.org, "web"))
+		Expect(err).NotTo(HaveOccurred())
+		out := map[string]forge.Label{}
+		for _, l := range ls {
+			out[l.Name] = l
+		}
+		return out
+	}
+	names := func(m map[string]forge.Label) []string {
+		var out []string
+		for n := range m {
+			out = append(out, n)
+		}
+		slices.Sort(out)
+		return out
+	}
+	newSet := func(sc *scenario, labels ...forgev1.LabelSetLabel) *forgev1.LabelSet {
+		return &forgev1.LabelSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "standard"},
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:  managed(),
+				Repositories: forgev1.LabelSetRepositories{Names: []forgev1.RepositoryName{forgev1.RepositoryName(sc.org + "/web")}},
+				Labels:       labels,
+			},
+		}
+	}
+
+	It("renames a label in place (issues keep it) and merges an old label into the new one (issues move, the old goes)", func() {
+		sc := newScenario()
+		ls := setup(sc, "bug", "feature", "kind/feature", "docs")
+		open := issue(sc, "crash", false, ls["bug"])
+		closed := issue(sc, "old crash", true, ls["bug"], ls["docs"])
+		wanted := issue(sc, "dark mode", false, ls["feature"])
+		both := issue(sc, "themes", false, ls["feature"], ls["kind/feature"])
+		other := issue(sc, "typo", false, ls["docs"])
+
+		s := newSet(sc,
+			forgev1.LabelSetLabel{Name: "kind/bug", Color: "#d73a4a", PreviousNames: []forgev1.LabelName{"bug"}},
+			forgev1.LabelSetLabel{Name: "kind/feature", Color: "#a2eeef", PreviousNames: []forgev1.LabelName{"feature"}})
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+
+		got := onForge(sc)
+		Expect(names(got)).To(Equal([]string{"docs", "kind/bug", "kind/feature"}))
+		Expect(got["kind/bug"].ID).To(Equal(ls["bug"].ID), "renamed in place")
+		Expect(got["kind/bug"].Color).To(Equal("d73a4a"))
+		Expect(got["kind/feature"].ID).To(Equal(ls["kind/feature"].ID))
+		Expect(got["kind/feature"].Color).To(Equal("a2eeef"))
+		Expect(labelsOf(sc, open)).To(ConsistOf(ls["bug"].ID))
+		Expect(labelsOf(sc, closed)).To(ConsistOf(ls["bug"].ID, ls["docs"].ID))
+		Expect(labelsOf(sc, wanted)).To(ConsistOf(ls["kind/feature"].ID), "merged: the old label's issue carries the new one")
+		Expect(labelsOf(sc, both)).To(ConsistOf(ls["kind/feature"].ID))
+		Expect(labelsOf(sc, other)).To(ConsistOf(ls["docs"].ID), "an issue without the old label gets nothing")
+		eventWithReason(s, forgev1.ReasonUpdated)
+	})
+
+	It("in Authoritative mode deletes unlisted labels but those matching preserve, and none past the deletion guard", func() {
+		sc := newScenario()
+		setup(sc, "wontfix", "stale", "question")
+		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "d73a4a", Exclusive: ptr(true)})
+		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Preserve = "^wontfix$"
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		got := onForge(sc)
+		Expect(names(got)).To(Equal([]string{"kind/bug", "wontfix"}))
+		Expect(got["kind/bug"].Exclusive).To(BeTrue())
+
+		By("more unlisted labels than maxDeletionsPerRepository: none deleted")
+		for _, n := range []string{"a", "b", "c"} {
+			_, err := fc.CreateLabel(ctx, forge.RepoScope(sc.org, "web"), forge.CreateLabelOption{Name: n, Color: "ededed"})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		update(s, func(s *forgev1.LabelSet) { s.Spec.MaxDeletionsPerRepository = ptr(int32(2)) })
+		expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
+		Expect(s.Status.Failures).To(HaveLen(1))
+		Expect(s.Status.Failures[0].Repository).To(Equal(sc.org + "/web"))
+		Consistently(func() []string { return names(onForge(sc)) }, 3*syncInterval, poll).
+			Should(Equal([]string{"a", "b", "c", "kind/bug", "wontfix"}))
+	})
+})
