@@ -75,7 +75,9 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 		"RepoHook":      kindPlanner[*forgev1.RepoHook]{kind: repoHookKind(st.digests), creates: true},
 		"Project":       kindPlanner[*forgev1.Project]{kind: projectKind{}, creates: true},
 		"RunnerSetting": kindPlanner[*forgev1.RunnerSetting]{kind: runnerSettingKind{}},
-		"LabelSet":      unsupported{},
+	}
+	if sets, err := newSetPlanner(objs); err == nil {
+		planners["LabelSet"] = sets
 	}
 	// In a fixed order, so that of two resources claiming one forge object
 	// the same one is reported as the conflict every time, as the loop
@@ -112,13 +114,6 @@ type planState struct {
 
 type planner interface {
 	plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item
-}
-
-// unsupported plans a kind whose controller is not part of this version.
-type unsupported struct{}
-
-func (unsupported) plan(context.Context, *unstructured.Unstructured, *planState) plan.Item {
-	return plan.Item{Action: plan.Error, Reason: "not supported yet: this version of plan has no controller code for the kind"}
 }
 
 // kindPlanner plans one object of kind T with T's own code.

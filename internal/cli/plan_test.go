@@ -61,6 +61,12 @@ func seedPlanForge(t *testing.T) (*fakeforge.Server, string) {
 	must(fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": "https://signed.example.com/hook", "content_type": "json", "secret": hookSecret}}))
 	must(fc.CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap"}))
+	if err := fake.CreateRepo("acme", "api"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"keep", "old"} {
+		must(fc.CreateLabel(ctx, forge.RepoScope("acme", "api"), forge.CreateLabelOption{Name: name, Color: "#123456"}))
+	}
 	fake.RegisterRunner(forge.OrgScope("acme"), "r1")
 	fake.ClearRequests()
 	return fake, srv.URL
@@ -170,6 +176,15 @@ spec:
   forgeRef: {name: gitea}
   repositories: {names: [acme/web]}
   labels: [{name: bug, color: "#ff0000"}]
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: LabelSet
+metadata: {name: api-labels, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {names: [acme/api]}
+  mode: Authoritative
+  labels: [{name: keep, color: "#123456"}]
 `
 
 // TestPlanEveryVerb plans objects of every kind against the fake through
@@ -192,7 +207,8 @@ func TestPlanEveryVerb(t *testing.T) {
 		"Label team/paused: in sync (spec.suspend is true: the operator makes no forge calls)\n",
 		"Label team/web-feature: create\n",
 		"Organization audit/watched: in sync (managementPolicy Observe: the operator never changes the forge object)\n  location: \"\" -> \"Lisbon\"\n",
-		"LabelSet team/web-labels: error (not supported yet",
+		"LabelSet team/api-labels: delete (0 of 1 repository match)\n  acme/api: delete \"old\"\n",
+		"LabelSet team/web-labels: update (0 of 1 repository match)\n  acme/web: create \"bug\"\n",
 		"OrgHook team/chat: unknown (the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n)\n",
 		"OrgHook team/ci: in sync\n",
 		// Adopting a hook with a secret replaces it, whatever the secret:
@@ -204,7 +220,7 @@ func TestPlanEveryVerb(t *testing.T) {
 		"RepoHook team/web-deploy: create\n",
 		"RunnerSetting team/r1: update\n  disabled: false -> true\n",
 		"RunnerSetting team/r9: error (no runner \"r9\" in organization acme yet; waiting for it to register)\n",
-		"Plan: 4 create, 3 update, 1 replace, 1 unknown, 1 conflict, 2 error, 4 in sync.\n",
+		"Plan: 4 create, 4 update, 1 replace, 1 delete, 1 unknown, 1 conflict, 1 error, 4 in sync.\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(text, w) {

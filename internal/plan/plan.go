@@ -157,6 +157,11 @@ func (p Plan) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  %s: unknown\n", c.Field)
 				continue
 			}
+			if c.Forge == "" {
+				// What would happen to a member of a set, e.g. a repository's labels.
+				fmt.Fprintf(&b, "  %s: %s\n", c.Field, c.Spec)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Field, c.Forge, c.Spec)
 		}
 	}

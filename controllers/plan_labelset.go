@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/plan"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// setPlanner plans a LabelSet with its own Sync, run without writing (as
+// managementPolicy Observe runs it): every repository that differs is
+// reported with what the pass would do there, deletions included.
+type setPlanner struct {
+	// claims reads the Labels and LabelSets being planned, which the set
+	// yields to as the operator would once they are applied.
+	claims client.Reader
+}
+
+// newSetPlanner indexes the planned Labels and LabelSets by Forge, as the
+// manager's cache does.
+func newSetPlanner(objs []*unstructured.Unstructured) (setPlanner, error) {
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		return setPlanner{}, err
+	}
+	forgeRef := func(o client.Object) []string {
+		return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name}
+	}
+	b := fake.NewClientBuilder().WithScheme(scheme).
+		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef)
+	for _, u := range objs {
+		var obj client.Object
+		switch u.GetKind() {
+		case "Label":
+			obj = &forgev1.Label{}
+		case "LabelSet":
+			obj = &forgev1.LabelSet{}
+		default:
+			continue
+		}
+		if u.GroupVersionKind().Group != forgev1.GroupVersion.Group ||
+			runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj) != nil {
+			continue // reported when that object itself is planned
+		}
+		obj.SetResourceVersion("")
+		b = b.WithObjects(obj)
+	}
+	return setPlanner{claims: b.Build()}, nil
+}
+
+func (p setPlanner) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
+	if err := st.live(ctx, u); err != nil {
+		return plan.Item{Action: plan.Error, Reason: err.Error()}
+	}
+	obj := &forgev1.LabelSet{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
+		return plan.Item{Action: plan.Error, Reason: fmt.Sprintf("not a valid %s: %v", u.GetKind(), err)}
+	}
+	if obj.Spec.Suspend {
+		return plan.Item{Action: plan.InSync, Reason: "spec.suspend is true: the operator makes no forge calls"}
+	}
+	pass := &reconciler.Pass{Forge: st.fc, Server: st.env.Server, WebURL: st.env.WebURL, Reader: st.reader, Cache: p.claims}
+	ext, err := labelSetKind{}.ConnectSet(ctx, obj, pass)
+	if err != nil {
+		return kindPlanner[*forgev1.LabelSet]{}.failed(err)
+	}
+	res, err := ext.Sync(ctx, false)
+	if err != nil {
+		return kindPlanner[*forgev1.LabelSet]{}.failed(err)
+	}
+	noun := res.Nouns
+	if res.Members == 1 {
+		noun = res.Noun
+	}
+	it := plan.Item{Action: plan.InSync, Reason: fmt.Sprintf("%d of %d %s match", res.InSync, res.Members, noun)}
+	if obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
+		it.Reason = "managementPolicy Observe: the operator never changes the forge; " + it.Reason
+	}
+	var blocked []string
+	for _, f := range res.Failures {
+		if f.Reason != forgev1.ReasonDriftDetected {
+			blocked = append(blocked, f.Member+": "+f.Reason+": "+f.Message)
+			if f.Reason == forgev1.ReasonConflict && it.Action != plan.Error {
+				it.Action = plan.Conflict
+			} else if f.Reason != forgev1.ReasonConflict {
+				it.Action = plan.Error
+			}
+			continue
+		}
+		// The would-be changes of one repository: create, update, rename,
+		// merge and delete of labels, by name.
+		it.Changes = append(it.Changes, plan.Change{Field: f.Member, Spec: f.Message})
+		if obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve || it.Action == plan.Error || it.Action == plan.Conflict {
+			continue
+		}
+		if strings.Contains(f.Message, `delete "`) || strings.Contains(f.Message, `merge "`) {
+			it.Action = plan.Delete
+		} else if it.Action != plan.Delete {
+			it.Action = plan.Update
+		}
+	}
+	if len(blocked) > 0 {
+		it.Reason = strings.Join(blocked, "; ")
+	}
+	return it
+}
