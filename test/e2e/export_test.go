@@ -96,6 +96,13 @@ var _ = Describe("forge-operator export", func() {
 			Expect(err).NotTo(HaveOccurred())
 		}
 		repo := sc.createRepo("web")
+		sc.createRepo("api")
+		for _, r := range []string{"web", "api"} {
+			for _, l := range []forge.CreateLabelOption{{Name: "kind/bug", Color: "#d73a4a", Exclusive: true}, {Name: "help wanted", Color: "#008672"}} {
+				_, err := fc.CreateLabel(ctx, forge.RepoScope(sc.org, r), l)
+				Expect(err).NotTo(HaveOccurred())
+			}
+		}
 		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
@@ -127,14 +134,17 @@ var _ = Describe("forge-operator export", func() {
 			kinds[o.GetKind()]++
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
-		Expect(kinds).To(Equal(map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": 2, "RepoHook": 1}))
+		Expect(kinds).To(Equal(map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": 2, "RepoHook": 1, "LabelSet": 1}))
 		Expect(exported).To(ContainSubstring("repository: " + repo))
 
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())
 		}
 		for _, o := range objs {
-			Expect(expectReady(o)).To(Equal("Adopted"), "%s %s", o.GetKind(), o.GetName())
+			reason := expectReady(o)
+			if o.GetKind() != "LabelSet" { // a set reports its members, not one adoption
+				Expect(reason).To(Equal("Adopted"), "%s %s", o.GetKind(), o.GetName())
+			}
 		}
 		// Drift checks of adopted objects read and never write.
 		Consistently(counter.Writes, 3*syncInterval, poll).Should(BeEmpty())
