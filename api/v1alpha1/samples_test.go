@@ -17,8 +17,6 @@ limitations under the License.
 package v1alpha1_test
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +24,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -34,6 +31,11 @@ import (
 )
 
 var samplesDir = filepath.Join(testenv.RepoRoot(), "config", "samples")
+
+// kindWithoutSample has no sample in config/samples yet: make demo waits
+// for every sample to be Ready, and its controller has not landed (see
+// labelSetSample). Its controller's change adds the sample and drops this.
+const kindWithoutSample = "LabelSet"
 
 // kustomization is the part of config/samples/kustomization.yaml we check.
 type kustomization struct {
@@ -59,24 +61,11 @@ type sample struct {
 // readSamples decodes every YAML document of the files kustomization.yaml lists.
 func readSamples() []sample {
 	GinkgoHelper()
+	samples, err := testenv.Samples()
+	Expect(err).NotTo(HaveOccurred())
 	var out []sample
-	for _, file := range readKustomization().Resources {
-		f, err := os.Open(filepath.Join(samplesDir, file))
-		Expect(err).NotTo(HaveOccurred())
-		dec := yamlutil.NewYAMLOrJSONDecoder(f, 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			err := dec.Decode(&u.Object)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			Expect(err).NotTo(HaveOccurred(), "decode %s", file)
-			if len(u.Object) == 0 {
-				continue // an empty document, e.g. after a trailing ---
-			}
-			out = append(out, sample{file: file, obj: u})
-		}
-		Expect(f.Close()).To(Succeed())
+	for _, s := range samples {
+		out = append(out, sample{file: s.File, obj: s.Object})
 	}
 	return out
 }
@@ -117,9 +106,14 @@ var _ = Describe("config/samples", func() {
 			seen[id] = true
 			byKind[s.obj.GetKind()] = append(byKind[s.obj.GetKind()], s.obj)
 		}
-		Expect(byKind).To(HaveLen(7), "one or more samples of each of the seven kinds")
-		for _, kind := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting"} {
-			Expect(byKind).To(HaveKey(kind))
+		for _, kind := range testenv.Kinds() {
+			if kind == kindWithoutSample {
+				continue
+			}
+			Expect(byKind).To(HaveKey(kind), "one or more samples of each kind")
+		}
+		for kind := range byKind {
+			Expect(testenv.Kinds()).To(ContainElement(kind), "a sample of a kind the API does not have")
 		}
 
 		forges := map[string]bool{}
