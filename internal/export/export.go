@@ -49,7 +49,7 @@ import (
 type Source interface {
 	forge.ServerClient
 	GetOrg(ctx context.Context, name string) (*forge.Organization, error)
-	ListOrgHooks(ctx context.Context, org string) ([]forge.Hook, error)
+	ListHooks(ctx context.Context, scope forge.Scope) ([]forge.Hook, error)
 	ListLabels(ctx context.Context, scope forge.Scope) ([]forge.Label, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
 }
@@ -81,7 +81,7 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read organization %q: %w", opts.Org, err)
 	}
-	hooks, err := src.ListOrgHooks(ctx, org.Name)
+	hooks, err := src.ListHooks(ctx, forge.OrgScope(org.Name))
 	if err != nil {
 		return fmt.Errorf("list the hooks of organization %q: %w", org.Name, err)
 	}
