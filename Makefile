@@ -35,9 +35,10 @@ generate: ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: manifests
-manifests: ## Generate CRDs and RBAC from the kubebuilder markers.
+manifests: ## Generate CRDs, their kustomization and RBAC from the kubebuilder markers.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true rbac:roleName=manager-role paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	hack/crd-kustomization.sh > config/crd/kustomization.yaml.tmp && mv config/crd/kustomization.yaml.tmp config/crd/kustomization.yaml
 
 .PHONY: fmt
 fmt: ## Run gofmt on the tree.
