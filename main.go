@@ -71,6 +71,8 @@ func main() {
 		denyCIDRs               string
 		reconcileTimeout        time.Duration
 		maxReconcilesPerForge   int
+		kubeAPIQPS              float64
+		kubeAPIBurst            int
 		watchNamespaces         string
 		secureMetrics           bool
 		metricsCertDir          string
@@ -90,6 +92,11 @@ func main() {
 	flag.StringVar(&denyCIDRs, "forge-deny-cidrs", forge.DefaultDenyCIDRs,
 		"Comma-separated CIDRs no Forge may connect to, checked on the address dialled (after DNS, on redirects too); empty allows every address.")
 	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
+	// client-go's defaults (5 qps, 10 burst; controller-runtime raises them
+	// to 20 and 30) hold a large first sync back: 1,160 objects need about
+	// two writes each.
+	flag.Float64Var(&kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to the Kubernetes API server.")
+	flag.IntVar(&kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to the Kubernetes API server at once.")
 	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge are reconciled at once, over all kinds; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other Forges.")
 	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
 		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+
@@ -122,7 +129,13 @@ func main() {
 		os.Exit(2)
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	if kubeAPIQPS <= 0 || kubeAPIBurst < 1 {
+		log.Info("invalid flags: --kube-api-qps must be positive and --kube-api-burst at least 1")
+		os.Exit(2)
+	}
+	restCfg := ctrl.GetConfigOrDie()
+	restCfg.QPS, restCfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  manager.CacheOptions(namespaces),
 		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),

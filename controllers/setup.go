@@ -75,7 +75,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	// Read uncached: the manager caches Secrets' metadata only.
 	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
-	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
+	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
 	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,

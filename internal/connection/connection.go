@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -141,6 +142,11 @@ type Pool struct {
 	// Reader reads Forges' Secrets; an uncached reader, since the manager
 	// watches Secrets' metadata only.
 	Reader client.Reader
+	// Metadata, when set, reads Secrets' metadata from the manager's cache
+	// (its Secret watches keep it). The Secrets themselves are then read
+	// only when the Forge's generation or one of its Secrets'
+	// resourceVersions changed, not on every pass of every resource.
+	Metadata client.Reader
 	// Timeout overrides every Forge's request timeout when set (tests).
 	Timeout time.Duration
 	// DenyCIDRs are addresses no client connects to (--forge-deny-cidrs).
@@ -152,11 +158,24 @@ type Pool struct {
 
 type pooled struct {
 	fingerprint [sha256.Size]byte
-	client      forge.Interface
+	// stamp names the Forge and Secret versions the client was built from;
+	// "" when they could not be read from the cache.
+	stamp  string
+	client forge.Interface
 }
 
 // Client returns the client of Forge f.
 func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, error) {
+	key := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+	stamp := p.stamp(ctx, f)
+	if stamp != "" {
+		p.mu.Lock()
+		c, ok := p.clients[key]
+		p.mu.Unlock()
+		if ok && c.stamp == stamp {
+			return c.client, nil
+		}
+	}
 	cfg, err := Config(ctx, p.Reader, f)
 	if err != nil {
 		return nil, err
@@ -171,11 +190,12 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%x\x00%t\x00%g\x00%d\x00%s",
 		cfg.URL, cfg.Token, cfg.Username, cfg.Password, cfg.CAData, cfg.InsecureSkipVerify, cfg.QPS, cfg.Burst, cfg.Timeout)
 	h.Sum(fp[:0])
-	key := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.clients[key]; ok && c.fingerprint == fp {
+		c.stamp = stamp
+		p.clients[key] = c
 		return c.client, nil
 	}
 	c, err := forge.New(cfg)
@@ -185,8 +205,27 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	if p.clients == nil {
 		p.clients = map[types.NamespacedName]pooled{}
 	}
-	p.clients[key] = pooled{fingerprint: fp, client: c}
+	p.clients[key] = pooled{fingerprint: fp, stamp: stamp, client: c}
 	return c, nil
+}
+
+// stamp is the Forge's UID and generation with the resourceVersions of its
+// Secrets, read from the cache; "" when there is no cache or a Secret is
+// not in it (then the Secrets are read, and a missing one is reported).
+func (p *Pool) stamp(ctx context.Context, f *forgev1.Forge) string {
+	if p.Metadata == nil {
+		return ""
+	}
+	stamp := fmt.Sprintf("%s/%d", f.UID, f.Generation)
+	for _, name := range SecretNames(f) {
+		var m metav1.PartialObjectMetadata
+		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		if err := p.Metadata.Get(ctx, types.NamespacedName{Namespace: f.Namespace, Name: name}, &m); err != nil {
+			return ""
+		}
+		stamp += "/" + name + "@" + m.ResourceVersion
+	}
+	return stamp
 }
 
 // Forget drops the client of a deleted Forge, with its rate limiter and

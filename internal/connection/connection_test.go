@@ -287,3 +287,64 @@ func TestPoolDeniesAddresses(t *testing.T) {
 		t.Fatalf("%d requests reached the server, want 1 (from the pool without a deny list)", hits.Load())
 	}
 }
+
+// countingReader counts the Secret reads that reach it.
+type countingReader struct {
+	client.Reader
+	reads atomic.Int32
+}
+
+func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.reads.Add(1)
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestPoolReadsSecretsOnlyWhenTheyChange: with the cache's Secret metadata,
+// passes of a Forge's resources reuse its client without reading its
+// Secrets again, until the Forge's spec or a Secret's version changes.
+func TestPoolReadsSecretsOnlyWhenTheyChange(t *testing.T) {
+	ctx := context.Background()
+	s := secret("team", "gitea-token", map[string]string{"token": theToken})
+	store := reader(t, s)
+	uncached := &countingReader{Reader: store}
+	p := &Pool{Reader: uncached, Metadata: store}
+	f := forgeWith(func(s *forgev1.ForgeSpec) { s.Auth.TokenSecretRef = &forgev1.TokenSecretReference{Name: "gitea-token"} })
+	f.UID, f.Generation = "uid-1", 1
+
+	first, err := p.Client(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		c, err := p.Client(ctx, f)
+		if err != nil || c != first {
+			t.Fatalf("pass with nothing changed: %v, same client %v", err, c == first)
+		}
+	}
+	if n := uncached.reads.Load(); n != 1 {
+		t.Fatalf("%d uncached Secret reads for 11 passes, want 1", n)
+	}
+
+	s.Data["token"] = []byte("rotated")
+	if err := store.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := p.Client(ctx, f)
+	if err != nil || rotated == first || uncached.reads.Load() != 2 {
+		t.Fatalf("after the token changed: %v, new client %v, %d reads; want a new client after one more read", err, rotated != first, uncached.reads.Load())
+	}
+
+	f.Generation = 2
+	f.Spec.Timeout = &metav1.Duration{Duration: time.Minute}
+	if c, err := p.Client(ctx, f); err != nil || c == rotated || uncached.reads.Load() != 3 {
+		t.Fatalf("after a spec change: %v, new client %v, %d reads", err, c != rotated, uncached.reads.Load())
+	}
+
+	if err := store.Delete(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	var se *SecretError
+	if _, err := p.Client(ctx, f); !errors.As(err, &se) {
+		t.Fatalf("a deleted Secret: %v, want a SecretError", err)
+	}
+}

@@ -15,7 +15,9 @@ limitations under the License.
 */
 
 // Package export writes the resources that describe what a forge holds for
-// one organization, as a YAML stream that the operator adopts without a
+// one organization (the organization, its hooks, labels and disabled
+// runners; per repository its hooks, projects, disabled runners, and its
+// labels as LabelSets), as a YAML stream that the operator adopts without a
 // write: every field is the forge's own value (unset where the forge holds
 // nothing), every resource has deletionPolicy Orphan, and no credential is
 // ever written (hook secrets cannot be read; chat webhook URLs and
@@ -24,6 +26,7 @@ package export
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -49,8 +52,10 @@ import (
 type Source interface {
 	forge.ServerClient
 	GetOrg(ctx context.Context, name string) (*forge.Organization, error)
+	ListOrgRepos(ctx context.Context, org string) ([]forge.Repository, error)
 	ListHooks(ctx context.Context, scope forge.Scope) ([]forge.Hook, error)
 	ListLabels(ctx context.Context, scope forge.Scope) ([]forge.Label, error)
+	ListProjects(ctx context.Context, owner, repo, state string) ([]forge.Project, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
 }
 
@@ -81,34 +86,37 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read organization %q: %w", opts.Org, err)
 	}
-	hooks, err := src.ListHooks(ctx, forge.OrgScope(org.Name))
-	if err != nil {
-		return fmt.Errorf("list the hooks of organization %q: %w", org.Name, err)
-	}
-	labels, err := src.ListLabels(ctx, forge.OrgScope(org.Name))
-	if err != nil {
-		return fmt.Errorf("list the labels of organization %q: %w", org.Name, err)
-	}
-	runners, err := src.ListRunners(ctx, forge.OrgScope(org.Name))
-	if err != nil && !forge.IsNotFound(err) && !forge.IsRouteNotFound(err) {
-		return fmt.Errorf("list the runners of organization %q: %w", org.Name, err)
-	}
-
 	b := &builder{opts: opts, names: map[string]bool{}}
 	b.organization(org)
-	slices.SortFunc(hooks, func(x, y forge.Hook) int { return int(x.ID - y.ID) })
-	for _, h := range hooks {
-		b.orgHook(org.Name, h)
+	if err := b.scope(ctx, src, forge.OrgScope(org.Name)); err != nil {
+		return err
 	}
-	slices.SortFunc(labels, func(x, y forge.Label) int {
-		if c := strings.Compare(x.Name, y.Name); c != 0 {
-			return c
+	repos, err := src.ListOrgRepos(ctx, org.Name)
+	if err != nil {
+		return fmt.Errorf("list the repositories of organization %q: %w", org.Name, err)
+	}
+	slices.SortFunc(repos, func(x, y forge.Repository) int { return strings.Compare(x.Name, y.Name) })
+	var labelled []repoLabels
+	for _, r := range repos {
+		if r.Archived {
+			continue // archived means frozen: LabelSets skip them too
 		}
-		return int(x.ID - y.ID)
-	})
-	b.orgLabels(org.Name, labels)
-	slices.SortFunc(runners, func(x, y forge.Runner) int { return int(x.ID - y.ID) })
-	b.runnerSettings(forge.OrgScope(org.Name), runners)
+		rs := forge.RepoScope(org.Name, r.Name)
+		if err := b.scope(ctx, src, rs); err != nil {
+			return err
+		}
+		labels, err := src.ListLabels(ctx, rs)
+		if err != nil {
+			return fmt.Errorf("list the labels of %s: %w", rs, err)
+		}
+		if len(labels) > 0 {
+			labelled = append(labelled, repoLabels{repo: org.Name + "/" + r.Name, labels: labels})
+		}
+		if err := b.projects(ctx, src, org.Name, r.Name); err != nil {
+			return err
+		}
+	}
+	b.labelSets(org.Name, labelled)
 
 	header := fmt.Sprintf("# forge-operator export of organization %s from %s (server version %s) at %s.\n"+
 		"# Applying it to a namespace holding Forge %q adopts every object without changing the forge;\n"+
@@ -123,6 +131,42 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// scope writes the hooks and disabled runners of an organization or a
+// repository, and for an organization its labels (a repository's labels
+// go into LabelSets).
+func (b *builder) scope(ctx context.Context, src Source, sc forge.Scope) error {
+	hooks, err := src.ListHooks(ctx, sc)
+	if err != nil {
+		return fmt.Errorf("list the hooks of %s: %w", sc, err)
+	}
+	slices.SortFunc(hooks, func(x, y forge.Hook) int { return cmp.Compare(x.ID, y.ID) })
+	for _, h := range hooks {
+		b.hook(sc, h)
+	}
+	if sc.Repo == "" {
+		labels, err := src.ListLabels(ctx, sc)
+		if err != nil {
+			return fmt.Errorf("list the labels of %s: %w", sc, err)
+		}
+		slices.SortFunc(labels, byNameThenID)
+		b.orgLabels(sc.Owner, labels)
+	}
+	runners, err := src.ListRunners(ctx, sc)
+	if err != nil && !forge.IsNotFound(err) && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the runners of %s: %w", sc, err)
+	}
+	slices.SortFunc(runners, func(x, y forge.Runner) int { return cmp.Compare(x.ID, y.ID) })
+	b.runnerSettings(sc, runners)
+	return nil
+}
+
+func byNameThenID(x, y forge.Label) int {
+	if c := strings.Compare(x.Name, y.Name); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.ID, y.ID)
 }
 
 // doc is one resource of the stream with the comment written above it.
@@ -211,8 +255,13 @@ var chatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteam
 // forge returns (Slack's) and that OrgHook manages in spec.config.
 var hookConfigKeys = []string{"channel", "username", "icon_url", "color"}
 
-func (b *builder) orgHook(org string, h forge.Hook) {
-	name := b.name("OrgHook", fmt.Sprintf("%s-hook-%d", org, h.ID), h.ID)
+// hook writes an OrgHook or, for a repository, a RepoHook.
+func (b *builder) hook(sc forge.Scope, h forge.Hook) {
+	kind, base := "OrgHook", sc.Owner
+	if sc.Repo != "" {
+		kind, base = "RepoHook", sc.Owner+"-"+sc.Repo
+	}
+	name := b.name(kind, fmt.Sprintf("%s-hook-%d", base, h.ID), h.ID)
 	spec := forgev1.HookSpec{
 		Type:         forgev1.HookType(h.Type),
 		ContentType:  h.Config["content_type"],
@@ -245,16 +294,145 @@ func (b *builder) orgHook(org string, h forge.Hook) {
 		comment = append(comment, fmt.Sprintf("It sends an authorization header: create Secret %s with key header holding it before applying:", secret),
 			fmt.Sprintf("  kubectl create secret generic %s --from-literal=header=<the header>", secret))
 	}
-	b.add(&forgev1.OrgHook{
-		TypeMeta:   typeMeta("OrgHook"),
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.opts.Namespace},
-		Spec: forgev1.OrgHookSpec{
+	meta := metav1.ObjectMeta{Name: name, Namespace: b.opts.Namespace}
+	if sc.Repo != "" {
+		b.add(&forgev1.RepoHook{TypeMeta: typeMeta(kind), ObjectMeta: meta, Spec: forgev1.RepoHookSpec{
 			ManagedSpec:    b.managed(),
 			DeletionPolicy: forgev1.DeletionPolicyOrphan,
-			Organization:   forgev1.OwnerName(org),
+			Repository:     forgev1.RepositoryName(sc.Owner + "/" + sc.Repo),
 			HookSpec:       spec,
-		},
-	}, comment...)
+		}}, comment...)
+		return
+	}
+	b.add(&forgev1.OrgHook{TypeMeta: typeMeta(kind), ObjectMeta: meta, Spec: forgev1.OrgHookSpec{
+		ManagedSpec:    b.managed(),
+		DeletionPolicy: forgev1.DeletionPolicyOrphan,
+		Organization:   forgev1.OwnerName(sc.Owner),
+		HookSpec:       spec,
+	}}, comment...)
+}
+
+// projects writes a repository's projects, open and closed. A server
+// without the projects API (every released Gitea) has none to write.
+func (b *builder) projects(ctx context.Context, src Source, owner, repo string) error {
+	projects, err := src.ListProjects(ctx, owner, repo, "all")
+	if forge.IsRouteNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list the projects of %s/%s: %w", owner, repo, err)
+	}
+	slices.SortFunc(projects, func(x, y forge.Project) int { return cmp.Compare(x.ID, y.ID) })
+	for _, p := range projects {
+		b.add(&forgev1.Project{
+			TypeMeta:   typeMeta("Project"),
+			ObjectMeta: b.meta("Project", fmt.Sprintf("%s-%s-project-%d", owner, repo, p.ID), p.ID),
+			Spec: forgev1.ProjectSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repository:     forgev1.RepositoryName(owner + "/" + repo),
+				Title:          p.Title,
+				Description:    nonEmpty(p.Description),
+				CardType:       p.CardType,
+				TemplateType:   p.TemplateType,
+				State:          p.State,
+			},
+		})
+	}
+	return nil
+}
+
+// repoLabels is one repository's label list.
+type repoLabels struct {
+	repo   string
+	labels []forge.Label
+}
+
+// labelSets writes one LabelSet per label list: repositories whose lists
+// are equal share one, naming them all. The sets are Additive (the
+// default), so adopting them never deletes a label.
+func (b *builder) labelSets(org string, repos []repoLabels) {
+	type group struct {
+		repos  []string
+		labels []forgev1.LabelSetLabel
+		skip   []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range repos {
+		labels, skip := setLabels(r.labels)
+		key, _ := json.Marshal(labels)
+		g, ok := groups[string(key)]
+		if !ok {
+			g = &group{labels: labels}
+			groups[string(key)] = g
+			order = append(order, string(key))
+		}
+		g.repos = append(g.repos, r.repo)
+		for _, n := range skip {
+			g.skip = append(g.skip, fmt.Sprintf("%s has %d labels named %q: left out, a LabelSet cannot adopt one of several.", r.repo, count(r.labels, n), n))
+		}
+	}
+	for _, key := range order {
+		g := groups[key]
+		if len(g.labels) == 0 {
+			continue
+		}
+		base := strings.ReplaceAll(g.repos[0], "/", "-") + "-labels"
+		var comment []string
+		if len(g.repos) > 1 {
+			base = fmt.Sprintf("%s-labels-%d-repositories", org, len(g.repos))
+			comment = append(comment, fmt.Sprintf("%d repositories hold exactly these labels.", len(g.repos)))
+		}
+		names := make([]forgev1.RepositoryName, len(g.repos))
+		for i, r := range g.repos {
+			names[i] = forgev1.RepositoryName(r)
+		}
+		b.add(&forgev1.LabelSet{
+			TypeMeta:   typeMeta("LabelSet"),
+			ObjectMeta: b.meta("LabelSet", base, int64(len(b.docs))),
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repositories:   forgev1.LabelSetRepositories{Names: names},
+				Labels:         g.labels,
+			},
+		}, append(comment, g.skip...)...)
+	}
+}
+
+// setLabels turns a repository's labels into a LabelSet's, sorted by name;
+// names held by several labels are left out and returned.
+func setLabels(labels []forge.Label) ([]forgev1.LabelSetLabel, []string) {
+	var out []forgev1.LabelSetLabel
+	var skip []string
+	sorted := slices.SortedFunc(slices.Values(labels), byNameThenID)
+	for _, l := range sorted {
+		if n := count(labels, l.Name); n > 1 {
+			if !slices.Contains(skip, l.Name) {
+				skip = append(skip, l.Name)
+			}
+			continue
+		}
+		out = append(out, forgev1.LabelSetLabel{
+			Name:        forgev1.LabelName(l.Name),
+			Color:       "#" + l.Color,
+			Description: nonEmpty(l.Description),
+			Exclusive:   trueOnly(l.Exclusive),
+			Archived:    trueOnly(l.IsArchived),
+		})
+	}
+	return out, skip
+}
+
+func count(labels []forge.Label, name string) int {
+	n := 0
+	for _, l := range labels {
+		if l.Name == name {
+			n++
+		}
+	}
+	return n
 }
 
 func (b *builder) orgLabels(org string, labels []forge.Label) {

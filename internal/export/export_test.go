@@ -170,3 +170,67 @@ func TestExportNamesAreValidUniqueAndStable(t *testing.T) {
 		t.Errorf("runners of one name are selected by id, others by name:\n%s", out)
 	}
 }
+
+// TestExportRepositories: repository hooks become RepoHooks, projects
+// Projects, disabled repository runners RunnerSettings, and labels
+// LabelSets, one per list, shared by the repositories that hold the same
+// list; archived repositories are left out.
+func TestExportRepositories(t *testing.T) {
+	fake, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	for _, r := range []string{"api", "web", "docs", "old"} {
+		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))
+	}
+	standard := []forge.CreateLabelOption{{Name: "kind/bug", Color: "d73a4a", Exclusive: true}, {Name: "kind/feature", Color: "a2eeef", Exclusive: true}}
+	for _, r := range []string{"api", "web"} {
+		for _, l := range standard {
+			must(fc.CreateLabel(ctx, forge.RepoScope("acme", r), l))
+		}
+	}
+	for _, name := range []string{"docs", "dup", "dup"} {
+		must(fc.CreateLabel(ctx, forge.RepoScope("acme", "docs"), forge.CreateLabelOption{Name: name, Color: "ffffff"}))
+	}
+	must(fc.CreateLabel(ctx, forge.RepoScope("acme", "old"), forge.CreateLabelOption{Name: "legacy", Color: "000000"}))
+	must(fc.CreateHook(ctx, forge.RepoScope("acme", "web"), forge.CreateHookOption{Type: "gitea", Active: true,
+		Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}}))
+	must(fc.CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
+	r := fake.RegisterRunner(forge.RepoScope("acme", "api"), "api-runner")
+	must(fc.EditRunner(ctx, forge.RepoScope("acme", "api"), r.ID, true))
+	fake.SetArchived("acme", "old", true)
+
+	out := run(t, fc, "acme")
+	if strings.Contains(out, hookSecret) || strings.Contains(out, "legacy") {
+		t.Fatalf("the export holds a hook secret or an archived repository's labels:\n%s", out)
+	}
+	for _, want := range []string{
+		"kind: RepoHook\nmetadata:\n  name: acme-web-hook-",
+		"repository: acme/web\n  type: gitea\n  url: https://deploy.example.com/web",
+		"kind: Project\nmetadata:\n  name: acme-web-project-",
+		"templateType: basic_kanban\n  title: Roadmap",
+		"kind: RunnerSetting\nmetadata:\n  name: acme-api-runner-",
+		"repository: acme/api\n  runner:\n    name: api-runner",
+		"# 2 repositories hold exactly these labels.\napiVersion: forge.forgeops.dev/v1alpha1\nkind: LabelSet\nmetadata:\n  name: acme-labels-2-repositories",
+		"repositories:\n    names:\n    - acme/api\n    - acme/web",
+		"- color: '#d73a4a'\n    exclusive: true\n    name: kind/bug\n  - color: '#a2eeef'\n    exclusive: true\n    name: kind/feature",
+		"# acme/docs has 2 labels named \"dup\": left out, a LabelSet cannot adopt one of several.",
+		"name: acme-docs-labels\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q", want)
+		}
+	}
+	if strings.Count(out, "kind: LabelSet") != 2 {
+		t.Errorf("want 2 LabelSets (api and web share one, docs has its own):\n%s", out)
+	}
+}

@@ -152,8 +152,6 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
 			return Outcome{}, err
 		}
-	} else if err := r.setFinalizer(ctx, obj, true); err != nil {
-		return Outcome{}, err
 	}
 
 	ext, err := r.kind.Connect(ctx, obj, pass)
@@ -166,6 +164,14 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	}
 	if obs.Exists {
 		if err := r.checkIDConflict(ctx, obj, obs.ID); err != nil {
+			return Outcome{}, err
+		}
+	}
+	// The finalizer goes on before the first write to the forge: in one
+	// patch with the create-pending mark when creating (markPending), on
+	// its own before adopting or updating what exists.
+	if !observe && obs.Exists && !obs.Replace {
+		if err := r.setFinalizer(ctx, obj, true); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -416,18 +422,36 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 	if controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) == want {
 		return nil
 	}
-	base := obj.DeepCopyObject().(T)
-	if want {
-		controllerutil.AddFinalizer(obj, forgev1.Finalizer)
-	} else {
-		controllerutil.RemoveFinalizer(obj, forgev1.Finalizer)
-	}
-	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+	err := r.patchMeta(ctx, obj, func(o T) {
+		if want {
+			controllerutil.AddFinalizer(o, forgev1.Finalizer)
+		} else {
+			controllerutil.RemoveFinalizer(o, forgev1.Finalizer)
+		}
+	})
+	if err != nil {
 		if !want && apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("update finalizer of %s: %w", r.describe(obj), err)
 	}
+	return nil
+}
+
+// patchMeta applies change to obj's metadata and persists it, leaving the
+// rest of obj in memory as it is: a pass may have filled status fields
+// (Observe does) that the status write after the pass persists, and the
+// patch's answer would put the stored status back over them.
+func (r *Reconciler[T]) patchMeta(ctx context.Context, obj T, change func(T)) error {
+	base := obj.DeepCopyObject().(T)
+	patched := obj.DeepCopyObject().(T)
+	change(patched)
+	if err := r.client.Patch(ctx, patched, client.MergeFrom(base)); err != nil {
+		return err
+	}
+	obj.SetFinalizers(patched.GetFinalizers())
+	obj.SetAnnotations(patched.GetAnnotations())
+	obj.SetResourceVersion(patched.GetResourceVersion())
 	return nil
 }
 

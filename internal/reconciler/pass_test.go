@@ -35,6 +35,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -158,6 +159,14 @@ type passResult struct {
 // runPass runs one Reconcile of Label "bug" among objs with ext as its forge object.
 func runPass(t *testing.T, ext *fakeExternal, objs ...client.Object) passResult {
 	t.Helper()
+	got, _ := runPassCounting(t, ext, objs...)
+	return got
+}
+
+// runPassCounting is runPass that also returns the pass's writes to the
+// Kubernetes API ("metadata" or "status").
+func runPassCounting(t *testing.T, ext *fakeExternal, objs ...client.Object) (passResult, []string) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, forgev1.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -179,7 +188,21 @@ func runPass(t *testing.T, ext *fakeExternal, objs ...client.Object) passResult 
 	for name, fn := range indexers[*forgev1.Label](kind) {
 		b = b.WithIndex(&forgev1.Label{}, name, fn)
 	}
-	c := b.Build()
+	var writes []string
+	c := interceptor.NewClient(b.Build(), interceptor.Funcs{
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			writes = append(writes, "metadata")
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			writes = append(writes, "metadata")
+			return c.Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			writes = append(writes, sub)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
 	rec := events.NewFakeRecorder(10)
 	opts := Options{}.WithDefaults()
 	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
@@ -198,7 +221,7 @@ func runPass(t *testing.T, ext *fakeExternal, objs ...client.Object) passResult 
 	var l forgev1.Label
 	if err := c.Get(context.Background(), key, &l); apierrors.IsNotFound(err) {
 		got.Gone = true
-		return got
+		return got, writes
 	} else if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +237,7 @@ func runPass(t *testing.T, ext *fakeExternal, objs ...client.Object) passResult 
 	if l.Status.ObservedGeneration != l.Generation {
 		t.Errorf("status.observedGeneration %d, want %d", l.Status.ObservedGeneration, l.Generation)
 	}
-	return got
+	return got, writes
 }
 
 // TestPass covers the loop's decisions, one pass each, as crossplane-runtime
@@ -339,12 +362,12 @@ func TestPass(t *testing.T) {
 				Stalled: true, Events: []string{`Warning Conflict label "bug" is already managed by Label default/older; delete one of the two resources`}},
 		},
 		"ConflictByID": {
-			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it.",
+			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it, and takes no finalizer: it never wrote to the forge.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
 			obj:    label(func(l *forgev1.Label) { l.Spec.Name = "other" }),
 			others: []client.Object{label(readyAt(5), func(l *forgev1.Label) { l.Name, l.CreationTimestamp = "older", t0 })},
 			want: passResult{Ready: `False Conflict: label "other" (id 5) is already managed by Label default/older; delete one of the two resources`,
-				Stalled: true, Finalizer: true, Calls: []string{"Observe"},
+				Stalled: true, Finalizer: false, Calls: []string{"Observe"},
 				Events: []string{`Warning Conflict label "other" (id 5) is already managed by Label default/older; delete one of the two resources`}},
 		},
 	}
@@ -353,6 +376,33 @@ func TestPass(t *testing.T) {
 			got := runPass(t, tc.ext, append([]client.Object{tc.obj}, tc.others...)...)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n(-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPassWrites counts the pass's writes to the Kubernetes API: a create
+// costs the finalizer and create-pending mark in one patch, the status, and
+// the mark cleared; an adoption the finalizer and the status; a pass at
+// rest nothing.
+func TestPassWrites(t *testing.T) {
+	cases := map[string]struct {
+		ext  *fakeExternal
+		obj  client.Object
+		want []string
+	}{
+		"create": {ext: &fakeExternal{created: Observation{Exists: true, ID: 7}}, obj: label(),
+			want: []string{"metadata", "status", "metadata"}},
+		"adopt": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(),
+			want: []string{"metadata", "status"}},
+		"at rest": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(readyAt(5)),
+			want: nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, writes := runPassCounting(t, tc.ext, tc.obj)
+			if diff := cmp.Diff(tc.want, writes); diff != "" {
+				t.Errorf("writes (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -95,6 +95,13 @@ var _ = Describe("forge-operator export", func() {
 			_, err := fc.CreateLabel(ctx, forge.OrgScope(sc.org), l)
 			Expect(err).NotTo(HaveOccurred())
 		}
+		repo := sc.createRepo("web")
+		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
+			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
+		Expect(err).NotTo(HaveOccurred())
+		repoRunner := registerRunner(forge.RepoScope(sc.org, "web"), "web-runner")
+		_, err = fc.EditRunner(ctx, forge.RepoScope(sc.org, "web"), repoRunner, true)
+		Expect(err).NotTo(HaveOccurred())
 		registerRunner(forge.OrgScope(sc.org), "enabled-runner")
 		disabledID := registerRunner(forge.OrgScope(sc.org), "disabled-runner")
 		_, err = fc.EditRunner(ctx, forge.OrgScope(sc.org), disabledID, true)
@@ -120,7 +127,8 @@ var _ = Describe("forge-operator export", func() {
 			kinds[o.GetKind()]++
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
-		Expect(kinds).To(Equal(map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": 1}))
+		Expect(kinds).To(Equal(map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": 2, "RepoHook": 1}))
+		Expect(exported).To(ContainSubstring("repository: " + repo))
 
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())

@@ -315,3 +315,79 @@ var _ = Describe("Every kind end to end", func() {
 		Expect(slices.ContainsFunc(runners, func(r forge.Runner) bool { return r.ID == id })).To(BeTrue(), "the runner itself stays")
 	})
 })
+
+var _ = Describe("RepoHook end to end", func() {
+	ctx := context.Background()
+
+	It("creates, corrects drift, replaces on a new secret, adopts and deletes a repository's hook", func() {
+		sc := newScenario()
+		sc.createOrg()
+		repo := sc.createRepo("web")
+		scope := forge.RepoScope(sc.org, "web")
+		putSecret(sc.ns, "hook-secret", "secret", "first-repo-hook-secret")
+		hook := &forgev1.RepoHook{
+			ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "deploy"},
+			Spec: forgev1.RepoHookSpec{
+				ManagedSpec: managed(),
+				Repository:  forgev1.RepositoryName(repo),
+				HookSpec: forgev1.HookSpec{
+					Type:      "gitea",
+					URL:       "https://deploy.example.com/a",
+					Events:    []forgev1.HookEvent{"push", "release"},
+					SecretRef: &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"},
+				},
+			},
+		}
+		Expect(k8s.Create(ctx, hook)).To(Succeed())
+		Expect(expectReady(hook)).To(Equal(forgev1.ReasonCreated))
+		h, err := fc.GetHook(ctx, scope, hook.Status.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(h.Active).To(BeTrue())
+		Expect(h.Events).To(ConsistOf("push", "release"))
+
+		By("drift on the forge is set back")
+		_, err = fc.EditHook(ctx, scope, h.ID, forge.EditHookOption{Events: []string{"create"}, Active: ptr(false)})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			h, err := fc.GetHook(ctx, scope, hook.Status.ID)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(h.Active).To(BeTrue())
+			g.Expect(h.Events).To(ConsistOf("push", "release"))
+		}, timeout, poll).Should(Succeed())
+		id := hook.Status.ID
+
+		By("a new secret value replaces the hook")
+		putSecret(sc.ns, "hook-secret", "secret", "second-repo-hook-secret")
+		Eventually(func(g Gomega) {
+			c := readyCondition(hook)(g)
+			g.Expect(c.Reason).To(Equal(forgev1.ReasonReplaced), "Ready is %s: %s", c.Reason, c.Message)
+			g.Expect(hook.Status.ID).NotTo(Equal(id))
+		}, timeout, poll).Should(Succeed())
+		hooks, err := fc.ListHooks(ctx, scope)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hooks).To(HaveLen(1))
+		Expect(hooks[0].ID).To(Equal(hook.Status.ID))
+
+		By("deletion removes it from the forge")
+		deleteAndWait(hook)
+		hooks, err = fc.ListHooks(ctx, scope)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hooks).To(BeEmpty())
+
+		By("the one hook of the same type and URL is adopted")
+		existing, err := fc.CreateHook(ctx, scope, forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+			Config: map[string]string{"url": "https://deploy.example.com/b", "content_type": "json"}})
+		Expect(err).NotTo(HaveOccurred())
+		adopt := &forgev1.RepoHook{
+			ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "adopted"},
+			Spec: forgev1.RepoHookSpec{
+				ManagedSpec: managed(),
+				Repository:  forgev1.RepositoryName(repo),
+				HookSpec:    forgev1.HookSpec{Type: "gitea", URL: "https://deploy.example.com/b", Events: []forgev1.HookEvent{"push"}},
+			},
+		}
+		Expect(k8s.Create(ctx, adopt)).To(Succeed())
+		Expect(expectReady(adopt)).To(Equal(forgev1.ReasonAdopted))
+		Expect(adopt.Status.ID).To(Equal(existing.ID))
+	})
+})
