@@ -37,6 +37,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
+// RBAC of the Forge controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/finalizers,verbs=update
+
 // ForgeReconciler checks that a Forge answers and accepts its credentials:
 // GET /version and GET /user, on every sync interval and whenever the Forge
 // or one of its Secrets changes. Every other kind waits for its Forge to be

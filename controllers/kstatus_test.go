@@ -33,6 +33,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
 // Credentials the specs hand the operator; none may ever show in a status,
@@ -80,8 +81,7 @@ func expectKstatus(obj client.Object, want status.Status) {
 func allForgeObjects() []client.Object {
 	GinkgoHelper()
 	var out []client.Object
-	for _, list := range []client.ObjectList{&forgev1.ForgeList{}, &forgev1.OrganizationList{}, &forgev1.OrgHookList{},
-		&forgev1.RepoHookList{}, &forgev1.LabelList{}, &forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.LabelSetList{}} {
+	for _, list := range testenv.Lists() {
 		Expect(k8s.List(context.Background(), list)).To(Succeed())
 		items, err := meta.ExtractList(list)
 		Expect(err).NotTo(HaveOccurred())

@@ -29,6 +29,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
+// RBAC of the Label controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labels,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labels/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labels/finalizers,verbs=update
+
 // labelKind manages issue labels of a repository or an organization,
 // adopted by name. The forge allows several labels of one name: adoption
 // then stalls with the ids, rather than guess.

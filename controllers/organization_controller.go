@@ -29,6 +29,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
+// RBAC of the Organization controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=organizations,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=organizations/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=organizations/finalizers,verbs=update
+
 // organizationKind manages organizations: created by POST /orgs, adopted by
 // name, updated field by field, deleted by DELETE /orgs/{org}.
 type organizationKind struct{}

@@ -23,6 +23,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
+// RBAC of the OrgHook controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks/finalizers,verbs=update
+
 // orgHookKind manages organization webhooks (see hookKind).
 func orgHookKind(digests *secretdigest.Digester) hookKind[*forgev1.OrgHook] {
 	return hookKind[*forgev1.OrgHook]{

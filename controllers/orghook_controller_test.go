@@ -98,7 +98,7 @@ var _ = Describe("OrgHook", func() {
 		})
 
 		It("adopts the one unclaimed hook of the same type and URL, and creates when it is claimed", func() {
-			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+			existing, err := forgeClient().CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{
 				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json"}, Events: []string{"push"},
 			})
 			Expect(err).NotTo(HaveOccurred())
@@ -140,7 +140,7 @@ var _ = Describe("OrgHook", func() {
 			Expect(got.Events).To(ContainElements("push", "pull_request", "pull_request_sync"))
 
 			// Someone edits the hook in the web UI; the PATCH quirk drops the filter and events.
-			_, err := forgeClient().EditOrgHook(ctx, "acme", id, forge.EditHookOption{Active: ptr(true)})
+			_, err := forgeClient().EditHook(ctx, forge.OrgScope("acme"), id, forge.EditHookOption{Active: ptr(true)})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(hooks()[0].Events).To(ConsistOf("push"))
 			Eventually(func() forge.Hook { return hooks()[0] }, timeout, poll).Should(And(
@@ -291,7 +291,7 @@ var _ = Describe("OrgHook", func() {
 		})
 
 		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
-			existing, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+			existing, err := forgeClient().CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{
 				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json", "secret": "unknown"}, Active: true,
 			})
 			Expect(err).NotTo(HaveOccurred())
@@ -393,7 +393,7 @@ var _ = Describe("OrgHook", func() {
 		})
 
 		It("only reads with managementPolicy Observe", func() {
-			_, err := forgeClient().CreateOrgHook(ctx, "acme", forge.CreateHookOption{
+			_, err := forgeClient().CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{
 				Type: "gitea", Config: map[string]string{"url": hookURL, "content_type": "json"}, Active: true,
 				Events: []string{"create"},
 			})

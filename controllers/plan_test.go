@@ -74,17 +74,17 @@ func TestPlanHooks(t *testing.T) {
 	if _, err := ff.CreateOrg("acme"); err != nil {
 		t.Fatal(err)
 	}
-	signed, err := fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+	signed, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": "https://signed.example.com/hook", "content_type": "json", "secret": planSecretOld}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat, err := fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "slack", Active: true, Events: []string{"push"},
+	chat, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "slack", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": planChatOld, "content_type": "json", "channel": "#old"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+	if _, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		AuthorizationHeader: planHeader, Config: map[string]string{"url": "https://plain.example.com/hook", "content_type": "json"}}); err != nil {
 		t.Fatal(err)
 	}

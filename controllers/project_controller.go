@@ -28,6 +28,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
+// RBAC of the Project controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=projects,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=projects/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=projects/finalizers,verbs=update
+
 // projectKind manages repository projects, adopted by title. No released
 // Gitea has the projects API yet: such a server answers its routes with a
 // plain-text 404 and the resource stalls as Unsupported (the loop checks

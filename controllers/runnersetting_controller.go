@@ -28,6 +28,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
+// RBAC of the RunnerSetting controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=runnersettings,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=runnersettings/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=runnersettings/finalizers,verbs=update
+
 // runnerSettingKind keeps an Actions runner enabled or disabled. Runners
 // register themselves: there is nothing to create, so a runner not found
 // yet keeps the resource waiting (retried with backoff) until it appears.

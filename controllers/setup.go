@@ -59,11 +59,9 @@ type Options struct {
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
-// finalizers, Secrets to read credentials, and Events. Leader election has
-// its own namespaced Role in config/rbac.
-// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges;organizations;orghooks;labels;projects;runnersettings,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/status;organizations/status;orghooks/status;labels/status;projects/status;runnersettings/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=forges/finalizers;organizations/finalizers;orghooks/finalizers;labels/finalizers;projects/finalizers;runnersettings/finalizers,verbs=update
+// finalizers (beside each kind's controller, in its *_controller.go),
+// Secrets to read credentials, and Events. Leader election has its own
+// namespaced Role in config/rbac.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //

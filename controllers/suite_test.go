@@ -235,9 +235,7 @@ func newNamespace(opts ...fakeforge.Option) string {
 // dropping finalizers, so that no controller works on them after the spec.
 func removeAll(ns string) {
 	ctx := context.Background()
-	lists := []client.ObjectList{&forgev1.OrganizationList{}, &forgev1.OrgHookList{}, &forgev1.RepoHookList{}, &forgev1.LabelList{},
-		&forgev1.ProjectList{}, &forgev1.RunnerSettingList{}, &forgev1.LabelSetList{}, &forgev1.ForgeList{}}
-	for _, list := range lists {
+	for _, list := range testenv.Lists() {
 		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 		items, err := meta.ExtractList(list)
 		Expect(err).NotTo(HaveOccurred())

@@ -23,8 +23,9 @@ limitations under the License.
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
@@ -32,8 +33,27 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "forge.forgeops.dev", Version: "v1alpha1"}
 
 	// SchemeBuilder registers the kinds of this package with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = &schemeBuilder{}
 
 	// AddToScheme adds the kinds of this package to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// schemeBuilder collects the kinds each types file registers in its init.
+// Own code rather than controller-runtime's deprecated scheme.Builder, so
+// that this package depends on k8s.io/apimachinery only.
+type schemeBuilder struct {
+	objects []runtime.Object
+}
+
+// Register adds objects (a kind and its list) to those AddToScheme adds.
+func (b *schemeBuilder) Register(objects ...runtime.Object) {
+	b.objects = append(b.objects, objects...)
+}
+
+// AddToScheme adds every registered kind to s.
+func (b *schemeBuilder) AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, b.objects...)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

@@ -17,8 +17,6 @@ limitations under the License.
 package v1alpha1_test
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +24,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -59,24 +56,11 @@ type sample struct {
 // readSamples decodes every YAML document of the files kustomization.yaml lists.
 func readSamples() []sample {
 	GinkgoHelper()
+	samples, err := testenv.Samples()
+	Expect(err).NotTo(HaveOccurred())
 	var out []sample
-	for _, file := range readKustomization().Resources {
-		f, err := os.Open(filepath.Join(samplesDir, file))
-		Expect(err).NotTo(HaveOccurred())
-		dec := yamlutil.NewYAMLOrJSONDecoder(f, 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			err := dec.Decode(&u.Object)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			Expect(err).NotTo(HaveOccurred(), "decode %s", file)
-			if len(u.Object) == 0 {
-				continue // an empty document, e.g. after a trailing ---
-			}
-			out = append(out, sample{file: file, obj: u})
-		}
-		Expect(f.Close()).To(Succeed())
+	for _, s := range samples {
+		out = append(out, sample{file: s.File, obj: s.Object})
 	}
 	return out
 }
@@ -117,9 +101,11 @@ var _ = Describe("config/samples", func() {
 			seen[id] = true
 			byKind[s.obj.GetKind()] = append(byKind[s.obj.GetKind()], s.obj)
 		}
-		Expect(byKind).To(HaveLen(8), "one or more samples of each of the eight kinds")
-		for _, kind := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
-			Expect(byKind).To(HaveKey(kind))
+		for _, kind := range testenv.Kinds() {
+			Expect(byKind).To(HaveKey(kind), "one or more samples of each kind")
+		}
+		for kind := range byKind {
+			Expect(testenv.Kinds()).To(ContainElement(kind), "a sample of a kind the API does not have")
 		}
 
 		forges := map[string]bool{}

@@ -1,5 +1,5 @@
--- Argo CD health of forge.forgeops.dev resources (every kind: Forge,
--- Organization, OrgHook, RepoHook, Label, Project, RunnerSetting, LabelSet).
+-- Argo CD health of forge.forgeops.dev resources: one script for every kind
+-- of the group (argocd-cm.yaml holds it once per kind of config/crd/bases).
 --
 -- The operator writes kstatus conditions: Ready summarises the last pass,
 -- Reconciling is True while it waits for something that changes by itself

@@ -29,7 +29,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,7 +49,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,7 +56,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/yaml"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
@@ -300,50 +297,23 @@ type ref struct{ kind, name string }
 // applySamples creates the objects of config/samples in the demo namespace,
 // pointing the Forge at the fake forge.
 func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]ref, error) {
-	dir := filepath.Join(testenv.RepoRoot(), "config", "samples")
-	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	samples, err := testenv.Samples()
 	if err != nil {
 		return nil, err
 	}
-	var kust struct {
-		Resources []string `json:"resources"`
-	}
-	if err := yaml.Unmarshal(raw, &kust); err != nil {
-		return nil, fmt.Errorf("read config/samples/kustomization.yaml: %w", err)
-	}
 	var applied []ref
-	for _, file := range kust.Resources {
-		f, err := os.Open(filepath.Join(dir, file))
-		if err != nil {
-			return nil, err
+	for _, s := range samples {
+		u := s.Object
+		u.SetNamespace(namespace)
+		if u.GetKind() == "Forge" {
+			if err := unstructured.SetNestedField(u.Object, forgeURL, "spec", "url"); err != nil {
+				return nil, err
+			}
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				f.Close()
-				return nil, fmt.Errorf("decode %s: %w", file, err)
-			}
-			if len(u.Object) == 0 {
-				continue
-			}
-			u.SetNamespace(namespace)
-			if u.GetKind() == "Forge" {
-				if err := unstructured.SetNestedField(u.Object, forgeURL, "spec", "url"); err != nil {
-					f.Close()
-					return nil, err
-				}
-			}
-			if err := k8s.Create(ctx, u); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
-			}
-			applied = append(applied, ref{u.GetKind(), u.GetName()})
+		if err := k8s.Create(ctx, u); err != nil {
+			return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
-		f.Close()
+		applied = append(applied, ref{u.GetKind(), u.GetName()})
 	}
 	return applied, nil
 }

@@ -56,9 +56,9 @@ func seedPlanForge(t *testing.T) (*fakeforge.Server, string) {
 		t.Fatal(err)
 	}
 	must(fc.CreateLabel(ctx, forge.OrgScope("acme"), forge.CreateLabelOption{Name: "bug", Color: "#ff0000"}))
-	must(fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+	must(fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": "https://ci.example.com/hook", "content_type": "json"}}))
-	must(fc.CreateOrgHook(ctx, "acme", forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+	must(fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": "https://signed.example.com/hook", "content_type": "json", "secret": hookSecret}}))
 	must(fc.CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap"}))
 	if err := fake.CreateRepo("acme", "api"); err != nil {

@@ -59,11 +59,11 @@ func seed(t *testing.T) (*forge.Client, string) {
 		}
 	}
 	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "Acme", FullName: "Acme Corp"}))
-	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "gitea", Active: true,
+	must(fc.CreateHook(ctx, forge.OrgScope("Acme"), forge.CreateHookOption{Type: "gitea", Active: true,
 		Config: map[string]string{"url": "https://ci.example.com", "content_type": "json", "secret": hookSecret}}))
-	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "slack", Active: true,
+	must(fc.CreateHook(ctx, forge.OrgScope("Acme"), forge.CreateHookOption{Type: "slack", Active: true,
 		Config: map[string]string{"url": slackURL, "content_type": "json", "channel": "#ops"}}))
-	must(fc.CreateOrgHook(ctx, "Acme", forge.CreateHookOption{Type: "gitea", Active: true, AuthorizationHeader: authHeader,
+	must(fc.CreateHook(ctx, forge.OrgScope("Acme"), forge.CreateHookOption{Type: "gitea", Active: true, AuthorizationHeader: authHeader,
 		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
 	for _, name := range []string{"Kind/Bug", "kind-bug", "dup", "dup", strings.Repeat("very-long-", 10)} {
 		must(fc.CreateLabel(ctx, forge.OrgScope("Acme"), forge.CreateLabelOption{Name: name, Color: "abcdef"}))

@@ -129,7 +129,7 @@ func TestUsernames(t *testing.T) {
 
 func TestHookEventsComeInRandomOrder(t *testing.T) {
 	_, _, c := setup(t)
-	h, err := c.CreateOrgHook(bg(t), "acme", forge.CreateHookOption{
+	h, err := c.CreateHook(bg(t), forge.OrgScope("acme"), forge.CreateHookOption{
 		Type: "gitea", Config: map[string]string{"url": "https://x.example", "content_type": "json"}, Events: []string{"pull_request"},
 	})
 	if err != nil {
@@ -137,7 +137,7 @@ func TestHookEventsComeInRandomOrder(t *testing.T) {
 	}
 	orders := map[string]bool{strings.Join(h.Events, ","): true}
 	for i := 0; i < 30 && len(orders) < 2; i++ {
-		got, err := c.GetOrgHook(bg(t), "acme", h.ID)
+		got, err := c.GetHook(bg(t), forge.OrgScope("acme"), h.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

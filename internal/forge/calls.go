@@ -90,31 +90,6 @@ func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
 	return call{op: op, method: method, route: route + suffix, args: append(args, extra...)}
 }
 
-// ListOrgHooks implements OrgHooksClient.
-func (c *Client) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
-	return c.ListHooks(ctx, OrgScope(org))
-}
-
-// GetOrgHook implements OrgHooksClient.
-func (c *Client) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
-	return c.GetHook(ctx, OrgScope(org), id)
-}
-
-// CreateOrgHook implements OrgHooksClient.
-func (c *Client) CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error) {
-	return c.CreateHook(ctx, OrgScope(org), opt)
-}
-
-// EditOrgHook implements OrgHooksClient.
-func (c *Client) EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error) {
-	return c.EditHook(ctx, OrgScope(org), id, opt)
-}
-
-// DeleteOrgHook implements OrgHooksClient.
-func (c *Client) DeleteOrgHook(ctx context.Context, org string, id int64) error {
-	return c.DeleteHook(ctx, OrgScope(org), id)
-}
-
 // ListHooks implements HooksClient. A repository's list has X-Total-Count
 // only, no Link: listAll pages by count and short pages.
 func (c *Client) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {

@@ -165,7 +165,7 @@ func TestErrorClasses(t *testing.T) {
 		if !forge.IsForbidden(err) || !strings.Contains(err.Error(), "403 Must be an organization owner") {
 			t.Fatalf("forbidden: %v", err)
 		}
-		_, err = dev.ListOrgHooks(ctx(t), "acme") // owners only, even to read
+		_, err = dev.ListHooks(ctx(t), forge.OrgScope("acme")) // owners only, even to read
 		wantKind(t, err, forge.KindForbidden)
 	})
 	t.Run("not found", func(t *testing.T) {
@@ -654,8 +654,8 @@ func TestMetricsUseRouteTemplates(t *testing.T) {
 	name := "metrics/" + t.Name()
 	c, err := forge.New(forge.Config{Name: name, URL: ts.URL, Token: fakeforge.DefaultToken, QPS: -1})
 	mustNoErr(t, err)
-	_, _ = c.GetOrgHook(ctx(t), "acme", 7)
-	_, _ = c.GetOrgHook(ctx(t), "acme", 8)
+	_, _ = c.GetHook(ctx(t), forge.OrgScope("acme"), 7)
+	_, _ = c.GetHook(ctx(t), forge.OrgScope("acme"), 8)
 	_, _ = c.ListLabels(ctx(t), forge.OrgScope("acme"))
 	_, _ = c.GetLabel(ctx(t), web, 3)
 

@@ -344,14 +344,14 @@ func contractHookCreateChecks(t *testing.T, tg *target) {
 		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "not a url", "content_type": "json"}}, "Invalid url"},
 	}
 	for _, c := range cases {
-		_, err := tg.c.CreateOrgHook(ctx(t), org, c.opt)
+		_, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), c.opt)
 		wantRejected(t, err, c.msg)
 	}
 	// The ten types of the reference are accepted.
 	for _, typ := range []string{"gitea", "gogs", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork", "packagist"} {
 		opt := hookOpt("https://hooks.example/" + typ)
 		opt.Type = typ
-		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 		mustNoErr(t, err)
 		if h.Type != typ {
 			t.Fatalf("type %q came back as %q", typ, h.Type)
@@ -369,7 +369,7 @@ func contractHookActiveDefault(t *testing.T, tg *target) {
 		t.Fatal("a hook created without active is active; the forge defaults to false")
 	}
 	// The client always sends active.
-	created, err := tg.c.CreateOrgHook(ctx(t), org, hookOpt("https://x.example/h2"))
+	created, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), hookOpt("https://x.example/h2"))
 	mustNoErr(t, err)
 	if !created.Active {
 		t.Fatal("CreateHookOption{Active: true} made an inactive hook")
@@ -402,12 +402,12 @@ func contractHookEvents(t *testing.T, tg *target) {
 	for i, c := range cases {
 		opt := hookOpt(fmt.Sprintf("https://x.example/%d", i))
 		opt.Events = c.in
-		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 		mustNoErr(t, err)
 		if diff := cmp.Diff(sorted(c.want), sorted(h.Events)); diff != "" {
 			t.Fatalf("events %v (-want +got):\n%s", c.in, diff)
 		}
-		got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+		got, err := tg.c.GetHook(ctx(t), forge.OrgScope(org), h.ID)
 		mustNoErr(t, err)
 		if diff := cmp.Diff(sorted(c.want), sorted(got.Events)); diff != "" {
 			t.Fatalf("events %v read back (-want +got):\n%s", c.in, diff)
@@ -419,21 +419,21 @@ func contractHookSecret(t *testing.T, tg *target) {
 	org := tg.org()
 	opt := hookOpt("https://x.example/s")
 	opt.Config["secret"] = "hunter2"
-	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 	mustNoErr(t, err)
 	if diff := cmp.Diff(map[string]string{"url": "https://x.example/s", "content_type": "json"}, h.Config); diff != "" {
 		t.Fatalf("create response config (-want +got):\n%s", diff)
 	}
-	hooks, err := tg.c.ListOrgHooks(ctx(t), org)
+	hooks, err := tg.c.ListHooks(ctx(t), forge.OrgScope(org))
 	mustNoErr(t, err)
 	for _, l := range hooks {
 		if _, ok := l.Config["secret"]; ok {
 			t.Fatal("list returned the secret")
 		}
 	}
-	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"secret": "changed"}, Events: []string{"push"}})
+	_, err = tg.c.EditHook(ctx(t), forge.OrgScope(org), h.ID, forge.EditHookOption{Config: map[string]string{"secret": "changed"}, Events: []string{"push"}})
 	mustNoErr(t, err)
-	got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+	got, err := tg.c.GetHook(ctx(t), forge.OrgScope(org), h.ID)
 	mustNoErr(t, err)
 	if _, ok := got.Config["secret"]; ok {
 		t.Fatal("get returned the secret")
@@ -449,7 +449,7 @@ func contractHookPatchQuirks(t *testing.T, tg *target) {
 	org := tg.org()
 	opt := hookOpt("https://x.example/q")
 	opt.Events, opt.BranchFilter, opt.AuthorizationHeader, opt.Name = []string{"release", "create"}, "main", "Bearer abc", "named"
-	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 	mustNoErr(t, err)
 
 	// A raw PATCH with only active: the three always-replaced fields reset,
@@ -465,7 +465,7 @@ func contractHookPatchQuirks(t *testing.T, tg *target) {
 	}
 
 	// The client states all three every time, and active/name only when set.
-	edited, err := tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{
+	edited, err := tg.c.EditHook(ctx(t), forge.OrgScope(org), h.ID, forge.EditHookOption{
 		Events: []string{"issues"}, BranchFilter: "release/*", AuthorizationHeader: "Bearer xyz",
 		Config: map[string]string{"url": "https://x.example/q2", "content_type": "form"},
 	})
@@ -474,14 +474,14 @@ func contractHookPatchQuirks(t *testing.T, tg *target) {
 		edited.Config["url"] != "https://x.example/q2" || edited.Config["content_type"] != "form" {
 		t.Fatalf("after client edit: %+v", edited)
 	}
-	edited, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Active: ptr(true), Name: ptr("renamed"), Events: []string{"push"}})
+	edited, err = tg.c.EditHook(ctx(t), forge.OrgScope(org), h.ID, forge.EditHookOption{Active: ptr(true), Name: ptr("renamed"), Events: []string{"push"}})
 	mustNoErr(t, err)
 	if !edited.Active || (hasName(t, tg) && edited.Name != "renamed") {
 		t.Fatalf("after active/name edit: %+v", edited)
 	}
-	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"url": "gopher://x"}})
+	_, err = tg.c.EditHook(ctx(t), forge.OrgScope(org), h.ID, forge.EditHookOption{Config: map[string]string{"url": "gopher://x"}})
 	wantRejected(t, err, "Invalid url")
-	_, err = tg.c.EditOrgHook(ctx(t), org, h.ID, forge.EditHookOption{Config: map[string]string{"content_type": "xml"}})
+	_, err = tg.c.EditHook(ctx(t), forge.OrgScope(org), h.ID, forge.EditHookOption{Config: map[string]string{"content_type": "xml"}})
 	wantRejected(t, err, "Invalid content type")
 }
 
@@ -505,9 +505,9 @@ func contractHookAuthHeader(t *testing.T, tg *target) {
 		org := tg.org()
 		opt := hookOpt("https://x.example/a")
 		opt.AuthorizationHeader = "Bearer secret-value"
-		h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+		h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 		mustNoErr(t, err)
-		got, err := tg.c.GetOrgHook(ctx(t), org, h.ID)
+		got, err := tg.c.GetHook(ctx(t), forge.OrgScope(org), h.ID)
 		mustNoErr(t, err)
 		flavor, semver := tg.version()
 		want := "Bearer secret-value"
@@ -528,14 +528,14 @@ func contractHookAuthHeader(t *testing.T, tg *target) {
 func contractHookSlack(t *testing.T, tg *target) {
 	org := tg.org()
 	opt := forge.CreateHookOption{Type: "slack", Config: map[string]string{"url": "https://hooks.slack.example/T", "content_type": "json"}, Active: true}
-	_, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	_, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 	wantRejected(t, err, "Missing config option: channel")
 	opt.Config["channel"] = "#"
-	_, err = tg.c.CreateOrgHook(ctx(t), org, opt)
+	_, err = tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 	wantKind(t, err, forge.KindValidation) // 400 Invalid slack channel name
 	opt.Config["channel"] = " #ops "
 	opt.Config["username"] = "bot"
-	h, err := tg.c.CreateOrgHook(ctx(t), org, opt)
+	h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), opt)
 	mustNoErr(t, err)
 	want := map[string]string{
 		"url": "https://hooks.slack.example/T", "content_type": "json",
@@ -548,16 +548,16 @@ func contractHookSlack(t *testing.T, tg *target) {
 
 func contractHookNotFound(t *testing.T, tg *target) {
 	a, b := tg.org(), tg.org()
-	h, err := tg.c.CreateOrgHook(ctx(t), a, hookOpt("https://x.example/n"))
+	h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(a), hookOpt("https://x.example/n"))
 	mustNoErr(t, err)
-	_, err = tg.c.GetOrgHook(ctx(t), b, h.ID)
+	_, err = tg.c.GetHook(ctx(t), forge.OrgScope(b), h.ID)
 	wantKind(t, err, forge.KindNotFound)
-	_, err = tg.c.EditOrgHook(ctx(t), b, h.ID, forge.EditHookOption{})
+	_, err = tg.c.EditHook(ctx(t), forge.OrgScope(b), h.ID, forge.EditHookOption{})
 	wantKind(t, err, forge.KindNotFound)
-	wantKind(t, tg.c.DeleteOrgHook(ctx(t), b, h.ID), forge.KindNotFound)
-	mustNoErr(t, tg.c.DeleteOrgHook(ctx(t), a, h.ID))
-	wantKind(t, tg.c.DeleteOrgHook(ctx(t), a, h.ID), forge.KindNotFound)
-	_, err = tg.c.ListOrgHooks(ctx(t), uniqueName("missing"))
+	wantKind(t, tg.c.DeleteHook(ctx(t), forge.OrgScope(b), h.ID), forge.KindNotFound)
+	mustNoErr(t, tg.c.DeleteHook(ctx(t), forge.OrgScope(a), h.ID))
+	wantKind(t, tg.c.DeleteHook(ctx(t), forge.OrgScope(a), h.ID), forge.KindNotFound)
+	_, err = tg.c.ListHooks(ctx(t), forge.OrgScope(uniqueName("missing")))
 	wantKind(t, err, forge.KindNotFound)
 }
 
@@ -565,11 +565,11 @@ func contractHookPaging(t *testing.T, tg *target) {
 	org := tg.org()
 	want := map[int64]bool{}
 	for i := range 53 {
-		h, err := tg.c.CreateOrgHook(ctx(t), org, hookOpt(fmt.Sprintf("https://x.example/p%d", i)))
+		h, err := tg.c.CreateHook(ctx(t), forge.OrgScope(org), hookOpt(fmt.Sprintf("https://x.example/p%d", i)))
 		mustNoErr(t, err)
 		want[h.ID] = true
 	}
-	hooks, err := tg.c.ListOrgHooks(ctx(t), org)
+	hooks, err := tg.c.ListHooks(ctx(t), forge.OrgScope(org))
 	mustNoErr(t, err)
 	got := map[int64]bool{}
 	for _, h := range hooks {

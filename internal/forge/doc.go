@@ -20,7 +20,7 @@ limitations under the License.
 // # Shape
 //
 // Reconcilers depend on narrow interfaces, one per area (ServerClient,
-// OrgsClient, OrgHooksClient, LabelsClient, ProjectsClient, RunnersClient,
+// OrgsClient, HooksClient, LabelsClient, ProjectsClient, RunnersClient,
 // ReposClient), so a reconciler states in its type what it touches and a
 // test double only has to cover that area; what only tests and the demo
 // need (creating repositories, registering runners) is FixturesClient. A single implementation, *Client,

@@ -209,9 +209,9 @@ func TestSecretsNeverEchoed(t *testing.T) {
 	c, _ := hostileClient(t, http.HandlerFunc(echo), func(cfg *forge.Config) { cfg.Token = token })
 	create := forge.CreateHookOption{Type: "slack", Active: true, AuthorizationHeader: authHeader,
 		Config: map[string]string{"url": hookURL, "secret": hookSecret, "content_type": "json"}}
-	_, createErr := c.CreateOrgHook(lctx, "acme", create)
+	_, createErr := c.CreateHook(lctx, forge.OrgScope("acme"), create)
 	wantKind(t, createErr, forge.KindValidation)
-	_, editErr := c.EditOrgHook(lctx, "acme", 7, forge.EditHookOption{AuthorizationHeader: authHeader,
+	_, editErr := c.EditHook(lctx, forge.OrgScope("acme"), 7, forge.EditHookOption{AuthorizationHeader: authHeader,
 		Config: map[string]string{"url": hookURL}})
 	wantKind(t, editErr, forge.KindValidation)
 
@@ -404,7 +404,7 @@ func TestAnswersChecked(t *testing.T) {
 		wantInErr  string
 	}{
 		{"create answering id 0", `{"id":0,"name":"a"}`, func(c *forge.Client) error {
-			_, err := c.CreateOrgHook(ctx(t), "acme", forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://h.example"}})
+			_, err := c.CreateHook(ctx(t), forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://h.example"}})
 			return err
 		}, "with id 0"},
 		{"get answering a negative id", `{"id":-3}`, func(c *forge.Client) error {
@@ -446,7 +446,7 @@ func TestSecretsOfThePassRedacted(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_ = json.NewEncoder(w).Encode(map[string]string{"message": "hook " + hookURL + " with secret " + hookSecret + " is corrupt"})
 	}))
-	_, plain := c.GetOrgHook(ctx(t), "acme", 7)
+	_, plain := c.GetHook(ctx(t), forge.OrgScope("acme"), 7)
 	if !strings.Contains(plain.Error(), hookSecret) {
 		t.Fatalf("the server did not quote the secret: %q", plain)
 	}

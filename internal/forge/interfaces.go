@@ -22,7 +22,6 @@ import "context"
 type Interface interface {
 	ServerClient
 	OrgsClient
-	OrgHooksClient
 	HooksClient
 	LabelsClient
 	ProjectsClient
@@ -50,15 +49,6 @@ type OrgsClient interface {
 	// repositories or packages with a 500 (KindServer) whose message only a
 	// site admin sees.
 	DeleteOrg(ctx context.Context, name string) error
-}
-
-// OrgHooksClient manages organization webhooks.
-type OrgHooksClient interface {
-	ListOrgHooks(ctx context.Context, org string) ([]Hook, error)
-	GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error)
-	CreateOrgHook(ctx context.Context, org string, opt CreateHookOption) (*Hook, error)
-	EditOrgHook(ctx context.Context, org string, id int64, opt EditHookOption) (*Hook, error)
-	DeleteOrgHook(ctx context.Context, org string, id int64) error
 }
 
 // HooksClient manages webhooks of a repository or an organization. The
@@ -126,7 +116,6 @@ type FixturesClient interface {
 var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
-	_ OrgHooksClient = (*Client)(nil)
 	_ HooksClient    = (*Client)(nil)
 	_ LabelsClient   = (*Client)(nil)
 	_ ProjectsClient = (*Client)(nil)

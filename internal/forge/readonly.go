@@ -45,12 +45,6 @@ func (c readOnly) CurrentUser(ctx context.Context) (*User, error) { return c.r.C
 func (c readOnly) GetOrg(ctx context.Context, name string) (*Organization, error) {
 	return c.r.GetOrg(ctx, name)
 }
-func (c readOnly) ListOrgHooks(ctx context.Context, org string) ([]Hook, error) {
-	return c.r.ListOrgHooks(ctx, org)
-}
-func (c readOnly) GetOrgHook(ctx context.Context, org string, id int64) (*Hook, error) {
-	return c.r.GetOrgHook(ctx, org, id)
-}
 func (c readOnly) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
 	return c.r.ListHooks(ctx, scope)
 }
@@ -94,13 +88,6 @@ func (readOnly) EditOrg(context.Context, string, EditOrgOption) (*Organization, 
 	return nil, refuse("edit organization")
 }
 func (readOnly) DeleteOrg(context.Context, string) error { return refuse("delete organization") }
-func (readOnly) CreateOrgHook(context.Context, string, CreateHookOption) (*Hook, error) {
-	return nil, refuse("create hook")
-}
-func (readOnly) EditOrgHook(context.Context, string, int64, EditHookOption) (*Hook, error) {
-	return nil, refuse("edit hook")
-}
-func (readOnly) DeleteOrgHook(context.Context, string, int64) error { return refuse("delete hook") }
 func (readOnly) CreateHook(context.Context, Scope, CreateHookOption) (*Hook, error) {
 	return nil, refuse("create hook")
 }

@@ -313,8 +313,7 @@ func repoOrg(r int, w workload) string { return fmt.Sprintf("org-%02d", r%w.orgs
 func waitReady(b *testing.B, k8s client.Client, ns string, want int, limit time.Duration) {
 	b.Helper()
 	deadline := time.Now().Add(limit)
-	lists := []client.ObjectList{&forgev1.ForgeList{}, &forgev1.OrganizationList{}, &forgev1.OrgHookList{},
-		&forgev1.LabelList{}, &forgev1.ProjectList{}, &forgev1.RunnerSettingList{}}
+	lists := testenv.Lists()
 	for {
 		ready := 0
 		for _, l := range lists {

@@ -150,7 +150,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		t.Errorf("a privileged pod in %s: %v, want a PodSecurity refusal", namespace, err)
 	}
 
-	for _, list := range []client.ObjectList{&forgev1.ForgeList{}, &forgev1.LabelList{}} {
+	for _, list := range testenv.Lists() {
 		poll(ctx, t, fmt.Sprintf("CRD of %T served", list), func() (bool, error) {
 			err := admin.List(ctx, list)
 			return err == nil, err

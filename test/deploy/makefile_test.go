@@ -135,6 +135,8 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 		{args: []string{"deploy", "IMG=example.com/op:v1"}, want: []string{"img='example.com/op:v1'", "kubectl apply --server-side -k bin/deploy"}},
 		{args: []string{"undeploy"}, want: []string{"kubectl delete -k config/default -l 'app.kubernetes.io/component!=crd' --ignore-not-found"}},
 		{args: []string{"build"}, want: []string{"go build -o bin/manager ."}},
+		// The linter's version comes from its own module, never from PATH.
+		{args: []string{"lint"}, want: []string{"go tool -modfile=hack/tools/go.mod golangci-lint run ./..."}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1"}, want: []string{"docker build -t example.com/op:v1 ."}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1", "CONTAINER_TOOL=podman"}, want: []string{"podman build -t example.com/op:v1 ."}},
 		{args: []string{"run"}, want: []string{"go run ."}, not: []string{"--kubeconfig"}},
@@ -169,7 +171,7 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 
 func TestTargetsHaveHelp(t *testing.T) {
 	out := makeIn(t, repoPath(), nil, "help")
-	for _, target := range []string{"install", "uninstall", "run", "deploy", "undeploy", "build", "docker-build", "docker-push"} {
+	for _, target := range []string{"lint", "install", "uninstall", "run", "deploy", "undeploy", "build", "docker-build", "docker-push"} {
 		found := false
 		for _, line := range strings.Split(out, "\n") {
 			f := strings.Fields(line)

@@ -202,7 +202,7 @@ func TestDefaultInstallsEveryCRDOfConfigCRDBases(t *testing.T) {
 	if !slices.Equal(want, got) {
 		t.Errorf("CRDs rendered %v, want those of config/crd/bases %v", got, want)
 	}
-	for _, k := range []string{"Forge", "Organization", "OrgHook", "RepoHook", "Label", "Project", "RunnerSetting", "LabelSet"} {
+	for _, k := range testenv.Kinds() {
 		if !kinds[k] {
 			t.Errorf("no CRD for kind %s", k)
 		}

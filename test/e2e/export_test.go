@@ -80,11 +80,11 @@ var _ = Describe("forge-operator export", func() {
 			Website: "https://export.example.com", Location: "Lisbon", Visibility: "limited"})
 		Expect(err).NotTo(HaveOccurred())
 		const hookSecret = "export-hook-secret-value"
-		_, err = fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{Type: "gitea", Name: "ci", Active: true,
+		_, err = fc.CreateHook(ctx, forge.OrgScope(sc.org), forge.CreateHookOption{Type: "gitea", Name: "ci", Active: true,
 			Events: []string{"push", "pull_request"}, BranchFilter: "main",
 			Config: map[string]string{"url": "https://ci.example.com/hook", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
-		_, err = fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{Type: "gogs", Active: false,
+		_, err = fc.CreateHook(ctx, forge.OrgScope(sc.org), forge.CreateHookOption{Type: "gogs", Active: false,
 			Config: map[string]string{"url": "https://legacy.example.com/hook", "content_type": "form"}})
 		Expect(err).NotTo(HaveOccurred())
 		for _, l := range []forge.CreateLabelOption{

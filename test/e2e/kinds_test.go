@@ -113,7 +113,7 @@ var _ = Describe("Every kind end to end", func() {
 		}
 		Expect(k8s.Create(ctx, hook)).To(Succeed())
 		Expect(expectReady(hook)).To(Equal(forgev1.ReasonCreated))
-		h, err := fc.GetOrgHook(ctx, sc.org, hook.Status.ID)
+		h, err := fc.GetHook(ctx, forge.OrgScope(sc.org), hook.Status.ID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(h.Active).To(BeTrue())
 		Expect(h.Config["url"]).To(Equal("https://ci.example.com/hooks/a"))
@@ -121,10 +121,10 @@ var _ = Describe("Every kind end to end", func() {
 		Expect(h.Config).NotTo(HaveKey("secret"))
 
 		By("drift on the forge is set back")
-		_, err = fc.EditOrgHook(ctx, sc.org, h.ID, forge.EditHookOption{Events: []string{"create"}, Active: ptr(false)})
+		_, err = fc.EditHook(ctx, forge.OrgScope(sc.org), h.ID, forge.EditHookOption{Events: []string{"create"}, Active: ptr(false)})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func(g Gomega) {
-			h, err := fc.GetOrgHook(ctx, sc.org, hook.Status.ID)
+			h, err := fc.GetHook(ctx, forge.OrgScope(sc.org), hook.Status.ID)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(h.Active).To(BeTrue())
 			g.Expect(h.Events).To(ContainElements("push", "issues"))
@@ -134,7 +134,7 @@ var _ = Describe("Every kind end to end", func() {
 		update(hook, func(o *forgev1.OrgHook) { o.Spec.URL = "https://ci.example.com/hooks/b" })
 		expectReady(hook)
 		Eventually(func(g Gomega) string {
-			h, err := fc.GetOrgHook(ctx, sc.org, hook.Status.ID)
+			h, err := fc.GetHook(ctx, forge.OrgScope(sc.org), hook.Status.ID)
 			g.Expect(err).NotTo(HaveOccurred())
 			return h.Config["url"]
 		}, timeout, poll).Should(Equal("https://ci.example.com/hooks/b"))
@@ -147,21 +147,21 @@ var _ = Describe("Every kind end to end", func() {
 			g.Expect(c.Reason).To(Equal(forgev1.ReasonReplaced), "Ready is %s: %s", c.Reason, c.Message)
 			g.Expect(hook.Status.ID).NotTo(Equal(id))
 		}, timeout, poll).Should(Succeed())
-		_, err = fc.GetOrgHook(ctx, sc.org, id)
+		_, err = fc.GetHook(ctx, forge.OrgScope(sc.org), id)
 		Expect(forge.IsNotFound(err)).To(BeTrue(), "old hook still there: %v", err)
-		hooks, err := fc.ListOrgHooks(ctx, sc.org)
+		hooks, err := fc.ListHooks(ctx, forge.OrgScope(sc.org))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hooks).To(HaveLen(1))
 		Expect(hooks[0].ID).To(Equal(hook.Status.ID))
 
 		By("deletion removes it from the forge")
 		deleteAndWait(hook)
-		hooks, err = fc.ListOrgHooks(ctx, sc.org)
+		hooks, err = fc.ListHooks(ctx, forge.OrgScope(sc.org))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hooks).To(BeEmpty())
 
 		By("the one hook of the same type and URL is adopted")
-		existing, err := fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{
+		existing, err := fc.CreateHook(ctx, forge.OrgScope(sc.org), forge.CreateHookOption{
 			Type: "gitea", Active: true, Events: []string{"push"},
 			Config: map[string]string{"url": "https://ci.example.com/hooks/c", "content_type": "json"},
 		})
@@ -181,7 +181,7 @@ var _ = Describe("Every kind end to end", func() {
 		Expect(k8s.Create(ctx, adopt)).To(Succeed())
 		Expect(expectReady(adopt)).To(Equal(forgev1.ReasonAdopted))
 		Expect(adopt.Status.ID).To(Equal(existing.ID))
-		h, err = fc.GetOrgHook(ctx, sc.org, existing.ID)
+		h, err = fc.GetHook(ctx, forge.OrgScope(sc.org), existing.ID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(h.Events).To(ConsistOf("push", "release"))
 	})

@@ -44,7 +44,7 @@ var _ = Describe("forge-operator plan", func() {
 		repo := sc.createRepo("web")
 		_, err = fc.CreateLabel(ctx, forge.OrgScope(sc.org), forge.CreateLabelOption{Name: "bug", Color: "#ff0000"})
 		Expect(err).NotTo(HaveOccurred())
-		_, err = fc.CreateOrgHook(ctx, sc.org, forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+		_, err = fc.CreateHook(ctx, forge.OrgScope(sc.org), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 			Config: map[string]string{"url": "https://ci.example.com/" + sc.org, "content_type": "json"}})
 		Expect(err).NotTo(HaveOccurred())
 		registerRunner(forge.OrgScope(sc.org), "r1")
