@@ -181,21 +181,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 
 	if observe {
-		out := Outcome{Requeue: Jitter(interval)}
-		switch {
-		case !obs.Exists:
-			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,
-				Message: fmt.Sprintf("%s does not exist on the forge; managementPolicy Observe never creates it", what)}
-		case len(obs.Diff) > 0 || obs.Replace:
-			record(status, obs)
-			out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonDriftDetected,
-				Message: fmt.Sprintf("the forge differs from the spec in %s; managementPolicy Observe does not correct it", diffText(obs))}
-		default:
-			record(status, obs)
-			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
-				Message: fmt.Sprintf("%s matches the spec (observed, not managed)", what)}
-		}
-		return out, nil
+		return observed(status, obs, what, interval), nil
 	}
 
 	out := Outcome{Requeue: Jitter(interval), Event: Event{Type: corev1.EventTypeNormal}}
@@ -284,6 +270,26 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// observed is the outcome of a pass under managementPolicy Observe: what
+// was found is reported, nothing is written to the forge.
+func observed(status *forgev1.ManagedStatus, obs Observation, what string, interval time.Duration) Outcome {
+	out := Outcome{Requeue: Jitter(interval)}
+	switch {
+	case !obs.Exists:
+		out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,
+			Message: fmt.Sprintf("%s does not exist on the forge; managementPolicy Observe never creates it", what)}
+	case len(obs.Diff) > 0 || obs.Replace:
+		record(status, obs)
+		out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonDriftDetected,
+			Message: fmt.Sprintf("the forge differs from the spec in %s; managementPolicy Observe does not correct it", diffText(obs))}
+	default:
+		record(status, obs)
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
+			Message: fmt.Sprintf("%s matches the spec (observed, not managed)", what)}
+	}
+	return out
 }
 
 // finalize handles a resource being deleted.
