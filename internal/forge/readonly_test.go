@@ -62,7 +62,7 @@ func TestReadOnly(t *testing.T) {
 			t.Errorf("%s through ReadOnly returned %v, want ErrReadOnly", m.Name, err)
 		}
 	}
-	if writes < 16 {
+	if writes < 14 {
 		t.Fatalf("only %d write methods found in Interface", writes)
 	}
 	if w := fake.WriteRequests(); len(w) != 0 {
