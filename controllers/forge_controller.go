@@ -68,7 +68,7 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
-		Complete(reconciler.Fair(r, r.Options.Fairness, forgeOfForge, r.Options.ReconcileTimeout))
+		Complete(reconciler.Fair(r, r.Options.Fairness.ForKind(), forgeOfForge, r.Options.ReconcileTimeout))
 }
 
 // forgeOfForge: a Forge's own check counts against its share too.

@@ -49,7 +49,8 @@ type Options struct {
 	// ReconcileTimeout bounds every pass of every controller (default 2m).
 	ReconcileTimeout time.Duration
 	// MaxReconcilesPerForge caps the passes of one Forge's resources running
-	// at once, over all kinds (default MaxConcurrentReconciles-1, at least 1),
+	// at once in each kind's controller (default MaxConcurrentReconciles-1,
+	// at least 1),
 	// so that one slow Forge leaves workers to the others.
 	MaxReconcilesPerForge int
 	// SecretDigestKey names the Secret (in the operator's own namespace) that

@@ -27,12 +27,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Fairness caps how many passes of one Forge's resources run at once, over
-// every controller. Each controller has its own pool of workers; a Forge
+// Fairness caps how many passes of one Forge's resources run at once in
+// one controller. Each controller has its own pool of workers; a Forge
 // that never answers would otherwise hold all of them for a reconcile
 // timeout each, pass after pass, and every other Forge's resources would
 // queue behind its backlog. With the cap below a pool's size, a worker of
-// every pool stays free for the other Forges.
+// every pool stays free for the other Forges, while one Forge's resources
+// of different kinds still go on side by side.
 type Fairness struct {
 	limit    int
 	mu       sync.Mutex
@@ -42,6 +43,15 @@ type Fairness struct {
 // NewFairness allows limit passes per Forge at once (at least 1).
 func NewFairness(limit int) *Fairness {
 	return &Fairness{limit: max(limit, 1), inFlight: map[types.NamespacedName]int{}}
+}
+
+// ForKind returns a Fairness of the same limit for one more controller's
+// pool of workers; nil stays nil (no cap).
+func (f *Fairness) ForKind() *Fairness {
+	if f == nil {
+		return nil
+	}
+	return NewFairness(f.limit)
 }
 
 // DefaultForgeLimit leaves one worker of each pool of workers to the other

@@ -99,7 +99,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
-		Complete(Fair(r, opts.Fairness, r.forgeOf, opts.ReconcileTimeout))
+		Complete(Fair(r, opts.Fairness.ForKind(), r.forgeOf, opts.ReconcileTimeout))
 }
 
 // forgeOf names the Forge a resource uses, for Fairness.
