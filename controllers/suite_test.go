@@ -231,23 +231,9 @@ func newNamespace(opts ...fakeforge.Option) string {
 	return ns.Name
 }
 
-// removeAll deletes every forge.forgeops.dev resource of namespace ns,
-// dropping finalizers, so that no controller works on them after the spec.
+// removeAll deletes every forge.forgeops.dev resource of namespace ns.
 func removeAll(ns string) {
-	ctx := context.Background()
-	for _, list := range testenv.Lists() {
-		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-		items, err := meta.ExtractList(list)
-		Expect(err).NotTo(HaveOccurred())
-		for _, it := range items {
-			o := it.(client.Object)
-			if len(o.GetFinalizers()) > 0 {
-				o.SetFinalizers(nil)
-				Expect(client.IgnoreNotFound(k8s.Update(ctx, o))).To(Succeed())
-			}
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed())
-		}
-	}
+	Expect(testenv.RemoveAll(context.Background(), k8s, ns)).To(Succeed())
 }
 
 // readyCondition fetches obj and returns its Ready condition.

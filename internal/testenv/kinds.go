@@ -17,9 +17,11 @@ limitations under the License.
 package testenv
 
 import (
+	"context"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,4 +77,32 @@ func forgeScheme() *k8sruntime.Scheme {
 		panic(err) // only a type registered twice under two kinds fails
 	}
 	return s
+}
+
+// RemoveAll deletes every forge.forgeops.dev resource of namespace ns,
+// dropping their finalizers first: envtest runs no namespace controller,
+// and no controller should work on a spec's resources after it ends.
+func RemoveAll(ctx context.Context, c client.Client, ns string) error {
+	for _, list := range Lists() {
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			o := it.(client.Object)
+			if len(o.GetFinalizers()) > 0 {
+				o.SetFinalizers(nil)
+				if err := client.IgnoreNotFound(c.Update(ctx, o)); err != nil {
+					return err
+				}
+			}
+			if err := client.IgnoreNotFound(c.Delete(ctx, o)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -224,23 +224,9 @@ func (sc *scenario) removeOrg() {
 	}
 }
 
-// removeAll deletes every forge.forgeops.dev resource of namespace ns,
-// dropping finalizers (envtest runs no namespace controller).
+// removeAll deletes every forge.forgeops.dev resource of namespace ns.
 func removeAll(ns string) {
-	ctx := context.Background()
-	for _, list := range testenv.Lists() {
-		Expect(k8s.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-		items, err := meta.ExtractList(list)
-		Expect(err).NotTo(HaveOccurred())
-		for _, it := range items {
-			o := it.(client.Object)
-			if len(o.GetFinalizers()) > 0 {
-				o.SetFinalizers(nil)
-				Expect(client.IgnoreNotFound(k8s.Update(ctx, o))).To(Succeed())
-			}
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed())
-		}
-	}
+	Expect(testenv.RemoveAll(context.Background(), k8s, ns)).To(Succeed())
 }
 
 // registerRunner registers a runner in scope the way act_runner does and returns its id.
