@@ -188,14 +188,18 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 }
 
 // failed maps an error of Connect or Observe as the loop classifies it.
-func (p kindPlanner[T]) failed(err error) plan.Item {
+func (p kindPlanner[T]) failed(err error) plan.Item { return planFailed(err, p.creates) }
+
+// planFailed maps an error of a kind's pass as the loop classifies it;
+// creates says the operator would create the object once its parent exists.
+func planFailed(err error, creates bool) plan.Item {
 	c, ok := reconciler.Classify(err)
 	switch {
 	case !ok:
 		return plan.Item{Action: plan.Error, Reason: err.Error()}
 	case c.Reason == forgev1.ReasonConflict:
 		return plan.Item{Action: plan.Conflict, Reason: c.Message}
-	case c.Reason == forgev1.ReasonParentNotFound && p.creates:
+	case c.Reason == forgev1.ReasonParentNotFound && creates:
 		// The operator waits for the organization or repository, then creates.
 		return plan.Item{Action: plan.Create, Reason: c.Message}
 	}

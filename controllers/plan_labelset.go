@@ -87,11 +87,11 @@ func (p setPlanner) plan(ctx context.Context, u *unstructured.Unstructured, st *
 	pass := &reconciler.Pass{Forge: st.fc, Server: st.env.Server, WebURL: st.env.WebURL, Reader: st.reader, Cache: p.claims}
 	ext, err := labelSetKind{}.ConnectSet(ctx, obj, pass)
 	if err != nil {
-		return kindPlanner[*forgev1.LabelSet]{}.failed(err)
+		return planFailed(err, false)
 	}
 	res, err := ext.Sync(ctx, false)
 	if err != nil {
-		return kindPlanner[*forgev1.LabelSet]{}.failed(err)
+		return planFailed(err, false)
 	}
 	noun := res.Nouns
 	if res.Members == 1 {

@@ -358,6 +358,7 @@ func (b *builder) labelSets(org string, repos []repoLabels) {
 	groups := map[string]*group{}
 	for _, r := range repos {
 		labels, skip := setLabels(r.labels)
+		count := nameCounts(r.labels)
 		key, _ := json.Marshal(labels)
 		g, ok := groups[string(key)]
 		if !ok {
@@ -367,7 +368,7 @@ func (b *builder) labelSets(org string, repos []repoLabels) {
 		}
 		g.repos = append(g.repos, r.repo)
 		for _, n := range skip {
-			g.skip = append(g.skip, fmt.Sprintf("%s has %d labels named %q: left out, a LabelSet cannot adopt one of several.", r.repo, count(r.labels, n), n))
+			g.skip = append(g.skip, fmt.Sprintf("%s has %d labels named %q: left out, a LabelSet cannot adopt one of several.", r.repo, count[n], n))
 		}
 	}
 	for _, key := range order {
@@ -403,9 +404,9 @@ func (b *builder) labelSets(org string, repos []repoLabels) {
 func setLabels(labels []forge.Label) ([]forgev1.LabelSetLabel, []string) {
 	var out []forgev1.LabelSetLabel
 	var skip []string
-	sorted := slices.SortedFunc(slices.Values(labels), byNameThenID)
-	for _, l := range sorted {
-		if n := count(labels, l.Name); n > 1 {
+	count := nameCounts(labels)
+	for _, l := range slices.SortedFunc(slices.Values(labels), byNameThenID) {
+		if count[l.Name] > 1 {
 			if !slices.Contains(skip, l.Name) {
 				skip = append(skip, l.Name)
 			}
@@ -422,21 +423,17 @@ func setLabels(labels []forge.Label) ([]forgev1.LabelSetLabel, []string) {
 	return out, skip
 }
 
-func count(labels []forge.Label, name string) int {
-	n := 0
+// nameCounts counts the labels of each name: the forge allows several of one name.
+func nameCounts(labels []forge.Label) map[string]int {
+	n := map[string]int{}
 	for _, l := range labels {
-		if l.Name == name {
-			n++
-		}
+		n[l.Name]++
 	}
 	return n
 }
 
 func (b *builder) orgLabels(org string, labels []forge.Label) {
-	count := map[string]int{}
-	for _, l := range labels {
-		count[l.Name]++
-	}
+	count := nameCounts(labels)
 	for _, l := range labels {
 		var comment []string
 		if count[l.Name] > 1 {
