@@ -145,6 +145,13 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 		{false, authorizationv1.ResourceAttributes{Verb: "list", Group: forgev1.GroupVersion.Group, Resource: "forges"}},
 		{false, authorizationv1.ResourceAttributes{Verb: "patch", Group: forgev1.GroupVersion.Group, Resource: "labels", Subresource: "status", Namespace: out}},
 		{false, authorizationv1.ResourceAttributes{Verb: "create", Group: "events.k8s.io", Resource: "events", Namespace: out}},
+		// No ClusterRole holds the manager's rules: nothing is granted cluster-wide.
+		{false, authorizationv1.ResourceAttributes{Verb: "get", Group: forgev1.GroupVersion.Group, Resource: "forges", Namespace: out}},
+		// Its own namespace: the secret digest key, created and then read by name, and no other Secret.
+		{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
+		{true, authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: namespace, Name: secretdigest.DefaultName}},
+		{false, authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: namespace, Name: "another"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets", Namespace: namespace}},
 	} {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: sa, Groups: groups, ResourceAttributes: &tc.attr}}
@@ -160,6 +167,25 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 	log.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.WarnLevel)))
 	saCfg := rest.CopyConfig(cfg)
 	saCfg.Impersonate = rest.ImpersonationConfig{UserName: sa, Groups: groups}
+
+	// The secret digest key as the ServiceAccount: the first manager creates
+	// it, every later one (a restart) reads it, and both digest alike.
+	saClient, err := client.New(saCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyRef := types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName}
+	var digests []string
+	for _, what := range []string{"create", "read"} {
+		d, err := secretdigest.New(saClient, saClient, keyRef).Digest(ctx, "scope", "value")
+		if err != nil {
+			t.Fatalf("%s the secret digest key as %s: %v", what, sa, err)
+		}
+		digests = append(digests, d)
+	}
+	if digests[0] != digests[1] {
+		t.Errorf("digests %v: the read key differs from the created one", digests)
+	}
 	metricsAddr := freeAddr(t)
 	mgr, err := ctrl.NewManager(saCfg, ctrl.Options{
 		Scheme:                 scheme,
