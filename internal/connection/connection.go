@@ -205,8 +205,11 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	if p.clients == nil {
 		p.clients = map[types.NamespacedName]pooled{}
 	}
-	p.clients[key] = pooled{fingerprint: fp, stamp: stamp, client: c}
-	return c, nil
+	// Reads are served from listings shared per scope (forge.Snapshots);
+	// a rebuilt client starts with none.
+	sc := forge.NewSnapshots(c)
+	p.clients[key] = pooled{fingerprint: fp, stamp: stamp, client: sc}
+	return sc, nil
 }
 
 // stamp is the Forge's UID and generation with the resourceVersions of its

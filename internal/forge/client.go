@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -125,6 +126,7 @@ type Client struct {
 	userAgent string
 	http      *http.Client
 	limiter   *rate.Limiter
+	demand    *atomic.Int64     // foreground calls waiting for the limiter, shared like it
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 }
@@ -188,9 +190,23 @@ func New(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	c.http = &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameOrigin}
-	c.limiter = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
+	c.limiter, c.demand = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
 	return c, nil
 }
+
+// wait takes a token from the forge's budget, counting the wait as demand
+// unless ctx is a background check's (see Busy).
+func (c *Client) wait(ctx context.Context) error {
+	if !IsBackground(ctx) {
+		c.demand.Add(1)
+		defer c.demand.Add(-1)
+	}
+	return c.limiter.Wait(ctx)
+}
+
+// Busy reports whether calls other than background checks are waiting for
+// the forge's rate budget: a drift check then yields to them.
+func (c *Client) Busy() bool { return c.demand.Load() > 0 }
 
 // Name is the forge identity given in Config.Name.
 func (c *Client) Name() string { return c.name }
@@ -231,13 +247,20 @@ func apiBase(raw string) (string, error) {
 
 var (
 	limitersMu sync.Mutex
-	limiters   = map[string]*rate.Limiter{}
+	limiters   = map[string]budget{}
 )
+
+// budget is one forge's token bucket with the count of foreground calls
+// waiting on it (see Busy).
+type budget struct {
+	limiter *rate.Limiter
+	demand  *atomic.Int64
+}
 
 // limiterFor returns the token bucket of a forge. Clients are rebuilt when a
 // Forge or its Secret changes; sharing the bucket by name keeps the limit
 // per forge rather than per client instance.
-func limiterFor(name string, qps float64, burst int) *rate.Limiter {
+func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *atomic.Int64) {
 	limit := rate.Limit(qps)
 	switch {
 	case qps < 0:
@@ -249,23 +272,23 @@ func limiterFor(name string, qps float64, burst int) *rate.Limiter {
 		burst = DefaultBurst
 	}
 	if name == "" {
-		return rate.NewLimiter(limit, burst)
+		return rate.NewLimiter(limit, burst), new(atomic.Int64)
 	}
 	limitersMu.Lock()
 	defer limitersMu.Unlock()
-	l, ok := limiters[name]
+	b, ok := limiters[name]
 	if !ok {
-		l = rate.NewLimiter(limit, burst)
-		limiters[name] = l
-		return l
+		b = budget{limiter: rate.NewLimiter(limit, burst), demand: new(atomic.Int64)}
+		limiters[name] = b
+		return b.limiter, b.demand
 	}
-	if l.Limit() != limit {
-		l.SetLimit(limit)
+	if b.limiter.Limit() != limit {
+		b.limiter.SetLimit(limit)
 	}
-	if l.Burst() != burst {
-		l.SetBurst(burst)
+	if b.limiter.Burst() != burst {
+		b.limiter.SetBurst(burst)
 	}
-	return l
+	return b.limiter, b.demand
 }
 
 // Forget drops the shared rate limiter and the metric series of a forge
@@ -337,7 +360,7 @@ func (c *Client) redactorFor(cl call, extra ...string) *strings.Replacer {
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	red := c.redactorFor(cl, secretsOf(ctx)...)
 	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
-	if err := c.limiter.Wait(ctx); err != nil {
+	if err := c.wait(ctx); err != nil {
 		return nil, c.failWith(red, cl, &Error{Kind: KindNetwork, Err: err})
 	}
 

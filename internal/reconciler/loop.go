@@ -33,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -88,16 +89,25 @@ type Reconciler[T forgev1.Managed] struct {
 	status   StatusWriter
 	opts     Options
 	backoff  *Backoff
+	schedule *schedule
 }
 
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.schedule.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	orig := obj.DeepCopyObject().(T)
 
-	out, err := r.pass(ctx, obj)
+	out, err := r.pass(r.passContext(ctx, req.NamespacedName, obj), obj)
+	if errors.Is(err, forge.ErrYield) {
+		// A routine check gave way to creates and updates waiting for the
+		// forge's budget: nothing was read, nothing is written.
+		return ctrl.Result{RequeueAfter: yieldDelay(r.interval(obj)), Priority: new(handler.LowPriority)}, nil
+	}
 	// The status of a pass cut short by the reconcile timeout is still written.
 	ctx, finish := FinishContext(ctx)
 	defer finish()
@@ -122,14 +132,53 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{RequeueAfter: out.Requeue}, nil
+	res := ctrl.Result{RequeueAfter: out.Requeue}
+	if out.check {
+		// Drift checks wait behind the creates and updates in the queue.
+		res.Priority = new(handler.LowPriority)
+	}
+	return res, nil
+}
+
+// passContext is the context of a pass over obj: the forge reads may be
+// served from listings no older than its sync interval, unless a create
+// may have happened unseen or a reconcile was requested (then the pass
+// lists afresh); a routine drift
+// check is marked background, to give way to other work (schedule.go).
+func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedName, obj T) context.Context {
+	interval := r.interval(obj)
+	ann := obj.GetAnnotations()
+	status := obj.GetManagedStatus()
+	// A requested reconcile (the annotation) reads the forge afresh too.
+	if ann[forgev1.CreatePendingAnnotation] == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt {
+		ctx = forge.WithMaxAge(ctx, interval)
+	}
+	if status.ID == 0 {
+		// Looking for an object to adopt: what was made on the forge
+		// before the resource was applied must be in the listing. The
+		// creation time is in whole seconds, hence the second added.
+		ctx = forge.WithListedAfter(ctx, obj.GetCreationTimestamp().Add(time.Second))
+	}
+	settled := obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend &&
+		status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration()) &&
+		ann[forgev1.CreatePendingAnnotation] == "" && ann[forgev1.ReplacesAnnotation] == "" &&
+		ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
+	if settled && r.schedule.routine(key, interval, time.Now()) {
+		ctx = forge.WithBackground(ctx)
+	}
+	return ctx
+}
+
+// nextCheck is the delay until obj's next drift check (schedule.go).
+func (r *Reconciler[T]) nextCheck(obj T) time.Duration {
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return r.schedule.next(key, obj.GetUID(), r.interval(obj), time.Now())
 }
 
 // pass does the work; status is written by the caller.
 func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
-	interval := r.interval(obj)
 
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, obj)
@@ -157,6 +206,9 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	if sk, ok := r.kind.(SetKind[T]); ok {
 		return r.syncSet(ctx, sk, obj, pass, observe)
 	}
+	if forge.IsBackground(ctx) && pass.busy() {
+		return Outcome{}, forge.ErrYield // before reading its Secrets
+	}
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
 		return Outcome{}, err
@@ -181,10 +233,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 
 	if observe {
-		return observed(status, obs, what, interval), nil
+		return observed(status, obs, what, r.nextCheck(obj)), nil
 	}
 
-	out := Outcome{Requeue: Jitter(interval), Event: Event{Type: corev1.EventTypeNormal}}
+	out := Outcome{Requeue: r.nextCheck(obj), check: true, Event: Event{Type: corev1.EventTypeNormal}}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
 			return Outcome{}, err
@@ -274,8 +326,8 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 
 // observed is the outcome of a pass under managementPolicy Observe: what
 // was found is reported, nothing is written to the forge.
-func observed(status *forgev1.ManagedStatus, obs Observation, what string, interval time.Duration) Outcome {
-	out := Outcome{Requeue: Jitter(interval)}
+func observed(status *forgev1.ManagedStatus, obs Observation, what string, next time.Duration) Outcome {
+	out := Outcome{Requeue: next, check: true}
 	switch {
 	case !obs.Exists:
 		out.Summary = conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonNotFound,

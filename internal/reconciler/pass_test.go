@@ -214,7 +214,7 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 	opts := Options{}.WithDefaults()
 	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
 		pool: &connection.Pool{Reader: c}, status: StatusWriter{Client: c, Recorder: rec},
-		opts: opts, backoff: NewBackoff(opts)}
+		opts: opts, backoff: NewBackoff(opts), schedule: newSchedule()}
 
 	key := types.NamespacedName{Namespace: ns, Name: "bug"}
 	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {

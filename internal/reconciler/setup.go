@@ -78,6 +78,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		status:   NewStatusWriter(mgr),
 		opts:     opts,
 		backoff:  NewBackoff(opts),
+		schedule: newSchedule(),
 	}
 
 	for name, fn := range indexers(kind) {

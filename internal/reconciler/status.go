@@ -48,6 +48,8 @@ type Outcome struct {
 	More []Event
 	// Requeue is the delay before the next pass.
 	Requeue time.Duration
+	// check: Requeue is the next drift check's, which waits behind other work.
+	check bool
 }
 
 // Event is a Kubernetes Event about the resource of a pass.

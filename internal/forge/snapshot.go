@@ -1,0 +1,474 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Observing from lists.
+//
+// A drift check of one object used to cost one GET by id, and an adoption
+// look-up one listing of the object's whole scope. With hundreds of labels
+// per repository and a rate budget of 10 requests a second that does not
+// keep up (issue 14). Snapshots serves the reads of labels, hooks, projects
+// and runners from one listing per scope instead: every object of a
+// repository's labels (or of an organization's hooks, ...) is observed from
+// the same listing, which is taken again only when it is older than the
+// reader allows (WithMaxAge: the loop passes the object's sync interval),
+// so a scope costs one listing per sync interval however many objects it
+// holds.
+//
+// What the operator writes through Snapshots updates the listing at once
+// (a create adds the answer, an edit replaces the object, a delete removes
+// it), also when the write lands while a listing is under way: writes made
+// during a listing are replayed onto its result. So no object ever sees a
+// state older than its own writes, and an adoption look-up never misses
+// the object a create just made. A failed write may or may not have
+// happened (a lost response), so it drops the scope's listing: the next
+// read lists again. Errors of a listing are not kept; concurrent readers
+// of one scope share one listing and its error.
+//
+// Reads without WithMaxAge (plan, export, tests) pass through uncached, as
+// do organizations, which the forge can only list for members.
+
+// ErrYield is returned to a background check (WithBackground) instead of
+// reading the forge while other calls wait for its rate budget.
+var ErrYield = errors.New("yielding the forge's rate budget to pending creates and updates")
+
+type ctxKey int
+
+const (
+	maxAgeKey ctxKey = iota
+	listedAfterKey
+	backgroundKey
+)
+
+// WithMaxAge lets reads through Snapshots in ctx be served from a listing
+// taken at most d ago. A listing a little younger than d is taken again
+// already (by a twentieth of d, at most a second), so that a reader coming
+// back every d finds it stale rather than a hair too young, and no object
+// sees the forge older than d.
+func WithMaxAge(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, maxAgeKey, d)
+}
+
+func maxAgeOf(ctx context.Context) time.Duration {
+	d, _ := ctx.Value(maxAgeKey).(time.Duration)
+	return d
+}
+
+// WithListedAfter further requires a listing that started after t. An
+// adoption look-up passes the time its resource was created: whatever
+// someone made on the forge before applying the resource is then in the
+// listing, and is adopted rather than duplicated.
+func WithListedAfter(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, listedAfterKey, t)
+}
+
+// usable reports whether a listing that started at fetched serves ctx.
+func usable(ctx context.Context, fetched time.Time) bool {
+	maxAge := maxAgeOf(ctx)
+	if maxAge <= 0 || fetched.IsZero() {
+		return false
+	}
+	if after, _ := ctx.Value(listedAfterKey).(time.Time); fetched.Before(after) {
+		return false
+	}
+	return time.Since(fetched) < maxAge-min(maxAge/20, time.Second)
+}
+
+// WithBackground marks calls in ctx as a routine drift check: they do not
+// count as demand on the forge's budget (Busy), and a read through
+// Snapshots that would call the forge while the forge is busy returns
+// ErrYield instead.
+func WithBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey, true)
+}
+
+// IsBackground reports whether ctx is a background check's.
+func IsBackground(ctx context.Context) bool {
+	b, _ := ctx.Value(backgroundKey).(bool)
+	return b
+}
+
+// Snapshots wraps fc, serving reads from shared listings per scope (see
+// above). Methods not overridden pass through.
+type Snapshots struct {
+	Interface
+	busy     func() bool
+	labels   *store[Label]
+	hooks    *store[Hook]
+	projects *store[Project]
+	runners  *store[Runner]
+}
+
+// NewSnapshots wraps fc. Its Busy is fc's when fc has one.
+func NewSnapshots(fc Interface) *Snapshots {
+	s := &Snapshots{
+		Interface: fc,
+		labels:    newStore(func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
+		hooks: newStore(func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
+			h.Config = maps.Clone(h.Config)
+			h.Events = slices.Clone(h.Events)
+			return h
+		}),
+		projects: newStore(func(p Project) int64 { return p.ID }, func(p Project) Project { return p }),
+		runners: newStore(func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
+			r.Labels = slices.Clone(r.Labels)
+			return r
+		}),
+	}
+	if b, ok := fc.(interface{ Busy() bool }); ok {
+		s.busy = b.Busy
+	}
+	return s
+}
+
+// Busy reports whether foreground calls wait for the forge's budget.
+func (s *Snapshots) Busy() bool { return s.busy != nil && s.busy() }
+
+// yield is ErrYield for a background read while the forge is busy.
+func (s *Snapshots) yield(ctx context.Context) error {
+	if IsBackground(ctx) && s.Busy() {
+		return ErrYield
+	}
+	return nil
+}
+
+// GetOrg is not served from a listing, but a background check still yields.
+func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
+	if err := s.yield(ctx); err != nil {
+		return nil, err
+	}
+	return s.Interface.GetOrg(ctx, name)
+}
+
+// ---- labels ----
+
+func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
+	return s.labels.list(ctx, s, scope.String(), func(ctx context.Context) ([]Label, error) {
+		return s.Interface.ListLabels(ctx, scope)
+	})
+}
+
+func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
+	if maxAgeOf(ctx) <= 0 {
+		return s.Interface.GetLabel(ctx, scope, id)
+	}
+	all, err := s.ListLabels(ctx, scope)
+	return find(s.labels, all, id, err, fmt.Sprintf("get label %d in %s", id, scope))
+}
+
+func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
+	l, err := s.Interface.CreateLabel(ctx, scope, opt)
+	s.labels.wrote(scope.String(), l, 0, err)
+	return l, err
+}
+
+func (s *Snapshots) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
+	l, err := s.Interface.EditLabel(ctx, scope, id, opt)
+	s.labels.wrote(scope.String(), l, 0, err)
+	return l, err
+}
+
+func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
+	err := s.Interface.DeleteLabel(ctx, scope, id)
+	s.labels.wrote(scope.String(), nil, id, err)
+	return err
+}
+
+// ---- hooks ----
+
+func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
+	return s.hooks.list(ctx, s, scope.String(), func(ctx context.Context) ([]Hook, error) {
+		return s.Interface.ListHooks(ctx, scope)
+	})
+}
+
+func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
+	if maxAgeOf(ctx) <= 0 {
+		return s.Interface.GetHook(ctx, scope, id)
+	}
+	all, err := s.ListHooks(ctx, scope)
+	return find(s.hooks, all, id, err, fmt.Sprintf("get hook %d in %s", id, scope))
+}
+
+func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
+	h, err := s.Interface.CreateHook(ctx, scope, opt)
+	s.hooks.wrote(scope.String(), h, 0, err)
+	return h, err
+}
+
+func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
+	h, err := s.Interface.EditHook(ctx, scope, id, opt)
+	s.hooks.wrote(scope.String(), h, 0, err)
+	return h, err
+}
+
+func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
+	err := s.Interface.DeleteHook(ctx, scope, id)
+	s.hooks.wrote(scope.String(), nil, id, err)
+	return err
+}
+
+// ---- projects: the listing of state "all" serves every read ----
+
+func (s *Snapshots) ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error) {
+	if state != "all" {
+		if err := s.yield(ctx); err != nil {
+			return nil, err
+		}
+		return s.Interface.ListProjects(ctx, owner, repo, state)
+	}
+	return s.projects.list(ctx, s, owner+"/"+repo, func(ctx context.Context) ([]Project, error) {
+		return s.Interface.ListProjects(ctx, owner, repo, "all")
+	})
+}
+
+func (s *Snapshots) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
+	if maxAgeOf(ctx) <= 0 {
+		return s.Interface.GetProject(ctx, owner, repo, id)
+	}
+	all, err := s.ListProjects(ctx, owner, repo, "all")
+	return find(s.projects, all, id, err, fmt.Sprintf("get project %d in %s/%s", id, owner, repo))
+}
+
+func (s *Snapshots) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
+	p, err := s.Interface.CreateProject(ctx, owner, repo, opt)
+	s.projects.wrote(owner+"/"+repo, p, 0, err)
+	return p, err
+}
+
+func (s *Snapshots) EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error) {
+	p, err := s.Interface.EditProject(ctx, owner, repo, id, opt)
+	s.projects.wrote(owner+"/"+repo, p, 0, err)
+	return p, err
+}
+
+func (s *Snapshots) DeleteProject(ctx context.Context, owner, repo string, id int64) error {
+	err := s.Interface.DeleteProject(ctx, owner, repo, id)
+	s.projects.wrote(owner+"/"+repo, nil, id, err)
+	return err
+}
+
+// ---- runners ----
+
+func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
+	return s.runners.list(ctx, s, scope.String(), func(ctx context.Context) ([]Runner, error) {
+		return s.Interface.ListRunners(ctx, scope)
+	})
+}
+
+func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
+	if maxAgeOf(ctx) <= 0 {
+		return s.Interface.GetRunner(ctx, scope, id)
+	}
+	all, err := s.ListRunners(ctx, scope)
+	return find(s.runners, all, id, err, fmt.Sprintf("get runner %d in %s", id, scope))
+}
+
+func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
+	r, err := s.Interface.EditRunner(ctx, scope, id, disabled)
+	s.runners.wrote(scope.String(), r, 0, err)
+	return r, err
+}
+
+// find picks object id out of a scope's listing, answering a missing one as
+// the forge's GET would: not found.
+func find[T any](st *store[T], all []T, id int64, err error, op string) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if st.id(all[i]) == id {
+			return &all[i], nil
+		}
+	}
+	return nil, &Error{Op: op, Kind: KindNotFound, Err: errors.New("not in the scope's listing")}
+}
+
+// store keeps the listings of one kind of object, by scope.
+type store[T any] struct {
+	id    func(T) int64
+	clone func(T) T
+
+	mu      sync.Mutex
+	entries map[string]*entry[T]
+}
+
+type entry[T any] struct {
+	items   []T
+	fetched time.Time // when the listing held in items started; zero: none
+	seq     uint64    // writes recorded so far
+	// listing is the listing under way, journal the writes made since it
+	// started, replayed onto its result.
+	listing *flight[T]
+	journal []change[T]
+}
+
+type flight[T any] struct {
+	done    chan struct{}
+	items   []T
+	err     error
+	start   time.Time
+	seq     uint64 // entry.seq when it started
+	spoiled bool   // a write failed meanwhile: do not keep the result
+}
+
+// change is one write: the object as the forge answered, or a deleted id.
+type change[T any] struct {
+	seq     uint64
+	item    *T
+	deleted int64
+}
+
+func newStore[T any](id func(T) int64, clone func(T) T) *store[T] {
+	return &store[T]{id: id, clone: clone, entries: map[string]*entry[T]{}}
+}
+
+// list returns the scope's objects: the kept listing when ctx allows its
+// age, else a new one (shared with concurrent readers of the scope).
+func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
+	st.mu.Lock()
+	e := st.entries[key]
+	if e == nil {
+		e = &entry[T]{}
+		st.entries[key] = e
+	}
+	for e.listing != nil || usable(ctx, e.fetched) {
+		if usable(ctx, e.fetched) {
+			out := st.copyOf(e.items)
+			st.mu.Unlock()
+			return out, nil
+		}
+		// Share the listing under way; one that started too early for
+		// ctx is waited for, then another is taken.
+		f := e.listing
+		st.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, &Error{Op: "wait for a listing of " + key, Kind: KindNetwork, Err: ctx.Err()}
+		}
+		st.mu.Lock()
+		if after, _ := ctx.Value(listedAfterKey).(time.Time); maxAgeOf(ctx) > 0 && !f.start.Before(after) {
+			defer st.mu.Unlock()
+			if f.err != nil {
+				return nil, f.err
+			}
+			if !e.fetched.IsZero() {
+				return st.copyOf(e.items), nil // with the writes made since
+			}
+			return st.copyOf(f.items), nil
+		}
+	}
+	if err := s.yield(ctx); err != nil {
+		st.mu.Unlock()
+		return nil, err
+	}
+	f := &flight[T]{done: make(chan struct{}), start: time.Now(), seq: e.seq}
+	e.listing = f
+	st.mu.Unlock()
+
+	items, err := fetch(ctx)
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil {
+		for _, c := range e.journal {
+			if c.seq > f.seq {
+				items = apply(st, items, c)
+			}
+		}
+		if !f.spoiled {
+			e.items, e.fetched = items, f.start
+		}
+	}
+	e.listing, e.journal = nil, nil
+	f.items, f.err = items, err
+	close(f.done)
+	if err != nil {
+		return nil, err
+	}
+	return st.copyOf(items), nil
+}
+
+// wrote records a write to the scope: the answer of a create or an edit
+// (item), or a deleted id. A failed write drops the scope's listing.
+func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e := st.entries[key]
+	if e == nil {
+		return
+	}
+	if err != nil {
+		if deleted != 0 && IsNotFound(err) {
+			err = nil // already gone: the delete the forge answers 404 to
+		} else {
+			e.items, e.fetched = nil, time.Time{}
+			if e.listing != nil {
+				e.listing.spoiled = true
+			}
+			return
+		}
+	}
+	e.seq++
+	c := change[T]{seq: e.seq, deleted: deleted}
+	if item != nil {
+		v := st.clone(*item)
+		c.item = &v
+	}
+	if !e.fetched.IsZero() {
+		e.items = apply(st, e.items, c)
+	}
+	if e.listing != nil {
+		e.journal = append(e.journal, c)
+	}
+}
+
+// apply returns items with change c made: the object put in place of the
+// one with its id (or added), or the deleted id removed.
+func apply[T any](st *store[T], items []T, c change[T]) []T {
+	if c.item == nil {
+		return slices.DeleteFunc(slices.Clone(items), func(t T) bool { return st.id(t) == c.deleted })
+	}
+	id := st.id(*c.item)
+	out := slices.Clone(items)
+	for i := range out {
+		if st.id(out[i]) == id {
+			out[i] = *c.item
+			return out
+		}
+	}
+	return append(out, *c.item)
+}
+
+func (st *store[T]) copyOf(items []T) []T {
+	out := make([]T, len(items))
+	for i, t := range items {
+		out[i] = st.clone(t)
+	}
+	return out
+}

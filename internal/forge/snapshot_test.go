@@ -1,0 +1,392 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// labelForge is a forge holding the labels of one repository, counting
+// the calls that reach it. A listing can be held (hold) to race writes
+// against it.
+type labelForge struct {
+	Interface // nil: any other call panics
+
+	mu       sync.Mutex
+	labels   []Label
+	nextID   int64
+	lists    atomic.Int64
+	gets     atomic.Int64
+	failNext error
+	hold     chan struct{} // when set, a listing waits for it to close
+	listing  chan struct{} // closed when a held listing has read the labels
+	busy     atomic.Bool
+}
+
+func (f *labelForge) Busy() bool { return f.busy.Load() }
+
+func (f *labelForge) ListLabels(ctx context.Context, _ Scope) ([]Label, error) {
+	f.lists.Add(1)
+	f.mu.Lock()
+	out := append([]Label(nil), f.labels...)
+	hold, listing := f.hold, f.listing
+	f.mu.Unlock()
+	if hold != nil {
+		close(listing)
+		<-hold
+	}
+	return out, nil
+}
+
+func (f *labelForge) GetLabel(_ context.Context, _ Scope, id int64) (*Label, error) {
+	f.gets.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range f.labels {
+		if l.ID == id {
+			return &l, nil
+		}
+	}
+	return nil, &Error{Op: "get label", Kind: KindNotFound, StatusCode: 404}
+}
+
+func (f *labelForge) CreateLabel(_ context.Context, _ Scope, opt CreateLabelOption) (*Label, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	l := Label{ID: f.nextID, Name: opt.Name, Color: opt.Color}
+	f.labels = append(f.labels, l)
+	if err := f.failNext; err != nil {
+		f.failNext = nil
+		return nil, err // created, but the answer is lost
+	}
+	return &l, nil
+}
+
+func (f *labelForge) EditLabel(_ context.Context, _ Scope, id int64, opt EditLabelOption) (*Label, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.labels {
+		if f.labels[i].ID == id {
+			if opt.Name != nil {
+				f.labels[i].Name = *opt.Name
+			}
+			l := f.labels[i]
+			return &l, nil
+		}
+	}
+	return nil, &Error{Op: "edit label", Kind: KindNotFound, StatusCode: 404}
+}
+
+func (f *labelForge) DeleteLabel(_ context.Context, _ Scope, id int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.labels {
+		if f.labels[i].ID == id {
+			f.labels = append(f.labels[:i], f.labels[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+// external changes the forge behind the operator's back.
+func (f *labelForge) external(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	f.labels = append(f.labels, Label{ID: f.nextID, Name: name})
+}
+
+var web = RepoScope("acme", "web")
+
+func names(ls []Label) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+func TestSnapshotsOneListingServesTheScope(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	f.external("docs")
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Minute)
+
+	for range 20 {
+		l, err := s.GetLabel(ctx, web, 2)
+		if err != nil || l.Name != "docs" {
+			t.Fatalf("GetLabel(2) = %v, %v; want docs", l, err)
+		}
+	}
+	if _, err := s.GetLabel(ctx, web, 99); !IsNotFound(err) {
+		t.Fatalf("GetLabel(99) error = %v, want not found", err)
+	}
+	all, err := s.ListLabels(ctx, web)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("ListLabels = %v, %v", names(all), err)
+	}
+	if got := f.lists.Load() + f.gets.Load(); got != 1 {
+		t.Fatalf("forge calls = %d, want one listing for 22 reads", got)
+	}
+	// Other scopes have listings of their own.
+	if _, err := s.ListLabels(ctx, RepoScope("acme", "api")); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.lists.Load(); got != 2 {
+		t.Fatalf("listings = %d, want 2 after a second scope", got)
+	}
+}
+
+func TestSnapshotsNeverOlderThanMaxAge(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	s := NewSnapshots(f)
+	short := WithMaxAge(context.Background(), 20*time.Millisecond)
+	if _, err := s.ListLabels(short, web); err != nil {
+		t.Fatal(err)
+	}
+	f.external("drift") // someone adds a label on the forge
+	time.Sleep(30 * time.Millisecond)
+	all, err := s.ListLabels(short, web)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("after max age: %v, %v; want the external label seen", names(all), err)
+	}
+	if got := f.lists.Load(); got != 2 {
+		t.Fatalf("listings = %d, want 2", got)
+	}
+	// Without a max age every read goes to the forge, GETs as GETs.
+	if _, err := s.GetLabel(context.Background(), web, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.gets.Load(); got != 1 {
+		t.Fatalf("GETs = %d, want 1 without WithMaxAge", got)
+	}
+}
+
+func TestSnapshotsSeeTheirOwnWrites(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	if _, err := s.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.CreateLabel(ctx, web, CreateLabelOption{Name: "feature"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newName := "kind/bug"
+	if _, err := s.EditLabel(ctx, web, 1, EditLabelOption{Name: &newName}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.ListLabels(ctx, web)
+	if got := names(all); len(got) != 2 || got[0] != "kind/bug" || got[1] != "feature" {
+		t.Fatalf("after create and edit: %v, want [kind/bug feature]", got)
+	}
+	if err := s.DeleteLabel(ctx, web, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetLabel(ctx, web, created.ID); !IsNotFound(err) {
+		t.Fatalf("deleted label read back: %v", err)
+	}
+	if got := f.lists.Load(); got != 1 {
+		t.Fatalf("listings = %d, want 1: writes update the listing", got)
+	}
+}
+
+// A create that lands while a listing is under way, and is missing from
+// it, is still in the listing kept afterwards: an adoption look-up never
+// misses what the operator just created.
+func TestSnapshotsReplayWritesMadeDuringAListing(t *testing.T) {
+	f := &labelForge{hold: make(chan struct{}), listing: make(chan struct{})}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	done := make(chan []Label)
+	go func() {
+		all, _ := s.ListLabels(ctx, web)
+		done <- all
+	}()
+	<-f.listing // the listing has read the forge (empty)
+	if _, err := s.CreateLabel(ctx, web, CreateLabelOption{Name: "bug"}); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	hold := f.hold
+	f.hold = nil // later listings are not held
+	f.mu.Unlock()
+	close(hold)
+	if first := <-done; len(first) != 1 {
+		t.Fatalf("the listing under way returned %v, want the label created meanwhile", names(first))
+	}
+	all, err := s.ListLabels(ctx, web)
+	if err != nil || len(all) != 1 || all[0].Name != "bug" {
+		t.Fatalf("listing kept = %v, %v; want the label created during the listing", names(all), err)
+	}
+}
+
+// A create whose answer is lost may have happened: the scope is listed
+// again rather than trusted.
+func TestSnapshotsDropTheListingAfterAFailedWrite(t *testing.T) {
+	f := &labelForge{}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	if _, err := s.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	f.failNext = &Error{Op: "create label", Kind: KindNetwork, Err: errors.New("connection reset")}
+	if _, err := s.CreateLabel(ctx, web, CreateLabelOption{Name: "bug"}); err == nil {
+		t.Fatal("create succeeded, want the lost answer")
+	}
+	all, err := s.ListLabels(ctx, web)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("after a lost create: %v, %v; want the created label found", names(all), err)
+	}
+	if got := f.lists.Load(); got != 2 {
+		t.Fatalf("listings = %d, want 2", got)
+	}
+}
+
+func TestSnapshotsConcurrentReadersShareOneListing(t *testing.T) {
+	f := &labelForge{hold: make(chan struct{}), listing: make(chan struct{})}
+	f.external("bug")
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	var wg sync.WaitGroup
+	results := make(chan error, 10)
+	wg.Go(func() {
+		_, err := s.GetLabel(ctx, web, 1)
+		results <- err
+	})
+	<-f.listing
+	for range 9 {
+		wg.Go(func() {
+			_, err := s.GetLabel(ctx, web, 1)
+			results <- err
+		})
+	}
+	time.Sleep(10 * time.Millisecond) // let the readers join the listing
+	f.mu.Lock()
+	hold := f.hold
+	f.hold = nil
+	f.mu.Unlock()
+	close(hold)
+	wg.Wait()
+	close(results)
+	for err := range results {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.lists.Load(); got != 1 {
+		t.Fatalf("listings = %d, want 1 for 10 concurrent readers", got)
+	}
+}
+
+func TestSnapshotsBackgroundChecksYieldWhileBusy(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	s := NewSnapshots(f)
+	bg := WithBackground(WithMaxAge(context.Background(), time.Hour))
+	f.busy.Store(true)
+	if _, err := s.GetLabel(bg, web, 1); !errors.Is(err, ErrYield) {
+		t.Fatalf("background read while busy: %v, want ErrYield", err)
+	}
+	if got := f.lists.Load(); got != 0 {
+		t.Fatalf("listings = %d, want none while yielding", got)
+	}
+	// Foreground reads never yield; what they list serves the check too.
+	if _, err := s.GetLabel(WithMaxAge(context.Background(), time.Hour), web, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetLabel(bg, web, 1); err != nil {
+		t.Fatalf("background read of a fresh listing: %v", err)
+	}
+	f.busy.Store(false)
+	if _, err := s.ListLabels(WithBackground(WithMaxAge(context.Background(), time.Nanosecond)), web); err != nil {
+		t.Fatalf("background read when idle: %v", err)
+	}
+	if got := f.lists.Load(); got != 2 {
+		t.Fatalf("listings = %d, want 2", got)
+	}
+}
+
+func TestSnapshotsHandOutCopies(t *testing.T) {
+	s := NewSnapshots(&hookForge{hooks: []Hook{{ID: 1, Type: "gitea", Config: map[string]string{"url": "https://ci"}, Events: []string{"push"}}}})
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	h, err := s.GetHook(ctx, OrgScope("acme"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Config["url"] = "changed"
+	h.Events[0] = "changed"
+	again, _ := s.GetHook(ctx, OrgScope("acme"), 1)
+	if again.Config["url"] != "https://ci" || again.Events[0] != "push" {
+		t.Fatalf("a caller's change reached the listing: %+v", again)
+	}
+}
+
+type hookForge struct {
+	Interface
+	hooks []Hook
+}
+
+func (f *hookForge) ListHooks(context.Context, Scope) ([]Hook, error) { return f.hooks, nil }
+
+func TestClientBusyCountsForegroundWaiters(t *testing.T) {
+	c, err := New(Config{URL: "http://127.0.0.1:1", QPS: 1, Burst: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Busy() {
+		t.Fatal("busy before any call")
+	}
+	if err := c.wait(context.Background()); err != nil { // takes the one token
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := make(chan error)
+	go func() { waiting <- c.wait(ctx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.Busy() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !c.Busy() {
+		t.Fatal("a foreground call waits for the budget, Busy is false")
+	}
+	cancel()
+	<-waiting
+	if c.Busy() {
+		t.Fatal("busy after the waiter left")
+	}
+	bg, cancelBG := context.WithCancel(WithBackground(context.Background()))
+	go func() { waiting <- c.wait(bg) }()
+	time.Sleep(20 * time.Millisecond)
+	if c.Busy() {
+		t.Fatal("a background check counts as demand")
+	}
+	cancelBG()
+	<-waiting
+}

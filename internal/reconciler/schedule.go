@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Drift checks: when they run and when they give way.
+//
+// Each object's drift check has a fixed phase within its sync interval,
+// taken from its UID: objects created together (1,000 labels applied at
+// once) check at times spread evenly over the interval instead of all at
+// once, as ±10% jitter would have them. The phase is the same whichever
+// pass computes the next check, so the extra passes that watch events
+// cause do not move it.
+//
+// A pass that starts when the object's check is due, for an object that is
+// Ready at its generation with nothing pending, is a routine check
+// (background): its forge reads do not count as demand on the forge's rate
+// budget, and it gives way (forge.ErrYield) while creates and updates wait
+// for that budget, coming back shortly after at low priority. It gives way
+// for at most one interval after it was due; from then on it is an
+// ordinary pass. At rest nothing waits, so checks run on time.
+
+// maxDeferral is how long past its due time, in intervals, a routine check
+// may give way to other work.
+const maxDeferral = 1
+
+type schedule struct {
+	mu  sync.Mutex
+	due map[types.NamespacedName]time.Time
+}
+
+func newSchedule() *schedule { return &schedule{due: map[types.NamespacedName]time.Time{}} }
+
+// next is the delay until the object's next check: its phase's next slot
+// at least half an interval from now, and records it as due.
+func (s *schedule) next(key types.NamespacedName, uid types.UID, interval time.Duration, now time.Time) time.Duration {
+	at := nextSlot(phaseOf(uid, interval), interval, now)
+	s.mu.Lock()
+	s.due[key] = at
+	s.mu.Unlock()
+	return at.Sub(now)
+}
+
+// routine reports whether a pass at now is the object's due check,
+// within the time it may be deferred.
+func (s *schedule) routine(key types.NamespacedName, interval time.Duration, now time.Time) bool {
+	s.mu.Lock()
+	due, ok := s.due[key]
+	s.mu.Unlock()
+	return ok && !now.Before(due) && now.Before(due.Add(maxDeferral*interval))
+}
+
+func (s *schedule) forget(key types.NamespacedName) {
+	s.mu.Lock()
+	delete(s.due, key)
+	s.mu.Unlock()
+}
+
+// phaseOf places uid's checks within the interval.
+func phaseOf(uid types.UID, interval time.Duration) time.Duration {
+	if interval <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	return time.Duration(h.Sum64() % uint64(interval))
+}
+
+// nextSlot is the first time at least half an interval after now whose
+// offset within the interval is phase.
+func nextSlot(phase, interval time.Duration, now time.Time) time.Time {
+	if interval <= 0 {
+		return now
+	}
+	base := now.Add(interval / 2)
+	off := (phase - time.Duration(base.UnixNano()%int64(interval)) + interval) % interval
+	return base.Add(off)
+}
+
+// yieldDelay is when a check that gave way comes back: soon, since the
+// budget frees up at the forge's rate, spread so yielded checks do not
+// return together.
+func yieldDelay(interval time.Duration) time.Duration {
+	d := min(2*time.Second, max(interval/20, 100*time.Millisecond))
+	return d/2 + time.Duration(rand.Int64N(int64(d)))
+}
