@@ -155,9 +155,8 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 	}
 	if status.ID == 0 {
 		// Looking for an object to adopt: what was made on the forge
-		// before the resource was applied must be in the listing. The
-		// creation time is in whole seconds, hence the second added.
-		ctx = forge.WithListedAfter(ctx, obj.GetCreationTimestamp().Add(time.Second))
+		// before the resource was applied must be in the listing.
+		ctx = forge.WithListedAfter(ctx, r.schedule.createdBefore(key, obj.GetCreationTimestamp().Time))
 	}
 	settled := obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend &&
 		status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration()) &&

@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 // Drift checks: when they run and when they give way.
@@ -49,9 +52,41 @@ const maxDeferral = 1
 type schedule struct {
 	mu  sync.Mutex
 	due map[types.NamespacedName]time.Time
+	// seen is when the watch delivered each resource's creation.
+	seen map[types.NamespacedName]time.Time
 }
 
-func newSchedule() *schedule { return &schedule{due: map[types.NamespacedName]time.Time{}} }
+func newSchedule() *schedule {
+	return &schedule{due: map[types.NamespacedName]time.Time{}, seen: map[types.NamespacedName]time.Time{}}
+}
+
+// seenPredicate records when each resource's creation reaches the
+// operator; it filters nothing.
+func (s *schedule) seenPredicate() predicate.Predicate {
+	return predicate.Funcs{CreateFunc: func(e event.CreateEvent) bool {
+		if e.Object != nil {
+			s.mu.Lock()
+			s.seen[client.ObjectKeyFromObject(e.Object)] = time.Now()
+			s.mu.Unlock()
+		}
+		return true
+	}}
+}
+
+// createdBefore is a time the resource surely did not exist before: when
+// its creation was seen, or the second after its creation timestamp
+// (which is cut to whole seconds), whichever is earlier. A listing that
+// started then holds everything made on the forge before the resource.
+func (s *schedule) createdBefore(key types.NamespacedName, created time.Time) time.Time {
+	bound := created.Add(time.Second)
+	s.mu.Lock()
+	seen, ok := s.seen[key]
+	s.mu.Unlock()
+	if ok && seen.Before(bound) {
+		return seen
+	}
+	return bound
+}
 
 // next is the delay until the object's next check: its phase's next slot
 // at least half an interval from now, and records it as due.
@@ -75,6 +110,7 @@ func (s *schedule) routine(key types.NamespacedName, interval time.Duration, now
 func (s *schedule) forget(key types.NamespacedName) {
 	s.mu.Lock()
 	delete(s.due, key)
+	delete(s.seen, key)
 	s.mu.Unlock()
 }
 

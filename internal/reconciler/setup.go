@@ -89,7 +89,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(kindName)).
-		For(kind.New(), builder.WithPredicates(predicate.Or[client.Object](
+		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
 		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
 		// When a resource goes, one it stalled with Conflict may now proceed.
