@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -258,6 +259,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("GET /api/v1/orgs", s.listOrgs)
 	h("POST /api/v1/orgs", s.createOrg)
 	h("GET /api/v1/orgs/{org}", s.getOrg)
+	h("GET /api/v1/user/orgs", s.listMyOrgs)
 	h("PATCH /api/v1/orgs/{org}", s.editOrg)
 	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
 
@@ -333,6 +335,28 @@ func (s *Server) listOrgs(c *rc) {
 		out = append(out, s.orgJSON(o))
 	}
 	c.setPaging(len(visible), page, limit, true)
+	c.json(http.StatusOK, out)
+}
+
+// listMyOrgs lists the organizations the doer owns, by name as Gitea does.
+func (s *Server) listMyOrgs(c *rc) {
+	if !c.requireToken() {
+		return
+	}
+	var mine []*org
+	for _, o := range sortedByID(s.st.orgs, nil) {
+		if o.owners[c.doer.id] {
+			mine = append(mine, o)
+		}
+	}
+	slices.SortFunc(mine, func(a, b *org) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
+	page, limit := paging(c.r.URL.Query())
+	from, to := pageOf(len(mine), page, limit)
+	out := []map[string]any{}
+	for _, o := range mine[from:to] {
+		out = append(out, s.orgJSON(o))
+	}
+	c.setPaging(len(mine), page, limit, true)
 	c.json(http.StatusOK, out)
 }
 

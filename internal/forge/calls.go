@@ -64,6 +64,12 @@ func (c *Client) GetOrg(ctx context.Context, name string) (*Organization, error)
 	return fetch[Organization](ctx, c, cl)
 }
 
+// ListMyOrgs implements OrgsClient.
+func (c *Client) ListMyOrgs(ctx context.Context) ([]Organization, error) {
+	cl := call{op: "list the user's organizations", method: http.MethodGet, route: "/user/orgs"}
+	return listAll(ctx, c, cl, decodeArray[Organization], func(o Organization) int64 { return o.ID })
+}
+
 // CreateOrg implements OrgsClient.
 func (c *Client) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
 	cl := call{op: fmt.Sprintf("create organization %q", opt.Name), method: http.MethodPost, route: "/orgs", body: opt}

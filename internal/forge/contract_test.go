@@ -19,6 +19,7 @@ package forge_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,7 @@ func TestContract(t *testing.T) {
 		{"auth/basic", contractBasicAuth, nil},
 		{"routes/unknown route is a plain-text 404", contractRouteNotFound, nil},
 		{"orgs/create get edit delete", contractOrgLifecycle, nil},
+		{"orgs/the user's list holds private ones as GET answers them", contractOrgListMine, nil},
 		{"orgs/name rules", contractOrgNameRules, nil},
 		{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate, nil},
 		{"orgs/visibility and website rules", contractOrgFieldRules, nil},
@@ -229,6 +231,37 @@ func contractOrgLifecycle(t *testing.T, tg *target) {
 	_, err = tg.c.GetOrg(ctx(t), name)
 	wantKind(t, err, forge.KindNotFound)
 	wantKind(t, tg.c.DeleteOrg(ctx(t), name), forge.KindNotFound)
+}
+
+func contractOrgListMine(t *testing.T, tg *target) {
+	var names []string
+	for _, vis := range []string{"public", "limited", "private"} {
+		name := uniqueName("mine")
+		_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: name, FullName: "F " + vis, Description: "d",
+			Website: "https://acme.example", Location: "Mars", Visibility: vis})
+		mustNoErr(t, err)
+		t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), name) })
+		names = append(names, name)
+	}
+	mine, err := tg.c.ListMyOrgs(ctx(t))
+	mustNoErr(t, err)
+	for _, name := range names {
+		got, err := tg.c.GetOrg(ctx(t), name)
+		mustNoErr(t, err)
+		i := slices.IndexFunc(mine, func(o forge.Organization) bool { return o.Name == name })
+		if i < 0 {
+			t.Fatalf("organization %s (%s) is not in the user's list", name, got.Visibility)
+		}
+		if diff := cmp.Diff(*got, mine[i]); diff != "" {
+			t.Fatalf("listed %s differs from GET (-get +list):\n%s", name, diff)
+		}
+	}
+	mustNoErr(t, tg.c.DeleteOrg(ctx(t), names[0]))
+	mine, err = tg.c.ListMyOrgs(ctx(t))
+	mustNoErr(t, err)
+	if slices.ContainsFunc(mine, func(o forge.Organization) bool { return o.Name == names[0] }) {
+		t.Fatalf("deleted organization %s still listed", names[0])
+	}
 }
 
 func contractOrgNameRules(t *testing.T, tg *target) {

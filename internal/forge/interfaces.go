@@ -42,6 +42,10 @@ type ServerClient interface {
 // OrgsClient manages organizations.
 type OrgsClient interface {
 	GetOrg(ctx context.Context, name string) (*Organization, error)
+	// ListMyOrgs lists the organizations the authenticated user belongs
+	// to, private ones included, each as GetOrg answers it (verified on
+	// Gitea 1.26: GET /user/orgs, paged with Link and X-Total-Count).
+	ListMyOrgs(ctx context.Context) ([]Organization, error)
 	// CreateOrg answers a taken name with 422 (KindValidation), not 409.
 	CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error)
 	EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error)

@@ -45,6 +45,9 @@ func (c readOnly) CurrentUser(ctx context.Context) (*User, error) { return c.r.C
 func (c readOnly) GetOrg(ctx context.Context, name string) (*Organization, error) {
 	return c.r.GetOrg(ctx, name)
 }
+func (c readOnly) ListMyOrgs(ctx context.Context) ([]Organization, error) {
+	return c.r.ListMyOrgs(ctx)
+}
 func (c readOnly) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
 	return c.r.ListHooks(ctx, scope)
 }

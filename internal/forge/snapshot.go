@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,8 +50,11 @@ import (
 // read lists again. Errors of a listing are not kept; concurrent readers
 // of one scope share one listing and its error.
 //
-// Reads without WithMaxAge (plan, export, tests) pass through uncached, as
-// do organizations, which the forge can only list for members.
+// Organizations are read from the listing of the user's own (GET
+// /user/orgs); one missing there may still exist (an organization the user
+// does not belong to), so it is read by name.
+//
+// Reads without WithMaxAge (plan, export, tests) pass through uncached.
 
 // ErrYield is returned to a background check (WithBackground) instead of
 // reading the forge while other calls wait for its rate budget.
@@ -117,6 +121,7 @@ func IsBackground(ctx context.Context) bool {
 type Snapshots struct {
 	Interface
 	busy     func() bool
+	orgs     *store[Organization]
 	labels   *store[Label]
 	hooks    *store[Hook]
 	projects *store[Project]
@@ -127,6 +132,7 @@ type Snapshots struct {
 func NewSnapshots(fc Interface) *Snapshots {
 	s := &Snapshots{
 		Interface: fc,
+		orgs:      newStore(func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }),
 		labels:    newStore(func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
 		hooks: newStore(func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
 			h.Config = maps.Clone(h.Config)
@@ -156,12 +162,50 @@ func (s *Snapshots) yield(ctx context.Context) error {
 	return nil
 }
 
-// GetOrg is not served from a listing, but a background check still yields.
+// ---- organizations: the user's own are listed, others read by name ----
+
+const myOrgs = "user"
+
+func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
+	return s.orgs.list(ctx, s, myOrgs, s.Interface.ListMyOrgs)
+}
+
 func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
+	if maxAgeOf(ctx) > 0 {
+		all, err := s.ListMyOrgs(ctx)
+		// A server or token that cannot list them still reads by name.
+		if k := KindOf(err); err != nil && k != KindRouteNotFound && k != KindForbidden {
+			return nil, err
+		}
+		for i := range all {
+			if strings.EqualFold(all[i].Name, name) {
+				return &all[i], nil
+			}
+		}
+	}
 	if err := s.yield(ctx); err != nil {
 		return nil, err
 	}
 	return s.Interface.GetOrg(ctx, name)
+}
+
+func (s *Snapshots) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
+	o, err := s.Interface.CreateOrg(ctx, opt)
+	s.orgs.wrote(myOrgs, o, 0, err)
+	return o, err
+}
+
+func (s *Snapshots) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
+	o, err := s.Interface.EditOrg(ctx, name, opt)
+	s.orgs.wrote(myOrgs, o, 0, err)
+	return o, err
+}
+
+// DeleteOrg drops the listing: the id of the name deleted is not at hand.
+func (s *Snapshots) DeleteOrg(ctx context.Context, name string) error {
+	err := s.Interface.DeleteOrg(ctx, name)
+	s.orgs.drop(myOrgs)
+	return err
 }
 
 // ---- labels ----
@@ -427,10 +471,7 @@ func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 		if deleted != 0 && IsNotFound(err) {
 			err = nil // already gone: the delete the forge answers 404 to
 		} else {
-			e.items, e.fetched = nil, time.Time{}
-			if e.listing != nil {
-				e.listing.spoiled = true
-			}
+			e.drop()
 			return
 		}
 	}
@@ -445,6 +486,23 @@ func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 	}
 	if e.listing != nil {
 		e.journal = append(e.journal, c)
+	}
+}
+
+// drop forgets the scope's listing.
+func (st *store[T]) drop(key string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e := st.entries[key]; e != nil {
+		e.drop()
+	}
+}
+
+// drop forgets the listing, also the one under way when it ends.
+func (e *entry[T]) drop() {
+	e.items, e.fetched = nil, time.Time{}
+	if e.listing != nil {
+		e.listing.spoiled = true
 	}
 }
 

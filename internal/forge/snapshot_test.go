@@ -390,3 +390,44 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 	cancelBG()
 	<-waiting
 }
+
+type orgForge struct {
+	Interface
+	lists, gets atomic.Int64
+}
+
+func (f *orgForge) ListMyOrgs(context.Context) ([]Organization, error) {
+	f.lists.Add(1)
+	return []Organization{{ID: 1, Name: "Acme", Description: "ours"}}, nil
+}
+
+func (f *orgForge) GetOrg(_ context.Context, name string) (*Organization, error) {
+	f.gets.Add(1)
+	if name == "public" {
+		return &Organization{ID: 2, Name: "public"}, nil
+	}
+	return nil, &Error{Op: "get organization", Kind: KindNotFound, StatusCode: 404}
+}
+
+// Organizations of the user come from one listing; any other is read by
+// name, since the listing holds only the user's own.
+func TestSnapshotsOrganizations(t *testing.T) {
+	f := &orgForge{}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	for range 5 {
+		o, err := s.GetOrg(ctx, "acme") // names are case-insensitive
+		if err != nil || o.Description != "ours" {
+			t.Fatalf("GetOrg(acme) = %v, %v", o, err)
+		}
+	}
+	if o, err := s.GetOrg(ctx, "public"); err != nil || o.ID != 2 {
+		t.Fatalf("GetOrg(public) = %v, %v; want it read by name", o, err)
+	}
+	if _, err := s.GetOrg(ctx, "gone"); !IsNotFound(err) {
+		t.Fatalf("GetOrg(gone) error = %v, want not found", err)
+	}
+	if l, g := f.lists.Load(), f.gets.Load(); l != 1 || g != 2 {
+		t.Fatalf("listings %d, GETs %d; want 1 and 2", l, g)
+	}
+}
