@@ -23,8 +23,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 )
 
