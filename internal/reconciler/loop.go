@@ -114,14 +114,6 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.status.Write(ctx, orig, obj, out); err != nil {
 		return ctrl.Result{}, err
 	}
-	// Only a pass that succeeded settles a create: a failed one may have
-	// lost the response of a create while status still holds an older id
-	// (a replacement), and the next pass must look before creating again.
-	if err == nil {
-		if err := r.clearPending(ctx, obj); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
 	return ctrl.Result{RequeueAfter: out.Requeue}, nil
 }
 
@@ -269,6 +261,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 			}
 		}
 	}
+	// Only a pass that got here settles a create: a failed one may have lost
+	// the response of a create while status still holds an older id (a
+	// replacement), and the next pass must look before creating again.
+	settlePending(obj)
 	return out, nil
 }
 
@@ -302,7 +298,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 	sk, isSet := r.kind.(SetKind[T])
 	// A set names what it manages by its spec, not by a forge id.
-	holds := status.ID != 0 || obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "" || isSet
+	holds := status.ID != 0 || pendingMark(obj) != "" || isSet
 	keep := ""
 	switch {
 	case obj.GetDeletionPolicy() == forgev1.DeletionPolicyOrphan:
@@ -423,7 +419,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
 		Reader:  r.reader,
 		Cache:   r.client,
-		Pending: obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
+		Pending: pendingMark(obj) != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
@@ -456,11 +452,13 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 // patchMeta applies change to obj's metadata and persists it, leaving the
 // rest of obj in memory as it is: a pass may have filled status fields
 // (Observe does) that the status write after the pass persists, and the
-// patch's answer would put the stored status back over them.
+// patch's answer would put the stored status back over them. A settled
+// create-pending mark goes with the patch (dropSettled).
 func (r *Reconciler[T]) patchMeta(ctx context.Context, obj T, change func(T)) error {
 	base := obj.DeepCopyObject().(T)
 	patched := obj.DeepCopyObject().(T)
 	change(patched)
+	dropSettled(patched)
 	if err := r.client.Patch(ctx, patched, client.MergeFrom(base)); err != nil {
 		return err
 	}
