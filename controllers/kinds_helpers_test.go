@@ -20,14 +20,18 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
 
 // putSecret creates or updates Secret name in ns with one key.
@@ -91,13 +95,41 @@ func change[T client.Object](obj T, mutate func(T)) {
 	})).To(Succeed())
 }
 
-// expectNoAnnotation waits until obj no longer carries annotation. The loop
-// clears its create-pending and replaces marks in a write after the status
-// write that reports Ready, so a spec that saw Ready must wait for this one too.
-func expectNoAnnotation(obj client.Object, annotation string) {
+// expectSettled waits until obj's create-pending mark is settled: absent,
+// or echoed in status.lastHandledCreatePending, which the status write of
+// the pass that recorded the create's id makes. A settled mark means
+// nothing (nor does the replaces mark that came with it); it stays on the
+// resource until the next write of its metadata. The status write reports
+// Ready too, but a spec that saw Ready from an earlier pass waits for this.
+func expectSettled(obj forgev1.Managed) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) map[string]string {
+	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-		return obj.GetAnnotations()
-	}, timeout, poll).ShouldNot(HaveKey(annotation))
+		if mark, ok := obj.GetAnnotations()[forgev1.CreatePendingAnnotation]; ok {
+			g.Expect(obj.GetManagedStatus().LastHandledCreatePending).To(Equal(mark), "the create-pending mark is pending")
+		}
+	}, timeout, poll).Should(Succeed())
+}
+
+// watchWrites watches the object of list's kind named like obj in its
+// namespace, from before it is created, and returns the number of writes
+// to it seen so far (its creation excluded): every metadata and status
+// write makes one watch event.
+func watchWrites(list client.ObjectList, obj client.Object) func() int {
+	GinkgoHelper()
+	wc, err := client.NewWithWatch(restCfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	w, err := wc.Watch(context.Background(), list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{"metadata.name": obj.GetName()})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(w.Stop)
+	var writes atomic.Int64
+	go func() {
+		for e := range w.ResultChan() {
+			if e.Type == watch.Modified {
+				writes.Add(1)
+			}
+		}
+	}()
+	return func() int { return int(writes.Load()) }
 }

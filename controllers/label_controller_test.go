@@ -371,8 +371,23 @@ var _ = Describe("Label", func() {
 		expectReady(l)
 		Expect(onForge(repo, "once")).To(HaveLen(1))
 		Expect(l.Status.ID).To(Equal(theOne(repo, "once").ID))
-		expectNoAnnotation(l, forgev1.CreatePendingAnnotation)
+		expectSettled(l)
 		Expect(writesTo("/labels")).To(Equal(1), "the lost create is found, not repeated")
+	})
+
+	It("converges a new label with two Kubernetes writes, settling its create-pending mark without a third, and makes none at rest", func() {
+		l := newLabel(repo, "counted")
+		writes := watchWrites(&forgev1.LabelList{}, l)
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		expectReady(l)
+		expectSettled(l)
+		Expect(l.Annotations).To(HaveKey(forgev1.CreatePendingAnnotation), "a settled mark stays until the next metadata write")
+		Expect(l.Status.ID).To(Equal(theOne(repo, "counted").ID))
+		// The finalizer with the mark in one patch, then the status with the id and the mark's echo.
+		Eventually(writes, timeout, poll).Should(Equal(2))
+		// At rest, several sync intervals: reads of the forge only, no write to the Label.
+		Consistently(writes, 3*syncInterval, poll).Should(Equal(2))
+		Expect(requestsTo("/labels")).To(BeNumerically(">=", 3), "the drift check read the label meanwhile")
 	})
 
 	It("waits with ParentNotFound for a repository that appears later", func() {

@@ -196,7 +196,7 @@ var _ = Describe("Organization", func() {
 		Expect(fake.Orgs()).To(HaveLen(1))
 		got, _ := fake.Org("once")
 		Expect(org.Status.ID).To(Equal(got.ID))
-		expectNoAnnotation(org, forgev1.CreatePendingAnnotation)
+		expectSettled(org)
 	})
 
 	It("recovers from server errors and connection resets", func() {

@@ -287,7 +287,11 @@ var _ = Describe("OrgHook", func() {
 				HaveLen(1), Not(ContainElement(HaveField("ID", old)))))
 			expectReady(h)
 			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("second"))
-			expectNoAnnotation(h, forgev1.ReplacesAnnotation)
+			expectSettled(h)
+			// The settled replaces mark deletes nothing again.
+			fake.ClearRequests()
+			Consistently(func() int { return writesTo("/hooks") }, 2*syncInterval, poll).Should(BeZero())
+			Expect(hooks()).To(ConsistOf(HaveField("ID", h.Status.ID)))
 		})
 
 		It("replaces an adopted hook when the spec sets a secret, since the forge cannot show it", func() {
@@ -331,7 +335,7 @@ var _ = Describe("OrgHook", func() {
 			Expect(hooks()).To(HaveLen(1))
 			Expect(h.Status.ID).To(Equal(hooks()[0].ID))
 			Expect(fake.HookSecret("acme", h.Status.ID)).To(Equal("lost-response-secret"))
-			expectNoAnnotation(h, forgev1.CreatePendingAnnotation)
+			expectSettled(h)
 			Consistently(func() []forge.Hook { return hooks() }, 2*syncInterval, poll).Should(HaveLen(1))
 		})
 

@@ -109,6 +109,12 @@ type ManagedStatus struct {
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 
+	// lastHandledCreatePending echoes the forge.forgeops.dev/create-pending
+	// annotation value of the last create this status records the outcome
+	// of: a mark equal to it is settled, and means nothing any more.
+	// +optional
+	LastHandledCreatePending string `json:"lastHandledCreatePending,omitempty"`
+
 	// conditions: Ready (summary), Reconciling and Stalled.
 	// +listType=map
 	// +listMapKey=type

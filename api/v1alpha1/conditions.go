@@ -90,11 +90,16 @@ const (
 	// ReconcileRequestedAtAnnotation asks for an immediate pass when its value changes;
 	// the value handled last is echoed in status.lastHandledReconcileAt.
 	ReconcileRequestedAtAnnotation = "forge.forgeops.dev/reconcile-requested-at"
-	// CreatePendingAnnotation is written before every create on the forge and removed once
-	// the new id is in status, so that a lost response is followed by a look-up, not a second create.
+	// CreatePendingAnnotation is written before every create on the forge, with a value unique
+	// to that create (a time), so that a lost response is followed by a look-up, not a second
+	// create. The status write of the pass that settles the create (its new id recorded)
+	// echoes the value in status.lastHandledCreatePending: a mark equal to that field is
+	// settled and means nothing. It is not removed on its own; the next write of the
+	// resource's metadata (a later create's mark, the finalizer) takes it away.
 	CreatePendingAnnotation = "forge.forgeops.dev/create-pending"
 	// ReplacesAnnotation holds the id of a forge object being replaced (a hook whose secret or
-	// type changed) until it is deleted, so that a failed delete is retried, never forgotten.
+	// type changed) while the create-pending mark written with it is pending, so that a failed
+	// delete is retried, never forgotten. Once that mark is settled the old object is gone.
 	ReplacesAnnotation = "forge.forgeops.dev/replaces"
 )
 

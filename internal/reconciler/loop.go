@@ -124,14 +124,6 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.status.Write(ctx, orig, obj, out); err != nil {
 		return ctrl.Result{}, err
 	}
-	// Only a pass that succeeded settles a create: a failed one may have
-	// lost the response of a create while status still holds an older id
-	// (a replacement), and the next pass must look before creating again.
-	if err == nil {
-		if err := r.clearPending(ctx, obj); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
 	res := ctrl.Result{RequeueAfter: out.Requeue}
 	if out.check {
 		// Drift checks wait behind the creates and updates in the queue.
@@ -143,14 +135,14 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 // passContext is the context of a pass over obj: the forge reads may be
 // served from listings no older than its sync interval, unless a create
 // may have happened unseen or a reconcile was requested (then the pass
-// lists afresh); a routine drift
-// check is marked background, to give way to other work (schedule.go).
+// lists afresh); a routine drift check is marked background, to give way
+// to other work (schedule.go).
 func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedName, obj T) context.Context {
 	interval := r.interval(obj)
 	ann := obj.GetAnnotations()
 	status := obj.GetManagedStatus()
 	// A requested reconcile (the annotation) reads the forge afresh too.
-	if ann[forgev1.CreatePendingAnnotation] == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt {
+	if pendingMark(obj) == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt {
 		ctx = forge.WithMaxAge(ctx, interval)
 	}
 	if status.ID == 0 {
@@ -160,8 +152,7 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 	}
 	settled := obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend &&
 		status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration()) &&
-		ann[forgev1.CreatePendingAnnotation] == "" && ann[forgev1.ReplacesAnnotation] == "" &&
-		ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
+		pendingMark(obj) == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
 	if settled && r.schedule.routine(key, interval, time.Now()) {
 		ctx = forge.WithBackground(ctx)
 	}
@@ -320,6 +311,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 			}
 		}
 	}
+	// Only a pass that got here settles a create: a failed one may have lost
+	// the response of a create while status still holds an older id (a
+	// replacement), and the next pass must look before creating again.
+	settlePending(obj)
 	return out, nil
 }
 
@@ -353,7 +348,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 	sk, isSet := r.kind.(SetKind[T])
 	// A set names what it manages by its spec, not by a forge id.
-	holds := status.ID != 0 || obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "" || isSet
+	holds := status.ID != 0 || pendingMark(obj) != "" || isSet
 	keep := ""
 	switch {
 	case obj.GetDeletionPolicy() == forgev1.DeletionPolicyOrphan:
@@ -474,7 +469,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
 		Reader:  r.reader,
 		Cache:   r.client,
-		Pending: obj.GetAnnotations()[forgev1.CreatePendingAnnotation] != "",
+		Pending: pendingMark(obj) != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
@@ -507,11 +502,13 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 // patchMeta applies change to obj's metadata and persists it, leaving the
 // rest of obj in memory as it is: a pass may have filled status fields
 // (Observe does) that the status write after the pass persists, and the
-// patch's answer would put the stored status back over them.
+// patch's answer would put the stored status back over them. A settled
+// create-pending mark goes with the patch (dropSettled).
 func (r *Reconciler[T]) patchMeta(ctx context.Context, obj T, change func(T)) error {
 	base := obj.DeepCopyObject().(T)
 	patched := obj.DeepCopyObject().(T)
 	change(patched)
+	dropSettled(patched)
 	if err := r.client.Patch(ctx, patched, client.MergeFrom(base)); err != nil {
 		return err
 	}

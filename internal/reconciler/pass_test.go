@@ -19,6 +19,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -136,6 +137,21 @@ func annotated(key, value string) func(*forgev1.Label) {
 	}
 }
 
+// settledMark gives l a create-pending mark (with replaces, when not 0)
+// that status.lastHandledCreatePending echoes: settled by an earlier pass.
+func settledMark(replaces int64) func(*forgev1.Label) {
+	return func(l *forgev1.Label) {
+		annotated(forgev1.CreatePendingAnnotation, "earlier")(l)
+		if replaces != 0 {
+			annotated(forgev1.ReplacesAnnotation, strconv.FormatInt(replaces, 10))(l)
+		}
+		l.Status.LastHandledCreatePending = "earlier"
+	}
+}
+
+// settledKey is how passResult shows a settled mark.
+func settledKey(annotation string) string { return annotation + " settled" }
+
 func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
 	return func(l *forgev1.Label) {
 		l.Spec.DeletionPolicy = policy
@@ -146,11 +162,14 @@ func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
 // passResult is what a user sees after one pass: the resource's Ready
 // condition, forge id, marks and finalizers, its Events, and the forge calls.
 type passResult struct {
-	Gone        bool
-	Ready       string // "Status Reason: message"
-	Stalled     bool
-	ID          int64
-	Finalizer   bool
+	Gone      bool
+	Ready     string // "Status Reason: message"
+	Stalled   bool
+	ID        int64
+	Finalizer bool
+	// Annotations are the keys, sorted; the create-pending and replaces
+	// marks end in " settled" when status.lastHandledCreatePending echoes
+	// the create-pending mark.
 	Annotations []string
 	Events      []string
 	Calls       []string
@@ -239,8 +258,14 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 	got.ID = l.Status.ID
 	got.Finalizer = len(l.Finalizers) > 0
 	for k := range l.Annotations {
+		mark, ok := l.Annotations[forgev1.CreatePendingAnnotation]
+		if settled := ok && mark == l.Status.LastHandledCreatePending; settled &&
+			(k == forgev1.CreatePendingAnnotation || k == forgev1.ReplacesAnnotation) {
+			k += " settled"
+		}
 		got.Annotations = append(got.Annotations, k)
 	}
+	slices.Sort(got.Annotations)
 	if l.Status.ObservedGeneration != l.Generation {
 		t.Errorf("status.observedGeneration %d, want %d", l.Status.ObservedGeneration, l.Generation)
 	}
@@ -264,14 +289,24 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 7}},
 			obj:    label(),
 			want: passResult{Ready: `True Created: created label "bug" (id 7)`, ID: 7, Finalizer: true,
-				Events: []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Events:      []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
+		},
+		"CreatedAfterSettledMark": {
+			reason: "A create over a settled mark writes a new one (the old replaces mark goes with it), and settles that.",
+			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
+			obj:    label(readyAt(7), settledMark(4)),
+			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"CreatedAgain": {
 			reason: "A forge object deleted outside the operator is created again, and the Event tells it was missing.",
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
 			obj:    label(readyAt(7)),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
-				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"Adopted": {
 			reason: "An existing forge object is adopted and brought to the spec, not created again.",
@@ -294,21 +329,47 @@ func TestPass(t *testing.T) {
 			obj:    label(readyAt(5)),
 			want:   passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"}},
 		},
+		"SettledMark": {
+			reason: "A settled mark means nothing: no look-up as after a lost create, the replaced id is not deleted again, no write removes it.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), settledMark(4)),
+			want: passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)}},
+		},
 		"Replaced": {
-			reason: "A field the forge cannot change is applied by creating anew, then deleting the old object; the marks go once done.",
+			reason: "A field the forge cannot change is applied by creating anew, then deleting the old object; the marks are settled once done.",
 			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
 				created: Observation{Exists: true, ID: 6}},
 			obj: label(readyAt(5)),
 			want: passResult{Ready: `True Replaced: replaced label "bug": secret cannot be changed in place; id 5 -> 6`, ID: 6, Finalizer: true,
-				Events: []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
-				Calls:  []string{"Observe", "Create", "Delete 5"}},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)},
+				Events:      []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
+				Calls:       []string{"Observe", "Create", "Delete 5"}},
 		},
 		"ReplacedLeftover": {
 			reason: "An object a replacement left behind (its delete failed) is deleted by the next pass.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
 			obj:    label(readyAt(6), annotated(forgev1.ReplacesAnnotation, "5"), annotated(forgev1.CreatePendingAnnotation, "then")),
 			want: passResult{Ready: `True Created: created`, ID: 6, Finalizer: true,
-				Calls: []string{"Connect pending", "Observe", "Delete 5"}},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)},
+				Calls:       []string{"Connect pending", "Observe", "Delete 5"}},
+		},
+		"LostReplacement": {
+			reason: "A replacing create whose response is lost keeps both marks pending: status still holds the old id.",
+			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
+				createErr: lostCreate},
+			obj: label(readyAt(5), settledMark(0)),
+			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, ID: 5, Finalizer: true,
+				Annotations: []string{forgev1.CreatePendingAnnotation, forgev1.ReplacesAnnotation},
+				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+		},
+		"PendingKeptOnFailure": {
+			reason: "A pass that fails settles nothing, even when it made no create: the mark stays pending.",
+			ext:    &fakeExternal{observeErr: lostCreate},
+			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
+				Annotations: []string{forgev1.CreatePendingAnnotation},
+				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Connect pending", "Observe"}},
 		},
 		"LostCreate": {
 			reason: "A create whose response is lost keeps the create-pending mark, so the next pass looks before creating.",
@@ -319,12 +380,13 @@ func TestPass(t *testing.T) {
 				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
 		},
 		"LostCreateFound": {
-			reason: "With the create-pending mark, the object found is the one the lost create made: Created, not Adopted, and the mark goes.",
+			reason: "With the create-pending mark, the object found is the one the lost create made: Created, not Adopted, and the mark is settled.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
 			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `True Created: found label "bug" (id 9), created by an earlier pass whose response was lost`, ID: 9, Finalizer: true,
-				Events: []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
-				Calls:  []string{"Connect pending", "Observe"}},
+				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Events:      []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
+				Calls:       []string{"Connect pending", "Observe"}},
 		},
 		"Deleted": {
 			reason: "A deleted resource with deletionPolicy Delete deletes its forge object, then lets go.",
@@ -332,6 +394,36 @@ func TestPass(t *testing.T) {
 			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
 			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
 				Calls: []string{"Observe", "Delete 5"}},
+		},
+		"DeletedSettledReplacement": {
+			reason: "Deleting after a settled replacement deletes the current object only: the replaced one is gone.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
+			obj:    label(readyAt(6), settledMark(5), deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
+				Calls: []string{"Observe", "Delete 6"}},
+		},
+		"DeletedPendingReplacement": {
+			reason: "Deleting while a replacement is pending deletes the object found and the one being replaced.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
+			obj: label(readyAt(6), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5"),
+				deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
+				Calls: []string{"Connect pending", "Observe", "Delete 6", "Delete 5"}},
+		},
+		"DeletedPendingCreate": {
+			reason: "A pending mark without an id means a create may have happened: deleting looks for its object and deletes it.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj: label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} },
+				deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
+				Calls: []string{"Connect pending", "Observe", "Delete 9"}},
+		},
+		"DeletedSettledWithoutID": {
+			reason: "A settled mark is no sign of a create: without a status.id the resource lets go without a forge call.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj: label(settledMark(0), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} },
+				deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true},
 		},
 		"Orphaned": {
 			reason: "A deleted resource with deletionPolicy Orphan leaves its forge object, makes no forge call, and says so.",
@@ -389,20 +481,30 @@ func TestPass(t *testing.T) {
 }
 
 // TestPassWrites counts the pass's writes to the Kubernetes API: a create
-// costs the finalizer and create-pending mark in one patch, the status, and
-// the mark cleared; an adoption the finalizer and the status; a pass at
-// rest nothing.
+// costs the finalizer and create-pending mark in one patch, then the status
+// that settles the mark; an adoption the finalizer and the status; a pass
+// at rest nothing, also with a settled mark left on the resource.
 func TestPassWrites(t *testing.T) {
+	withFinalizer := func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }
 	cases := map[string]struct {
 		ext  *fakeExternal
 		obj  client.Object
 		want []string
 	}{
 		"create": {ext: &fakeExternal{created: Observation{Exists: true, ID: 7}}, obj: label(),
-			want: []string{"metadata", "status", "metadata"}},
+			want: []string{"metadata", "status"}},
+		"create again over a settled mark": {ext: &fakeExternal{created: Observation{Exists: true, ID: 8}}, obj: label(readyAt(7), settledMark(0)),
+			want: []string{"metadata", "status"}},
+		"replace": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
+			created: Observation{Exists: true, ID: 6}}, obj: label(readyAt(5)),
+			want: []string{"metadata", "status"}},
+		"lost create found": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj: label(annotated(forgev1.CreatePendingAnnotation, "then"), withFinalizer), want: []string{"status"}},
 		"adopt": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(),
 			want: []string{"metadata", "status"}},
 		"at rest": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(readyAt(5)),
+			want: nil},
+		"at rest with a settled mark": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(readyAt(5), settledMark(4)),
 			want: nil},
 	}
 	for name, tc := range cases {

@@ -23,28 +23,61 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// markPending persists the create-pending mark before a create, so that a
+// The create-pending mark (forgev1.CreatePendingAnnotation) is written
+// before a create and holds a value unique to it. The pass that settles the
+// create (its id recorded in status) echoes that value in
+// status.lastHandledCreatePending in the status write it makes anyway; a
+// mark equal to that field is settled and means nothing. Settling a mark
+// thus costs no write of its own: a create costs the metadata patch that
+// sets the mark (with the finalizer) and the status patch. A settled mark
+// stays on the resource until a metadata write the loop makes anyway (the
+// next create's mark, the finalizer) takes it away (patchMeta).
+//
+// Only the status write of a pass that succeeded records the value: a
+// failed pass may have lost the response of its create, so its mark stays
+// pending and the next pass looks before creating again. Both the id and
+// the echo go in one status patch, so a settled mark always comes with the
+// id its create made.
+
+// pendingMark returns obj's create-pending mark while it is pending: ""
+// when there is none or it is settled.
+func pendingMark(obj forgev1.Managed) string {
+	mark := obj.GetAnnotations()[forgev1.CreatePendingAnnotation]
+	if mark == obj.GetManagedStatus().LastHandledCreatePending {
+		return ""
+	}
+	return mark
+}
+
+// markPending persists a create-pending mark before a create, so that a
 // create whose response is lost is found by the next pass, not repeated.
-// replaces, when not 0, is the id of the object the create replaces: it is
-// kept until that object is deleted. The finalizer goes on in the same
-// patch: one write instead of two before the first create.
+// A mark still pending is kept; a settled or missing one is replaced by a
+// new value. replaces, when not 0, is the id of the object the create
+// replaces: it is kept with the mark until that object is deleted. The
+// finalizer goes on in the same patch: one write instead of two before the
+// first create.
 func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) error {
 	finalizer := !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer)
+	ann := obj.GetAnnotations()
 	set := map[string]string{}
-	if obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == "" {
-		set[forgev1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	var drop []string
+	if pendingMark(obj) == "" {
+		set[forgev1.CreatePendingAnnotation] = newMark(obj)
+		if _, ok := ann[forgev1.ReplacesAnnotation]; ok && replaces == 0 {
+			// Left by a settled replacement: its old object is gone.
+			drop = append(drop, forgev1.ReplacesAnnotation)
+		}
 	}
-	if id := strconv.FormatInt(replaces, 10); replaces != 0 && obj.GetAnnotations()[forgev1.ReplacesAnnotation] != id {
+	if id := strconv.FormatInt(replaces, 10); replaces != 0 && ann[forgev1.ReplacesAnnotation] != id {
 		set[forgev1.ReplacesAnnotation] = id
 	}
-	if len(set) == 0 && !finalizer {
+	if len(set) == 0 && len(drop) == 0 && !finalizer {
 		return nil
 	}
 	err := r.patchMeta(ctx, obj, func(o T) {
@@ -54,6 +87,9 @@ func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) 
 			ann = map[string]string{}
 		}
 		maps.Copy(ann, set)
+		for _, k := range drop {
+			delete(ann, k)
+		}
 		o.SetAnnotations(ann)
 	})
 	if err != nil {
@@ -62,30 +98,46 @@ func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) 
 	return nil
 }
 
-// clearPending removes the create-pending and replaces marks once the id is
-// in status and the pass succeeded.
-func (r *Reconciler[T]) clearPending(ctx context.Context, obj T) error {
-	ann := obj.GetAnnotations()
-	_, pending := ann[forgev1.CreatePendingAnnotation]
-	_, replaces := ann[forgev1.ReplacesAnnotation]
-	if (!pending && !replaces) || obj.GetManagedStatus().ID == 0 {
-		return nil
+// newMark returns the value of a new create-pending mark: the time, unlike
+// the settled value in status (which a mark equal to it would be taken for).
+func newMark(obj forgev1.Managed) string {
+	mark := time.Now().UTC().Format(time.RFC3339Nano)
+	if mark == obj.GetManagedStatus().LastHandledCreatePending {
+		mark += "+1"
 	}
-	err := r.patchMeta(ctx, obj, func(o T) {
-		ann := o.GetAnnotations()
-		delete(ann, forgev1.CreatePendingAnnotation)
-		delete(ann, forgev1.ReplacesAnnotation)
-		o.SetAnnotations(ann)
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("clear create-pending mark of %s: %w", r.describe(obj), err)
+	return mark
+}
+
+// settlePending records in status (persisted by the status write of the
+// pass) that obj's create-pending mark is settled. Call it only at the end
+// of a pass that succeeded and whose status records the forge object.
+func settlePending(obj forgev1.Managed) {
+	if mark := pendingMark(obj); mark != "" {
+		obj.GetManagedStatus().LastHandledCreatePending = mark
 	}
-	return nil
+}
+
+// dropSettled removes from o a settled create-pending mark and the
+// replaces mark that came with it: called by every metadata patch, so that
+// they go with a write the loop makes anyway.
+func dropSettled(o forgev1.Managed) {
+	ann := o.GetAnnotations()
+	mark, ok := ann[forgev1.CreatePendingAnnotation]
+	if !ok || mark != o.GetManagedStatus().LastHandledCreatePending {
+		return
+	}
+	delete(ann, forgev1.CreatePendingAnnotation)
+	delete(ann, forgev1.ReplacesAnnotation)
+	o.SetAnnotations(ann)
 }
 
 // deleteReplaced deletes the object a replacement left behind (its delete
-// failed, or its pass ended before it), unless it is the one observed now.
+// failed, or its pass ended before it) while the replacement's mark is
+// pending, unless it is the one observed now.
 func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External, current int64) error {
+	if pendingMark(obj) == "" {
+		return nil // settled: the pass that made it deleted the old object
+	}
 	old, _ := strconv.ParseInt(obj.GetAnnotations()[forgev1.ReplacesAnnotation], 10, 64)
 	if old == 0 || old == current {
 		return nil
