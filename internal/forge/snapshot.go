@@ -467,13 +467,11 @@ func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 	if e == nil {
 		return
 	}
-	if err != nil {
-		if deleted != 0 && IsNotFound(err) {
-			err = nil // already gone: the delete the forge answers 404 to
-		} else {
-			e.drop()
-			return
-		}
+	// A delete answered 404 found the object already gone: it is removed
+	// from the listing as a delete that succeeded.
+	if err != nil && (deleted == 0 || !IsNotFound(err)) {
+		e.drop()
+		return
 	}
 	e.seq++
 	c := change[T]{seq: e.seq, deleted: deleted}

@@ -355,7 +355,8 @@ type hookForge struct {
 func (f *hookForge) ListHooks(context.Context, Scope) ([]Hook, error) { return f.hooks, nil }
 
 func TestClientBusyCountsForegroundWaiters(t *testing.T) {
-	c, err := New(Config{URL: "http://127.0.0.1:1", QPS: 1, Burst: 1})
+	// One token, the next one 100 s later: every wait below lasts until cancelled.
+	c, err := New(Config{URL: "http://127.0.0.1:1", QPS: 0.01, Burst: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,9 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 		t.Fatal("a foreground call waits for the budget, Busy is false")
 	}
 	cancel()
-	<-waiting
+	if err := <-waiting; err == nil {
+		t.Fatal("a cancelled wait succeeded")
+	}
 	if c.Busy() {
 		t.Fatal("busy after the waiter left")
 	}
@@ -388,7 +391,9 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 		t.Fatal("a background check counts as demand")
 	}
 	cancelBG()
-	<-waiting
+	if err := <-waiting; err == nil {
+		t.Fatal("a cancelled background wait succeeded")
+	}
 }
 
 type orgForge struct {
