@@ -126,7 +126,7 @@ type Client struct {
 	userAgent string
 	http      *http.Client
 	limiter   *rate.Limiter
-	demand    *atomic.Int64     // foreground calls waiting for the limiter, shared like it
+	demand    *demand           // foreground calls on the limiter, shared like it
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 }
@@ -198,15 +198,34 @@ func New(cfg Config) (*Client, error) {
 // unless ctx is a background check's (see Busy).
 func (c *Client) wait(ctx context.Context) error {
 	if !IsBackground(ctx) {
-		c.demand.Add(1)
-		defer c.demand.Add(-1)
+		c.demand.waiting.Add(1)
+		defer func() {
+			c.demand.waiting.Add(-1)
+			c.demand.last.Store(time.Now().UnixNano())
+		}()
 	}
 	return c.limiter.Wait(ctx)
 }
 
-// Busy reports whether calls other than background checks are waiting for
-// the forge's rate budget: a drift check then yields to them.
-func (c *Client) Busy() bool { return c.demand.Load() > 0 }
+// Busy reports whether calls other than background checks wait for the
+// forge's rate budget, or did within the last busyWindow: a drift check
+// then yields to them. The window bridges the moments between one create
+// and the next of a stream of them (their Kubernetes writes), when no call
+// happens to wait.
+func (c *Client) Busy() bool { return c.demand.busy() }
+
+// busyWindow is how long after a foreground call the budget counts as busy.
+const busyWindow = time.Second
+
+// demand counts the foreground calls on one forge's budget.
+type demand struct {
+	waiting atomic.Int64
+	last    atomic.Int64 // unix nanoseconds of the last foreground call's token
+}
+
+func (d *demand) busy() bool {
+	return d.waiting.Load() > 0 || time.Since(time.Unix(0, d.last.Load())) < busyWindow
+}
 
 // Name is the forge identity given in Config.Name.
 func (c *Client) Name() string { return c.name }
@@ -254,13 +273,13 @@ var (
 // waiting on it (see Busy).
 type budget struct {
 	limiter *rate.Limiter
-	demand  *atomic.Int64
+	demand  *demand
 }
 
 // limiterFor returns the token bucket of a forge. Clients are rebuilt when a
 // Forge or its Secret changes; sharing the bucket by name keeps the limit
 // per forge rather than per client instance.
-func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *atomic.Int64) {
+func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *demand) {
 	limit := rate.Limit(qps)
 	switch {
 	case qps < 0:
@@ -272,13 +291,13 @@ func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *atomic.Int
 		burst = DefaultBurst
 	}
 	if name == "" {
-		return rate.NewLimiter(limit, burst), new(atomic.Int64)
+		return rate.NewLimiter(limit, burst), new(demand)
 	}
 	limitersMu.Lock()
 	defer limitersMu.Unlock()
 	b, ok := limiters[name]
 	if !ok {
-		b = budget{limiter: rate.NewLimiter(limit, burst), demand: new(atomic.Int64)}
+		b = budget{limiter: rate.NewLimiter(limit, burst), demand: new(demand)}
 		limiters[name] = b
 		return b.limiter, b.demand
 	}

@@ -66,7 +66,40 @@ const (
 	maxAgeKey ctxKey = iota
 	listedAfterKey
 	backgroundKey
+	listingsKey
 )
+
+// Listings records when the listings a pass read were taken.
+type Listings struct {
+	mu     sync.Mutex
+	oldest time.Time
+}
+
+// WithListings has reads through Snapshots in ctx record in l when the
+// listings they were served from were taken.
+func WithListings(ctx context.Context, l *Listings) context.Context {
+	return context.WithValue(ctx, listingsKey, l)
+}
+
+// Oldest is when the oldest listing read was taken; zero when none was.
+func (l *Listings) Oldest() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.oldest
+}
+
+// used records that ctx's pass read a listing taken at t.
+func used(ctx context.Context, t time.Time) {
+	l, _ := ctx.Value(listingsKey).(*Listings)
+	if l == nil || t.IsZero() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.oldest.IsZero() || t.Before(l.oldest) {
+		l.oldest = t
+	}
+}
 
 // WithMaxAge lets reads through Snapshots in ctx be served from a listing
 // taken at most d ago. A listing a little younger than d is taken again
@@ -403,6 +436,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 	for e.listing != nil || usable(ctx, e.fetched) {
 		if usable(ctx, e.fetched) {
 			out := st.copyOf(e.items)
+			used(ctx, e.fetched)
 			st.mu.Unlock()
 			return out, nil
 		}
@@ -421,6 +455,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 			if f.err != nil {
 				return nil, f.err
 			}
+			used(ctx, f.start)
 			if !e.fetched.IsZero() {
 				return st.copyOf(e.items), nil // with the writes made since
 			}
@@ -455,6 +490,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 	if err != nil {
 		return nil, err
 	}
+	used(ctx, f.start)
 	return st.copyOf(items), nil
 }
 

@@ -381,8 +381,12 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 	if err := <-waiting; err == nil {
 		t.Fatal("a cancelled wait succeeded")
 	}
+	if !c.Busy() {
+		t.Fatal("not busy right after a foreground call: the window bridges a stream of them")
+	}
+	c.demand.last.Store(time.Now().Add(-2 * busyWindow).UnixNano())
 	if c.Busy() {
-		t.Fatal("busy after the waiter left")
+		t.Fatal("busy a window after the last foreground call")
 	}
 	bg, cancelBG := context.WithCancel(WithBackground(context.Background()))
 	go func() { waiting <- c.wait(bg) }()

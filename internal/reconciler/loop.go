@@ -156,13 +156,21 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 	if settled && r.schedule.routine(key, interval, time.Now()) {
 		ctx = forge.WithBackground(ctx)
 	}
-	return ctx
+	l := &forge.Listings{}
+	return context.WithValue(forge.WithListings(ctx, l), listingsKey{}, l)
 }
 
+// listingsKey holds in a pass's context the forge.Listings its reads record.
+type listingsKey struct{}
+
 // nextCheck is the delay until obj's next drift check (schedule.go).
-func (r *Reconciler[T]) nextCheck(obj T) time.Duration {
+func (r *Reconciler[T]) nextCheck(ctx context.Context, obj T) time.Duration {
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	return r.schedule.next(key, obj.GetUID(), r.interval(obj), time.Now())
+	var listed time.Time
+	if l, ok := ctx.Value(listingsKey{}).(*forge.Listings); ok {
+		listed = l.Oldest()
+	}
+	return r.schedule.next(key, obj.GetUID(), r.interval(obj), listed, time.Now())
 }
 
 // pass does the work; status is written by the caller.
@@ -223,10 +231,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 
 	if observe {
-		return observed(status, obs, what, r.nextCheck(obj)), nil
+		return observed(status, obs, what, r.nextCheck(ctx, obj)), nil
 	}
 
-	out := Outcome{Requeue: r.nextCheck(obj), check: true, Event: Event{Type: corev1.EventTypeNormal}}
+	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
 			return Outcome{}, err

@@ -30,24 +30,35 @@ import (
 
 // Drift checks: when they run and when they give way.
 //
-// Each object's drift check has a fixed phase within its sync interval,
-// taken from its UID: objects created together (1,000 labels applied at
-// once) check at times spread evenly over the interval instead of all at
-// once, as ±10% jitter would have them. The phase is the same whichever
-// pass computes the next check, so the extra passes that watch events
-// cause do not move it.
+// An object observed from a listing (forge.Snapshots) checks again when
+// that listing comes to its sync interval's age: the first object of the
+// scope to check then takes the listing again and the others of the scope,
+// checking at the same time, read it fresh. So every check sees the forge
+// as it is, a scope costs one listing per interval, and the checks of
+// objects created together are spread as the listings of their scopes are.
+//
+// An object read otherwise has a fixed phase within its sync interval,
+// taken from its UID: objects created together check at times spread
+// evenly over the interval instead of all at once, as ±10% jitter would
+// have them. The phase is the same whichever pass computes the next check,
+// so the extra passes that watch events cause do not move it.
 //
 // A pass that starts when the object's check is due, for an object that is
 // Ready at its generation with nothing pending, is a routine check
 // (background): its forge reads do not count as demand on the forge's rate
 // budget, and it gives way (forge.ErrYield) while creates and updates wait
 // for that budget, coming back shortly after at low priority. It gives way
-// for at most one interval after it was due; from then on it is an
+// for at most two intervals after it was due; from then on it is an
 // ordinary pass. At rest nothing waits, so checks run on time.
 
+// minCheckDelay keeps an object read from a listing about to expire from
+// checking again at once.
+const minCheckDelay = time.Second
+
 // maxDeferral is how long past its due time, in intervals, a routine check
-// may give way to other work.
-const maxDeferral = 1
+// may give way to other work: under a constant stream of creates a scope is
+// still read every three intervals, the bound the drift guarantee names.
+const maxDeferral = 2
 
 type schedule struct {
 	mu  sync.Mutex
@@ -88,10 +99,17 @@ func (s *schedule) createdBefore(key types.NamespacedName, created time.Time) ti
 	return bound
 }
 
-// next is the delay until the object's next check: its phase's next slot
-// at least half an interval from now, and records it as due.
-func (s *schedule) next(key types.NamespacedName, uid types.UID, interval time.Duration, now time.Time) time.Duration {
+// next is the delay until the object's next check, and records it as due:
+// an interval after the listing it was read from was taken (listed), or
+// else its phase's next slot at least half an interval from now.
+func (s *schedule) next(key types.NamespacedName, uid types.UID, interval time.Duration, listed, now time.Time) time.Duration {
 	at := nextSlot(phaseOf(uid, interval), interval, now)
+	if !listed.IsZero() {
+		at = listed.Add(interval)
+		if soonest := now.Add(minCheckDelay); at.Before(soonest) {
+			at = soonest
+		}
+	}
 	s.mu.Lock()
 	s.due[key] = at
 	s.mu.Unlock()

@@ -38,7 +38,7 @@ func TestScheduleSpreadsChecksOverTheInterval(t *testing.T) {
 	for i := range 1000 {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("label-%d", i)}
 		uid := types.UID(fmt.Sprintf("uid-%04d", i))
-		d := s.next(key, uid, interval, now)
+		d := s.next(key, uid, interval, time.Time{}, now)
 		if d < interval/2 || d >= interval*3/2 {
 			t.Fatalf("next check of %s in %s, want within [%s, %s)", key.Name, d, interval/2, interval*3/2)
 		}
@@ -47,7 +47,7 @@ func TestScheduleSpreadsChecksOverTheInterval(t *testing.T) {
 		// A later pass (a watch event, a check run late) keeps the phase:
 		// its next check is a whole number of intervals after this one.
 		later := now.Add(d + 3*time.Second)
-		d2 := s.next(key, uid, interval, later)
+		d2 := s.next(key, uid, interval, time.Time{}, later)
 		if got := later.Add(d2).Sub(at); got != interval {
 			t.Fatalf("check after the one at %s comes %s later, want one interval", at, got)
 		}
@@ -55,6 +55,27 @@ func TestScheduleSpreadsChecksOverTheInterval(t *testing.T) {
 	for i, n := range buckets {
 		if n < 50 || n > 150 {
 			t.Fatalf("tenth %d of the interval holds %d of 1000 checks, want about 100: %v", i, n, buckets)
+		}
+	}
+}
+
+// An object read from a listing checks when the listing comes of age, so
+// that the objects of a scope check together on a fresh listing.
+func TestScheduleFollowsTheListingRead(t *testing.T) {
+	s := newSchedule()
+	interval := 30 * time.Second
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for i, c := range []struct {
+		listed time.Time
+		want   time.Duration
+	}{
+		{now, interval}, // listed by this pass
+		{now.Add(-20 * time.Second), 10 * time.Second},             // a listing another object took
+		{now.Add(-interval + 100*time.Millisecond), minCheckDelay}, // about to expire: not at once
+	} {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprint(i)}
+		if got := s.next(key, types.UID(fmt.Sprint(i)), interval, c.listed, now); got != c.want {
+			t.Errorf("listed %s before: next check in %s, want %s", now.Sub(c.listed), got, c.want)
 		}
 	}
 }
@@ -67,15 +88,15 @@ func TestScheduleRoutineWindow(t *testing.T) {
 	if s.routine(key, interval, now) {
 		t.Fatal("a resource never scheduled is not a routine check")
 	}
-	due := now.Add(s.next(key, "uid", interval, now))
+	due := now.Add(s.next(key, "uid", interval, time.Time{}, now))
 	for _, c := range []struct {
 		at   time.Time
 		want bool
 	}{
-		{due.Add(-time.Millisecond), false},      // before due: an event brought it
-		{due, true},                              // the check itself
-		{due.Add(interval - time.Second), true},  // deferred, still routine
-		{due.Add(interval + time.Second), false}, // deferred long enough: runs as any pass
+		{due.Add(-time.Millisecond), false}, // before due: an event brought it
+		{due, true},                         // the check itself
+		{due.Add(maxDeferral*interval - time.Second), true},  // deferred, still routine
+		{due.Add(maxDeferral*interval + time.Second), false}, // deferred long enough: runs as any pass
 	} {
 		if got := s.routine(key, interval, c.at); got != c.want {
 			t.Errorf("routine at due%+v = %t, want %t", c.at.Sub(due), got, c.want)

@@ -110,7 +110,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	}
 	status := obj.GetManagedStatus()
 	interval := r.interval(obj)
-	out := Outcome{Requeue: r.nextCheck(obj), check: true}
+	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true}
 	wasReady := status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration())
 	if res.Changes != "" {
 		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
