@@ -130,6 +130,9 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 		}
 		return reconciler.Outcome{}, &reconciler.Error{State: conditions.Stalled, Reason: forgev1.ReasonRejected, Err: err}
 	}
+	// The check of the Forge itself is no create or update the drift
+	// checks of its resources should give way to.
+	ctx = forge.WithBackground(ctx)
 	version, err := fc.Version(ctx)
 	var user *forge.User
 	if err == nil {

@@ -145,10 +145,12 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 	if pendingMark(obj) == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt {
 		ctx = forge.WithMaxAge(ctx, interval)
 	}
-	if status.ID == 0 {
-		// Looking for an object to adopt: what was made on the forge
-		// before the resource was applied must be in the listing.
-		ctx = forge.WithListedAfter(ctx, r.schedule.createdBefore(key, obj.GetCreationTimestamp().Time))
+	if status.ID == 0 || status.ObservedGeneration != obj.GetGeneration() {
+		// Looking for an object to adopt, or applying a changed spec (a
+		// set's new label may rename one someone just made): what was made
+		// on the forge before the resource or its change was applied must
+		// be in the listing.
+		ctx = forge.WithListedAfter(ctx, r.schedule.changedBefore(key, obj))
 	}
 	settled := obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend &&
 		status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration()) &&
@@ -201,11 +203,11 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 	}
 
+	if forge.IsBackground(ctx) && pass.busy() {
+		return Outcome{}, forge.ErrYield // before reading a Secret or the forge
+	}
 	if sk, ok := r.kind.(SetKind[T]); ok {
 		return r.syncSet(ctx, sk, obj, pass, observe)
-	}
-	if forge.IsBackground(ctx) && pass.busy() {
-		return Outcome{}, forge.ErrYield // before reading its Secrets
 	}
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {

@@ -63,38 +63,60 @@ const maxDeferral = 2
 type schedule struct {
 	mu  sync.Mutex
 	due map[types.NamespacedName]time.Time
-	// seen is when the watch delivered each resource's creation.
-	seen map[types.NamespacedName]time.Time
+	// seen is when the watch delivered each resource's creation or its
+	// last change of generation (spec).
+	seen map[types.NamespacedName]seenAt
 }
 
 func newSchedule() *schedule {
-	return &schedule{due: map[types.NamespacedName]time.Time{}, seen: map[types.NamespacedName]time.Time{}}
+	return &schedule{due: map[types.NamespacedName]time.Time{}, seen: map[types.NamespacedName]seenAt{}}
 }
 
-// seenPredicate records when each resource's creation reaches the
-// operator; it filters nothing.
+type seenAt struct {
+	generation int64
+	at         time.Time
+}
+
+// seenPredicate records when each resource's creation and each change of
+// its spec reach the operator; it filters nothing.
 func (s *schedule) seenPredicate() predicate.Predicate {
-	return predicate.Funcs{CreateFunc: func(e event.CreateEvent) bool {
-		if e.Object != nil {
-			s.mu.Lock()
-			s.seen[client.ObjectKeyFromObject(e.Object)] = time.Now()
-			s.mu.Unlock()
-		}
-		return true
-	}}
+	record := func(o client.Object) {
+		s.mu.Lock()
+		s.seen[client.ObjectKeyFromObject(o)] = seenAt{generation: o.GetGeneration(), at: time.Now()}
+		s.mu.Unlock()
+	}
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			if e.Object != nil {
+				record(e.Object)
+			}
+			return true
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld != nil && e.ObjectNew != nil && e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+				record(e.ObjectNew)
+			}
+			return true
+		},
+	}
 }
 
-// createdBefore is a time the resource surely did not exist before: when
-// its creation was seen, or the second after its creation timestamp
-// (which is cut to whole seconds), whichever is earlier. A listing that
-// started then holds everything made on the forge before the resource.
-func (s *schedule) createdBefore(key types.NamespacedName, created time.Time) time.Time {
-	bound := created.Add(time.Second)
+// changedBefore is a time before which obj's current generation did not
+// exist: when its creation or change was seen; for a first generation
+// not seen (a restart lists every resource), the second after its
+// creation timestamp (which is cut to whole seconds), whichever is
+// earlier; for a later one not seen, now. A listing that started then
+// holds everything made on the forge before the resource or its change.
+func (s *schedule) changedBefore(key types.NamespacedName, obj client.Object) time.Time {
 	s.mu.Lock()
 	seen, ok := s.seen[key]
 	s.mu.Unlock()
-	if ok && seen.Before(bound) {
-		return seen
+	bound := time.Now()
+	if obj.GetGeneration() <= 1 {
+		bound = obj.GetCreationTimestamp().Add(time.Second)
+	}
+	if ok && seen.generation == obj.GetGeneration() && seen.at.Before(bound) {
+		return seen.at
 	}
 	return bound
 }

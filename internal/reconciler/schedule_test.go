@@ -108,24 +108,41 @@ func TestScheduleRoutineWindow(t *testing.T) {
 	}
 }
 
-func TestScheduleCreatedBefore(t *testing.T) {
+func TestScheduleChangedBefore(t *testing.T) {
 	s := newSchedule()
 	created := time.Date(2026, 11, 22, 12, 0, 7, 0, time.UTC) // cut to the second
 	key := types.NamespacedName{Namespace: "ns", Name: "bug"}
-	if got := s.createdBefore(key, created); !got.Equal(created.Add(time.Second)) {
-		t.Fatalf("without a seen creation: %s, want the second after the timestamp", got)
+	label := &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "bug", Generation: 1,
+		CreationTimestamp: metav1.NewTime(created)}}
+	if got := s.changedBefore(key, label); !got.Equal(created.Add(time.Second)) {
+		t.Fatalf("creation not seen: %s, want the second after the timestamp", got)
 	}
-	label := &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "bug"}}
+
+	// Seen now: the time it was seen, when that is earlier.
+	label.CreationTimestamp = metav1.NewTime(time.Now().Truncate(time.Second))
 	before := time.Now()
 	if !s.seenPredicate().Create(event.CreateEvent{Object: label}) {
 		t.Fatal("the predicate filtered a creation")
 	}
-	if got := s.createdBefore(key, before.Truncate(time.Second)); got.Before(before) || !got.Before(before.Truncate(time.Second).Add(time.Second)) {
-		t.Fatalf("with the creation seen at about %s: %s, want that time", before, got)
+	if got := s.changedBefore(key, label); got.Before(before) || got.After(time.Now()) {
+		t.Fatalf("creation seen at about %s: %s, want that time", before, got)
 	}
-	// A creation seen long after (a restart lists every resource) does
-	// not push the bound later than the timestamp allows.
-	if got := s.createdBefore(key, created); !got.Equal(created.Add(time.Second)) {
-		t.Fatalf("creation seen after the timestamp's second: %s, want the timestamp's bound", got)
+
+	// A spec change seen: the time it was seen.
+	changed := label.DeepCopy()
+	changed.Generation = 2
+	before = time.Now()
+	if !s.seenPredicate().Update(event.UpdateEvent{ObjectOld: label, ObjectNew: changed}) {
+		t.Fatal("the predicate filtered an update")
+	}
+	if got := s.changedBefore(key, changed); got.Before(before) || got.After(time.Now()) {
+		t.Fatalf("change seen at about %s: %s, want that time", before, got)
+	}
+	// A generation it has not seen (the pass read it first): now.
+	newer := changed.DeepCopy()
+	newer.Generation = 3
+	before = time.Now()
+	if got := s.changedBefore(key, newer); got.Before(before) {
+		t.Fatalf("unseen generation: %s, want now", got)
 	}
 }

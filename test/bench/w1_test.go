@@ -23,6 +23,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,6 +167,7 @@ func (t kubeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 const w1Sync = 30 * time.Second
 
 func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
+	resetPeakRSS()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{kube: map[string]int{}}
@@ -455,6 +457,14 @@ func sampleMemory() func() uint64 {
 		}
 	}()
 	return func() uint64 { close(done); <-stopped; return peak }
+}
+
+// resetPeakRSS returns what earlier runs in this process left to the
+// system and restarts the high-water mark, so that each run's peak RSS is
+// its own (Linux: writing 5 to clear_refs resets VmHWM).
+func resetPeakRSS() {
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // peakRSS is the process's high-water resident set (VmHWM).
