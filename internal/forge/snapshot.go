@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -163,17 +164,18 @@ type Snapshots struct {
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
 func NewSnapshots(fc Interface) *Snapshots {
+	kept := new(atomic.Int64)
 	s := &Snapshots{
 		Interface: fc,
-		orgs:      newStore(func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }),
-		labels:    newStore(func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
-		hooks: newStore(func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
+		orgs:      newStore(kept, func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }),
+		labels:    newStore(kept, func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
+		hooks: newStore(kept, func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
 			h.Config = maps.Clone(h.Config)
 			h.Events = slices.Clone(h.Events)
 			return h
 		}),
-		projects: newStore(func(p Project) int64 { return p.ID }, func(p Project) Project { return p }),
-		runners: newStore(func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
+		projects: newStore(kept, func(p Project) int64 { return p.ID }, func(p Project) Project { return p }),
+		runners: newStore(kept, func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
 			r.Labels = slices.Clone(r.Labels)
 			return r
 		}),
@@ -389,6 +391,7 @@ func find[T any](st *store[T], all []T, id int64, err error, op string) (*T, err
 type store[T any] struct {
 	id    func(T) int64
 	clone func(T) T
+	kept  *atomic.Int64 // objects kept by all stores of the Forge
 
 	mu      sync.Mutex
 	entries map[string]*entry[T]
@@ -420,8 +423,34 @@ type change[T any] struct {
 	deleted int64
 }
 
-func newStore[T any](id func(T) int64, clone func(T) T) *store[T] {
-	return &store[T]{id: id, clone: clone, entries: map[string]*entry[T]{}}
+// MaxKeptItems bounds the objects one Forge's listings keep in memory, as
+// MaxListItems bounds one listing: a tenant whose scopes hold more has
+// the listings past the bound served to their reader and not kept.
+const MaxKeptItems = MaxListItems
+
+func newStore[T any](kept *atomic.Int64, id func(T) int64, clone func(T) T) *store[T] {
+	return &store[T]{id: id, clone: clone, kept: kept, entries: map[string]*entry[T]{}}
+}
+
+// keep replaces e's listing with items (taken at fetched) if the Forge's
+// bound on kept objects allows, else forgets it.
+func (st *store[T]) keep(e *entry[T], items []T, fetched time.Time) {
+	delta := int64(len(items) - len(e.items))
+	if st.kept.Add(delta) > MaxKeptItems {
+		st.kept.Add(-delta)
+		st.forget(e)
+		return
+	}
+	e.items, e.fetched = items, fetched
+}
+
+// forget drops e's listing, also the one under way when it ends.
+func (st *store[T]) forget(e *entry[T]) {
+	st.kept.Add(-int64(len(e.items)))
+	e.items, e.fetched = nil, time.Time{}
+	if e.listing != nil {
+		e.listing.spoiled = true
+	}
 }
 
 // list returns the scope's objects: the kept listing when ctx allows its
@@ -481,7 +510,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 			}
 		}
 		if !f.spoiled {
-			e.items, e.fetched = items, f.start
+			st.keep(e, items, f.start)
 		}
 	}
 	e.listing, e.journal = nil, nil
@@ -506,7 +535,7 @@ func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 	// A delete answered 404 found the object already gone: it is removed
 	// from the listing as a delete that succeeded.
 	if err != nil && (deleted == 0 || !IsNotFound(err)) {
-		e.drop()
+		st.forget(e)
 		return
 	}
 	e.seq++
@@ -516,7 +545,7 @@ func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 		c.item = &v
 	}
 	if !e.fetched.IsZero() {
-		e.items = apply(st, e.items, c)
+		st.keep(e, apply(st, e.items, c), e.fetched)
 	}
 	if e.listing != nil {
 		e.journal = append(e.journal, c)
@@ -528,15 +557,7 @@ func (st *store[T]) drop(key string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if e := st.entries[key]; e != nil {
-		e.drop()
-	}
-}
-
-// drop forgets the listing, also the one under way when it ends.
-func (e *entry[T]) drop() {
-	e.items, e.fetched = nil, time.Time{}
-	if e.listing != nil {
-		e.listing.spoiled = true
+		st.forget(e)
 	}
 }
 

@@ -440,3 +440,38 @@ func TestSnapshotsOrganizations(t *testing.T) {
 		t.Fatalf("listings %d, GETs %d; want 1 and 2", l, g)
 	}
 }
+
+// sizedForge lists n labels in every scope.
+type sizedForge struct {
+	Interface
+	n     int
+	lists atomic.Int64
+}
+
+func (f *sizedForge) ListLabels(context.Context, Scope) ([]Label, error) {
+	f.lists.Add(1)
+	out := make([]Label, f.n)
+	for i := range out {
+		out[i] = Label{ID: int64(i + 1)}
+	}
+	return out, nil
+}
+
+// A Forge's listings keep at most MaxKeptItems objects in memory: past
+// that, a listing serves its reader and is not kept.
+func TestSnapshotsKeepABoundedNumberOfObjects(t *testing.T) {
+	f := &sizedForge{n: MaxKeptItems*3/5 + 1}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	a, b := RepoScope("acme", "a"), RepoScope("acme", "b")
+	for _, scope := range []Scope{a, b, a, b} {
+		all, err := s.ListLabels(ctx, scope)
+		if err != nil || len(all) != f.n {
+			t.Fatalf("ListLabels(%s) = %d labels, %v", scope, len(all), err)
+		}
+	}
+	// a is kept (read once), b is over the bound (read each time).
+	if got := f.lists.Load(); got != 3 {
+		t.Fatalf("listings = %d, want 3: the first scope kept, the second not", got)
+	}
+}
