@@ -152,7 +152,7 @@ var _ = Describe("LabelSet", func() {
 		}
 		Expect(namesIn("api")).To(BeEmpty(), "api does not match web-*")
 		Expect(namesIn("web-old")).To(BeEmpty(), "archived repositories are skipped")
-		Expect(events(s)).To(ContainElement("Updated: 2 repositories: created 4 labels"))
+		expectEvent(s, "Updated: 2 repositories: created 4 labels")
 
 		By("at rest: one label listing per repository and one repository listing per interval, no per-label read, no write")
 		fake.ClearRequests()
@@ -203,7 +203,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(got["kind/bug"].ID).To(Equal(old.ID), "renamed in place, not created anew")
 		Expect(got["kind/bug"].Color).To(Equal("d73a4a"))
 		Expect(labelIDsOf("web", issue.Number)).To(ConsistOf(old.ID))
-		Expect(events(s)).To(ContainElement("Updated: 1 repository: renamed 1 label"))
+		expectEvent(s, "Updated: 1 repository: renamed 1 label")
 	})
 
 	It("merges a label left under a previous name: its issues and pull requests get the new label, then it is deleted", func() {
@@ -231,7 +231,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(labelIDsOf("web", closed.Number)).To(ConsistOf(current.ID))
 		Expect(labelIDsOf("web", pull)).To(ConsistOf(current.ID))
 		Expect(labelIDsOf("web", without.Number)).To(ConsistOf(other.ID), "an issue without the old label gets nothing")
-		Expect(events(s)).To(ContainElement("Updated: 1 repository: updated 1, merged 1 labels"))
+		expectEvent(s, "Updated: 1 repository: updated 1, merged 1 labels")
 	})
 
 	It("in Authoritative mode deletes unlisted labels, except those matching preserve and those another resource manages", func() {
@@ -255,7 +255,7 @@ var _ = Describe("LabelSet", func() {
 		expectReady(s)
 
 		Expect(namesIn("web")).To(Equal([]string{"duplicate", "kind/bug", "triage", "wontfix"}))
-		Expect(events(s)).To(ContainElement("Updated: 1 repository: created 1, deleted 2 labels"))
+		expectEvent(s, "Updated: 1 repository: created 1, deleted 2 labels")
 		expectReady(triage)
 	})
 
@@ -395,7 +395,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(fc.DeleteOrg(ctx, "gone")).To(Succeed())
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
 		gone(s)
-		Expect(events(s)).To(ContainElement("Deleted: the organization is gone; no labels to delete"))
+		expectEvent(s, "Deleted: the organization is gone; no labels to delete")
 	})
 
 	It("with deletionPolicy Orphan (the default) leaves the labels", func() {

@@ -282,6 +282,13 @@ func events(obj client.Object) []string {
 	return out
 }
 
+// expectEvent waits for an Event about obj reading "Reason: message":
+// Events are written after the status, and asynchronously.
+func expectEvent(obj client.Object, text string) {
+	GinkgoHelper()
+	Eventually(func() []string { return events(obj) }, timeout, poll).Should(ContainElement(text))
+}
+
 // eventWithReason waits for an Event with reason about obj.
 func eventWithReason(obj client.Object, reason string) {
 	GinkgoHelper()
