@@ -80,8 +80,9 @@ type ManagedSpec struct {
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
 
-	// syncInterval is how often the forge object is checked for drift
-	// (jittered by 10%); the manager's --sync-interval when unset.
+	// syncInterval is how often the forge object is checked for drift: the
+	// forge is read (a listing shared by the objects of its scope) at most
+	// this long before each check; the manager's --sync-interval when unset.
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`

@@ -19,7 +19,7 @@ limitations under the License.
 // (and its natural key, if it has one); the loop does the rest, once: Forge
 // resolution, finalizers, deletion and management policies, suspend,
 // adoption, the create-pending mark, conflicts between resources, drift
-// checks on a jittered interval, conditions, Events, metrics, and the
+// checks spread over the interval (schedule.go), conditions, Events, metrics, and the
 // mapping of errors to retries.
 //
 // The shape follows crossplane-runtime's managed reconciler (Observe never

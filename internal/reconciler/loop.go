@@ -540,7 +540,8 @@ func (r *Reconciler[T]) describe(obj T) string {
 	return fmt.Sprintf("%s %s/%s", r.kindName, obj.GetNamespace(), obj.GetName())
 }
 
-// Jitter spreads d by +-10%, so that objects created together do not check together.
+// Jitter spreads d by +-10%, so that retries (and the Forges' own checks)
+// that start together do not come back together.
 func Jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.9 + 0.2*rand.Float64()))
 }
