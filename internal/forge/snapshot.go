@@ -70,20 +70,25 @@ const (
 	listingsKey
 )
 
-// Listings records when the listings a pass read were taken.
-type Listings struct {
+// listings records when the listings read in a context were taken.
+type listings struct {
 	mu     sync.Mutex
 	oldest time.Time
 }
 
-// WithListings has reads through Snapshots in ctx record in l when the
-// listings they were served from were taken.
-func WithListings(ctx context.Context, l *Listings) context.Context {
-	return context.WithValue(ctx, listingsKey, l)
+// WithListings has reads through Snapshots in the returned context record
+// when the listings they were served from were taken (OldestListing).
+func WithListings(ctx context.Context) context.Context {
+	return context.WithValue(ctx, listingsKey, &listings{})
 }
 
-// Oldest is when the oldest listing read was taken; zero when none was.
-func (l *Listings) Oldest() time.Time {
+// OldestListing is when the oldest listing read in ctx (WithListings) was
+// taken; zero when none was.
+func OldestListing(ctx context.Context) time.Time {
+	l, _ := ctx.Value(listingsKey).(*listings)
+	if l == nil {
+		return time.Time{}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.oldest
@@ -91,7 +96,7 @@ func (l *Listings) Oldest() time.Time {
 
 // used records that ctx's pass read a listing taken at t.
 func used(ctx context.Context, t time.Time) {
-	l, _ := ctx.Value(listingsKey).(*Listings)
+	l, _ := ctx.Value(listingsKey).(*listings)
 	if l == nil || t.IsZero() {
 		return
 	}
@@ -189,13 +194,19 @@ func NewSnapshots(fc Interface) *Snapshots {
 // Busy reports whether foreground calls wait for the forge's budget.
 func (s *Snapshots) Busy() bool { return s.busy != nil && s.busy() }
 
-// yield is ErrYield for a background read while the forge is busy.
-func (s *Snapshots) yield(ctx context.Context) error {
-	if IsBackground(ctx) && s.Busy() {
+// Yield is ErrYield when ctx is a background check's and fc's rate budget
+// is busy (fc has a Busy method saying so); nil otherwise. Snapshots ask it
+// before every read that would call the forge; the loop asks it before a
+// check reads anything at all.
+func Yield(ctx context.Context, fc any) error {
+	b, ok := fc.(interface{ Busy() bool })
+	if IsBackground(ctx) && ok && b.Busy() {
 		return ErrYield
 	}
 	return nil
 }
+
+func (s *Snapshots) yield(ctx context.Context) error { return Yield(ctx, s) }
 
 // ---- organizations: the user's own are listed, others read by name ----
 
@@ -252,11 +263,9 @@ func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error
 }
 
 func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	if maxAgeOf(ctx) <= 0 {
-		return s.Interface.GetLabel(ctx, scope, id)
-	}
-	all, err := s.ListLabels(ctx, scope)
-	return find(s.labels, all, id, err, fmt.Sprintf("get label %d in %s", id, scope))
+	return byID(ctx, s.labels, id, fmt.Sprintf("get label %d in %s", id, scope),
+		func() (*Label, error) { return s.Interface.GetLabel(ctx, scope, id) },
+		func() ([]Label, error) { return s.ListLabels(ctx, scope) })
 }
 
 func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
@@ -286,11 +295,9 @@ func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) 
 }
 
 func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	if maxAgeOf(ctx) <= 0 {
-		return s.Interface.GetHook(ctx, scope, id)
-	}
-	all, err := s.ListHooks(ctx, scope)
-	return find(s.hooks, all, id, err, fmt.Sprintf("get hook %d in %s", id, scope))
+	return byID(ctx, s.hooks, id, fmt.Sprintf("get hook %d in %s", id, scope),
+		func() (*Hook, error) { return s.Interface.GetHook(ctx, scope, id) },
+		func() ([]Hook, error) { return s.ListHooks(ctx, scope) })
 }
 
 func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
@@ -326,11 +333,9 @@ func (s *Snapshots) ListProjects(ctx context.Context, owner, repo, state string)
 }
 
 func (s *Snapshots) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
-	if maxAgeOf(ctx) <= 0 {
-		return s.Interface.GetProject(ctx, owner, repo, id)
-	}
-	all, err := s.ListProjects(ctx, owner, repo, "all")
-	return find(s.projects, all, id, err, fmt.Sprintf("get project %d in %s/%s", id, owner, repo))
+	return byID(ctx, s.projects, id, fmt.Sprintf("get project %d in %s/%s", id, owner, repo),
+		func() (*Project, error) { return s.Interface.GetProject(ctx, owner, repo, id) },
+		func() ([]Project, error) { return s.ListProjects(ctx, owner, repo, "all") })
 }
 
 func (s *Snapshots) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
@@ -360,11 +365,9 @@ func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, err
 }
 
 func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	if maxAgeOf(ctx) <= 0 {
-		return s.Interface.GetRunner(ctx, scope, id)
-	}
-	all, err := s.ListRunners(ctx, scope)
-	return find(s.runners, all, id, err, fmt.Sprintf("get runner %d in %s", id, scope))
+	return byID(ctx, s.runners, id, fmt.Sprintf("get runner %d in %s", id, scope),
+		func() (*Runner, error) { return s.Interface.GetRunner(ctx, scope, id) },
+		func() ([]Runner, error) { return s.ListRunners(ctx, scope) })
 }
 
 func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
@@ -373,9 +376,14 @@ func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disab
 	return r, err
 }
 
-// find picks object id out of a scope's listing, answering a missing one as
-// the forge's GET would: not found.
-func find[T any](st *store[T], all []T, id int64, err error, op string) (*T, error) {
+// byID reads object id: by get (the forge's GET) when ctx allows no
+// listing, else out of the scope's listing (list), answering a missing one
+// as the forge's GET would: not found.
+func byID[T any](ctx context.Context, st *store[T], id int64, op string, get func() (*T, error), list func() ([]T, error)) (*T, error) {
+	if maxAgeOf(ctx) <= 0 {
+		return get()
+	}
+	all, err := list()
 	if err != nil {
 		return nil, err
 	}

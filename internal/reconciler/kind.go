@@ -129,12 +129,6 @@ type Pass struct {
 	claimedBy func(ctx context.Context, id int64) (string, error)
 }
 
-// busy reports whether other calls wait for the forge's rate budget.
-func (p *Pass) busy() bool {
-	b, ok := p.Forge.(interface{ Busy() bool })
-	return ok && b.Busy()
-}
-
 // ClaimedBy names another resource of the kind (namespace/name) that holds
 // forge object id, "" when none does.
 func (p *Pass) ClaimedBy(ctx context.Context, id int64) (string, error) {

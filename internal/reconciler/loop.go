@@ -139,10 +139,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 // to other work (schedule.go).
 func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedName, obj T) context.Context {
 	interval := r.interval(obj)
-	ann := obj.GetAnnotations()
 	status := obj.GetManagedStatus()
 	// A requested reconcile (the annotation) reads the forge afresh too.
-	if pendingMark(obj) == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt {
+	nothingAsked := pendingMark(obj) == "" &&
+		obj.GetAnnotations()[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
+	if nothingAsked {
 		ctx = forge.WithMaxAge(ctx, interval)
 	}
 	if status.ID == 0 || status.ObservedGeneration != obj.GetGeneration() {
@@ -152,27 +153,23 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 		// be in the listing.
 		ctx = forge.WithListedAfter(ctx, r.schedule.changedBefore(key, obj))
 	}
-	settled := obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend &&
-		status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration()) &&
-		pendingMark(obj) == "" && ann[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
+	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
 	if settled && r.schedule.routine(key, interval, time.Now()) {
 		ctx = forge.WithBackground(ctx)
 	}
-	l := &forge.Listings{}
-	return context.WithValue(forge.WithListings(ctx, l), listingsKey{}, l)
+	return forge.WithListings(ctx)
 }
 
-// listingsKey holds in a pass's context the forge.Listings its reads record.
-type listingsKey struct{}
+// readyAtGeneration reports whether obj's status describes its generation
+// and says Ready.
+func readyAtGeneration(obj forgev1.Managed) bool {
+	return obj.GetManagedStatus().ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration())
+}
 
 // nextCheck is the delay until obj's next drift check (schedule.go).
 func (r *Reconciler[T]) nextCheck(ctx context.Context, obj T) time.Duration {
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	var listed time.Time
-	if l, ok := ctx.Value(listingsKey{}).(*forge.Listings); ok {
-		listed = l.Oldest()
-	}
-	return r.schedule.next(key, obj.GetUID(), r.interval(obj), listed, time.Now())
+	return r.schedule.next(key, obj.GetUID(), r.interval(obj), forge.OldestListing(ctx), time.Now())
 }
 
 // pass does the work; status is written by the caller.
@@ -203,8 +200,8 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 	}
 
-	if forge.IsBackground(ctx) && pass.busy() {
-		return Outcome{}, forge.ErrYield // before reading a Secret or the forge
+	if err := forge.Yield(ctx, pass.Forge); err != nil {
+		return Outcome{}, err // before reading a Secret or the forge
 	}
 	if sk, ok := r.kind.(SetKind[T]); ok {
 		return r.syncSet(ctx, sk, obj, pass, observe)
@@ -278,8 +275,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
 
 	case len(obs.Diff) > 0:
-		drift := status.ID == obs.ID && status.ObservedGeneration == obj.GetGeneration() &&
-			conditions.IsReady(obj, obj.GetGeneration())
+		drift := status.ID == obs.ID && readyAtGeneration(obj)
 		if err := ext.Update(ctx, obs); err != nil {
 			return Outcome{}, err
 		}
@@ -315,8 +311,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
 				Message: fmt.Sprintf("%s matches the spec", what)}
 			// Keep the reason of the pass that made the change until the spec changes.
-			if reason, msg := conditions.ReadyReason(obj); status.ObservedGeneration == obj.GetGeneration() &&
-				conditions.IsReady(obj, obj.GetGeneration()) && reason != forgev1.ReasonSynced {
+			if reason, msg := conditions.ReadyReason(obj); readyAtGeneration(obj) && reason != forgev1.ReasonSynced {
 				out.Summary.Reason, out.Summary.Message = reason, msg
 			}
 		}

@@ -108,10 +108,9 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	if err != nil {
 		return Outcome{}, err
 	}
-	status := obj.GetManagedStatus()
 	interval := r.interval(obj)
 	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true}
-	wasReady := status.ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration())
+	wasReady := readyAtGeneration(obj)
 	if res.Changes != "" {
 		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
 		if wasReady {
