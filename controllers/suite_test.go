@@ -31,18 +31,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
@@ -68,7 +64,7 @@ const ownManagerLabel = "test.forge.forgeops.dev/own-manager"
 var (
 	env     *envtest.Environment
 	restCfg *rest.Config
-	scheme  = runtime.NewScheme()
+	scheme  = testenv.Scheme()
 	k8s     client.Client
 	fake    *fakeforge.Server
 	fakeURL string
@@ -115,8 +111,6 @@ var _ = BeforeSuite(func() {
 	restCfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(forgev1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(restCfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	// The operator's own namespace; it creates its secret digest key there on first use.
@@ -129,16 +123,11 @@ var _ = BeforeSuite(func() {
 // stopManager.
 func startSuiteManager() {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
-		}},
-		// A second manager in one process registers its controllers' names again.
-		Controller: config.Controller{SkipNameValidation: ptr(true)},
-	})
+	mo := testenv.ManagerOptions()
+	mo.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
+	}}
+	mgr, err := ctrl.NewManager(restCfg, mo)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
 	Expect(controllers.Setup(ctx, mgr, controllers.Options{
@@ -176,14 +165,9 @@ var _ = AfterSuite(func() {
 // ends. The suite's manager leaves the Forges labelled ownManagerLabel to it.
 func startManager(ns string, opts controllers.Options) {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		// The suite's manager already runs controllers of these names.
-		Controller: config.Controller{SkipNameValidation: ptr(true)},
-	})
+	mo := testenv.ManagerOptions()
+	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mgr, err := ctrl.NewManager(restCfg, mo)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, stop := context.WithCancel(context.Background())
 	opts.SecretDigestKey = digestKey

@@ -36,15 +36,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
@@ -209,19 +205,13 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	mgrCfg := rest.CopyConfig(cfg)
 	mgrCfg.QPS, mgrCfg.Burst = 200, 400
 	mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return kubeTransport{rec: rec, next: rt} })
-	scheme := kruntime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = forgev1.AddToScheme(scheme)
 	ctrl.SetLogger(logr.Discard())
-	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		// Only this run's namespace: the resources of earlier runs stay in
-		// the shared API server, and their passes against a stopped fake
-		// forge would be counted as this run's writes.
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		// One manager per run in this process: the controller names repeat.
-		Controller: config.Controller{SkipNameValidation: ptr(true)},
-	})
+	mo := testenv.ManagerOptions()
+	// Only this run's namespace: the resources of earlier runs stay in the
+	// shared API server, and their passes against a stopped fake forge
+	// would be counted as this run's writes.
+	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mgr, err := ctrl.NewManager(mgrCfg, mo)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,7 +224,7 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	go func() { _ = mgr.Start(ctx); close(mgrDone) }()
 	defer func() { cancel(); <-mgrDone }()
 
-	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	k8s, err := client.New(cfg, client.Options{Scheme: mo.Scheme})
 	if err != nil {
 		b.Fatal(err)
 	}
