@@ -12,9 +12,11 @@ ENVTEST_K8S_VERSION := $(shell awk '$$1=="k8s.io/kubernetes"{sub(/^v/,"",$$2); p
 ENVTEST_ASSETS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/forge-operator/envtest/$(ENVTEST_K8S_VERSION)
 export ENVTEST_ASSETS_DIR
 # The real Gitea `make test-gitea` runs against, built from its Go module
-# (hack/gitea/build.sh; about ten minutes cold). Only 1.26.x builds this way:
-# from 1.27 the module path is gitea.dev.
-GITEA_VERSION := 1.26.0
+# (hack/gitea/build.sh; about ten minutes cold per release). 1.24.x to 1.26.x
+# build this way: from 1.27 the module path is gitea.dev. `make test-gitea-all`
+# runs the suites against each release of GITEA_VERSIONS.
+GITEA_VERSION ?= 1.26.4
+GITEA_VERSIONS ?= 1.24.6 1.25.5 1.26.4
 GITEA_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/forge-operator/gitea/$(GITEA_VERSION)
 export GITEA_DIR
 
@@ -68,6 +70,14 @@ gitea: ## Build Gitea $(GITEA_VERSION) from its Go module into GITEA_DIR (once; 
 test-gitea: gitea envtest ## Start one real Gitea and run the forge contract and end-to-end suites against it.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go run ./hack/gitea -- \
 		go test -v -count=1 $(GO_TEST_FLAGS) -run '^(TestContract|TestKinds)$$' ./internal/forge/ ./test/e2e/
+
+.PHONY: test-gitea-all
+test-gitea-all: envtest ## Run the contract and end-to-end suites against each Gitea release of GITEA_VERSIONS (each built once).
+	@set -e; for v in $(GITEA_VERSIONS); do \
+		echo "== Gitea $$v"; \
+		$(MAKE) --no-print-directory test-gitea GITEA_VERSION=$$v \
+			GITEA_DIR=$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/forge-operator/gitea/$$v; \
+	done
 
 .PHONY: bench
 bench: envtest ## Run the benchmarks and print their figures (never asserted); W1 takes about 20 minutes, W1_SIZES=small only its tenth.

@@ -6,10 +6,10 @@
 # templates, locales and options are read from there, as the build has no
 # bindata) are already there. Prints the directory on its last line of stdout.
 #
-# Only Gitea 1.26.x can be built this way: from v1.27 the module path is
+# Gitea 1.24.x to 1.26.x build this way: from v1.27 the module path is
 # gitea.dev, which the Go module proxy does not serve as code.gitea.io/gitea.
 set -euo pipefail
-version=${GITEA_VERSION:-1.26.0}
+version=${GITEA_VERSION:-1.26.4}
 dir=${GITEA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/forge-operator/gitea/$version}
 moddir=""
 if [[ -f "$dir/module-dir" ]]; then

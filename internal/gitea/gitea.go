@@ -40,8 +40,9 @@ import (
 	"time"
 )
 
-// Version is the Gitea release the suites run against.
-const Version = "1.26.0"
+// Version is the Gitea release the suites run against when GITEA_VERSION
+// does not name another (`make test-gitea-all` runs each supported release).
+const Version = "1.26.4"
 
 // Admin account of a started server. The password only guards a throw-away
 // server on loopback.
@@ -52,17 +53,21 @@ const (
 )
 
 // Dir is where `make gitea` puts the binary: GITEA_DIR when set, otherwise
-// ~/.cache/forge-operator/gitea/<Version>/.
+// ~/.cache/forge-operator/gitea/<GITEA_VERSION or Version>/.
 func Dir() string {
 	if d := os.Getenv("GITEA_DIR"); d != "" {
 		return d
+	}
+	version := Version
+	if v := os.Getenv("GITEA_VERSION"); v != "" {
+		version = v
 	}
 	cache := os.Getenv("XDG_CACHE_HOME")
 	if cache == "" {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache")
 	}
-	return filepath.Join(cache, "forge-operator", "gitea", Version)
+	return filepath.Join(cache, "forge-operator", "gitea", version)
 }
 
 // Server is a running Gitea.
