@@ -221,6 +221,18 @@ func removeAll(ns string) {
 }
 
 // registerRunner registers a runner in scope the way act_runner does and returns its id.
+// runnerEditSupported: runners can be enabled and disabled through the API
+// from Gitea 1.26 (PATCH .../actions/runners/{id}); earlier releases and
+// Forgejo lack it. The fake answers as the version it reports.
+func runnerEditSupported() bool {
+	flavor, semver, _ := forge.ParseVersion(version)
+	var major, minor int
+	if _, err := fmt.Sscanf(semver, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return flavor == "gitea" && (major > 1 || (major == 1 && minor >= 26))
+}
+
 func registerRunner(scope forge.Scope, name string) int64 {
 	GinkgoHelper()
 	id, err := fc.RegisterRunner(context.Background(), scope, name, "ubuntu-latest")

@@ -292,13 +292,22 @@ var _ = Describe("Every kind end to end", func() {
 			},
 		}
 		Expect(k8s.Create(ctx, rs)).To(Succeed())
-		expectReady(rs)
-		Expect(rs.Status.ID).To(Equal(id))
 		disabled := func(g Gomega) bool {
 			r, err := fc.GetRunner(ctx, scope, id)
 			g.Expect(err).NotTo(HaveOccurred())
 			return r.Disabled
 		}
+		if !runnerEditSupported() {
+			By("a release without PATCH .../actions/runners/{id} is reported Unsupported, naming its version")
+			msg := expectReason(rs, metav1.ConditionFalse, forgev1.ReasonUnsupported)
+			_, semver, _ := forge.ParseVersion(version)
+			Expect(msg).To(ContainSubstring(semver))
+			Expect(disabled(Default)).To(BeFalse(), "nothing written")
+			deleteAndWait(rs)
+			return
+		}
+		expectReady(rs)
+		Expect(rs.Status.ID).To(Equal(id))
 		Eventually(disabled, timeout, poll).Should(BeTrue())
 
 		By("drift on the forge is set back")
