@@ -97,7 +97,7 @@ func (e *organization) Update(ctx context.Context, _ reconciler.Observation) err
 	if err != nil {
 		return err
 	}
-	_, err = e.fc.EditOrg(ctx, org.Name, e.changes(org).opt)
+	_, err = e.fc.EditOrg(ctx, org.Name, e.changes(org).opt.KeepUnsent(org))
 	return err
 }
 

@@ -451,4 +451,23 @@ var _ = Describe("OrgHook", func() {
 			Expect(leaks(h, "Bearer one", "Bearer two")).To(BeEmpty())
 		})
 	})
+
+	Context("on Gitea 1.24, which has no workflow_run event", func() {
+		BeforeEach(func() { setup(fakeforge.WithVersion("1.24.6")) })
+
+		It("reports a hook asking for it Unsupported, naming the version, writes nothing, and applies it after an upgrade", func() {
+			h := newHook("workflows")
+			h.Spec.Events = []forgev1.HookEvent{"push", "workflow_run"}
+			h.Spec.SyncInterval = every(time.Hour) // only the Forge's new version can bring it back soon
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			msg := expectReason(h, metav1.ConditionFalse, forgev1.ReasonUnsupported)
+			Expect(msg).To(And(ContainSubstring("1.24.6"), ContainSubstring("workflow_run")))
+			Expect(hooks()).To(BeEmpty())
+
+			fake.SetVersion("1.25.5")
+			expectReady(h)
+			Expect(hooks()).To(HaveLen(1))
+			Expect(hooks()[0].Events).To(ConsistOf("push", "workflow_run"))
+		})
+	})
 })

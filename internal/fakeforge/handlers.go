@@ -511,8 +511,30 @@ func (s *Server) editOrg(c *rc) {
 		c.validation(msg)
 		return
 	}
+	if !c.fl.editsOnlySent() {
+		req.clearUnsent()
+	}
 	req.apply(o)
 	c.json(http.StatusOK, s.orgJSON(o))
+}
+
+// clearUnsent does what Gitea 1.24 and 1.25 do on PATCH /orgs/{org}: their
+// EditOrgOption has plain strings, so full_name, description, website and
+// location not sent are written empty; an empty email is skipped, not
+// cleared (routers/api/v1/org/org.go Edit).
+func (f *orgFields) clearUnsent() {
+	empty := func(p **string) {
+		if *p == nil {
+			*p = new(string)
+		}
+	}
+	empty(&f.FullName)
+	empty(&f.Description)
+	empty(&f.Website)
+	empty(&f.Location)
+	if f.Email != nil && *f.Email == "" {
+		f.Email = nil
+	}
 }
 
 func (s *Server) deleteOrg(c *rc) {

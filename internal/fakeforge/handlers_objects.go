@@ -71,8 +71,9 @@ func (s *Server) listHooks(c *rc) {
 	for _, h := range hooks[from:to] {
 		out = append(out, s.hookJSON(c, h))
 	}
-	// Repository hook lists carry X-Total-Count only, no Link.
-	c.setPaging(len(hooks), page, limit, !ow.repo)
+	// Repository hook lists carry X-Total-Count only, no Link; organization
+	// hook lists carry Link too from Gitea 1.26.
+	c.setPaging(len(hooks), page, limit, !ow.repo && c.fl.orgHookLink())
 	c.json(http.StatusOK, out)
 }
 
@@ -152,7 +153,7 @@ func (s *Server) createHook(c *rc) {
 	h := &hook{
 		owner: ow, typ: req.Type, url: req.Config["url"],
 		contentType: req.Config["content_type"], secret: req.Config["secret"],
-		events: expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
+		events: c.expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
 		authHeader: req.AuthorizationHeader,
 	}
 	if h.typ == "slack" {
@@ -226,7 +227,7 @@ func (s *Server) editHook(c *rc) {
 		// config.secret is ignored here: a PATCH cannot change it.
 	}
 	// The quirk: these three are replaced whether sent or not.
-	next.events = expandEvents(req.Events)
+	next.events = c.expandEvents(req.Events)
 	next.branchFilter = req.BranchFilter
 	next.authHeader = req.AuthorizationHeader
 	if req.Active != nil {

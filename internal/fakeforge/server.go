@@ -370,6 +370,14 @@ func (f errFlavor) hasHookName() bool { return f == flavorGitea126 || f == flavo
 // hasRunnerEdit: PATCH .../actions/runners/{id} exists from Gitea 1.26.
 func (f errFlavor) hasRunnerEdit() bool { return f == flavorGitea126 || f == flavorGitea127 }
 
+// editsOnlySent: PATCH /orgs/{org} leaves unsent fields alone (Gitea from
+// 1.26, Forgejo); Gitea 1.24 and 1.25 write them empty.
+func (f errFlavor) editsOnlySent() bool { return f != flavorGiteaOld }
+
+// orgHookLink: organization hook lists carry a Link header from Gitea 1.26;
+// before it, X-Total-Count only (as repository hook lists always do).
+func (f errFlavor) orgHookLink() bool { return f != flavorGiteaOld }
+
 func atoiDefault(s string) int {
 	n := 0
 	for _, c := range s {

@@ -21,8 +21,11 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // The rules below follow Gitea's: the binding layer reports only the first
@@ -157,6 +160,16 @@ func expandEvents(in []string) []string {
 	}
 	if out == nil {
 		out = []string{}
+	}
+	return out
+}
+
+// expandEvents expands as the server's release does: Gitea before 1.25 has
+// no workflow_run event and drops it like any unknown name.
+func (c *rc) expandEvents(in []string) []string {
+	out := expandEvents(in)
+	if forge.NewServer(c.s.version).LacksWorkflowRunEvent {
+		out = slices.DeleteFunc(out, func(e string) bool { return e == "workflow_run" })
 	}
 	return out
 }

@@ -58,8 +58,11 @@ type CreateOrgOption struct {
 }
 
 // EditOrgOption is the body of PATCH /orgs/{org}: only non-nil fields are
-// sent, and the forge changes only the fields it receives. An empty Email
-// clears the address; an empty Visibility is ignored by the forge.
+// sent. Gitea 1.26 changes only the fields it receives; an empty Email
+// clears the address; an empty Visibility is ignored by the forge. Gitea
+// 1.24 and 1.25 bind full_name, description, website and location as plain
+// strings: a field not sent is written empty, and an empty Email is ignored
+// (the address cannot be cleared there). KeepUnsent guards against the first.
 type EditOrgOption struct {
 	FullName                  *string `json:"full_name,omitempty"`
 	Email                     *string `json:"email,omitempty"`
@@ -68,6 +71,23 @@ type EditOrgOption struct {
 	Location                  *string `json:"location,omitempty"`
 	Visibility                *string `json:"visibility,omitempty"`
 	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access,omitempty"`
+}
+
+// KeepUnsent fills the fields that Gitea before 1.26 clears when they are
+// not sent (full_name, description, website, location) with the values the
+// organization has now, so that an edit of one field never empties another
+// on any supported release. Org should be read just before the edit.
+func (o EditOrgOption) KeepUnsent(org *Organization) EditOrgOption {
+	keep := func(dst **string, have string) {
+		if *dst == nil {
+			*dst = &have
+		}
+	}
+	keep(&o.FullName, org.FullName)
+	keep(&o.Description, org.Description)
+	keep(&o.Website, org.Website)
+	keep(&o.Location, org.Location)
+	return o
 }
 
 // Hook mirrors the forge's Hook object. The forge never returns

@@ -72,6 +72,11 @@ type Server struct {
 	// authorization header on read: Gitea before 1.27 and Forgejo do;
 	// Gitea 1.27 answers "". An unknown version counts as hiding it.
 	ReturnsHookAuthHeader bool
+	// LacksWorkflowRunEvent tells that the server drops the hook event
+	// workflow_run (Gitea before 1.25 stores every other event it is sent
+	// but not that one, so a hook asking for it would differ after every
+	// write). Unknown versions count as having it.
+	LacksWorkflowRunEvent bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -84,6 +89,7 @@ func NewServer(version string) Server {
 	var major, minor int
 	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
+	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
 	return s
 }
 

@@ -64,12 +64,16 @@ var _ = Describe("Every kind end to end", func() {
 		}, timeout, poll).Should(Equal("first"))
 		eventWithReason(org, forgev1.ReasonDriftCorrected)
 
-		By("a spec change is applied")
-		update(org, func(o *forgev1.Organization) { o.Spec.Description = ptr("second") })
-		expectReady(org)
-		got, err = fc.GetOrg(ctx, sc.org)
+		By("a spec change is applied, and fields it does not name stay (Gitea before 1.26 empties unsent ones)")
+		_, err = fc.EditOrg(ctx, sc.org, forge.EditOrgOption{Website: ptr("https://acme.example")}.KeepUnsent(got))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got.Description).To(Equal("second"))
+		update(org, func(o *forgev1.Organization) { o.Spec.Description = ptr("second") })
+		Eventually(func(g Gomega) []string {
+			o, err := fc.GetOrg(ctx, sc.org)
+			g.Expect(err).NotTo(HaveOccurred())
+			return []string{o.FullName, o.Description, o.Website}
+		}, timeout, poll).Should(Equal([]string{"Acme Corporation", "second", "https://acme.example"}))
+		expectReady(org)
 
 		By("deletion removes it from the forge")
 		deleteAndWait(org)
