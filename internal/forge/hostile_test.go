@@ -368,7 +368,8 @@ func TestDenyCIDRs(t *testing.T) {
 	})
 	_, ts := hostileClient(t, srv)
 	u, _ := url.Parse(ts.URL)
-	for _, base := range []string{ts.URL, "http://localhost:" + u.Port()} {
+	// The unspecified addresses reach this host too: denied as loopback.
+	for _, base := range []string{ts.URL, "http://localhost:" + u.Port(), "http://0.0.0.0:" + u.Port(), "http://[::]:" + u.Port()} {
 		c, err := forge.New(forge.Config{URL: base, Token: "tok-0123456789", QPS: -1, Timeout: 5 * time.Second, DenyCIDRs: deny})
 		mustNoErr(t, err)
 		_, err = c.Version(ctx(t))

@@ -70,9 +70,20 @@ func denyControl(deny []netip.Prefix) func(network, address string, _ syscall.Ra
 		}
 		// ::ffff:169.254.169.254 is 169.254.169.254.
 		ip := ap.Addr().Unmap().WithZone("")
+		reached := []netip.Addr{ip}
+		if ip.IsUnspecified() {
+			// Connecting to 0.0.0.0 or :: reaches this host: the address is
+			// loopback for the policy.
+			reached = append(reached, netip.IPv6Loopback())
+			if ip.Is4() {
+				reached[1] = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+			}
+		}
 		for _, p := range deny {
-			if p.Contains(ip) {
-				return &DeniedAddressError{Addr: ip, Prefix: p}
+			for _, a := range reached {
+				if p.Contains(a) {
+					return &DeniedAddressError{Addr: ip, Prefix: p}
+				}
 			}
 		}
 		return nil
