@@ -436,7 +436,7 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 				olds = append(olds, ls[0])
 			}
 		}
-		if err := e.applyLabel(ctx, o, scope, spec, byName[name], olds, write); err != nil {
+		if err := e.applyLabel(ctx, o, scope, all, spec, byName[name], olds, write); err != nil {
 			o.failErr(err)
 			return o
 		}
@@ -471,22 +471,17 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 }
 
 func labelNames(ls []forge.Label) string {
-	const shown = 10
-	names := make([]string, 0, shown+1)
+	names := make([]string, len(ls))
 	for i, l := range ls {
-		if i == shown {
-			names = append(names, fmt.Sprintf("and %d more", len(ls)-shown))
-			break
-		}
-		names = append(names, strconv.Quote(l.Name))
+		names[i] = strconv.Quote(l.Name)
 	}
-	return strings.Join(names, ", ")
+	return boundList(names)
 }
 
 // applyLabel brings one listed label to the spec: update it where it
 // exists by name, else rename a label found under a previous name, else
 // create it; labels left under previous names are merged into it.
-func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.Scope, spec forgev1.LabelSetLabel,
+func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.Scope, all []forge.Label, spec forgev1.LabelSetLabel,
 	current []forge.Label, olds []forge.Label, write bool) error {
 	name := string(spec.Name)
 	var target forge.Label
@@ -527,39 +522,163 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 		o.created++
 		return nil
 	}
+	into := mergeTarget{id: target.ID, name: name, exclusive: target.Exclusive}
+	if spec.Exclusive != nil {
+		into.exclusive = *spec.Exclusive
+	}
 	for _, old := range olds {
-		o.diffs = append(o.diffs, fmt.Sprintf("merge %q into %q", old.Name, name))
+		m := mergeOf(all, old, into)
 		if !write {
+			// Say which issues an exclusive merge would leave alone, and why.
+			diff, err := e.planMerge(ctx, scope, m)
+			if err != nil {
+				return err
+			}
+			o.diffs = append(o.diffs, diff)
 			continue
 		}
-		if err := e.merge(ctx, scope, old, target.ID); err != nil {
+		o.diffs = append(o.diffs, fmt.Sprintf("merge %q into %q", old.Name, name))
+		done, err := e.merge(ctx, o, scope, m)
+		if err != nil {
 			return err
 		}
-		o.merged++
+		if done {
+			o.merged++
+		}
 	}
 	return nil
 }
 
-// merge adds label id to every issue and pull request carrying old, then
-// deletes old. The forge's filter is by name and may return more (an
-// unresolved name drops the filter), so each issue's labels are checked by id.
-func (e *labelSet) merge(ctx context.Context, scope forge.Scope, old forge.Label, id int64) error {
-	issues, err := e.fc.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, old.Name)
-	if err != nil {
-		return err
-	}
-	for _, is := range issues {
-		has := func(want int64) bool {
-			return slices.ContainsFunc(is.Labels, func(l forge.Label) bool { return l.ID == want })
+// mergeRounds bounds how often one merge lists the old label's issues and
+// relabels what it found before it gives up for this pass.
+const mergeRounds = 3
+
+// mergeTarget is the label a merge moves issues to, as it is after this
+// pass's update (exclusive as the spec says).
+type mergeTarget struct {
+	id        int64
+	name      string
+	exclusive bool
+}
+
+// labelMerge is one old label to merge into a target in one repository.
+type labelMerge struct {
+	old    forge.Label
+	into   mergeTarget
+	filter string // the issue listing's label filter
+}
+
+// mergeOf prepares a merge. The forge resolves the filter by name, and on a
+// database that compares names without case (MySQL, MSSQL) "bug" resolves
+// "Bug" too and the two are ANDed, hiding issues that carry only one: when
+// the repository has such a twin, the filter is one that resolves nothing
+// (every issue comes back) and issues are chosen by id alone.
+func mergeOf(all []forge.Label, old forge.Label, into mergeTarget) labelMerge {
+	m := labelMerge{old: old, into: into, filter: old.Name}
+	for _, l := range all {
+		if l.ID != old.ID && strings.EqualFold(l.Name, old.Name) {
+			m.filter = ","
 		}
-		if !has(old.ID) || has(id) {
+	}
+	return m
+}
+
+// sort splits issues that still need the target label: those the merge
+// relabels, and those it leaves alone because adding an exclusive label
+// would strip other labels of its scope that people set (numbers and the
+// labels that would go).
+func (m labelMerge) sort(issues []forge.Issue) (todo []forge.Issue, kept []string) {
+	scope := exclusiveScope(m.into.name, m.into.exclusive)
+	for _, is := range issues {
+		if !is.HasLabel(m.old.ID) || is.HasLabel(m.into.id) {
 			continue
 		}
-		if _, err := e.fc.AddIssueLabels(ctx, scope.Owner, scope.Repo, is.Number, []int64{id}); err != nil {
-			return err
+		var strips []string
+		for _, l := range is.Labels {
+			if scope != "" && l.ID != m.old.ID && exclusiveScope(l.Name, l.Exclusive) == scope {
+				strips = append(strips, strconv.Quote(l.Name))
+			}
+		}
+		if len(strips) > 0 {
+			kept = append(kept, fmt.Sprintf("#%d (would lose %s)", is.Number, strings.Join(strips, ", ")))
+			continue
+		}
+		todo = append(todo, is)
+	}
+	return todo, kept
+}
+
+// exclusiveScope is the forge's rule: an exclusive label's name up to its
+// last '/', unless that '/' is first or last; "" for other labels.
+func exclusiveScope(name string, exclusive bool) string {
+	i := strings.LastIndex(name, "/")
+	if !exclusive || i <= 0 || i == len(name)-1 {
+		return ""
+	}
+	return name[:i]
+}
+
+// merge adds the target label to every issue and pull request carrying
+// old, then deletes old, deciding by ids only. It deletes only after a
+// listing taken after its last relabelling finds no issue left with old
+// alone: an issue labelled old while the merge runs (a template, a bot, a
+// person) is relabelled in the next round, never left without a label.
+// Issues an exclusive target would strip are left as they are, and old
+// then stays (reason Conflict, the issue numbers named). Done reports
+// whether old was deleted.
+func (e *labelSet) merge(ctx context.Context, o *repoOutcome, scope forge.Scope, m labelMerge) (done bool, err error) {
+	for range mergeRounds {
+		issues, err := e.fc.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
+		if err != nil {
+			return false, err
+		}
+		todo, kept := m.sort(issues)
+		if len(todo) == 0 && len(kept) > 0 {
+			o.fail(forgev1.ReasonConflict, true,
+				"label %q is not merged into exclusive %q: adding it would strip labels of its scope from %s; those keep %q until relabelled by hand",
+				m.old.Name, m.into.name, boundList(kept), m.old.Name)
+			return false, nil
+		}
+		if len(todo) == 0 {
+			return true, e.fc.DeleteLabel(ctx, scope, m.old.ID)
+		}
+		for _, is := range todo {
+			if _, err := e.fc.AddIssueLabels(ctx, scope.Owner, scope.Repo, is.Number, []int64{m.into.id}); err != nil {
+				return false, err
+			}
 		}
 	}
-	return e.fc.DeleteLabel(ctx, scope, old.ID)
+	o.fail(forgev1.ReasonMergeIncomplete, false,
+		"issues kept getting label %q while it was merged into %q (%d rounds); it is kept and the merge is retried",
+		m.old.Name, m.into.name, mergeRounds)
+	return false, nil
+}
+
+// planMerge says what a merge would do without writing: the issues an
+// exclusive target would leave alone are listed (one issue listing, only
+// for an exclusive target).
+func (e *labelSet) planMerge(ctx context.Context, scope forge.Scope, m labelMerge) (string, error) {
+	diff := fmt.Sprintf("merge %q into %q", m.old.Name, m.into.name)
+	if exclusiveScope(m.into.name, m.into.exclusive) == "" {
+		return diff, nil
+	}
+	issues, err := e.fc.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
+	if err != nil {
+		return "", err
+	}
+	if _, kept := m.sort(issues); len(kept) > 0 {
+		diff += fmt.Sprintf(" except %s, kept with %q (an exclusive label strips the others of its scope)", boundList(kept), m.old.Name)
+	}
+	return diff, nil
+}
+
+// boundList joins at most ten entries, saying how many more there are.
+func boundList(items []string) string {
+	const shown = 10
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(append(items[:shown:shown], fmt.Sprintf("and %d more", len(items)-shown)), ", ")
 }
 
 // labelSetChanges compares a listed label with a forge label, as Label does.

@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -232,6 +233,84 @@ var _ = Describe("LabelSet", func() {
 		Expect(labelIDsOf("web", pull)).To(ConsistOf(current.ID))
 		Expect(labelIDsOf("web", without.Number)).To(ConsistOf(other.ID), "an issue without the old label gets nothing")
 		expectEvent(s, "Updated: 1 repository: updated 1, merged 1 labels")
+	})
+
+	It("merges by id on a forge whose database compares label names without case: an issue with only the old label keeps a label", func() {
+		ns = newNamespace(fakeforge.WithCaseInsensitiveCollation())
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		fc, err = forge.New(forge.Config{URL: fakeURL, Token: token})
+		Expect(err).NotTo(HaveOccurred())
+		repos("web")
+		old := seedLabel("web", "bug")
+		twin := seedLabel("web", "Bug") // "labels=bug" resolves both here, and the forge ANDs them
+		current := seedLabel("web", "kind/bug")
+		onlyOld, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "crash", Labels: []int64{old.ID}})
+		Expect(err).NotTo(HaveOccurred())
+		onlyTwin, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "other", Labels: []int64{twin.ID}})
+		Expect(err).NotTo(HaveOccurred())
+
+		s := newSet("standard", lbl("kind/bug", "d73a4a", "bug"))
+		named(s, "web")
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+
+		Expect(namesIn("web")).To(Equal([]string{"Bug", "kind/bug"}), "only the old label is deleted")
+		Expect(labelIDsOf("web", onlyOld.Number)).To(ConsistOf(current.ID))
+		Expect(labelIDsOf("web", onlyTwin.Number)).To(ConsistOf(twin.ID), "the twin's issues are not the merge's")
+	})
+
+	It("deletes the old label only after a listing taken after its last relabelling finds no issue left with it", func() {
+		repos("web")
+		old := seedLabel("web", "bug")
+		current := seedLabel("web", "kind/bug")
+		first, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "crash", Labels: []int64{old.ID}})
+		Expect(err).NotTo(HaveOccurred())
+		late, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "labelled while the merge runs"})
+		Expect(err).NotTo(HaveOccurred())
+		// While the operator relabels the first issue, a person labels
+		// another one with the old name.
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/acme/web/issues/*/labels", Before: func() {
+			defer GinkgoRecover()
+			_, err := fc.AddIssueLabels(ctx, "acme", "web", late.Number, []int64{old.ID})
+			Expect(err).NotTo(HaveOccurred())
+		}})
+
+		s := newSet("standard", lbl("kind/bug", "d73a4a", "bug"))
+		named(s, "web")
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+
+		Expect(namesIn("web")).To(Equal([]string{"kind/bug"}))
+		Expect(labelIDsOf("web", first.Number)).To(ConsistOf(current.ID))
+		Expect(labelIDsOf("web", late.Number)).To(ConsistOf(current.ID), "the issue labelled during the merge keeps a label")
+	})
+
+	It("never lets a merge into an exclusive label strip other labels of its scope: those issues keep the old label and are named", func() {
+		repos("web")
+		old := seedLabel("web", "bug")
+		current, err := fc.CreateLabel(ctx, forge.RepoScope("acme", "web"), forge.CreateLabelOption{Name: "kind/bug", Color: "d73a4a", Exclusive: true})
+		Expect(err).NotTo(HaveOccurred())
+		feature, err := fc.CreateLabel(ctx, forge.RepoScope("acme", "web"), forge.CreateLabelOption{Name: "kind/feature", Color: "a2eeef", Exclusive: true})
+		Expect(err).NotTo(HaveOccurred())
+		both, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "bug or feature", Labels: []int64{old.ID, feature.ID}})
+		Expect(err).NotTo(HaveOccurred())
+		plain, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "crash", Labels: []int64{old.ID}})
+		Expect(err).NotTo(HaveOccurred())
+
+		bug := lbl("kind/bug", "d73a4a", "bug")
+		bug.Exclusive = ptr(true)
+		s := newSet("standard", bug)
+		named(s, "web")
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		Eventually(failures(s), timeout, poll).Should(ConsistOf(And(
+			HaveField("Reason", forgev1.ReasonConflict),
+			HaveField("Message", And(ContainSubstring(fmt.Sprintf("#%d", both.Number)), ContainSubstring(`"kind/feature"`))))))
+		expectReason(s, metav1.ConditionFalse, forgev1.ReasonConflict)
+
+		Expect(labelIDsOf("web", plain.Number)).To(ConsistOf(old.ID, current.ID), "issues without another label of the scope get the new label")
+		Expect(labelIDsOf("web", both.Number)).To(ConsistOf(old.ID, feature.ID), "nothing is stripped")
+		Expect(namesIn("web")).To(Equal([]string{"bug", "kind/bug", "kind/feature"}), "the old label stays while issues carry it")
 	})
 
 	It("in Authoritative mode deletes unlisted labels, except those matching preserve and those another resource manages", func() {

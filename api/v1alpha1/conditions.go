@@ -83,6 +83,10 @@ const (
 	ReasonForgeError = "ForgeError"
 	// ReasonConnected: a Forge's credentials were accepted.
 	ReasonConnected = "Connected"
+	// ReasonMergeIncomplete: issues kept getting a label that a LabelSet
+	// merges away while it relabelled them; the old label is kept and the
+	// merge is retried.
+	ReasonMergeIncomplete = "MergeIncomplete"
 )
 
 // Annotations the operator reads or writes.

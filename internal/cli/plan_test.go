@@ -238,6 +238,54 @@ func TestPlanEveryVerb(t *testing.T) {
 	}
 }
 
+// TestPlanExclusiveMerge: a merge into an exclusive label names every issue
+// it would leave alone because adding the label would strip another label
+// of its scope, and what that label is.
+func TestPlanExclusiveMerge(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	ctx := context.Background()
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := forge.RepoScope("acme", "web")
+	label := func(name string, exclusive bool) int64 {
+		l, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: name, Color: "#ededed", Exclusive: exclusive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.ID
+	}
+	old, feature := label("bug", false), label("kind/feature", true)
+	label("kind/bug", true)
+	for _, ids := range [][]int64{{old, feature}, {old}} {
+		if _, err := fc.CreateIssue(ctx, "acme", "web", forge.CreateIssueOption{Title: "t", Labels: ids}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1alpha1
+kind: LabelSet
+metadata: {name: web-labels, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {names: [acme/web]}
+  labels: [{name: kind/bug, color: "#ededed", exclusive: true, previousNames: [bug]}]
+`), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	want := "LabelSet team/web-labels: delete (0 of 1 repository match)\n" +
+		"  acme/web: merge \"bug\" into \"kind/bug\" except #1 (would lose \"kind/feature\"), kept with \"bug\" (an exclusive label strips the others of its scope)\n"
+	if code != 2 || !strings.Contains(text, want) {
+		t.Errorf("exit code %d, output lacks %q; stderr: %s", code, want, errOut.String())
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}
+
 // TestPlanExitCodes: 0 when nothing would change, 2 when something would,
 // 1 when plan cannot tell or is used wrongly; files and directories as
 // inputs alike.

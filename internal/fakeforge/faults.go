@@ -86,6 +86,10 @@ type Fault struct {
 	Reset bool `json:"reset,omitempty"`
 	// LostResponse handles the request, then drops the connection.
 	LostResponse bool `json:"lost_response,omitempty"`
+	// Before runs before the request is handled, with the forge's state
+	// unlocked: a person or a bot changing the forge while the operator
+	// works (Go tests only).
+	Before func() `json:"-"`
 }
 
 // UnmarshalJSON reads "delay" as a duration string ("250ms") or milliseconds.
@@ -304,6 +308,9 @@ func (s *Server) serveWithFaults(w http.ResponseWriter, r *http.Request) {
 	f := s.takeFault(r)
 	kind := ""
 	if f != nil {
+		if f.Before != nil {
+			f.Before()
+		}
 		if f.Delay > 0 {
 			kind = "delay"
 			t := time.NewTimer(f.Delay)

@@ -181,7 +181,7 @@ func (s *Server) listIssues(c *rc) {
 	var want []int64
 	names := strings.Split(q.Get("labels"), ",")
 	for _, l := range sortedByID(s.st.labels, func(l *label) bool { return l.owner == (owner{repo: true, id: r.id}) }) {
-		if slices.Contains(names, l.name) {
+		if slices.ContainsFunc(names, func(n string) bool { return n == l.name || (s.foldLabelNames && strings.EqualFold(n, l.name)) }) {
 			want = append(want, l.id)
 		}
 	}

@@ -79,6 +79,12 @@ func WithUser(login, token string) Option {
 // ("15.0.3+gitea-1.22.0"), no runner PATCH (405).
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
+// WithCaseInsensitiveCollation makes the issue listing's label filter
+// resolve names without case, as Gitea does on MySQL and MSSQL (their
+// default collations): "bug" resolves "Bug" too, and the labels resolved
+// are ANDed like any duplicate name. SQLite and PostgreSQL compare case.
+func WithCaseInsensitiveCollation() Option { return func(s *Server) { s.foldLabelNames = true } }
+
 // WithoutProjects makes the fake answer like a server without the projects
 // API: plain-text 404 on every projects route.
 func WithoutProjects() Option { return func(s *Server) { s.projectsEnabled = false } }
@@ -98,6 +104,7 @@ type Server struct {
 	version         string
 	projectsEnabled bool
 	runnerEdit      bool
+	foldLabelNames  bool
 	root            string // last known server root URL, for URLs in Go reads
 	st              state
 
