@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -297,51 +298,84 @@ func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
 	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
-// claim is another resource that manages label names in some repositories.
+// claim is another resource that manages labels in some repositories.
 type claim struct {
 	who     string
 	older   bool // a Label, or an older LabelSet: this set yields to it
 	names   map[string]bool
+	id      int64 // a Label's status.id: it holds that label under any name
 	matches func(r repo) bool
 }
 
-// claims lists the other resources of the namespace on the same Forge that
-// manage repository labels: Labels, and other LabelSets.
+// claims lists the other resources that manage repository labels on the
+// same forge server: Labels and other LabelSets of every Forge object that
+// points at it (this one, and those of other namespaces or other names:
+// two tenants' sets on one server must not fight over its labels).
 func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
-	ns := e.obj.Namespace
-	ref := client.MatchingFields{reconciler.IndexForgeRef: e.obj.Spec.ForgeRef.Name}
-	var labels forgev1.LabelList
-	if err := e.cache.List(ctx, &labels, client.InNamespace(ns), ref); err != nil {
-		return nil, fmt.Errorf("list Labels: %w", err)
+	forges, err := e.sameServer(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var out []claim
-	for _, l := range labels.Items {
-		if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() {
-			continue
+	for _, f := range forges {
+		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
+		var labels forgev1.LabelList
+		if err := e.cache.List(ctx, &labels, in...); err != nil {
+			return nil, fmt.Errorf("list Labels: %w", err)
 		}
-		target := string(*l.Spec.Repository)
-		out = append(out, claim{who: "Label " + ns + "/" + l.Name, older: true,
-			names:   map[string]bool{l.LabelName(): true},
-			matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
-	}
-	var sets forgev1.LabelSetList
-	if err := e.cache.List(ctx, &sets, client.InNamespace(ns), ref); err != nil {
-		return nil, fmt.Errorf("list LabelSets: %w", err)
-	}
-	for i := range sets.Items {
-		s := &sets.Items[i]
-		if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() {
-			continue
-		}
-		names := map[string]bool{}
-		for _, l := range s.Spec.Labels {
-			names[string(l.Name)] = true
-			for _, p := range l.PreviousNames {
-				names[string(p)] = true
+		for _, l := range labels.Items {
+			if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() {
+				continue
 			}
+			target := string(*l.Spec.Repository)
+			out = append(out, claim{who: "Label " + l.Namespace + "/" + l.Name, older: true,
+				names: map[string]bool{l.LabelName(): true}, id: l.Status.ID,
+				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
-		out = append(out, claim{who: "LabelSet " + ns + "/" + s.Name, older: olderThan(s, e.obj), names: names,
-			matches: setMatches(s.Spec.Repositories)})
+		var sets forgev1.LabelSetList
+		if err := e.cache.List(ctx, &sets, in...); err != nil {
+			return nil, fmt.Errorf("list LabelSets: %w", err)
+		}
+		for i := range sets.Items {
+			s := &sets.Items[i]
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() {
+				continue
+			}
+			names := map[string]bool{}
+			for _, l := range s.Spec.Labels {
+				names[string(l.Name)] = true
+				for _, p := range l.PreviousNames {
+					names[string(p)] = true
+				}
+			}
+			out = append(out, claim{who: "LabelSet " + s.Namespace + "/" + s.Name, older: olderThan(s, e.obj), names: names,
+				matches: setMatches(s.Spec.Repositories)})
+		}
+	}
+	return out, nil
+}
+
+// sameServer lists the Forge objects (as namespace and name) that point at
+// the server this set's Forge points at (forge.ServerKey), its own first.
+// Without its Forge in the cache, only its own reference counts.
+func (e *labelSet) sameServer(ctx context.Context) ([]types.NamespacedName, error) {
+	own := types.NamespacedName{Namespace: e.obj.Namespace, Name: e.obj.Spec.ForgeRef.Name}
+	var forges forgev1.ForgeList
+	if err := e.cache.List(ctx, &forges); err != nil {
+		return nil, fmt.Errorf("list Forges: %w", err)
+	}
+	key := ""
+	for _, f := range forges.Items {
+		if f.Namespace == own.Namespace && f.Name == own.Name {
+			key = forge.ServerKey(f.Spec.URL)
+		}
+	}
+	out := []types.NamespacedName{own}
+	for _, f := range forges.Items {
+		n := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+		if key != "" && n != own && forge.ServerKey(f.Spec.URL) == key {
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }
@@ -373,6 +407,18 @@ func olderThan(a, b client.Object) bool {
 func claimedBy(claims []claim, r repo, olderOnly bool, names ...string) string {
 	for _, c := range claims {
 		if (c.older || !olderOnly) && c.matches(r) && slices.ContainsFunc(names, func(n string) bool { return c.names[n] }) {
+			return c.who
+		}
+	}
+	return ""
+}
+
+// heldBy names the resource that holds forge label l in r, by its name or,
+// for a Label resource, by its id (a Label whose name is being changed
+// still holds its label under the old name).
+func heldBy(claims []claim, r repo, l forge.Label) string {
+	for _, c := range claims {
+		if c.matches(r) && (c.names[l.Name] || (c.id != 0 && c.id == l.ID)) {
 			return c.who
 		}
 	}
@@ -443,12 +489,28 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	}
 
 	if e.obj.GetMode() == forgev1.LabelSetModeAuthoritative {
-		var doomed []forge.Label
-		for _, l := range all {
-			if listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || claimedBy(claims, r, false, l.Name) != "" {
-				continue
+		unlisted := func(all []forge.Label) []forge.Label {
+			var doomed []forge.Label
+			for _, l := range all {
+				if listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != "" {
+					continue
+				}
+				doomed = append(doomed, l)
 			}
-			doomed = append(doomed, l)
+			return doomed
+		}
+		doomed := unlisted(all)
+		if len(doomed) > 0 && write {
+			// Deletions decide on a listing taken now, after this pass's own
+			// writes, never on a kept one: a label renamed since (into a
+			// preserve pattern, say) is seen under its current name, and
+			// every id deleted is one whose name was just read.
+			fresh, err := e.fc.ListLabels(forge.WithMaxAge(ctx, 0), scope)
+			if err != nil {
+				o.failErr(err)
+				return o
+			}
+			doomed = unlisted(fresh)
 		}
 		if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
 			o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted labels (%s), more than maxDeletionsPerRepository %d; deleted none",
@@ -688,8 +750,15 @@ func labelSetChanges(s forgev1.LabelSetLabel, l forge.Label) labelChanges {
 }
 
 // Remove deletes, in every matched repository, the labels the spec lists
-// by their current names, leaving labels another resource manages.
+// by their current names, leaving labels another resource manages, from a
+// listing taken now; a repository that would lose more than
+// maxDeletionsPerRepository loses none and keeps the finalizer (Stalled)
+// until the limit is raised or the policy is Orphan. It deletes every label
+// of a listed name, not only those it wrote: the set adopts by name, so a
+// label of a listed name is the set's in every matched repository (the
+// README says so).
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
+	ctx = forge.WithMaxAge(ctx, 0)
 	repos, _, err := e.repositories(ctx)
 	if forge.IsNotFound(err) {
 		// The organization is gone, and its labels with it: holding the
@@ -705,6 +774,7 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 	}
 	deleted, touched := 0, 0
 	var errs []error
+	var over []string
 	for _, r := range repos {
 		scope := forge.RepoScope(r.owner, r.name)
 		all, err := e.fc.ListLabels(ctx, scope)
@@ -714,7 +784,7 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 			}
 			continue
 		}
-		n := 0
+		var doomed []forge.Label
 		for _, spec := range e.obj.Spec.Labels {
 			name := string(spec.Name)
 			var found []forge.Label
@@ -723,10 +793,18 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 					found = append(found, l)
 				}
 			}
-			if len(found) != 1 || claimedBy(claims, r, false, name) != "" {
+			if len(found) != 1 || heldBy(claims, r, found[0]) != "" {
 				continue
 			}
-			if err := e.fc.DeleteLabel(ctx, scope, found[0].ID); err != nil {
+			doomed = append(doomed, found[0])
+		}
+		if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
+			over = append(over, fmt.Sprintf("%s (%d)", r, len(doomed)))
+			continue
+		}
+		n := 0
+		for _, l := range doomed {
+			if err := e.fc.DeleteLabel(ctx, scope, l.ID); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -739,6 +817,11 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 	}
 	if len(errs) > 0 {
 		return "", errors.Join(errs...)
+	}
+	if len(over) > 0 {
+		return "", reconciler.Stall(forgev1.ReasonTooManyDeletions,
+			"deleting the set would delete more than maxDeletionsPerRepository %d labels in %s; deleted none there (%d labels deleted elsewhere): raise the limit, or set deletionPolicy Orphan to leave them",
+			e.obj.GetMaxDeletionsPerRepository(), boundList(over), deleted)
 	}
 	return fmt.Sprintf("deleted %d labels of the set in %d of %d repositories", deleted, touched, len(repos)), nil
 }

@@ -362,6 +362,92 @@ var _ = Describe("LabelSet", func() {
 		eventWithReason(s, forgev1.ReasonTooManyDeletions)
 	})
 
+	It("in Authoritative mode deletes from a listing taken after the pass's writes: a label renamed meanwhile into preserve stays", func() {
+		repos("web")
+		renamed := seedLabel("web", "temp")
+		doomed := seedLabel("web", "stale")
+		// While the set creates its label, a person renames "temp" to a
+		// name the set preserves.
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/acme/web/labels", Before: func() {
+			defer GinkgoRecover()
+			_, err := fc.EditLabel(ctx, forge.RepoScope("acme", "web"), renamed.ID, forge.EditLabelOption{Name: ptr("keep-temp")})
+			Expect(err).NotTo(HaveOccurred())
+		}})
+		s := newSet("strict", lbl("kind/bug", "d73a4a"))
+		named(s, "web")
+		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Preserve = "^keep-"
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(namesIn("web")).To(Equal([]string{"keep-temp", "kind/bug"}))
+		Expect(labelsIn("web")["keep-temp"].ID).To(Equal(renamed.ID))
+		Expect(labelsIn("web")).NotTo(HaveKey(doomed.Name))
+	})
+
+	It("in Authoritative mode never deletes a label a Label resource holds by id while its name changes, nor one held under another Forge object pointing at the same server", func() {
+		repos("web")
+		triage := &forgev1.Label{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
+			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Repository: ptr(forgev1.RepositoryName("acme/web")), Name: "triage", Color: "111111"},
+		}
+		Expect(k8s.Create(ctx, triage)).To(Succeed())
+		expectReady(triage)
+		// Its name is being changed: suspended, it holds its label by
+		// status.id under the old name until it applies the new one.
+		change(triage, func(l *forgev1.Label) { l.Spec.Suspend = true; l.Spec.Name = "triaged" })
+		expectReason(triage, metav1.ConditionUnknown, forgev1.ReasonSuspended)
+
+		By("another tenant's Forge object reaches the same server under another spelling of its URL")
+		other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
+		Expect(k8s.Create(ctx, other)).To(Succeed())
+		DeferCleanup(func() { removeAll(other.Name) })
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "gitea-token"},
+			StringData: map[string]string{"token": token}})).To(Succeed())
+		theirs := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "shared"},
+			Spec: forgev1.ForgeSpec{URL: fakeURL + "/api/v1/", Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}}}}
+		Expect(k8s.Create(ctx, theirs)).To(Succeed())
+		expectReady(theirs)
+		team := &forgev1.Label{
+			ObjectMeta: metav1.ObjectMeta{Namespace: other.Name, Name: "team-b"},
+			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "shared"}},
+				Repository: ptr(forgev1.RepositoryName("acme/web")), Name: "team-b", Color: "222222"},
+		}
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		expectReady(team)
+		seedLabel("web", "stale")
+
+		s := newSet("strict", lbl("kind/bug", "d73a4a"))
+		named(s, "web")
+		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(namesIn("web")).To(Equal([]string{"kind/bug", "team-b", "triage"}), "only the unclaimed label is deleted")
+		Expect(labelsIn("web")["triage"].ID).To(Equal(triage.Status.ID))
+	})
+
+	It("with deletionPolicy Delete deletes nothing in a repository beyond maxDeletionsPerRepository and keeps its finalizer until the limit allows it", func() {
+		repos("web", "api")
+		s := newSet("standard", lbl("a", "111111"), lbl("b", "222222"), lbl("c", "333333"))
+		named(s, "web", "api")
+		s.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		s.Spec.MaxDeletionsPerRepository = ptr(int32(2))
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(namesIn("web")).To(Equal([]string{"a", "b", "c"}))
+
+		Expect(k8s.Delete(ctx, s)).To(Succeed())
+		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
+		Expect(msg).To(And(ContainSubstring("acme/web (3)"), ContainSubstring("acme/api (3)")))
+		Expect(namesIn("web")).To(Equal([]string{"a", "b", "c"}))
+		Expect(namesIn("api")).To(Equal([]string{"a", "b", "c"}))
+
+		change(s, func(s *forgev1.LabelSet) { s.Spec.MaxDeletionsPerRepository = ptr(int32(3)) })
+		gone(s)
+		Expect(namesIn("web")).To(BeEmpty())
+		Expect(namesIn("api")).To(BeEmpty())
+	})
+
 	It("in Additive mode leaves unlisted labels alone", func() {
 		repos("web")
 		seedLabel("web", "stale")

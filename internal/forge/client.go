@@ -234,6 +234,23 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) BaseURL() string { return c.base }
 
 // apiBase turns a server root or API root into the API root.
+// ServerKey names the forge server a URL reaches, so that Forge objects
+// spelling one server differently ("https://Git.example.com/",
+// "https://git.example.com:443/api/v1") are known as one: scheme and host
+// in lower case, the port made explicit, the API path. A URL that does not
+// parse is its own key.
+func ServerKey(raw string) string {
+	base, err := apiBase(raw)
+	if err != nil {
+		return raw
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(hostPort(u)) + u.Path
+}
+
 func apiBase(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
