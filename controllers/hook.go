@@ -396,10 +396,10 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 	case h.Config["url"] != e.url:
 		// A URL from a Secret, or a chat hook's, carries a token: not shown.
 		have, want := show(h.Config["url"]), show(e.url)
-		if forge.URLIsSecret(h.Type) || forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+		if forge.URLIsSecret(h.Type, h.Config["url"]) || forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
 			have = shownSecret
 		}
-		if forge.URLIsSecret(string(s.Type)) || s.URLSecretRef != nil {
+		if forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
 			want = shownSecret
 		}
 		c.changes = append(c.changes, reconciler.Change{Field: "url", Have: have, Want: want})

@@ -245,6 +245,43 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 	})
 }
 
+// TestPlanHookCredentialURL: a URL with a query or user info (a CI hook's
+// ?token=) is shown as (secret) on both sides, never as text.
+func TestPlanHookCredentialURL(t *testing.T) {
+	ctx := context.Background()
+	ff, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ff.CreateOrg("acme"); err != nil {
+		t.Fatal(err)
+	}
+	const oldURL, newURL = "https://ci.example.com/build?token=OLD-CI-TOKEN", "https://ci:NEW-PASSWORD@ci.example.com/build"
+	h, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+		Config: map[string]string{"url": oldURL, "content_type": "json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	_ = forgev1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(&forgev1.OrgHook{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-ci"},
+		Status:     forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: h.ID}}}).Build()
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+kind: OrgHook
+metadata: {name: ci, namespace: team}
+spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "`+newURL+`"}`)
+	env := PlanEnv{Forge: fc, Server: forge.NewServer("1.26.0"), WebURL: srv.URL, Reader: c, Namespace: "team",
+		DigestKey: types.NamespacedName{Namespace: "op", Name: "digest-key"}}
+	got := map[string]plan.Item{}
+	for _, it := range Plan(ctx, env, manifests) {
+		got[it.Name] = it
+	}
+	compareItems(t, map[string]plan.Item{"ci": {Action: plan.Update,
+		Changes: []plan.Change{{Field: "url", Forge: "(secret)", Spec: "(secret)"}}}}, got)
+}
+
 func labelIDs(t *testing.T, ff *fakeforge.Server) string {
 	t.Helper()
 	var ids []string

@@ -269,10 +269,10 @@ func (b *builder) hook(sc forge.Scope, h forge.Hook) {
 	}
 	comment := []string{fmt.Sprintf("%s hook %d. The forge never returns a hook's secret: this hook is adopted", h.Type, h.ID),
 		"as it is (never replaced); add spec.secretRef to set a new secret, which replaces the hook."}
-	if forge.URLIsSecret(h.Type) { // a token in the URL: into a Secret
+	if forge.URLIsSecret(h.Type, h.Config["url"]) { // a token in the URL: into a Secret
 		secret := name + "-url"
 		spec.URLSecretRef = &forgev1.SecretKeySelector{Name: secret, Key: "url"}
-		comment = append(comment, fmt.Sprintf("Its URL carries a token: create Secret %s with key url holding the hook's URL before applying:", secret),
+		comment = append(comment, fmt.Sprintf("Its URL may carry a credential (a chat or Packagist hook, a query or user info): create Secret %s with key url holding the hook's URL before applying:", secret),
 			fmt.Sprintf("  kubectl create secret generic %s --from-literal=url=<the hook's URL>", secret))
 	} else {
 		spec.URL = h.Config["url"]

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -102,6 +103,48 @@ func TestExportHoldsNoCredential(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the export lacks %q", want)
+		}
+	}
+}
+
+// TestExportCredentialURLs: hook URLs that carry a credential (Packagist's
+// apiToken, a CI ?token=, user info) are exported as urlSecretRef with the
+// command that makes the Secret, never as text.
+func TestExportCredentialURLs(t *testing.T) {
+	_, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	urls := map[string]string{
+		"packagist": "https://packagist.org/api/update-package?username=acme&apiToken=PACKAGIST-TOKEN",
+		"gitea":     "https://ci.example.com/hooks/build?token=CI-TOKEN",
+		"gogs":      "https://deployer:USERINFO-PASSWORD@deploy.example.com/hook",
+	}
+	for _, typ := range []string{"packagist", "gitea", "gogs"} {
+		if _, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: typ, Active: true,
+			Config: map[string]string{"url": urls[typ], "content_type": "json"}}); err != nil {
+			t.Fatalf("%s hook: %v", typ, err)
+		}
+	}
+	out := run(t, fc, "acme")
+	for _, secret := range []string{"PACKAGIST-TOKEN", "CI-TOKEN", "USERINFO-PASSWORD", "apiToken", "token="} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the export holds %q", secret)
+		}
+	}
+	for id := 1; id <= 3; id++ {
+		for _, want := range []string{
+			fmt.Sprintf("urlSecretRef:\n    key: url\n    name: acme-hook-%d-url", id),
+			fmt.Sprintf("kubectl create secret generic acme-hook-%d-url --from-literal=url=<the hook's URL>", id),
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the export lacks %q", want)
+			}
 		}
 	}
 }

@@ -19,6 +19,7 @@ package forge
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -320,5 +321,20 @@ func (o *Repository) forgeID() int64   { return o.ID }
 // Discord, ...): such a URL is a secret, never printed or exported.
 var ChatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork"}
 
-// URLIsSecret tells whether a hook of type typ has a secret URL.
-func URLIsSecret(typ string) bool { return slices.Contains(ChatHookTypes, strings.ToLower(typ)) }
+// URLIsSecret tells whether a hook of type typ with URL rawURL has a
+// secret URL: chat hooks (the token is the path), Packagist hooks (the
+// forge keeps the apiToken in the URL's query), and any URL with a query
+// (CI hooks take ?token=) or user info. Such URLs go to Secrets on export
+// and are never shown by plan or in Events. An empty rawURL asks about the
+// type alone.
+func URLIsSecret(typ, rawURL string) bool {
+	t := strings.ToLower(typ)
+	if slices.Contains(ChatHookTypes, t) || t == "packagist" {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL != "" // unreadable: keep it out of sight
+	}
+	return u.RawQuery != "" || u.User != nil
+}
