@@ -50,7 +50,28 @@ func (s *Server) issueRoutes(h func(string, func(*rc))) {
 	h("PATCH /api/v1/repos/{owner}/{repo}", s.editRepo)
 	h("GET /api/v1/repos/{owner}/{repo}/issues", s.listIssues)
 	h("POST /api/v1/repos/{owner}/{repo}/issues", s.createIssue)
+	h("GET /api/v1/repos/{owner}/{repo}/issues/{index}/labels", s.getIssueLabels)
 	h("POST /api/v1/repos/{owner}/{repo}/issues/{index}/labels", s.addIssueLabels)
+}
+
+// getIssueLabels is GET /repos/{o}/{r}/issues/{index}/labels: the issue's
+// labels sorted by name, one plain array (no paging headers); an unknown
+// number is 404 (Gitea's ListIssueLabels).
+func (s *Server) getIssueLabels(c *rc) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	n, err := strconv.ParseInt(c.r.PathValue("index"), 10, 64)
+	if err != nil || n < 1 || n > int64(len(r.issues)) {
+		c.error(http.StatusNotFound, "not found")
+		return
+	}
+	out := []map[string]any{}
+	for _, l := range s.issueLabels(r.issues[n-1]) {
+		out = append(out, s.labelJSON(l))
+	}
+	c.json(http.StatusOK, out)
 }
 
 // listOrgRepos pages the organization's repositories in id order the way

@@ -126,7 +126,9 @@ func (s *Server) createHook(c *rc) {
 	case req.Type == "":
 		c.validation("[Type]: Required")
 		return
-	case len(req.Config) == 0:
+	case req.Config == nil:
+		// Binding's Required holds for any map sent, also {}: an empty
+		// config goes on to the type check and "Missing config option: url".
 		c.validation("[Config]: Required")
 		return
 	case !maxSize(req.Name, 255):

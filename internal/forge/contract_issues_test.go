@@ -47,6 +47,7 @@ var issueBehaviours = []struct {
 	{"issues/list for a label name with a comma lists all", contractIssueCommaLabel, nil},
 	{"issues/add labels: ids or names, ignored cases, 404", contractIssueAddLabels, nil},
 	{"issues/add exclusive label replaces its scope", contractIssueExclusive, nil},
+	{"issues/an issue's labels: sorted by name, not paged, 404 for an unknown number", contractIssueGetLabels, nil},
 	{"issues/label rename keeps it on issues, delete removes it", contractIssueLabelRenameDelete, nil},
 }
 
@@ -602,5 +603,30 @@ func contractOrgReposHidden(t *testing.T, tg *target) {
 	mustNoErr(t, err)
 	if len(repos) != 2 || repos[0].Name != r1 || repos[1].Name != r3 {
 		t.Fatalf("stranger lists %+v, want %s and %s", repos, r1, r3)
+	}
+}
+
+// contractIssueGetLabels: GET /repos/{o}/{r}/issues/{index}/labels lists
+// the labels an issue carries, sorted by name, as a plain array.
+func contractIssueGetLabels(t *testing.T, tg *target) {
+	org := tg.org()
+	repo := tg.repo(org)
+	b, a := tg.label(org, repo, "b", false), tg.label(org, repo, "a", false)
+	tg.label(org, repo, "unused", false)
+	is, err := tg.c.CreateIssue(ctx(t), org, repo, forge.CreateIssueOption{Title: "t", Labels: []int64{b.ID, a.ID}})
+	mustNoErr(t, err)
+	bare, err := tg.c.CreateIssue(ctx(t), org, repo, forge.CreateIssueOption{Title: "bare"})
+	mustNoErr(t, err)
+	var got []forge.Label
+	tg.rawJSON(http.MethodGet, fmt.Sprintf("/api/v1/repos/%s/%s/issues/%d/labels", org, repo, is.Number), nil, &got)
+	wantLabels(t, "an issue's labels", got, "a", "b")
+	got = nil
+	tg.rawJSON(http.MethodGet, fmt.Sprintf("/api/v1/repos/%s/%s/issues/%d/labels", org, repo, bare.Number), nil, &got)
+	if got == nil || len(got) != 0 {
+		t.Fatalf("an issue without labels: %v, want []", got)
+	}
+	status, body := tg.raw(http.MethodGet, fmt.Sprintf("/api/v1/repos/%s/%s/issues/999/labels", org, repo), nil)
+	if status != http.StatusNotFound {
+		t.Fatalf("unknown issue: %d %s", status, body)
 	}
 }

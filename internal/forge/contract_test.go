@@ -403,6 +403,10 @@ func contractHookCreateChecks(t *testing.T, tg *target) {
 		msg string
 	}{
 		{forge.CreateHookOption{Type: "bogus", Config: map[string]string{"content_type": "json"}}, "Invalid hook type: bogus"},
+		// An empty config passes binding (Required wants the map, not keys).
+		{forge.CreateHookOption{Type: "bogus", Config: map[string]string{}}, "Invalid hook type: bogus"},
+		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{}}, "Missing config option: url"},
+		{forge.CreateHookOption{Type: "gitea"}, "[Config]: Required"},
 		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"content_type": "xml"}}, "Missing config option: url"},
 		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "https://x.example"}}, "Missing config option: content_type"},
 		{forge.CreateHookOption{Type: "gitea", Config: map[string]string{"url": "nope", "content_type": "xml"}}, "Invalid content type"},
