@@ -170,6 +170,7 @@ type Forge struct {
 	Spec ForgeSpec `json:"spec"`
 	// status: what the forge reported.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status ForgeStatus `json:"status,omitempty"`
 }
 

@@ -89,6 +89,7 @@ type Label struct {
 	Spec LabelSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status LabelStatus `json:"status,omitempty"`
 }
 

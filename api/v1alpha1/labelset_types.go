@@ -219,6 +219,7 @@ type LabelSet struct {
 	Spec LabelSetSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status LabelSetStatus `json:"status,omitempty"`
 }
 

@@ -118,6 +118,7 @@ type Organization struct {
 	Spec OrganizationSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status OrganizationStatus `json:"status,omitempty"`
 }
 

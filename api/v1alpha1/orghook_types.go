@@ -172,6 +172,7 @@ type OrgHook struct {
 	Spec OrgHookSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status HookStatus `json:"status,omitempty"`
 }
 

@@ -89,6 +89,7 @@ type Project struct {
 	Spec ProjectSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status ProjectStatus `json:"status,omitempty"`
 }
 

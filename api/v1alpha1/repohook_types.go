@@ -57,6 +57,7 @@ type RepoHook struct {
 	Spec RepoHookSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status HookStatus `json:"status,omitempty"`
 }
 

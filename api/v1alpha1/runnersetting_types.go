@@ -99,6 +99,7 @@ type RunnerSetting struct {
 	Spec RunnerSettingSpec `json:"spec"`
 	// status is what the operator last saw on the forge.
 	// +optional
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status RunnerSettingStatus `json:"status,omitempty"`
 }
 

@@ -39,6 +39,16 @@ local stallingReasons = {
   TooManyDeletions = true,
 }
 
+-- Waiting for something that comes by itself (a parent made in the same
+-- sync wave, the Forge, a runner registering, a Secret applied later) is
+-- progress, never a failure, whatever else the status says.
+local waitingReasons = {
+  ParentNotFound = true,
+  ForgeNotReady = true,
+  RunnerNotFound = true,
+  SecretNotFound = true,
+}
+
 -- managementPolicy Observe reports a forge object that is missing or differs
 -- from the spec and, by design, never corrects it: nothing is in progress.
 local observeReasons = {
@@ -89,6 +99,12 @@ end
 if #conditions == 0 then
   hs.status = "Progressing"
   hs.message = "Waiting for the operator to report conditions"
+  return hs
+end
+
+if ready ~= nil and ready.status ~= "True" and not stale(ready) and waitingReasons[ready.reason] then
+  hs.status = "Progressing"
+  hs.message = messageOf(ready, ready.reason)
   return hs
 end
 

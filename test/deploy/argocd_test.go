@@ -186,6 +186,14 @@ metadata: {name: kind-bug, namespace: acme, generation: 3}
   - {type: Ready, status: "False", reason: ParentNotFound, message: repository acme/web not found, observedGeneration: 3}
   - {type: Reconciling, status: "True", reason: ParentNotFound, message: repository acme/web not found, observedGeneration: 3}`,
 			"Progressing", "repository acme/web not found"},
+		{"waiting for the parent, with a Stalled condition left from before", head + `status:
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "False", reason: ParentNotFound, message: repository acme/web not found, observedGeneration: 3}
+  - {type: Stalled, status: "True", reason: Conflict, message: an older failure, observedGeneration: 2}`,
+			"Progressing", "repository acme/web not found"},
+		{"status defaulted before the operator wrote it", head + `status: {observedGeneration: -1}`,
+			"Progressing", "Waiting for the operator to reconcile generation 3"},
 		{"rate limited", head + `status:
   observedGeneration: 3
   conditions:
@@ -352,7 +360,7 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 	reasons := []string{
 		forgev1.ReasonSynced, forgev1.ReasonSuspended, forgev1.ReasonUnauthorized, forgev1.ReasonRejected,
 		forgev1.ReasonConflict, forgev1.ReasonUnsupported, forgev1.ReasonForgeNotReady, forgev1.ReasonDriftDetected,
-		forgev1.ReasonNotFound, forgev1.ReasonForgeError, forgev1.ReasonDeleteBlocked,
+		forgev1.ReasonNotFound, forgev1.ReasonForgeError, forgev1.ReasonDeleteBlocked, forgev1.ReasonParentNotFound,
 	}
 	stalling := []string{forgev1.ReasonUnauthorized, forgev1.ReasonRejected, forgev1.ReasonConflict, forgev1.ReasonUnsupported,
 		forgev1.ReasonDeleteBlocked, forgev1.ReasonDriftDetected, forgev1.ReasonNotFound}
@@ -390,12 +398,19 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 	t.Logf("%d combinations", n)
 }
 
+// waiting are the Ready reasons of a resource waiting for something that
+// comes by itself: Progressing in every combination.
+var waiting = []string{forgev1.ReasonParentNotFound, forgev1.ReasonForgeNotReady, forgev1.ReasonRunnerNotFound, forgev1.ReasonSecretNotFound}
+
 func expectedHealth(suspend, staleGeneration bool, ready, reason, reconciling, stalled string, stalling []string) string {
 	hasConditions := ready != "" || reconciling != "" || stalled != ""
 	switch {
 	case suspend:
 		return "Suspended"
 	case staleGeneration, !hasConditions:
+		return "Progressing"
+	case ready != "" && ready != "True" && slices.Contains(waiting, reason):
+		// Waiting for a parent, the Forge, a runner or a Secret is progress.
 		return "Progressing"
 	case stalled == "True", ready == "False" && slices.Contains(stalling, reason):
 		return "Degraded"
