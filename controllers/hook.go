@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -92,6 +93,9 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 	}
 	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
+	if k.digests != nil {
+		e.digestKey = k.digests.Ref().String()
+	}
 	// shown names the field in Diff and Unknown.
 	read := func(ref *forgev1.SecretKeySelector, field, shown string, dst *string) error {
 		if ref == nil {
@@ -158,6 +162,8 @@ type hook struct {
 	url, secret, authHeader string
 	// applied is what status.appliedSecrets becomes once the values are sent.
 	applied []forgev1.AppliedSecret
+	// digestKey names the secret digest key Secret, for messages.
+	digestKey string
 	// unknown names the fields whose Secret a plan could not read.
 	unknown []string
 	found   *forge.Hook
@@ -254,8 +260,29 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	slices.Sort(obs.Unknown)
 	if !e.deleting {
 		e.status.AppliedSecrets = settled(have, e.applied, changed)
+		obs.Notices = e.keyChanged(have)
 	}
 	return obs
+}
+
+// keyChanged warns, once (the records are re-stamped in the same pass),
+// when digests in status were made under another secret digest key.
+func (e *hook) keyChanged(have []forgev1.AppliedSecret) []reconciler.Event {
+	var fields []string
+	for _, h := range have {
+		if w, ok := appliedFor(e.applied, h.Field); ok && h.Digest != "" {
+			if _, known := secretdigest.Compare(h.Digest, w.Digest); !known {
+				fields = append(fields, h.Field)
+			}
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return []reconciler.Event{{Type: corev1.EventTypeWarning, Reason: forgev1.ReasonDigestKeyChanged, Action: "Compare", Always: true,
+		Note: fmt.Sprintf("the digests recorded for %s were made with another secret digest key than Secret %s holds now (it was re-created or --secret-digest-key changed); "+
+			"compared by the Secrets' resourceVersion instead and recorded under the current key: unchanged Secrets replace nothing",
+			strings.Join(fields, ", "), e.digestKey)}}
 }
 
 // appliedDiffers tells whether the value of a Secret-backed field may differ
@@ -273,7 +300,13 @@ func appliedDiffers(have, want []forgev1.AppliedSecret, field string) bool {
 		// Set where it was not, or dropped: either way the forge holds another value.
 		return true
 	case h.Digest != "":
-		return !secretdigest.Equal(h.Digest, w.Digest)
+		if equal, known := secretdigest.Compare(h.Digest, w.Digest); known {
+			return !equal
+		}
+		// Recorded under a key the operator no longer has: the Secret's
+		// version tells whether it was written since. Unwritten, the value
+		// is the one sent, and settled re-stamps it under the current key.
+		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
 	default:
 		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
 	}

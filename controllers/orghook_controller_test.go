@@ -22,6 +22,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -270,6 +271,55 @@ var _ = Describe("OrgHook", func() {
 				HaveLen(1), Not(ContainElement(HaveField("ID", id)))))
 			eventWithReason(h, forgev1.ReasonReplaced)
 			Expect(fake.HookSecret("acme", hooks()[0].ID)).To(Equal("a-new-value"))
+		})
+
+		It("replaces no hook when the digest key is lost: compares by Secret version, re-stamps under the new key, warns once", func() {
+			const value = "kept-across-a-lost-key"
+			putSecret(ns, "hook-secret", "secret", value)
+			h := newHook("lost-key")
+			h.Spec.SyncInterval = every(time.Hour) // passes come from the restart and the annotation
+			h.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "secret"}
+			Expect(k8s.Create(ctx, h)).To(Succeed())
+			expectReady(h)
+			id, digest := h.Status.ID, h.Status.AppliedSecrets[0].Digest
+
+			By("the key Secret is deleted (a recreated operator namespace) and the manager restarts")
+			stopManager()
+			var keySecret corev1.Secret
+			Expect(k8s.Get(ctx, digestKey, &keySecret)).To(Succeed())
+			Expect(k8s.Delete(ctx, &keySecret)).To(Succeed())
+			startSuiteManager()
+			change(h, func(h *forgev1.OrgHook) {
+				h.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "after-the-key-was-lost"}
+			})
+			Eventually(func(g Gomega) string {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
+				g.Expect(h.Status.AppliedSecrets).To(HaveLen(1))
+				return h.Status.AppliedSecrets[0].Digest
+			}, timeout, poll).ShouldNot(Equal(digest), "re-stamped under the new key")
+			eventWithReason(h, forgev1.ReasonDigestKeyChanged)
+			Expect(hooks()).To(ConsistOf(HaveField("ID", id)), "the hook is kept")
+			Expect(fake.HookSecret("acme", id)).To(Equal(value))
+
+			By("the next pass knows the key: no second warning, no write")
+			fake.ClearRequests()
+			change(h, func(h *forgev1.OrgHook) {
+				h.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: "once-more"}
+			})
+			Eventually(func() string { readyCondition(h)(Default); return h.Status.LastHandledReconcileAt }, timeout, poll).Should(Equal("once-more"))
+			Expect(fake.WriteRequests()).To(BeEmpty())
+			warned := 0
+			for _, e := range events(h) {
+				if strings.HasPrefix(e, forgev1.ReasonDigestKeyChanged+": ") {
+					warned++
+				}
+			}
+			Expect(warned).To(Equal(1))
+
+			By("a new value is still told apart and replaces the hook")
+			putSecret(ns, "hook-secret", "secret", "a-value-after-the-new-key")
+			Eventually(func() []forge.Hook { return hooks() }, timeout, poll).Should(And(
+				HaveLen(1), Not(ContainElement(HaveField("ID", id)))))
 		})
 
 		It("deletes the replaced hook on a later pass when its delete failed", func() {

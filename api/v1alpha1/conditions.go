@@ -57,6 +57,10 @@ const (
 	// secret digest key Secret (--secret-digest-key), which hooks with a
 	// secret or authorization header need.
 	ReasonDigestKeyUnavailable = "DigestKeyUnavailable"
+	// ReasonDigestKeyChanged: digests in status were made with another secret
+	// digest key (its Secret re-created, or the flag changed); the values were
+	// compared by Secret resourceVersion and the digests recorded anew.
+	ReasonDigestKeyChanged = "DigestKeyChanged"
 	// ReasonUnauthorized: the forge refused the credentials (401) or the action (403).
 	ReasonUnauthorized = "Unauthorized"
 	// ReasonRejected: the forge refused the request as invalid (422); the message is the forge's.

@@ -82,6 +82,9 @@ type Observation struct {
 	// because a field the forge cannot change differs; ReplaceBecause says which.
 	Replace        bool
 	ReplaceBecause string
+	// Notices are Events the kind wants told with the pass's outcome,
+	// such as a Warning that digests were recorded under another key.
+	Notices []Event
 }
 
 // Change is one managed field that differs: Have is the forge's value and

@@ -230,10 +230,12 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 
 	if observe {
-		return observed(status, obs, what, r.nextCheck(ctx, obj)), nil
+		out := observed(status, obs, what, r.nextCheck(ctx, obj))
+		out.More = append(out.More, obs.Notices...)
+		return out, nil
 	}
 
-	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}}
+	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
 			return Outcome{}, err

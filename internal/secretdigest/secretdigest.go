@@ -85,11 +85,40 @@ func (d *Digester) Digest(ctx context.Context, scope, value string) (string, err
 	// Length-prefix the scope: "a"+"bc" and "ab"+"c" must not collide.
 	fmt.Fprintf(mac, "%d:%s", len(scope), scope)
 	mac.Write([]byte(value))
-	return prefix + base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
+	return prefix + keyID(key) + ":" + base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
-// Equal compares two digests in constant time.
-func Equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+// keyID names a key in every digest made with it: a keyed digest of a
+// fixed text, so it tells keys apart and says nothing of any value.
+func keyID(key []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("forge-operator secret digest key id"))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))[:8]
+}
+
+// Compare tells whether a recorded digest and one made now (both from
+// Digest) are of the same value. Known is false when recorded was made
+// under another key than now (the key Secret was deleted and re-created,
+// or --secret-digest-key names another): such digests cannot be compared,
+// and the caller decides by other means. A digest recorded before digests
+// named their key counts as made under the current key, as it was then.
+func Compare(recorded, now string) (equal, known bool) {
+	rid, rmac := split(recorded)
+	nid, nmac := split(now)
+	if rid != "" && rid != nid {
+		return false, false
+	}
+	return hmac.Equal([]byte(rmac), []byte(nmac)), true
+}
+
+// split reads a digest as its key id ("" before key ids) and its MAC.
+func split(digest string) (id, mac string) {
+	rest := strings.TrimPrefix(digest, prefix)
+	if id, mac, ok := strings.Cut(rest, ":"); ok {
+		return id, mac
+	}
+	return "", rest
+}
 
 func (d *Digester) loadKey(ctx context.Context) ([]byte, error) {
 	d.mu.Lock()
@@ -118,7 +147,7 @@ func (d *Digester) readKey(ctx context.Context) ([]byte, error) {
 	}
 	key := s.Data[DataKey]
 	if len(key) < keySize {
-		return nil, fmt.Errorf("the secret digest key Secret %s holds no key %q of at least %d bytes; delete it to have a new one created", d.ref, DataKey, keySize)
+		return nil, fmt.Errorf("the secret digest key Secret %s holds no key %q of at least %d bytes: restore it from a backup, or put %d random bytes there (a new key is recognised as new: each hook then compares its Secrets by resourceVersion once and records digests under the new key)", d.ref, DataKey, keySize, keySize)
 	}
 	return key, nil
 }

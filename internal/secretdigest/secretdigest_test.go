@@ -99,8 +99,9 @@ func TestDigestRefusesAShortKey(t *testing.T) {
 	c := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
 		Data: map[string][]byte{secretdigest.DataKey: []byte("short")}}).Build()
 	_, err := secretdigest.New(c, c, ref).Digest(context.Background(), "s", "v")
-	if err == nil || !strings.Contains(err.Error(), "delete it") {
-		t.Errorf("err %v, want a refusal that says how to get a new key", err)
+	// It says how to mend the key, and never advises deleting it.
+	if err == nil || !strings.Contains(err.Error(), "restore it from a backup, or put 32 random bytes there") || strings.Contains(err.Error(), "delete") {
+		t.Errorf("err %v, want a refusal that says how to mend the key", err)
 	}
 }
 
@@ -135,4 +136,40 @@ func TestParseRef(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestCompareTellsAnotherKey: digests name their key, so a digest recorded
+// under a lost key is told from a changed value; one recorded before key
+// ids counts as the current key's.
+func TestCompareTellsAnotherKey(t *testing.T) {
+	ctx := context.Background()
+	digest := func(key, value string) string {
+		t.Helper()
+		c := fake.NewClientBuilder().WithObjects(&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "op", Name: "k"},
+			Data:       map[string][]byte{secretdigest.DataKey: []byte(strings.Repeat(key, 32))},
+		}).Build()
+		d, err := secretdigest.New(c, c, types.NamespacedName{Namespace: "op", Name: "k"}).Digest(ctx, "uid/secret", value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	now := digest("a", "v")
+	legacy := "hmac-sha256:" + now[strings.LastIndex(now, ":")+1:]
+	for _, c := range []struct {
+		name, recorded string
+		equal, known   bool
+	}{
+		{"same key, same value", digest("a", "v"), true, true},
+		{"same key, another value", digest("a", "w"), false, true},
+		{"another key", digest("b", "v"), false, false},
+		{"recorded before key ids, same value", legacy, true, true},
+		{"recorded before key ids, another value", "hmac-sha256:AAAA", false, true},
+	} {
+		equal, known := secretdigest.Compare(c.recorded, now)
+		if equal != c.equal || known != c.known {
+			t.Errorf("%s: equal %v known %v, want %v %v", c.name, equal, known, c.equal, c.known)
+		}
+	}
 }
