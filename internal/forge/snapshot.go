@@ -19,7 +19,6 @@ package forge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -263,7 +262,7 @@ func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error
 }
 
 func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return byID(ctx, s.labels, id, fmt.Sprintf("get label %d in %s", id, scope),
+	return byID(ctx, s.labels, id,
 		func() (*Label, error) { return s.Interface.GetLabel(ctx, scope, id) },
 		func() ([]Label, error) { return s.ListLabels(ctx, scope) })
 }
@@ -295,7 +294,7 @@ func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) 
 }
 
 func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return byID(ctx, s.hooks, id, fmt.Sprintf("get hook %d in %s", id, scope),
+	return byID(ctx, s.hooks, id,
 		func() (*Hook, error) { return s.Interface.GetHook(ctx, scope, id) },
 		func() ([]Hook, error) { return s.ListHooks(ctx, scope) })
 }
@@ -333,7 +332,7 @@ func (s *Snapshots) ListProjects(ctx context.Context, owner, repo, state string)
 }
 
 func (s *Snapshots) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
-	return byID(ctx, s.projects, id, fmt.Sprintf("get project %d in %s/%s", id, owner, repo),
+	return byID(ctx, s.projects, id,
 		func() (*Project, error) { return s.Interface.GetProject(ctx, owner, repo, id) },
 		func() ([]Project, error) { return s.ListProjects(ctx, owner, repo, "all") })
 }
@@ -365,7 +364,7 @@ func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, err
 }
 
 func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return byID(ctx, s.runners, id, fmt.Sprintf("get runner %d in %s", id, scope),
+	return byID(ctx, s.runners, id,
 		func() (*Runner, error) { return s.Interface.GetRunner(ctx, scope, id) },
 		func() ([]Runner, error) { return s.ListRunners(ctx, scope) })
 }
@@ -377,9 +376,9 @@ func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disab
 }
 
 // byID reads object id: by get (the forge's GET) when ctx allows no
-// listing, else out of the scope's listing (list), answering a missing one
-// as the forge's GET would: not found.
-func byID[T any](ctx context.Context, st *store[T], id int64, op string, get func() (*T, error), list func() ([]T, error)) (*T, error) {
+// listing, else out of the scope's listing (list); one the listing lacks is
+// asked of get, which answers not found when it is gone.
+func byID[T any](ctx context.Context, st *store[T], id int64, get func() (*T, error), list func() ([]T, error)) (*T, error) {
 	if maxAgeOf(ctx) <= 0 {
 		return get()
 	}
@@ -392,7 +391,11 @@ func byID[T any](ctx context.Context, st *store[T], id int64, op string, get fun
 			return &all[i], nil
 		}
 	}
-	return nil, &Error{Op: op, Kind: KindNotFound, Err: errors.New("not in the scope's listing")}
+	// A listing can miss an object that exists: one that moved across a
+	// page boundary while the pages were walked (a delete before it and a
+	// create after it keep the total, so the walk looks consistent). The
+	// forge's GET confirms a miss before anyone creates the object again.
+	return get()
 }
 
 // store keeps the listings of one kind of object, by scope.
