@@ -94,8 +94,12 @@ func RemoveAll(ctx context.Context, c client.Client, ns string) error {
 		for _, it := range items {
 			o := it.(client.Object)
 			if len(o.GetFinalizers()) > 0 {
+				// A merge patch carries no resourceVersion: the operator may
+				// be writing the object meanwhile (a status, a mark), and an
+				// update would fail on that with a conflict.
+				patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
 				o.SetFinalizers(nil)
-				if err := client.IgnoreNotFound(c.Update(ctx, o)); err != nil {
+				if err := client.IgnoreNotFound(c.Patch(ctx, o, patch)); err != nil {
 					return err
 				}
 			}
