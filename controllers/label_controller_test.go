@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -362,6 +363,29 @@ var _ = Describe("Label", func() {
 			}
 		}
 		Expect(faults).To(Equal(5), "every injected fault was met")
+	})
+
+	It("stalls InvalidForgeAnswer on a create answered with id 0 or an unreadable body, repeats no create before its sync interval, and looks before it creates again", func() {
+		for i, body := range []string{`{"id":0,"name":"once","color":"aabbcc"}`, `<html>proxy error</html>`} {
+			name := fmt.Sprintf("untrusted-%d", i)
+			fake.ClearRequests()
+			fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/acme/web/labels", Count: -1,
+				Status: http.StatusCreated, Body: body})
+			l := newLabel(repo, name)
+			l.Spec.SyncInterval = every(time.Hour) // a backoff would retry within seconds; the interval is an hour
+			Expect(k8s.Create(ctx, l)).To(Succeed())
+			msg := expectReason(l, metav1.ConditionFalse, forgev1.ReasonInvalidForgeAnswer)
+			Expect(msg).To(ContainSubstring(strings.ReplaceAll(body, `"`, `\"`)), "the forge's answer, quoted")
+			Expect(condStatus(l, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
+			Expect(l.Annotations).To(HaveKey(forgev1.CreatePendingAnnotation), "the mark stays: the next pass looks first")
+			Consistently(func() int { return writesTo("/labels") }, 3*time.Second, poll).Should(Equal(1), "one create, not repeated on backoff")
+
+			By("the forge answers properly again; a spec change brings the resource back")
+			fake.ClearFaults()
+			change(l, func(l *forgev1.Label) { l.Spec.Description = ptr("now it answers") })
+			expectReady(l)
+			Expect(theOne(repo, name).ID).To(Equal(l.Status.ID))
+		}
 	})
 
 	It("creates exactly one label when the create response is lost", func() {

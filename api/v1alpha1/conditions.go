@@ -87,6 +87,11 @@ const (
 	ReasonForgeError = "ForgeError"
 	// ReasonConnected: a Forge's credentials were accepted.
 	ReasonConnected = "Connected"
+	// ReasonInvalidForgeAnswer: the forge answered a create with something
+	// that cannot be trusted (an id <= 0, a body that does not parse); the
+	// create is not repeated before the sync interval, and the next pass
+	// looks for the object first.
+	ReasonInvalidForgeAnswer = "InvalidForgeAnswer"
 	// ReasonMergeIncomplete: issues kept getting a label that a LabelSet
 	// merges away while it relabelled them; the old label is kept and the
 	// merge is retried.

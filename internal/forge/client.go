@@ -478,6 +478,10 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	return nil, c.failWith(red, cl, fe)
 }
 
+// maxAnswerShown bounds how much of an answer the client refuses is quoted
+// in its error.
+const maxAnswerShown = 256
+
 // identified is a forge object with an id; an answer carrying id <= 0 is
 // refused, since the id would be recorded and a later pass would create
 // the object again.
@@ -497,11 +501,14 @@ func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error
 		if bytes.Equal(bytes.TrimSpace(resp.body), []byte("null")) {
 			return nil, invalid(fmt.Errorf("the forge answered %d with null", resp.status))
 		}
+		// The answer itself, bounded (and redacted by failWith), says what
+		// the forge sent.
+		answer := truncate(string(resp.body), maxAnswerShown)
 		if err := json.Unmarshal(resp.body, out); err != nil {
-			return nil, invalid(fmt.Errorf("decode %d response: %w", resp.status, err))
+			return nil, invalid(fmt.Errorf("decode %d response %q: %w", resp.status, answer, err))
 		}
 		if o, ok := out.(identified); ok && o.forgeID() <= 0 {
-			return nil, invalid(fmt.Errorf("the forge answered %d with id %d", resp.status, o.forgeID()))
+			return nil, invalid(fmt.Errorf("the forge answered %d with id %d: %q", resp.status, o.forgeID(), answer))
 		}
 	}
 	return resp, nil

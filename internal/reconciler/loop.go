@@ -249,7 +249,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 		created, err := ext.Create(ctx)
 		if err != nil {
-			return Outcome{}, err
+			return Outcome{}, untrustedCreate(err, what)
 		}
 		record(status, created)
 		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
@@ -266,7 +266,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		}
 		created, err := ext.Create(ctx)
 		if err != nil {
-			return Outcome{}, err
+			return Outcome{}, untrustedCreate(err, what)
 		}
 		record(status, created)
 		if err := ext.Delete(ctx, obs); err != nil {
@@ -323,6 +323,20 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	// replacement), and the next pass must look before creating again.
 	settlePending(obj)
 	return out, nil
+}
+
+// untrustedCreate stalls a pass whose create got an answer that cannot be
+// trusted (an id <= 0, a body that does not parse): the forge may have made
+// the object all the same, so repeating the create on backoff could make
+// duplicates. Stalled, it comes back at its sync interval or on a change,
+// and the create-pending mark it keeps makes that pass look first.
+func untrustedCreate(err error, what string) error {
+	if forge.KindOf(err) != forge.KindInvalidResponse {
+		return err
+	}
+	return Stall(forgev1.ReasonInvalidForgeAnswer,
+		"the forge's answer to the create of %s cannot be trusted (%v); it may have made it all the same: the next pass, at the sync interval or on a change, looks for it before it creates again",
+		what, err)
 }
 
 // observed is the outcome of a pass under managementPolicy Observe: what
