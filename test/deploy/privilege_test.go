@@ -144,9 +144,17 @@ func TestNamespacedGrantsTheManagerRoleInTheWatchedNamespacesOnly(t *testing.T) 
 
 	// Cluster-wide, only the metrics RBAC: no ClusterRole holds any of the
 	// manager's rules, and only the metrics check is bound cluster-wide.
+	// The aggregated view and edit roles are for namespace users, bound to
+	// no one: the cluster's view, edit and admin take them in.
 	for _, o := range objs.ofKind("ClusterRole") {
 		var cr rbacv1.ClusterRole
 		decode(t, o, &cr)
+		if cr.Name == "forge-operator-view" || cr.Name == "forge-operator-edit" {
+			if !strings.HasPrefix(cr.Labels["rbac.authorization.k8s.io/aggregate-to-edit"], "true") {
+				t.Errorf("ClusterRole %s is not aggregated to edit", cr.Name)
+			}
+			continue
+		}
 		if cr.Name != "forge-operator-metrics-auth-role" && cr.Name != "forge-operator-metrics-reader" {
 			t.Errorf("ClusterRole %s rendered; config/namespaced wants only the metrics ClusterRoles", cr.Name)
 		}
