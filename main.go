@@ -97,7 +97,7 @@ func main() {
 	// two writes each.
 	flag.Float64Var(&kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to the Kubernetes API server.")
 	flag.IntVar(&kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to the Kubernetes API server at once.")
-	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge, per kind, are reconciled at once; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other Forges.")
+	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge, per kind, are reconciled at once, and as many for all Forges of one namespace and all Forges at one server; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other tenants.")
 	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
 		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+
 			"or a name in the operator's own namespace (POD_NAMESPACE, or the Pod's service account namespace). Created on first use.")

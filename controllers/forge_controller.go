@@ -68,12 +68,14 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
-		Complete(reconciler.Fair(r, r.Options.Fairness.ForKind(), forgeOfForge, r.Options.ReconcileTimeout))
+		Complete(reconciler.Fair(r, r.Options.Fairness.ForKind(), r.tenantOf, r.Options.ReconcileTimeout))
 }
 
 // forgeOfForge: a Forge's own check counts against its share too.
-func forgeOfForge(_ context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
-	return req.NamespacedName, true, nil
+// tenantOf: a Forge's check counts against the Forge, its namespace and
+// its server, as its resources' passes do.
+func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
+	return reconciler.Tenant{Forge: req.NamespacedName, Server: reconciler.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

@@ -22,27 +22,35 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// Fairness caps how many passes of one Forge's resources run at once in
+// Fairness caps how many passes of one tenant's resources run at once in
 // one controller. Each controller has its own pool of workers; a Forge
 // that never answers would otherwise hold all of them for a reconcile
-// timeout each, pass after pass, and every other Forge's resources would
-// queue behind its backlog. With the cap below a pool's size, a worker of
-// every pool stays free for the other Forges, while one Forge's resources
-// of different kinds still go on side by side.
+// timeout each, pass after pass, and every other tenant's resources would
+// queue behind its backlog. A pass counts against its Forge, the Forge's
+// namespace and the server the Forge points at, each capped below the
+// pool's size: a tenant with many Forges in one namespace, or many
+// namespaces' Forges at one dead server, still leaves a worker of every
+// pool to the others, while one Forge's resources of different kinds go on
+// side by side.
 type Fairness struct {
 	limit    int
 	mu       sync.Mutex
-	inFlight map[types.NamespacedName]int
+	inFlight map[string]int
 }
 
-// NewFairness allows limit passes per Forge at once (at least 1).
+// NewFairness allows limit passes per Forge, per namespace and per server
+// at once (at least 1).
 func NewFairness(limit int) *Fairness {
-	return &Fairness{limit: max(limit, 1), inFlight: map[types.NamespacedName]int{}}
+	return &Fairness{limit: max(limit, 1), inFlight: map[string]int{}}
 }
 
 // ForKind returns a Fairness of the same limit for one more controller's
@@ -55,37 +63,61 @@ func (f *Fairness) ForKind() *Fairness {
 }
 
 // DefaultForgeLimit leaves one worker of each pool of workers to the other
-// Forges (a pool of one worker cannot be shared).
+// tenants (a pool of one worker cannot be shared).
 func DefaultForgeLimit(maxConcurrentReconciles int) int {
 	return max(maxConcurrentReconciles-1, 1)
 }
 
-// acquire takes a slot of forge; ok is false when the Forge has no free slot.
-func (f *Fairness) acquire(forge types.NamespacedName) (release func(), ok bool) {
+// Tenant is what a pass's share of the workers counts against.
+type Tenant struct {
+	// Forge is the Forge the pass talks through; its namespace is the tenant's.
+	Forge types.NamespacedName
+	// Server is forge.ServerKey of the Forge's URL; "" when unknown.
+	Server string
+}
+
+func (t Tenant) keys() []string {
+	keys := []string{"forge/" + t.Forge.String(), "namespace/" + t.Forge.Namespace}
+	if t.Server != "" {
+		keys = append(keys, "server/"+t.Server)
+	}
+	return keys
+}
+
+// acquire takes a slot of the tenant; ok is false when its Forge, its
+// namespace or its server has no free slot.
+func (f *Fairness) acquire(t Tenant) (release func(), ok bool) {
+	keys := t.keys()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.inFlight[forge] >= f.limit {
-		return nil, false
+	for _, k := range keys {
+		if f.inFlight[k] >= f.limit {
+			return nil, false
+		}
 	}
-	f.inFlight[forge]++
+	for _, k := range keys {
+		f.inFlight[k]++
+	}
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if f.inFlight[forge]--; f.inFlight[forge] <= 0 {
-			delete(f.inFlight, forge)
+		for _, k := range keys {
+			if f.inFlight[k]--; f.inFlight[k] <= 0 {
+				delete(f.inFlight, k)
+			}
 		}
 	}, true
 }
 
-// ForgeOf names the Forge a request's pass talks to; ok is false when the
-// resource is gone (the pass then needs no slot).
-type ForgeOf func(ctx context.Context, req reconcile.Request) (forge types.NamespacedName, ok bool, err error)
+// TenantOf names the tenant a request's pass works for; ok is false when
+// the resource is gone (the pass then needs no slot).
+type TenantOf func(ctx context.Context, req reconcile.Request) (t Tenant, ok bool, err error)
 
-// Fair runs inner only when the request's Forge has a free slot; otherwise
-// the request comes back after a short delay, at low priority, so that
-// other Forges' requests waiting in the queue go first. Without a Fairness
-// it returns inner.
-func Fair(inner reconcile.Reconciler, fair *Fairness, forgeOf ForgeOf, timeout time.Duration) reconcile.Reconciler {
+// Fair runs inner only when the request's tenant has a free slot;
+// otherwise the request comes back after a short delay, at low priority,
+// so that other tenants' requests waiting in the queue go first. Without a
+// Fairness it returns inner.
+func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout time.Duration) reconcile.Reconciler {
 	if fair == nil {
 		return inner
 	}
@@ -93,22 +125,32 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, forgeOf ForgeOf, timeout t
 		timeout = DefaultReconcileTimeout
 	}
 	// Soon enough to take a slot freed by a pass that ran into the timeout,
-	// rare enough that a large backlog of one Forge costs little.
+	// rare enough that a large backlog of one tenant costs little.
 	busy := min(max(timeout/10, 200*time.Millisecond), 5*time.Second)
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-		forge, ok, err := forgeOf(ctx, req)
+		t, ok, err := tenantOf(ctx, req)
 		if err != nil {
 			return reconcile.Result{}, err
 		}
 		if !ok {
 			return inner.Reconcile(ctx, req)
 		}
-		release, ok := fair.acquire(forge)
+		release, ok := fair.acquire(t)
 		if !ok {
-			log.FromContext(ctx).V(1).Info("deferred: its Forge has its share of the workers", "forge", forge.Name)
+			log.FromContext(ctx).V(1).Info("deferred: its tenant has its share of the workers", "forge", t.Forge.Name)
 			return reconcile.Result{RequeueAfter: Jitter(busy), Priority: new(handler.LowPriority)}, nil
 		}
 		defer release()
 		return inner.Reconcile(ctx, req)
 	})
+}
+
+// ServerOf is the server key of Forge ref, read from c; "" when the Forge
+// cannot be read (the pass then counts against its Forge and namespace).
+func ServerOf(ctx context.Context, c client.Reader, ref types.NamespacedName) string {
+	var f forgev1.Forge
+	if err := c.Get(ctx, ref, &f); err != nil {
+		return ""
+	}
+	return forge.ServerKey(f.Spec.URL)
 }

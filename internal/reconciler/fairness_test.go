@@ -36,14 +36,16 @@ func TestFair(t *testing.T) {
 		<-unblock
 		return reconcile.Result{}, nil
 	})
-	// Requests "a-*" use Forge a, "b-*" Forge b, "gone" no Forge at all.
-	forgeOf := func(_ context.Context, req reconcile.Request) (types.NamespacedName, bool, error) {
+	// Requests "a-*" use Forge a, "b-*" Forge b (each in a namespace of its
+	// own, at a server of its own), "gone" no Forge at all.
+	tenantOf := func(_ context.Context, req reconcile.Request) (Tenant, bool, error) {
 		if req.Name == "gone" {
-			return types.NamespacedName{}, false, nil
+			return Tenant{}, false, nil
 		}
-		return types.NamespacedName{Namespace: "ns", Name: req.Name[:1]}, true, nil
+		f := req.Name[:1]
+		return Tenant{Forge: types.NamespacedName{Namespace: "ns-" + f, Name: f}, Server: "https://" + f}, true, nil
 	}
-	r := Fair(inner, NewFairness(2), forgeOf, 3*time.Second)
+	r := Fair(inner, NewFairness(2), tenantOf, 3*time.Second)
 	req := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 	}
@@ -105,4 +107,53 @@ func TestFair(t *testing.T) {
 	if got := <-started; got != "a-3" {
 		t.Fatalf("pass %s started, want a-3", got)
 	}
+}
+
+// TestFairPerNamespaceAndServer: one tenant's many Forges share one
+// namespace's slots, and many namespaces' Forges at one server share that
+// server's; another tenant at another server still gets a worker.
+func TestFairPerNamespaceAndServer(t *testing.T) {
+	unblock := make(chan struct{})
+	started := make(chan string, 10)
+	inner := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+		started <- req.Name
+		<-unblock
+		return reconcile.Result{}, nil
+	})
+	tenants := map[string]Tenant{
+		"hostile-1": {Forge: types.NamespacedName{Namespace: "hostile", Name: "f1"}, Server: "http://dead"},
+		"hostile-2": {Forge: types.NamespacedName{Namespace: "hostile", Name: "f2"}, Server: "http://dead-too"},
+		"neighbour": {Forge: types.NamespacedName{Namespace: "neighbour", Name: "f"}, Server: "http://dead"},
+		"other":     {Forge: types.NamespacedName{Namespace: "other", Name: "f"}, Server: "http://alive"},
+	}
+	tenantOf := func(_ context.Context, req reconcile.Request) (Tenant, bool, error) { return tenants[req.Name], true, nil }
+	r := Fair(inner, NewFairness(1), tenantOf, 3*time.Second)
+	reconcileOf := func(name string) reconcile.Result {
+		t.Helper()
+		res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	go func() { reconcileOf("hostile-1") }()
+	if got := <-started; got != "hostile-1" {
+		t.Fatalf("pass %s started, want hostile-1", got)
+	}
+	for _, name := range []string{"hostile-2", "neighbour"} {
+		// Another Forge of the same namespace; another namespace's Forge at the same server.
+		if res := reconcileOf(name); res.RequeueAfter <= 0 {
+			t.Fatalf("%s ran beside hostile-1: %+v, want it deferred", name, res)
+		}
+	}
+	go func() { reconcileOf("other") }()
+	select {
+	case got := <-started:
+		if got != "other" {
+			t.Fatalf("pass %s started, want other", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("another tenant at another server got no worker")
+	}
+	close(unblock)
 }

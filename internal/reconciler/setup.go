@@ -100,16 +100,17 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
-		Complete(Fair(r, opts.Fairness.ForKind(), r.forgeOf, opts.ReconcileTimeout))
+		Complete(Fair(r, opts.Fairness.ForKind(), r.tenantOf, opts.ReconcileTimeout))
 }
 
-// forgeOf names the Forge a resource uses, for Fairness.
-func (r *Reconciler[T]) forgeOf(ctx context.Context, req ctrl.Request) (types.NamespacedName, bool, error) {
+// tenantOf names the Forge a resource uses and its server, for Fairness.
+func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (Tenant, bool, error) {
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return types.NamespacedName{}, false, client.IgnoreNotFound(err)
+		return Tenant{}, false, client.IgnoreNotFound(err)
 	}
-	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, true, nil
+	ref := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}
+	return Tenant{Forge: ref, Server: ServerOf(ctx, r.client, ref)}, true, nil
 }
 
 // indexers are the field indexes of kind the loop lists by: the Forge,

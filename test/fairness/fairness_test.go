@@ -23,6 +23,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -81,5 +82,66 @@ var _ = Describe("Fairness between Forges", func() {
 		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Label was Ready after %s", took)
 		AddReportEntry("B's Label Ready after", took.String())
 		Expect(fakeB.Labels(forge.OrgScope("acme"))).To(HaveLen(1))
+	})
+
+	It("caps a tenant's many Forges at one dead server by namespace: another namespace's Label is Ready within one reconcile timeout", func() {
+		fakeA := fakeforge.New(fakeforge.WithToken(token))
+		srvA := fakeA.Start()
+		DeferCleanup(srvA.Close)
+		_, err := fakeA.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		hole := newBlackHole(srvA.Listener.Addr().String())
+		nsA, first := tenant(hole.URL())
+		forges := []*forgev1.Forge{first}
+		for i := range 3 {
+			f := first.DeepCopy()
+			f.ObjectMeta = metav1.ObjectMeta{Namespace: nsA, Name: fmt.Sprintf("gitea-%d", i)}
+			f.Status = forgev1.ForgeStatus{}
+			Expect(k8s.Create(ctx, f)).To(Succeed())
+			forges = append(forges, f)
+		}
+		for _, f := range forges {
+			waitReady(f, time.Now())
+		}
+		hole.swallow()
+		var labelsA []*forgev1.Label
+		for _, f := range forges {
+			for i := range 3 {
+				l := label(nsA, fmt.Sprintf("%s-%d", f.Name, i))
+				l.Spec.ForgeRef.Name = f.Name
+				Expect(k8s.Create(ctx, l)).To(Succeed())
+				labelsA = append(labelsA, l)
+			}
+		}
+		Eventually(func(g Gomega) {
+			failed := 0
+			for _, l := range labelsA {
+				if c := ready(g, l); c != nil && c.Reason == forgev1.ReasonForgeError {
+					failed++
+				}
+			}
+			g.Expect(failed).To(BeNumerically(">=", 2))
+		}, timeout, poll).Should(Succeed())
+
+		fakeB := fakeforge.New(fakeforge.WithToken(token))
+		srvB := fakeB.Start()
+		DeferCleanup(srvB.Close)
+		_, err = fakeB.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		start := time.Now()
+		nsB, forgeB := tenant(srvB.URL)
+		took := waitReady(forgeB, start)
+		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Forge was Ready after %s", took)
+		l := label(nsB, "bug")
+		start = time.Now()
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		took = waitReady(l, start)
+		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Label was Ready after %s", took)
+
+		// Counted: the dead server never held more Label passes at once
+		// than the namespace's share of the pool, four Forges or not.
+		peak := hole.peak.Load()
+		AddReportEntry("passes in flight at the dead server, at most", peak)
+		Expect(peak).To(BeNumerically("<=", workers-1), "passes held by one namespace at once")
 	})
 })

@@ -117,6 +117,8 @@ type blackHole struct {
 	ln       net.Listener
 	target   string
 	swallows atomic.Bool
+	// open counts swallowed connections clients still hold; peak is its highest.
+	open, peak atomic.Int64
 	mu       sync.Mutex
 	conns    []net.Conn
 }
@@ -141,7 +143,8 @@ func (b *blackHole) serve() {
 		}
 		b.track(c)
 		if b.swallows.Load() {
-			continue // held open, never read, never answered
+			b.hold(c) // held open, never answered
+			continue
 		}
 		up, err := net.Dial("tcp", b.target)
 		if err != nil {
@@ -152,6 +155,22 @@ func (b *blackHole) serve() {
 		go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
 		go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
 	}
+}
+
+// hold keeps a swallowed connection open, unanswered, and counts it while
+// the client holds it (a pass in flight against the dead server).
+func (b *blackHole) hold(c net.Conn) {
+	n := b.open.Add(1)
+	for {
+		p := b.peak.Load()
+		if n <= p || b.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, c) // until the client gives up
+		b.open.Add(-1)
+	}()
 }
 
 func (b *blackHole) track(c net.Conn) {
