@@ -126,7 +126,9 @@ func TestFairPerNamespaceAndServer(t *testing.T) {
 		"neighbour": {Forge: types.NamespacedName{Namespace: "neighbour", Name: "f"}, Server: "http://dead"},
 		"other":     {Forge: types.NamespacedName{Namespace: "other", Name: "f"}, Server: "http://alive"},
 	}
-	tenantOf := func(_ context.Context, req reconcile.Request) (Tenant, bool, error) { return tenants[req.Name], true, nil }
+	tenantOf := func(_ context.Context, req reconcile.Request) (Tenant, bool, error) {
+		return tenants[req.Name], true, nil
+	}
 	r := Fair(inner, NewFairness(1), tenantOf, 3*time.Second)
 	reconcileOf := func(name string) reconcile.Result {
 		t.Helper()

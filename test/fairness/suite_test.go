@@ -119,8 +119,8 @@ type blackHole struct {
 	swallows atomic.Bool
 	// open counts swallowed connections clients still hold; peak is its highest.
 	open, peak atomic.Int64
-	mu       sync.Mutex
-	conns    []net.Conn
+	mu         sync.Mutex
+	conns      []net.Conn
 }
 
 func newBlackHole(target string) *blackHole {
