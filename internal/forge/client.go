@@ -572,20 +572,55 @@ func listAll[T any](ctx context.Context, c *Client, cl call, decode func(*respon
 	}
 }
 
+// listBudget holds one listing walk to MaxListPages, MaxListItems and
+// MaxListBytes: every walk of pages (listOnce, ListOrgRepos) counts what
+// it read through one.
+type listBudget struct {
+	c                   *Client
+	cl                  call
+	pages, items, bytes int
+}
+
+func (b *listBudget) exceeded(why string) error {
+	return b.c.fail(b.cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf(
+		"stopped listing after %s: a listing is limited to %d pages, %d items and %d MiB",
+		why, MaxListPages, MaxListItems, MaxListBytes>>20)})
+}
+
+// page counts one more page before it is fetched.
+func (b *listBudget) page() error {
+	if b.pages++; b.pages > MaxListPages {
+		return b.exceeded(fmt.Sprintf("%d pages", MaxListPages))
+	}
+	return nil
+}
+
+// read counts a page's body before it is decoded.
+func (b *listBudget) read(body []byte) error {
+	if b.bytes += len(body); b.bytes > MaxListBytes {
+		return b.exceeded(fmt.Sprintf("%d MiB", MaxListBytes>>20))
+	}
+	return nil
+}
+
+// decoded counts a page's items.
+func (b *listBudget) decoded(n int) error {
+	if b.items += n; b.items > MaxListItems {
+		return b.exceeded(fmt.Sprintf("%d items", MaxListItems))
+	}
+	return nil
+}
+
 // listOnce walks the pages once; errInconsistent when the list changed.
 func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
 	seen := map[int64]bool{}
 	all := []T{}
-	total, raw, pageLen, size := -1, 0, 0, 0
+	total, pageLen := -1, 0
 	consistent := true
-	bounds := func(why string) error {
-		return c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf(
-			"stopped listing after %s: a listing is limited to %d pages, %d items and %d MiB",
-			why, MaxListPages, MaxListItems, MaxListBytes>>20)})
-	}
+	budget := &listBudget{c: c, cl: cl}
 	for page := 1; ; page++ {
-		if page > MaxListPages {
-			return nil, bounds(fmt.Sprintf("%d pages", MaxListPages))
+		if err := budget.page(); err != nil {
+			return nil, err
 		}
 		pc := cl
 		pc.query = url.Values{}
@@ -598,15 +633,15 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 		if err != nil {
 			return nil, err
 		}
-		if size += len(resp.body); size > MaxListBytes {
-			return nil, bounds(fmt.Sprintf("%d MiB", MaxListBytes>>20))
+		if err := budget.read(resp.body); err != nil {
+			return nil, err
 		}
 		pr, err := decode(resp)
 		if err != nil {
 			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
 		}
-		if raw += len(pr.items); raw > MaxListItems {
-			return nil, bounds(fmt.Sprintf("%d items", MaxListItems))
+		if err := budget.decoded(len(pr.items)); err != nil {
+			return nil, err
 		}
 		if page == 1 {
 			total, pageLen = pr.total, len(pr.items)
@@ -632,7 +667,7 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 		}
 		switch {
 		case len(pr.items) == 0:
-		case total >= 0 && raw >= total:
+		case total >= 0 && budget.items >= total:
 		case total < 0 && page > 1 && len(pr.items) < pageLen:
 		case fresh == 0:
 			// A server that ignores paging serves the same page again.

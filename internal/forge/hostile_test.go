@@ -164,6 +164,41 @@ func TestListBounds(t *testing.T) {
 	}
 }
 
+// TestOrgRepoListingBounded: the organization's repository listing, which
+// walks pages by Link, is held to the same bounds as every listing: a forge
+// serving endless large pages gets an error, not the manager's memory.
+func TestOrgRepoListingBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		n, pad      int
+		wantInErr   string
+		maxRequests int64
+	}{
+		{"endless pages of 4 MiB", forge.PageSize, 4 << 20 / forge.PageSize, fmt.Sprintf("after %d MiB", forge.MaxListBytes>>20), forge.MaxListBytes/(4<<20) + 1},
+		{"endless small pages", forge.PageSize, 0, fmt.Sprintf("after %d pages", forge.MaxListPages), forge.MaxListPages},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &countingServer{serve: func(w io.Writer, r *http.Request, n int64) {
+				w.(*countingWriter).w.(http.ResponseWriter).Header().Set("Link", `<`+r.URL.Path+`?page=next>; rel="next"`)
+				repos := make([]forge.Repository, tc.n)
+				for i := range repos {
+					repos[i] = forge.Repository{ID: (n-1)*int64(tc.n) + int64(i) + 1, Name: fmt.Sprintf("r%d", i), FullName: strings.Repeat("x", tc.pad)}
+				}
+				_ = json.NewEncoder(w).Encode(repos)
+			}}
+			c, _ := hostileClient(t, srv)
+			repos, err := c.ListOrgRepos(ctx(t), "acme")
+			wantKind(t, err, forge.KindInvalidResponse)
+			if repos != nil || !strings.Contains(err.Error(), tc.wantInErr) {
+				t.Fatalf("%d repositories, error %v; want none and %q", len(repos), err, tc.wantInErr)
+			}
+			if got := srv.requests.Load(); got > tc.maxRequests {
+				t.Fatalf("%d requests, want at most %d", got, tc.maxRequests)
+			}
+		})
+	}
+}
+
 // TestListBoundsAllowLargeLists: a big but finite list is not cut.
 func TestListBoundsAllowLargeLists(t *testing.T) {
 	const n = 20000

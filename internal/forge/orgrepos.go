@@ -48,11 +48,6 @@ var (
 	_ RepoFixturesClient = (*Client)(nil)
 )
 
-// maxRepoPages bounds one organization listing (50 per page: 25,000
-// repositories), so a server that keeps announcing a next page cannot hold
-// a reconcile forever.
-const maxRepoPages = 500
-
 // ListOrgRepos implements OrgReposClient.
 //
 // The forge pages the organization's repositories in the database and only
@@ -65,9 +60,11 @@ func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, er
 	cl := call{op: "list repositories of organization " + org, method: http.MethodGet, route: "/orgs/{org}/repos", args: []any{org}}
 	seen := map[int64]bool{}
 	all := []Repository{}
+	// The same bounds as every listing: pages, items and bytes.
+	budget := &listBudget{c: c, cl: cl}
 	for page := 1; ; page++ {
-		if page > maxRepoPages {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("more than %d pages", maxRepoPages)})
+		if err := budget.page(); err != nil {
+			return nil, err
 		}
 		pc := cl
 		pc.query = url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(PageSize)}}
@@ -75,9 +72,15 @@ func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, er
 		if err != nil {
 			return nil, err
 		}
+		if err := budget.read(resp.body); err != nil {
+			return nil, err
+		}
 		var items []Repository
 		if err := json.Unmarshal(resp.body, &items); err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindUnknown, Err: fmt.Errorf("decode page %d: %w", page, err)})
+			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
+		}
+		if err := budget.decoded(len(items)); err != nil {
+			return nil, err
 		}
 		fresh := 0
 		for _, r := range items {
