@@ -154,6 +154,9 @@ type Pool struct {
 
 	mu      sync.Mutex
 	clients map[types.NamespacedName]pooled
+	// kept bounds the listings all Forges' clients keep together
+	// (forge.MaxManagerKeptBytes).
+	kept *forge.Budget
 }
 
 type pooled struct {
@@ -206,8 +209,13 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 		p.clients = map[types.NamespacedName]pooled{}
 	}
 	// Reads are served from listings shared per scope (forge.Snapshots);
-	// a rebuilt client starts with none.
-	sc := forge.NewSnapshots(c)
+	// a rebuilt client starts with none, and the one it replaces gives its
+	// listings' bytes back to the manager's budget.
+	if p.kept == nil {
+		p.kept = forge.NewBudget(forge.MaxManagerKeptBytes)
+	}
+	closeSnapshots(p.clients[key].client)
+	sc := forge.NewSnapshots(c).Within(p.kept)
 	p.clients[key] = pooled{fingerprint: fp, stamp: stamp, client: sc}
 	return sc, nil
 }
@@ -236,6 +244,14 @@ func (p *Pool) stamp(ctx context.Context, f *forgev1.Forge) string {
 func (p *Pool) Forget(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	closeSnapshots(p.clients[key].client)
 	delete(p.clients, key)
 	forge.Forget(key.Namespace + "/" + key.Name)
+}
+
+// closeSnapshots gives a dropped client's kept listings back.
+func closeSnapshots(c forge.Interface) {
+	if sc, ok := c.(*forge.Snapshots); ok {
+		sc.Close()
+	}
 }

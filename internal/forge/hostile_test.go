@@ -25,6 +25,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -497,4 +498,51 @@ func TestSecretsOfThePassRedacted(t *testing.T) {
 			t.Fatalf("error %q", msg)
 		}
 	}
+}
+
+// TestKeptListingsBoundedUnderAHostileForge: a forge whose labels are huge
+// (a description of a MiB each) cannot make the listings the manager keeps
+// grow past MaxKeptBytes per Forge, however many scopes its resources
+// read; listings past the budget serve their readers and are dropped. The
+// heap after each listing is printed (the figure the README gives), the
+// bytes kept asserted.
+func TestKeptListingsBoundedUnderAHostileForge(t *testing.T) {
+	const perPage, pages, mib = 6, 2, 1 << 20 // 12 MiB a scope
+	srv := &countingServer{serve: func(w io.Writer, r *http.Request, _ int64) {
+		w.(*countingWriter).w.(http.ResponseWriter).Header().Set("X-Total-Count", strconv.Itoa(perPage*pages))
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		out := make([]forge.Label, 0, perPage)
+		for i := range perPage {
+			if page <= pages {
+				out = append(out, forge.Label{ID: int64((page-1)*perPage + i + 1), Name: fmt.Sprint(i), Color: "ededed",
+					Description: strings.Repeat("x", mib)})
+			}
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}}
+	c, _ := hostileClient(t, srv)
+	s := forge.NewSnapshots(c).Within(forge.NewBudget(forge.MaxManagerKeptBytes))
+	kept := forge.WithMaxAge(ctx(t), time.Hour)
+	var peak uint64
+	for i := range 6 {
+		labels, err := s.ListLabels(kept, forge.RepoScope("acme", fmt.Sprint(i)))
+		mustNoErr(t, err)
+		if len(labels) != perPage*pages {
+			t.Fatalf("scope %d: %d labels", i, len(labels))
+		}
+		labels = nil
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+		if got := s.KeptBytes(); got > forge.MaxKeptBytes {
+			t.Fatalf("after scope %d: %d bytes kept, more than MaxKeptBytes %d", i, got, forge.MaxKeptBytes)
+		}
+	}
+	if s.KeptBytes() == 0 {
+		t.Fatal("nothing kept: the budget should hold the scopes that fit")
+	}
+	t.Logf("hostile forge, 6 scopes of 12 MiB: %d MiB kept (bound %d MiB), heap in use after GC at most %d MiB",
+		s.KeptBytes()>>20, forge.MaxKeptBytes>>20, peak>>20)
+	s.Close()
 }

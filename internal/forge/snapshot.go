@@ -18,6 +18,7 @@ package forge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -159,6 +160,7 @@ func IsBackground(ctx context.Context) bool {
 type Snapshots struct {
 	Interface
 	busy     func() bool
+	kept     *budgets
 	orgs     *store[Organization]
 	labels   *store[Label]
 	hooks    *store[Hook]
@@ -168,9 +170,10 @@ type Snapshots struct {
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
 func NewSnapshots(fc Interface) *Snapshots {
-	kept := new(atomic.Int64)
+	kept := &budgets{forge: NewBudget(MaxKeptBytes)}
 	s := &Snapshots{
 		Interface: fc,
+		kept:      kept,
 		orgs:      newStore(kept, func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }),
 		labels:    newStore(kept, func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
 		hooks: newStore(kept, func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
@@ -188,6 +191,27 @@ func NewSnapshots(fc Interface) *Snapshots {
 		s.busy = b.Busy
 	}
 	return s
+}
+
+// Within has s keep its listings within b too, a budget shared by every
+// Snapshots of one manager (MaxManagerKeptBytes); call it before use.
+func (s *Snapshots) Within(b *Budget) *Snapshots {
+	s.kept.manager = b
+	return s
+}
+
+// KeptBytes is the estimated size of the listings s keeps.
+func (s *Snapshots) KeptBytes() int64 { return s.kept.forge.Used() }
+
+// Close forgets every kept listing, giving their bytes back to the
+// manager's budget: a Snapshots replaced or dropped holds nothing.
+func (s *Snapshots) Close() {
+	s.kept.closed.Store(true)
+	s.orgs.forgetAll()
+	s.labels.forgetAll()
+	s.hooks.forgetAll()
+	s.projects.forgetAll()
+	s.runners.forgetAll()
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -398,11 +422,91 @@ func byID[T any](ctx context.Context, st *store[T], id int64, get func() (*T, er
 	return get()
 }
 
+// Bounds on what kept listings hold. Objects are counted (MaxKeptItems)
+// and their bytes estimated as their JSON size: a few large objects (a
+// label with a 6 MiB description) weigh what they weigh.
+const (
+	// MaxKeptBytes bounds the listings one Forge keeps.
+	MaxKeptBytes = 32 << 20
+	// MaxManagerKeptBytes bounds the listings all Forges of one manager
+	// keep together (connection.Pool hands one Budget to all).
+	MaxManagerKeptBytes = 128 << 20
+)
+
+// Budget is a number of bytes that kept listings share.
+type Budget struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewBudget allows max bytes.
+func NewBudget(max int64) *Budget { return &Budget{max: max} }
+
+// Used is how many bytes are taken.
+func (b *Budget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used.Load()
+}
+
+// take takes n bytes (n may be negative: given back) if they fit.
+func (b *Budget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	if b.used.Add(n) > b.max && n > 0 {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// budgets are what one Forge's stores keep within.
+type budgets struct {
+	closed  atomic.Bool  // Close was called: nothing more is kept
+	items   atomic.Int64 // objects kept by all stores of the Forge
+	forge   *Budget
+	manager *Budget // nil: no manager-wide bound
+}
+
+// take takes items objects and n bytes from every bound, or nothing.
+func (k *budgets) take(items, n int64) bool {
+	if k.closed.Load() && (items > 0 || n > 0) {
+		return false // a pass still under way on a replaced client keeps nothing
+	}
+	if k.items.Add(items) > MaxKeptItems && items > 0 {
+		k.items.Add(-items)
+		return false
+	}
+	if !k.forge.take(n) {
+		k.items.Add(-items)
+		return false
+	}
+	if !k.manager.take(n) {
+		k.items.Add(-items)
+		k.forge.take(-n)
+		return false
+	}
+	return true
+}
+
+// sizeOf estimates what items hold in memory: their JSON size, and a
+// little for each object's own words.
+func sizeOf[T any](items []T) int64 {
+	var n int64
+	for i := range items {
+		b, _ := json.Marshal(&items[i])
+		n += int64(len(b)) + 64
+	}
+	return n
+}
+
 // store keeps the listings of one kind of object, by scope.
 type store[T any] struct {
 	id    func(T) int64
 	clone func(T) T
-	kept  *atomic.Int64 // objects kept by all stores of the Forge
+	kept  *budgets
 
 	mu      sync.Mutex
 	entries map[string]*entry[T]
@@ -410,6 +514,8 @@ type store[T any] struct {
 
 type entry[T any] struct {
 	items   []T
+	bytes   int64     // sizeOf(items), taken from the budgets
+	read    time.Time // when a reader was last served, for eviction
 	fetched time.Time // when the listing held in items started; zero: none
 	seq     uint64    // writes recorded so far
 	// listing is the listing under way, journal the writes made since it
@@ -439,28 +545,71 @@ type change[T any] struct {
 // the listings past the bound served to their reader and not kept.
 const MaxKeptItems = MaxListItems
 
-func newStore[T any](kept *atomic.Int64, id func(T) int64, clone func(T) T) *store[T] {
+func newStore[T any](kept *budgets, id func(T) int64, clone func(T) T) *store[T] {
 	return &store[T]{id: id, clone: clone, kept: kept, entries: map[string]*entry[T]{}}
 }
 
-// keep replaces e's listing with items (taken at fetched) if the Forge's
-// bound on kept objects allows, else forgets it.
+// keep replaces e's listing with items (taken at fetched) if the bounds on
+// kept objects and bytes allow, evicting idle scopes of the store (least
+// recently read first) to make room; else it forgets e's listing (its
+// readers list again).
 func (st *store[T]) keep(e *entry[T], items []T, fetched time.Time) {
-	delta := int64(len(items) - len(e.items))
-	if st.kept.Add(delta) > MaxKeptItems {
-		st.kept.Add(-delta)
-		st.forget(e)
-		return
+	items0, bytes := int64(len(items)-len(e.items)), sizeOf(items)-e.bytes
+	for !st.kept.take(items0, bytes) {
+		if !st.evictOne(e) {
+			st.forget(e)
+			return
+		}
 	}
-	e.items, e.fetched = items, fetched
+	e.items, e.fetched, e.bytes = items, fetched, e.bytes+bytes
+}
+
+// IdleAfter is how long a scope's listing may go unread before it is
+// evicted to make room for another (longer than the default sync interval:
+// scopes still checked are never evicted for idle ones' sake).
+const IdleAfter = 15 * time.Minute
+
+// evictOne forgets the listing of the idle scope read least recently,
+// other than keep, and drops that scope's entry; false when there is none.
+func (st *store[T]) evictOne(keep *entry[T]) bool {
+	var oldest string
+	for k, e := range st.entries {
+		if e == keep || e.fetched.IsZero() || time.Since(e.read) < IdleAfter {
+			continue
+		}
+		if oldest == "" || e.read.Before(st.entries[oldest].read) {
+			oldest = k
+		}
+	}
+	if oldest == "" {
+		return false
+	}
+	e := st.entries[oldest]
+	st.forget(e)
+	if e.listing == nil {
+		delete(st.entries, oldest)
+	}
+	return true
 }
 
 // forget drops e's listing, also the one under way when it ends.
 func (st *store[T]) forget(e *entry[T]) {
-	st.kept.Add(-int64(len(e.items)))
-	e.items, e.fetched = nil, time.Time{}
+	st.kept.take(-int64(len(e.items)), -e.bytes)
+	e.items, e.fetched, e.bytes = nil, time.Time{}, 0
 	if e.listing != nil {
 		e.listing.spoiled = true
+	}
+}
+
+// forgetAll forgets every scope's listing.
+func (st *store[T]) forgetAll() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for k, e := range st.entries {
+		st.forget(e)
+		if e.listing == nil {
+			delete(st.entries, k)
+		}
 	}
 }
 
@@ -477,6 +626,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 		if usable(ctx, e.fetched) {
 			out := st.copyOf(e.items)
 			used(ctx, e.fetched)
+			e.read = time.Now()
 			st.mu.Unlock()
 			return out, nil
 		}
@@ -525,6 +675,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 		}
 	}
 	e.listing, e.journal = nil, nil
+	e.read = time.Now()
 	f.items, f.err = items, err
 	close(f.done)
 	if err != nil {

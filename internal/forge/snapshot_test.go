@@ -19,6 +19,8 @@ package forge
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -475,5 +477,101 @@ func TestSnapshotsKeepABoundedNumberOfObjects(t *testing.T) {
 	// a is kept (read once), b is over the bound (read each time).
 	if got := f.lists.Load(); got != 3 {
 		t.Fatalf("listings = %d, want 3: the first scope kept, the second not", got)
+	}
+}
+
+// bigForge lists n labels of size bytes each in every scope.
+type bigForge struct {
+	Interface
+	n, size int
+	lists   atomic.Int64
+}
+
+func (f *bigForge) ListLabels(_ context.Context, sc Scope) ([]Label, error) {
+	f.lists.Add(1)
+	out := make([]Label, f.n)
+	for i := range out {
+		out[i] = Label{ID: int64(i + 1), Name: sc.String(), Description: strings.Repeat("x", f.size)}
+	}
+	return out, nil
+}
+
+// A Forge's kept listings hold at most MaxKeptBytes, however few objects
+// they are: past it, a listing serves its reader and is not kept.
+func TestSnapshotsKeepABoundedNumberOfBytes(t *testing.T) {
+	f := &bigForge{n: 4, size: 2 << 20} // 8 MiB a scope: four fit in 32 MiB
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	const scopes = 10
+	for round := range 2 {
+		for i := range scopes {
+			if _, err := s.ListLabels(ctx, RepoScope("acme", fmt.Sprint(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if kept := s.KeptBytes(); kept > MaxKeptBytes || kept < 3*8<<20 {
+			t.Fatalf("round %d: %d bytes kept, want at most %d and the scopes that fit", round, kept, MaxKeptBytes)
+		}
+	}
+	// The scopes kept are read once; the others on every read.
+	kept := s.KeptBytes() / (8 << 20)
+	if got, want := f.lists.Load(), scopes+(scopes-kept); got != want {
+		t.Fatalf("listings = %d, want %d (%d scopes kept)", got, want, kept)
+	}
+	s.Close()
+	if s.KeptBytes() != 0 {
+		t.Fatalf("%d bytes kept after Close", s.KeptBytes())
+	}
+}
+
+// The Snapshots of one manager share its budget: what one Forge keeps,
+// another cannot, until the first gives it back.
+func TestSnapshotsShareTheManagersBudget(t *testing.T) {
+	manager := NewBudget(10 << 20)
+	f := &bigForge{n: 4, size: 2 << 20}
+	one, two := NewSnapshots(f).Within(manager), NewSnapshots(f).Within(manager)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	if _, err := one.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	if one.KeptBytes() == 0 || two.KeptBytes() != 0 || manager.Used() != one.KeptBytes() {
+		t.Fatalf("kept: one %d, two %d, manager %d; want the first only", one.KeptBytes(), two.KeptBytes(), manager.Used())
+	}
+	one.Close()
+	if _, err := two.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	if two.KeptBytes() == 0 || manager.Used() != two.KeptBytes() {
+		t.Fatalf("after the first closed: two %d, manager %d", two.KeptBytes(), manager.Used())
+	}
+}
+
+// A scope nobody read for IdleAfter makes room for one being read; a scope
+// still read is never evicted for another's sake.
+func TestSnapshotsEvictIdleScopes(t *testing.T) {
+	f := &bigForge{n: 4, size: 2 << 20}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	for i := range 4 {
+		if _, err := s.ListLabels(ctx, RepoScope("acme", fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Scope 0 has not been read for a while.
+	s.labels.mu.Lock()
+	s.labels.entries[RepoScope("acme", "0").String()].read = time.Now().Add(-2 * IdleAfter)
+	s.labels.mu.Unlock()
+	if _, err := s.ListLabels(ctx, RepoScope("acme", "new")); err != nil {
+		t.Fatal(err)
+	}
+	s.labels.mu.Lock()
+	_, idle := s.labels.entries[RepoScope("acme", "0").String()]
+	fresh := s.labels.entries[RepoScope("acme", "new").String()]
+	s.labels.mu.Unlock()
+	if idle || fresh == nil || fresh.fetched.IsZero() || s.KeptBytes() > MaxKeptBytes {
+		t.Fatalf("idle scope kept %v, new scope kept %v, %d bytes; want the idle one evicted for the new, within %d", idle, fresh != nil && !fresh.fetched.IsZero(), s.KeptBytes(), MaxKeptBytes)
 	}
 }
