@@ -37,6 +37,8 @@ local stallingReasons = {
   DeleteBlocked = true,
   -- A LabelSet's Authoritative deletion guard held (maxDeletionsPerRepository).
   TooManyDeletions = true,
+  -- A create answered with something that cannot be trusted.
+  InvalidForgeAnswer = true,
 }
 
 -- Waiting for something that comes by itself (a parent made in the same

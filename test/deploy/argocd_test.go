@@ -140,16 +140,20 @@ func objectFromYAML(t *testing.T, y string) *unstructured.Unstructured {
 	return u
 }
 
-func TestArgoCDHealth(t *testing.T) {
-	script := healthScript(t)
+// healthCase is an object and the Argo CD health it must get; Flux's
+// healthCheckExprs are held to the same cases (fluxStatus maps them).
+type healthCase struct {
+	name, yaml, status, message string
+}
+
+// healthCases are the objects both health checks are tested on.
+func healthCases() []healthCase {
 	const head = `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label
 metadata: {name: kind-bug, namespace: acme, generation: 3}
 `
-	for _, tc := range []struct {
-		name, yaml, status, message string
-	}{
+	return []healthCase{
 		{"new object without status", head + `spec: {organization: acme, color: d73a4a}`,
 			"Progressing", "Waiting for the operator to reconcile generation 3"},
 		{"status but no conditions yet", head + `status: {observedGeneration: 3}`,
@@ -211,6 +215,11 @@ metadata: {name: kind-bug, namespace: acme, generation: 3}
   conditions:
   - {type: Ready, status: "False", reason: TooManyDeletions, message: "acme/web: 14 deletions planned, at most 10", observedGeneration: 3}`,
 			"Degraded", "acme/web: 14 deletions planned, at most 10"},
+		{"untrusted create answer, without Stalled", head + `status:
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "False", reason: InvalidForgeAnswer, message: "the forge answered 201 with id 0", observedGeneration: 3}`,
+			"Degraded", "the forge answered 201 with id 0"},
 		{"Stalled without Ready", head + `status:
   observedGeneration: 3
   conditions:
@@ -340,7 +349,12 @@ status:
   conditions:
   - {type: Ready, status: "True", reason: Synced, message: ok}`,
 			"Healthy", "ok"},
-	} {
+	}
+}
+
+func TestArgoCDHealth(t *testing.T) {
+	script := healthScript(t)
+	for _, tc := range healthCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			status, message := runHealth(t, script, objectFromYAML(t, tc.yaml))
 			if status != tc.status || message != tc.message {
