@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,10 +28,8 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/forgeops/forge-operator/internal/testenv"
@@ -41,19 +38,7 @@ import (
 // crdPlurals are the resource names of every CRD in config/crd/bases, sorted.
 func crdPlurals(t *testing.T) (group string, plurals []string) {
 	t.Helper()
-	files, err := filepath.Glob(repoPath("config", "crd", "bases", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.Unmarshal(b, &crd); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+	for _, crd := range crdBases(t) {
 		group = crd.Spec.Group
 		plurals = append(plurals, crd.Spec.Names.Plural)
 	}
@@ -131,19 +116,7 @@ func TestAggregatedRoles(t *testing.T) {
 // clusterrole-aggregation controller fills view, edit and admin: the test
 // does what it does, with the roles' own aggregation rules.
 func TestAggregatedRolesOnAnAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an API server")
-	}
-	assets, err := testenv.Assets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	cfg := startAPIServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	admin, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})

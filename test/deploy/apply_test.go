@@ -95,7 +95,10 @@ func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, err
 // election on: if the generated ClusterRole or the leader election Role
 // lacked a permission, the caches would not sync, the Lease not be taken or
 // the status not be written.
-func TestDefaultOnAnAPIServer(t *testing.T) {
+// startAPIServer starts an API server (envtest: kube-apiserver and etcd)
+// for the test, stopped when it ends.
+func startAPIServer(t *testing.T) *rest.Config {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts an API server")
 	}
@@ -109,6 +112,11 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		t.Fatalf("start envtest: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
+	return cfg
+}
+
+func TestDefaultOnAnAPIServer(t *testing.T) {
+	cfg := startAPIServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 

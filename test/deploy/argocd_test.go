@@ -471,10 +471,22 @@ func combination(suspend, staleGeneration bool, ready, reason, reconciling, stal
 // health check fails here.
 func crdKinds(t *testing.T) (group string, kinds []string) {
 	t.Helper()
+	for _, crd := range crdBases(t) {
+		group = crd.Spec.Group
+		kinds = append(kinds, crd.Spec.Names.Kind)
+	}
+	slices.Sort(kinds)
+	return group, kinds
+}
+
+// crdBases reads every CRD of config/crd/bases.
+func crdBases(t *testing.T) []apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
 	files, err := filepath.Glob(repoPath("config", "crd", "bases", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []apiextensionsv1.CustomResourceDefinition
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -484,11 +496,9 @@ func crdKinds(t *testing.T) (group string, kinds []string) {
 		if err := yaml.Unmarshal(b, &crd); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		group = crd.Spec.Group
-		kinds = append(kinds, crd.Spec.Names.Kind)
+		out = append(out, crd)
 	}
-	slices.Sort(kinds)
-	return group, kinds
+	return out
 }
 
 const argoCDConfigMapHeader = `# Argo CD health checks for forge.forgeops.dev resources: config/argocd/health.lua

@@ -33,43 +33,36 @@ import (
 var _ = Describe("Fairness between Forges", func() {
 	ctx := context.Background()
 
-	It("delays another tenant's new resources by at most one reconcile timeout", func() {
-		// Tenant A: a Forge that was Ready, then its server stops answering
-		// while A has many Labels to reconcile; each pass hangs until the
-		// reconcile timeout and is retried within a second.
-		fakeA := fakeforge.New(fakeforge.WithToken(token))
-		srvA := fakeA.Start()
-		DeferCleanup(srvA.Close)
-		_, err := fakeA.CreateOrg("acme")
+	// deadServer is a fake forge behind a black hole that still forwards:
+	// Forges made at it become Ready, until swallow.
+	deadServer := func() *blackHole {
+		fake := fakeforge.New(fakeforge.WithToken(token))
+		srv := fake.Start()
+		DeferCleanup(srv.Close)
+		_, err := fake.CreateOrg("acme")
 		Expect(err).NotTo(HaveOccurred())
-		hole := newBlackHole(srvA.Listener.Addr().String())
-		nsA, forgeA := tenant(hole.URL())
-		waitReady(forgeA, time.Now())
-		hole.swallow()
-		const hanging = 20
-		var labelsA []*forgev1.Label
-		for i := range hanging {
-			l := label(nsA, fmt.Sprintf("a-%02d", i))
-			Expect(k8s.Create(ctx, l)).To(Succeed())
-			labelsA = append(labelsA, l)
-		}
-		// A's passes are taking workers, and failing by the timeout.
+		return newBlackHole(srv.Listener.Addr().String())
+	}
+	// stuck waits until passes of labels are taking workers, and failing
+	// by the timeout.
+	stuck := func(labels []*forgev1.Label) {
 		Eventually(func(g Gomega) {
 			failed := 0
-			for _, l := range labelsA {
+			for _, l := range labels {
 				if c := ready(g, l); c != nil && c.Reason == forgev1.ReasonForgeError {
 					failed++
 				}
 			}
 			g.Expect(failed).To(BeNumerically(">=", 2))
 		}, timeout, poll).Should(Succeed())
-
-		// Tenant B: a healthy forge; its new Forge and Label are Ready within
-		// one reconcile timeout plus their own work each.
+	}
+	// otherTenantServed makes tenant B at a healthy forge: its new Forge and
+	// Label are Ready within one reconcile timeout plus their own work each.
+	otherTenantServed := func() {
 		fakeB := fakeforge.New(fakeforge.WithToken(token))
 		srvB := fakeB.Start()
 		DeferCleanup(srvB.Close)
-		_, err = fakeB.CreateOrg("acme")
+		_, err := fakeB.CreateOrg("acme")
 		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
 		nsB, forgeB := tenant(srvB.URL)
@@ -82,15 +75,28 @@ var _ = Describe("Fairness between Forges", func() {
 		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Label was Ready after %s", took)
 		AddReportEntry("B's Label Ready after", took.String())
 		Expect(fakeB.Labels(forge.OrgScope("acme"))).To(HaveLen(1))
+	}
+
+	It("delays another tenant's new resources by at most one reconcile timeout", func() {
+		// Tenant A: a Forge that was Ready, then its server stops answering
+		// while A has many Labels to reconcile; each pass hangs until the
+		// reconcile timeout and is retried within a second.
+		hole := deadServer()
+		nsA, forgeA := tenant(hole.URL())
+		waitReady(forgeA, time.Now())
+		hole.swallow()
+		var labelsA []*forgev1.Label
+		for i := range 20 {
+			l := label(nsA, fmt.Sprintf("a-%02d", i))
+			Expect(k8s.Create(ctx, l)).To(Succeed())
+			labelsA = append(labelsA, l)
+		}
+		stuck(labelsA)
+		otherTenantServed()
 	})
 
 	It("caps a tenant's many Forges at one dead server by namespace: another namespace's Label is Ready within one reconcile timeout", func() {
-		fakeA := fakeforge.New(fakeforge.WithToken(token))
-		srvA := fakeA.Start()
-		DeferCleanup(srvA.Close)
-		_, err := fakeA.CreateOrg("acme")
-		Expect(err).NotTo(HaveOccurred())
-		hole := newBlackHole(srvA.Listener.Addr().String())
+		hole := deadServer()
 		nsA, first := tenant(hole.URL())
 		forges := []*forgev1.Forge{first}
 		for i := range 3 {
@@ -113,30 +119,8 @@ var _ = Describe("Fairness between Forges", func() {
 				labelsA = append(labelsA, l)
 			}
 		}
-		Eventually(func(g Gomega) {
-			failed := 0
-			for _, l := range labelsA {
-				if c := ready(g, l); c != nil && c.Reason == forgev1.ReasonForgeError {
-					failed++
-				}
-			}
-			g.Expect(failed).To(BeNumerically(">=", 2))
-		}, timeout, poll).Should(Succeed())
-
-		fakeB := fakeforge.New(fakeforge.WithToken(token))
-		srvB := fakeB.Start()
-		DeferCleanup(srvB.Close)
-		_, err = fakeB.CreateOrg("acme")
-		Expect(err).NotTo(HaveOccurred())
-		start := time.Now()
-		nsB, forgeB := tenant(srvB.URL)
-		took := waitReady(forgeB, start)
-		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Forge was Ready after %s", took)
-		l := label(nsB, "bug")
-		start = time.Now()
-		Expect(k8s.Create(ctx, l)).To(Succeed())
-		took = waitReady(l, start)
-		Expect(took).To(BeNumerically("<", reconcileTimeout+ownWork), "B's Label was Ready after %s", took)
+		stuck(labelsA)
+		otherTenantServed()
 
 		// Counted: the dead server never held more Label passes at once
 		// than the namespace's share of the pool, four Forges or not.
