@@ -159,6 +159,42 @@ var _ = Describe("forge-operator export", func() {
 		// Drift checks of adopted objects read and never write.
 		Consistently(counter.Writes, 3*syncInterval, poll).Should(BeEmpty())
 	})
+
+	It("writes a hook whose URL carries a credential as urlSecretRef; made as its comment says, the Secret lets the hook be adopted without a write", func() {
+		sc := newScenario()
+		sc.createOrg()
+		const ciURL = "https://ci.example.com/build?token=e2e-ci-token-in-the-url"
+		h, err := fc.CreateHook(ctx, forge.OrgScope(sc.org), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
+			Config: map[string]string{"url": ciURL, "content_type": "json"}})
+		Expect(err).NotTo(HaveOccurred())
+
+		counter := newWriteCounter(forgeURL)
+		ns := newNamespace(counter.srv.URL)
+		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
+		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
+		var out, errOut bytes.Buffer
+		Expect(cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)).
+			To(Equal(0), "stderr: %s", errOut.String())
+		exported := out.String()
+		GinkgoWriter.Println(exported)
+		Expect(exported).NotTo(ContainSubstring("e2e-ci-token-in-the-url"))
+		Expect(exported).To(ContainSubstring("kubectl create secret generic"))
+
+		var hook *unstructured.Unstructured
+		for _, o := range decodeStream(exported) {
+			if o.GetKind() == "OrgHook" {
+				hook = o
+			}
+		}
+		Expect(hook).NotTo(BeNil())
+		ref, _, _ := unstructured.NestedStringMap(hook.Object, "spec", "urlSecretRef")
+		Expect(ref).To(HaveKeyWithValue("key", "url"))
+		putSecret(ns, ref["name"], "url", ciURL)
+		Expect(k8s.Create(ctx, hook)).To(Succeed())
+		Expect(expectReady(hook)).To(Equal("Adopted"))
+		Expect(hook.Object["status"]).To(HaveKeyWithValue("id", BeNumerically("==", h.ID)))
+		Consistently(counter.Writes, 3*syncInterval, poll).Should(BeEmpty())
+	})
 })
 
 // decodeStream reads a YAML stream into objects, as kubectl apply -f does.
