@@ -25,7 +25,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -157,5 +159,29 @@ var _ = Describe("LabelSet end to end", func() {
 		Expect(s.Status.Failures[0].Repository).To(Equal(sc.org + "/web"))
 		Consistently(func() []string { return names(onForge(sc)) }, 3*syncInterval, poll).
 			Should(Equal([]string{"a", "b", "c", "kind/bug", "wontfix"}))
+	})
+
+	It("with deletionPolicy Delete removes nothing in a repository beyond maxDeletionsPerRepository until the limit allows it", func() {
+		sc := newScenario()
+		setup(sc)
+		s := newSet(sc,
+			forgev1.LabelSetLabel{Name: "kind/bug", Color: "d73a4a"},
+			forgev1.LabelSetLabel{Name: "kind/feature", Color: "a2eeef"})
+		s.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		s.Spec.MaxDeletionsPerRepository = ptr(int32(1))
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(names(onForge(sc))).To(Equal([]string{"kind/bug", "kind/feature"}))
+
+		Expect(k8s.Delete(ctx, s)).To(Succeed())
+		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
+		Expect(msg).To(ContainSubstring(sc.org + "/web (2)"))
+		Expect(names(onForge(sc))).To(Equal([]string{"kind/bug", "kind/feature"}), "nothing deleted past the limit")
+
+		update(s, func(s *forgev1.LabelSet) { s.Spec.MaxDeletionsPerRepository = ptr(int32(2)) })
+		Eventually(func() []string { return names(onForge(sc)) }, timeout, poll).Should(BeEmpty())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(s), s))
+		}, timeout, poll).Should(BeTrue(), "the set is gone once its labels are")
 	})
 })
