@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -183,5 +184,51 @@ var _ = Describe("LabelSet end to end", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(s), s))
 		}, timeout, poll).Should(BeTrue(), "the set is gone once its labels are")
+	})
+
+	It("never lets a merge into an exclusive label strip another label of its scope: such issues keep the old label and are named", func() {
+		sc := newScenario()
+		ls := setup(sc, "bug")
+		for _, n := range []string{"kind/bug", "kind/feature"} {
+			l, err := fc.CreateLabel(ctx, forge.RepoScope(sc.org, "web"), forge.CreateLabelOption{Name: n, Color: "ededed", Exclusive: true})
+			Expect(err).NotTo(HaveOccurred())
+			ls[n] = *l
+		}
+		both := issue(sc, "bug or feature", false, ls["bug"], ls["kind/feature"])
+		plain := issue(sc, "crash", false, ls["bug"])
+
+		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "ededed", Exclusive: ptr(true), PreviousNames: []forgev1.LabelName{"bug"}})
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonConflict)
+		Expect(msg).To(And(ContainSubstring(fmt.Sprintf("#%d", both)), ContainSubstring(`"kind/feature"`)))
+		Expect(labelsOf(sc, both)).To(ConsistOf(ls["bug"].ID, ls["kind/feature"].ID), "nothing stripped")
+		Expect(labelsOf(sc, plain)).To(ConsistOf(ls["bug"].ID, ls["kind/bug"].ID))
+		Expect(names(onForge(sc))).To(Equal([]string{"bug", "kind/bug", "kind/feature"}), "the old label stays while an issue carries it")
+	})
+
+	It("in Authoritative mode leaves a label a Label resource holds by id while its name changes, and one a tenant holds through another Forge object at the same server", func() {
+		sc := newScenario()
+		setup(sc, "stale")
+		repoLabel := func(ns, forgeRef, name string) *forgev1.Label {
+			return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: forgeRef}},
+					Repository: ptr(forgev1.RepositoryName(sc.org + "/web")), Name: name, Color: "111111"}}
+		}
+		triage := repoLabel(sc.ns, "gitea", "triage")
+		Expect(k8s.Create(ctx, triage)).To(Succeed())
+		expectReady(triage)
+		update(triage, func(l *forgev1.Label) { l.Spec.Suspend = true; l.Spec.Name = "triaged" })
+		expectReason(triage, metav1.ConditionUnknown, forgev1.ReasonSuspended)
+		// Another tenant, whose Forge spells the same server's URL otherwise.
+		other := newNamespace(strings.TrimSuffix(forgeURL, "/") + "/api/v1/")
+		team := repoLabel(other, "gitea", "team-b")
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		expectReady(team)
+
+		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "d73a4a"})
+		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(names(onForge(sc))).To(Equal([]string{"kind/bug", "team-b", "triage"}), "only the unclaimed label is deleted")
 	})
 })
