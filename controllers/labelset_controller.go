@@ -77,6 +77,9 @@ type repoOutcome struct {
 	created, updated, renamed, merged, deleted int
 	problems                                   []problem
 	diffs                                      []string
+	// yielded: a read gave way to other work (forge.ErrYield), which is
+	// no failure: the whole pass gives way.
+	yielded bool
 }
 
 type problem struct {
@@ -92,8 +95,13 @@ func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any
 	o.problems = append(o.problems, problem{reason: reason, message: fmt.Sprintf(format, args...), stall: stall})
 }
 
-// failErr records a forge failure, classified as every kind does.
+// failErr records a forge failure, classified as every kind does; a read
+// that gave way is none.
 func (o *repoOutcome) failErr(err error) {
+	if errors.Is(err, forge.ErrYield) {
+		o.yielded = true
+		return
+	}
 	c, ok := reconciler.Classify(err)
 	if !ok {
 		c = reconciler.Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}
@@ -121,6 +129,12 @@ func (e *labelSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, 
 	changed := 0
 	for _, r := range repos {
 		o := e.syncRepo(ctx, r, claims, preserve, write)
+		if o.yielded {
+			// A routine check gave way to creates and updates waiting for
+			// the forge's budget: the loop retries it later, with no
+			// failure recorded and no Warning.
+			return res, forge.ErrYield
+		}
 		total.created += o.created
 		total.updated += o.updated
 		total.renamed += o.renamed

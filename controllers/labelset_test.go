@@ -17,9 +17,18 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 func TestLabelSetSelected(t *testing.T) {
@@ -87,5 +96,52 @@ func TestLabelSetMemberFailure(t *testing.T) {
 	})
 	if f.Reason != forgev1.ReasonConflict || !f.Stall {
 		t.Errorf("got reason %s stall %t, want Conflict, stalled", f.Reason, f.Stall)
+	}
+}
+
+// yieldingForge lists one organization's repositories and gives way on
+// the label listing of "api", as Snapshots do for a background check while
+// the forge is busy.
+type yieldingForge struct {
+	forge.Interface
+}
+
+func (yieldingForge) ListOrgRepos(context.Context, string) ([]forge.Repository, error) {
+	return []forge.Repository{{ID: 1, Name: "api"}, {ID: 2, Name: "web"}}, nil
+}
+
+func (yieldingForge) ListLabels(_ context.Context, sc forge.Scope) ([]forge.Label, error) {
+	if sc.Repo == "api" {
+		return nil, forge.ErrYield
+	}
+	return []forge.Label{{ID: 1, Name: "bug", Color: "ff0000"}}, nil
+}
+
+// TestLabelSetGivesWayWhole: a repository's read that gives way is no
+// member failure (no ForgeError, no Warning): the pass gives way whole.
+func TestLabelSetGivesWayWhole(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	forgeRef := func(o client.Object) []string { return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name} }
+	cache := fake.NewClientBuilder().WithScheme(scheme).
+		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).Build()
+	org := forgev1.OwnerName("acme")
+	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std"},
+		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+			Repositories: forgev1.LabelSetRepositories{Organization: &org},
+			Labels:       []forgev1.LabelSetLabel{{Name: "bug", Color: "#ff0000"}}}}
+	e := &labelSet{obj: s, fc: yieldingForge{}, cache: cache}
+	_, err := e.Sync(context.Background(), true)
+	if !errors.Is(err, forge.ErrYield) {
+		t.Fatalf("Sync = %v, want the pass to give way", err)
+	}
+	if len(s.Status.Failures) != 0 {
+		t.Fatalf("failures recorded for a pass that gave way: %+v", s.Status.Failures)
+	}
+	if c, ok := reconciler.Classify(err); ok {
+		t.Fatalf("giving way classified as a failure: %+v", c)
 	}
 }
