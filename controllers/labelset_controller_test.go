@@ -39,13 +39,16 @@ var _ = Describe("LabelSet", func() {
 	var fc *forge.Client
 	ctx := context.Background()
 
-	BeforeEach(func() {
-		ns = newNamespace()
+	// forgeWith gives the spec a namespace and a fake forge made with opts,
+	// holding organization acme.
+	forgeWith := func(opts ...fakeforge.Option) {
+		ns = newNamespace(opts...)
 		_, err := fake.CreateOrg("acme")
 		Expect(err).NotTo(HaveOccurred())
 		fc, err = forge.New(forge.Config{URL: fakeURL, Token: token})
 		Expect(err).NotTo(HaveOccurred())
-	})
+	}
+	BeforeEach(func() { forgeWith() })
 
 	repos := func(names ...string) {
 		GinkgoHelper()
@@ -236,11 +239,7 @@ var _ = Describe("LabelSet", func() {
 	})
 
 	It("merges by id on a forge whose database compares label names without case: an issue with only the old label keeps a label", func() {
-		ns = newNamespace(fakeforge.WithCaseInsensitiveCollation())
-		_, err := fake.CreateOrg("acme")
-		Expect(err).NotTo(HaveOccurred())
-		fc, err = forge.New(forge.Config{URL: fakeURL, Token: token})
-		Expect(err).NotTo(HaveOccurred())
+		forgeWith(fakeforge.WithCaseInsensitiveCollation())
 		repos("web")
 		old := seedLabel("web", "bug")
 		twin := seedLabel("web", "Bug") // "labels=bug" resolves both here, and the forge ANDs them
