@@ -263,20 +263,9 @@ func (e *labelSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 	var failures []reconciler.MemberFailure
 	for _, k := range owners {
 		wanted := byOwner[k]
-		listed, err := e.fc.ListOrgRepos(ctx, wanted[0].owner)
-		if forge.IsNotFound(err) {
-			// A user's repositories: no organization listing, so one read each.
-			listed, err = nil, nil
-			for _, w := range wanted {
-				r, gerr := e.fc.GetRepo(ctx, w.owner, w.name)
-				if gerr != nil && !forge.IsNotFound(gerr) {
-					err = gerr
-					break
-				}
-				if gerr == nil {
-					listed = append(listed, *r)
-				}
-			}
+		listed, err := e.ownerRepos(ctx, wanted)
+		if errors.Is(err, forge.ErrYield) {
+			return nil, nil, err // the whole pass gives way
 		}
 		if err != nil {
 			for _, w := range wanted {
@@ -299,6 +288,28 @@ func (e *labelSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 	}
 	slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
 	return out, failures, nil
+}
+
+// ownerRepos reads the named repositories of one owner: from its
+// organization's listing, or, for a user's repositories (no organization
+// listing), one read each; a repository that does not exist is left out.
+func (e *labelSet) ownerRepos(ctx context.Context, wanted []repo) ([]forge.Repository, error) {
+	listed, err := e.fc.ListOrgRepos(ctx, wanted[0].owner)
+	if !forge.IsNotFound(err) {
+		return listed, err
+	}
+	listed = nil
+	for _, w := range wanted {
+		r, err := e.fc.GetRepo(ctx, w.owner, w.name)
+		if forge.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		listed = append(listed, *r)
+	}
+	return listed, nil
 }
 
 // selected applies include (every name when empty), then exclude.
@@ -765,6 +776,25 @@ func labelSetChanges(s forgev1.LabelSetLabel, l forge.Label) labelChanges {
 		Description: s.Description, Exclusive: s.Exclusive, Archived: s.Archived}}}).changes(&l)
 }
 
+// listedIn are the labels of all (a repository's listing) that the spec
+// lists by their current names, one of each name, that no other resource
+// holds: what deleting the set removes there.
+func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.Label {
+	var out []forge.Label
+	for _, spec := range e.obj.Spec.Labels {
+		var found []forge.Label
+		for _, l := range all {
+			if l.Name == string(spec.Name) {
+				found = append(found, l)
+			}
+		}
+		if len(found) == 1 && heldBy(claims, r, found[0]) == "" {
+			out = append(out, found[0])
+		}
+	}
+	return out
+}
+
 // Remove deletes, in every matched repository, the labels the spec lists
 // by their current names, leaving labels another resource manages, from a
 // listing taken now; a repository that would lose more than
@@ -800,20 +830,7 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 			}
 			continue
 		}
-		var doomed []forge.Label
-		for _, spec := range e.obj.Spec.Labels {
-			name := string(spec.Name)
-			var found []forge.Label
-			for _, l := range all {
-				if l.Name == name {
-					found = append(found, l)
-				}
-			}
-			if len(found) != 1 || heldBy(claims, r, found[0]) != "" {
-				continue
-			}
-			doomed = append(doomed, found[0])
-		}
+		doomed := e.listedIn(all, claims, r)
 		if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
 			over = append(over, fmt.Sprintf("%s (%d)", r, len(doomed)))
 			continue

@@ -611,6 +611,36 @@ func (b *listBudget) decoded(n int) error {
 	return nil
 }
 
+// fetchPage reads and decodes page of the budget's call, counting it.
+func fetchPage[T any](ctx context.Context, budget *listBudget, page int, decode func(*response) (pageResult[T], error)) (pageResult[T], error) {
+	c, cl := budget.c, budget.cl
+	if err := budget.page(); err != nil {
+		return pageResult[T]{}, err
+	}
+	pc := cl
+	pc.query = url.Values{}
+	for k, v := range cl.query {
+		pc.query[k] = v
+	}
+	pc.query.Set("page", strconv.Itoa(page))
+	pc.query.Set("limit", strconv.Itoa(PageSize))
+	resp, err := c.do(ctx, pc)
+	if err != nil {
+		return pageResult[T]{}, err
+	}
+	if err := budget.read(resp.body); err != nil {
+		return pageResult[T]{}, err
+	}
+	pr, err := decode(resp)
+	if err != nil {
+		return pageResult[T]{}, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
+	}
+	if err := budget.decoded(len(pr.items)); err != nil {
+		return pageResult[T]{}, err
+	}
+	return pr, nil
+}
+
 // listOnce walks the pages once; errInconsistent when the list changed.
 func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
 	seen := map[int64]bool{}
@@ -619,28 +649,8 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 	consistent := true
 	budget := &listBudget{c: c, cl: cl}
 	for page := 1; ; page++ {
-		if err := budget.page(); err != nil {
-			return nil, err
-		}
-		pc := cl
-		pc.query = url.Values{}
-		for k, v := range cl.query {
-			pc.query[k] = v
-		}
-		pc.query.Set("page", strconv.Itoa(page))
-		pc.query.Set("limit", strconv.Itoa(PageSize))
-		resp, err := c.do(ctx, pc)
+		pr, err := fetchPage(ctx, budget, page, decode)
 		if err != nil {
-			return nil, err
-		}
-		if err := budget.read(resp.body); err != nil {
-			return nil, err
-		}
-		pr, err := decode(resp)
-		if err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
-		}
-		if err := budget.decoded(len(pr.items)); err != nil {
 			return nil, err
 		}
 		if page == 1 {

@@ -234,95 +234,131 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 		out.More = append(out.More, obs.Notices...)
 		return out, nil
 	}
+	return r.act(ctx, obj, pass, ext, obs, what)
+}
 
+// act makes the forge object match the spec after Observe found obs:
+// create it, replace it, update it, or record that it matches.
+func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External, obs Observation, what string) (Outcome, error) {
 	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
 			return Outcome{}, err
 		}
 	}
+	var err error
 	switch {
 	case !obs.Exists:
-		gone := status.ID != 0
-		if err := r.markPending(ctx, obj, 0); err != nil {
-			return Outcome{}, err
-		}
-		created, err := ext.Create(ctx)
-		if err != nil {
-			return Outcome{}, untrustedCreate(err, what)
-		}
-		record(status, created)
-		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
-		out.Event.Note = fmt.Sprintf("created %s (id %d)", what, created.ID)
-		if gone {
-			out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
-			driftCorrections.WithLabelValues(r.kindName).Inc()
-		}
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
-
+		err = r.create(ctx, obj, ext, what, &out)
 	case obs.Replace:
-		if err := r.markPending(ctx, obj, obs.ID); err != nil {
-			return Outcome{}, err
-		}
-		created, err := ext.Create(ctx)
-		if err != nil {
-			return Outcome{}, untrustedCreate(err, what)
-		}
-		record(status, created)
-		if err := ext.Delete(ctx, obs); err != nil {
-			return Outcome{}, err
-		}
-		out.Event.Reason, out.Event.Action = forgev1.ReasonReplaced, "Replace"
-		out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
-
+		err = r.replace(ctx, obj, ext, obs, what, &out)
 	case len(obs.Diff) > 0:
-		drift := status.ID == obs.ID && readyAtGeneration(obj)
-		if err := ext.Update(ctx, obs); err != nil {
-			return Outcome{}, err
-		}
-		adopted := status.ID == 0
-		record(status, obs)
-		switch {
-		case drift:
-			driftCorrections.WithLabelValues(r.kindName).Inc()
-			out.Event.Reason, out.Event.Action = forgev1.ReasonDriftCorrected, "Update"
-			out.Event.Note = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
-		case adopted:
-			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
-			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
-		default:
-			out.Event.Reason, out.Event.Action = forgev1.ReasonUpdated, "Update"
-			out.Event.Note = fmt.Sprintf("updated %s on the forge", diffText(obs))
-		}
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: out.Event.Note}
-
+		err = r.update(ctx, obj, ext, obs, what, &out)
 	default:
-		adopted := status.ID == 0
-		record(status, obs)
-		if adopted && pass.Pending {
-			out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
-			out.Event.Note = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
-			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
-		} else if adopted {
-			out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
-			out.Event.Note = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
-			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.Event.Note}
-		} else {
-			out.Event.Reason = ""
-			out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
-				Message: fmt.Sprintf("%s matches the spec", what)}
-			// Keep the reason of the pass that made the change until the spec changes.
-			if reason, msg := conditions.ReadyReason(obj); readyAtGeneration(obj) && reason != forgev1.ReasonSynced {
-				out.Summary.Reason, out.Summary.Message = reason, msg
-			}
-		}
+		r.inSync(obj, pass, obs, what, &out)
+	}
+	if err != nil {
+		return Outcome{}, err
 	}
 	// Only a pass that got here settles a create: a failed one may have lost
 	// the response of a create while status still holds an older id (a
 	// replacement), and the next pass must look before creating again.
 	settlePending(obj)
 	return out, nil
+}
+
+// create makes the object on the forge, after a create-pending mark.
+func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what string, out *Outcome) error {
+	status := obj.GetManagedStatus()
+	gone := status.ID != 0
+	if err := r.markPending(ctx, obj, 0); err != nil {
+		return err
+	}
+	created, err := ext.Create(ctx)
+	if err != nil {
+		return untrustedCreate(err, what)
+	}
+	record(status, created)
+	out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+	out.Event.Note = fmt.Sprintf("created %s (id %d)", what, created.ID)
+	if gone {
+		out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
+		driftCorrections.WithLabelValues(r.kindName).Inc()
+	}
+	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
+	return nil
+}
+
+// replace creates the object anew, then deletes the old one: a field the
+// forge cannot change in place differs.
+func (r *Reconciler[T]) replace(ctx context.Context, obj T, ext External, obs Observation, what string, out *Outcome) error {
+	if err := r.markPending(ctx, obj, obs.ID); err != nil {
+		return err
+	}
+	created, err := ext.Create(ctx)
+	if err != nil {
+		return untrustedCreate(err, what)
+	}
+	record(obj.GetManagedStatus(), created)
+	if err := ext.Delete(ctx, obs); err != nil {
+		return err
+	}
+	out.Event.Reason, out.Event.Action = forgev1.ReasonReplaced, "Replace"
+	out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
+	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
+	return nil
+}
+
+// update writes the differing fields: drift corrected, an adoption, or a
+// spec change applied.
+func (r *Reconciler[T]) update(ctx context.Context, obj T, ext External, obs Observation, what string, out *Outcome) error {
+	status := obj.GetManagedStatus()
+	drift := status.ID == obs.ID && readyAtGeneration(obj)
+	if err := ext.Update(ctx, obs); err != nil {
+		return err
+	}
+	adopted := status.ID == 0
+	record(status, obs)
+	switch {
+	case drift:
+		driftCorrections.WithLabelValues(r.kindName).Inc()
+		out.Event.Reason, out.Event.Action = forgev1.ReasonDriftCorrected, "Update"
+		out.Event.Note = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
+	case adopted:
+		out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+		out.Event.Note = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
+	default:
+		out.Event.Reason, out.Event.Action = forgev1.ReasonUpdated, "Update"
+		out.Event.Note = fmt.Sprintf("updated %s on the forge", diffText(obs))
+	}
+	out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: out.Event.Note}
+	return nil
+}
+
+// inSync records an object that matches the spec: found after a lost
+// create response, adopted, or simply in sync.
+func (r *Reconciler[T]) inSync(obj T, pass *Pass, obs Observation, what string, out *Outcome) {
+	status := obj.GetManagedStatus()
+	adopted := status.ID == 0
+	record(status, obs)
+	switch {
+	case adopted && pass.Pending:
+		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
+		out.Event.Note = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
+	case adopted:
+		out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
+		out.Event.Note = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.Event.Note}
+	default:
+		out.Event.Reason = ""
+		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
+			Message: fmt.Sprintf("%s matches the spec", what)}
+		// Keep the reason of the pass that made the change until the spec changes.
+		if reason, msg := conditions.ReadyReason(obj); readyAtGeneration(obj) && reason != forgev1.ReasonSynced {
+			out.Summary.Reason, out.Summary.Message = reason, msg
+		}
+	}
 }
 
 // untrustedCreate stalls a pass whose create got an answer that cannot be
