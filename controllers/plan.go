@@ -68,16 +68,11 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 		keys:    map[string]string{},
 		ids:     map[string]string{},
 	}
-	planners := map[string]planner{
-		"Organization":  kindPlanner[*forgev1.Organization]{kind: organizationKind{}, creates: true},
-		"Label":         kindPlanner[*forgev1.Label]{kind: labelKind{}, creates: true},
-		"OrgHook":       kindPlanner[*forgev1.OrgHook]{kind: orgHookKind(st.digests), creates: true},
-		"RepoHook":      kindPlanner[*forgev1.RepoHook]{kind: repoHookKind(st.digests), creates: true},
-		"Project":       kindPlanner[*forgev1.Project]{kind: projectKind{}, creates: true},
-		"RunnerSetting": kindPlanner[*forgev1.RunnerSetting]{kind: runnerSettingKind{}},
-	}
-	if sets, err := newSetPlanner(objs); err == nil {
-		planners["LabelSet"] = sets
+	planners := map[string]planner{}
+	for _, k := range registry(st.digests) {
+		if p, err := k.planner(objs); err == nil {
+			planners[k.kind] = p
+		}
 	}
 	// In a fixed order, so that of two resources claiming one forge object
 	// the same one is reported as the conflict every time, as the loop

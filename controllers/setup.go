@@ -93,16 +93,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := (&ForgeReconciler{Pool: pool, Options: ropts}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
-	for _, setup := range []func() error{
-		func() error { return reconciler.Setup(ctx, mgr, organizationKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, labelKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, orgHookKind(digests), pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, projectKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, runnerSettingKind{}, pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, repoHookKind(digests), pool, ropts) },
-		func() error { return reconciler.Setup(ctx, mgr, labelSetKind{}, pool, ropts) },
-	} {
-		if err := setup(); err != nil {
+	for _, k := range registry(digests) {
+		if err := k.setup(ctx, mgr, pool, ropts); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// registered is one managed kind as the manager and plan know it.
+type registered struct {
+	// kind is the API kind's name ("Label").
+	kind string
+	// setup registers the kind's controller with the manager.
+	setup func(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool, opts reconciler.Options) error
+	// planner reads the kind for plan, given every object being planned.
+	planner func(objs []*unstructured.Unstructured) (planner, error)
+}
+
+// registry is the one list of the managed kinds (every kind of the API but
+// Forge, which has a controller of its own): Setup runs a controller for
+// each and Plan plans each. TestRegistryHoldsEveryKind fails when a kind of
+// the API is missing here. digests keeps the hook kinds' secret digests.
+func registry(digests *secretdigest.Digester) []registered {
+	return []registered{
+		managedKind[*forgev1.Organization](organizationKind{}, true),
+		managedKind[*forgev1.Label](labelKind{}, true),
+		managedKind[*forgev1.OrgHook](orgHookKind(digests), true),
+		managedKind[*forgev1.RepoHook](repoHookKind(digests), true),
+		managedKind[*forgev1.Project](projectKind{}, true),
+		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
+		{
+			kind:    kindName[*forgev1.LabelSet](labelSetKind{}),
+			setup:   setupOf[*forgev1.LabelSet](labelSetKind{}),
+			planner: func(objs []*unstructured.Unstructured) (planner, error) { return newSetPlanner(objs) },
+		},
+	}
+}
+
+// managedKind registers a kind of one forge object per resource; creates
+// says whether plan may report a create (RunnerSetting only selects).
+func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) registered {
+	return registered{
+		kind:    kindName(kind),
+		setup:   setupOf(kind),
+		planner: func([]*unstructured.Unstructured) (planner, error) { return kindPlanner[T]{kind: kind, creates: creates}, nil },
+	}
+}
+
+func setupOf[T forgev1.Managed](kind reconciler.Kind[T]) func(context.Context, ctrl.Manager, *connection.Pool, reconciler.Options) error {
+	return func(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool, opts reconciler.Options) error {
+		return reconciler.Setup(ctx, mgr, kind, pool, opts)
+	}
+}
+
+// kindName is the API kind of the resources kind manages.
+func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
+	return reflect.TypeOf(kind.New()).Elem().Name()
+}
