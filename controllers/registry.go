@@ -63,9 +63,11 @@ func registry(digests *secretdigest.Digester) []registered {
 // says whether plan may report a create (RunnerSetting only selects).
 func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) registered {
 	return registered{
-		kind:    kindName(kind),
-		setup:   setupOf(kind),
-		planner: func([]*unstructured.Unstructured) (planner, error) { return kindPlanner[T]{kind: kind, creates: creates}, nil },
+		kind:  kindName(kind),
+		setup: setupOf(kind),
+		planner: func([]*unstructured.Unstructured) (planner, error) {
+			return kindPlanner[T]{kind: kind, creates: creates}, nil
+		},
 	}
 }
 
