@@ -328,14 +328,7 @@ func (s *Server) listOrgs(c *rc) {
 			visible = append(visible, o)
 		}
 	}
-	page, limit := paging(c.r.URL.Query())
-	from, to := pageOf(len(visible), page, limit)
-	out := []map[string]any{}
-	for _, o := range visible[from:to] {
-		out = append(out, s.orgJSON(o))
-	}
-	c.setPaging(len(visible), page, limit, true)
-	c.json(http.StatusOK, out)
+	servePage(c, visible, true, func(o *org) map[string]any { return s.orgJSON(o) })
 }
 
 // listMyOrgs lists the organizations the doer owns, by name as Gitea does.
@@ -350,14 +343,7 @@ func (s *Server) listMyOrgs(c *rc) {
 		}
 	}
 	slices.SortFunc(mine, func(a, b *org) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
-	page, limit := paging(c.r.URL.Query())
-	from, to := pageOf(len(mine), page, limit)
-	out := []map[string]any{}
-	for _, o := range mine[from:to] {
-		out = append(out, s.orgJSON(o))
-	}
-	c.setPaging(len(mine), page, limit, true)
-	c.json(http.StatusOK, out)
+	servePage(c, mine, true, func(o *org) map[string]any { return s.orgJSON(o) })
 }
 
 // checkNewOrgName gives the 422 message for an unusable new org name, "" if fine.

@@ -85,16 +85,12 @@ func (s *Server) listOrgRepos(c *rc) {
 		return
 	}
 	all := sortedByID(s.st.repos, func(r *repo) bool { return r.orgID == o.id && (c.doer != nil || !r.private) })
-	page, limit := paging(c.r.URL.Query())
-	from, to := pageOf(len(all), page, limit)
-	out := []map[string]any{}
-	for _, r := range all[from:to] {
-		if c.canSeeRepo(r) {
-			out = append(out, s.repoJSON(r))
+	servePage(c, all, true, func(r *repo) map[string]any {
+		if !c.canSeeRepo(r) {
+			return nil
 		}
-	}
-	c.setPaging(len(all), page, limit, true)
-	c.json(http.StatusOK, out)
+		return s.repoJSON(r)
+	})
 }
 
 // editRepo is PATCH /repos/{o}/{r} for the fields the operator's tests use.
@@ -228,14 +224,7 @@ func (s *Server) listIssues(c *rc) {
 	slices.SortFunc(hits, func(a, b *issue) int {
 		return cmp.Or(b.created.Compare(a.created), cmp.Compare(b.id, a.id))
 	})
-	page, limit := paging(q)
-	from, to := pageOf(len(hits), page, limit)
-	out := []map[string]any{}
-	for _, is := range hits[from:to] {
-		out = append(out, s.issueJSON(r, is))
-	}
-	c.setPaging(len(hits), page, limit, true)
-	c.json(http.StatusOK, out)
+	servePage(c, hits, true, func(is *issue) map[string]any { return s.issueJSON(r, is) })
 }
 
 // addIssue opens an issue or pull request with the label ids that are

@@ -65,16 +65,9 @@ func (s *Server) listHooks(c *rc) {
 		return
 	}
 	hooks := sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow })
-	page, limit := paging(c.r.URL.Query())
-	from, to := pageOf(len(hooks), page, limit)
-	out := []map[string]any{}
-	for _, h := range hooks[from:to] {
-		out = append(out, s.hookJSON(c, h))
-	}
 	// Repository hook lists carry X-Total-Count only, no Link; organization
 	// hook lists carry Link too from Gitea 1.26.
-	c.setPaging(len(hooks), page, limit, !ow.repo && c.fl.orgHookLink())
-	c.json(http.StatusOK, out)
+	servePage(c, hooks, !ow.repo && c.fl.orgHookLink(), func(h *hook) map[string]any { return s.hookJSON(c, h) })
 }
 
 // lookupHook finds hook {id} of the owner; another owner's id is 404.
@@ -277,14 +270,7 @@ func (s *Server) listLabels(c *rc) {
 	labels := sortedByID(s.st.labels, func(l *label) bool { return l.owner == ow })
 	// Sorted by name like the forge's default; duplicates keep id order.
 	slices.SortStableFunc(labels, func(a, b *label) int { return cmp.Compare(a.name, b.name) })
-	page, limit := paging(c.r.URL.Query())
-	from, to := pageOf(len(labels), page, limit)
-	out := []map[string]any{}
-	for _, l := range labels[from:to] {
-		out = append(out, s.labelJSON(l))
-	}
-	c.setPaging(len(labels), page, limit, false)
-	c.json(http.StatusOK, out)
+	servePage(c, labels, false, func(l *label) map[string]any { return s.labelJSON(l) })
 }
 
 // lookupLabel finds {id} in the scope; a non-numeric id is looked up by name.
@@ -454,14 +440,7 @@ func (s *Server) listProjects(c *rc) {
 		return !p.closed
 	})
 	slices.Reverse(projects) // newest first
-	page, limit := paging(q)
-	from, to := pageOf(len(projects), page, limit)
-	out := []map[string]any{}
-	for _, p := range projects[from:to] {
-		out = append(out, s.projectJSON(p))
-	}
-	c.setPaging(len(projects), page, limit, true)
-	c.json(http.StatusOK, out)
+	servePage(c, projects, true, func(p *project) map[string]any { return s.projectJSON(p) })
 }
 
 func (c *rc) lookupProject(r *repo) *project {

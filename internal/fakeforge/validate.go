@@ -18,6 +18,7 @@ package fakeforge
 
 import (
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"path"
 	"regexp"
@@ -210,6 +211,24 @@ func paging(q url.Values) (page, limit int) {
 }
 
 // pageOf cuts one page out of n items: the half-open range [from, to).
+// servePage answers one page of items, the request's page and limit, each
+// written by toJSON; an item toJSON answers nil for is counted in the
+// headers but not shown (a repository the caller may not see, as Gitea
+// cuts the page before it filters). link says whether Link goes with
+// X-Total-Count.
+func servePage[T any](c *rc, items []T, link bool, toJSON func(T) map[string]any) {
+	page, limit := paging(c.r.URL.Query())
+	from, to := pageOf(len(items), page, limit)
+	out := []map[string]any{}
+	for _, it := range items[from:to] {
+		if j := toJSON(it); j != nil {
+			out = append(out, j)
+		}
+	}
+	c.setPaging(len(items), page, limit, link)
+	c.json(http.StatusOK, out)
+}
+
 func pageOf(n, page, limit int) (from, to int) {
 	from = (page - 1) * limit
 	if from > n || from < 0 {
