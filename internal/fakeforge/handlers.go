@@ -199,6 +199,12 @@ func (c *rc) repo() *repo {
 		return nil
 	}
 	r := c.s.repoByName(ownerName, name)
+	if r == nil {
+		if moved := c.s.repoByOldName(ownerName, name); moved != nil && c.canSeeRepo(moved) {
+			c.redirectTo(moved)
+			return nil
+		}
+	}
 	if r == nil || !c.canSeeRepo(r) {
 		c.notFound("")
 		return nil
@@ -290,10 +296,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("PATCH /api/v1/repos/{owner}/{repo}/projects/{id}", s.editProject)
 	h("DELETE /api/v1/repos/{owner}/{repo}/projects/{id}", s.deleteProject)
 
-	h("GET /api/v1/repos/{owner}/{repo}", s.getRepo)
-	h("DELETE /api/v1/repos/{owner}/{repo}", s.deleteRepo)
-	h("POST /api/v1/orgs/{org}/repos", s.createOrgRepo)
-	h("POST /api/v1/user/repos", s.createUserRepo)
+	s.repoRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
 	s.issueRoutes(h)
@@ -544,17 +547,6 @@ func (s *Server) deleteOrg(c *rc) {
 
 // ---- repositories ----
 
-func (s *Server) repoJSON(r *repo) map[string]any {
-	fr := s.repoToForge(r)
-	return map[string]any{
-		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": r.description,
-		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
-		"private": r.private, "html_url": fr.HTMLURL, "clone_url": fr.HTMLURL + ".git",
-		"empty": true, "default_branch": "main", "has_projects": true, "has_issues": true,
-		"has_actions": true, "archived": r.archived,
-	}
-}
-
 // checkNewRepo gives the status and message refusing a new repository.
 func (s *Server) checkNewRepo(r *repo) (int, string) {
 	switch {
@@ -574,26 +566,6 @@ func (s *Server) checkNewRepo(r *repo) (int, string) {
 		}
 	}
 	return 0, ""
-}
-
-type createRepoReq struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Private     bool   `json:"private"`
-}
-
-func (s *Server) createRepoFor(c *rc, r *repo) {
-	var req createRepoReq
-	if !c.bind(&req) {
-		return
-	}
-	r.name, r.description, r.private = req.Name, req.Description, req.Private
-	if status, msg := s.checkNewRepo(r); status != 0 {
-		c.error(status, msg)
-		return
-	}
-	s.addRepo(r)
-	c.json(http.StatusCreated, s.repoJSON(r))
 }
 
 func (s *Server) createOrgRepo(c *rc) {

@@ -47,7 +47,6 @@ type issue struct {
 
 func (s *Server) issueRoutes(h func(string, func(*rc))) {
 	h("GET /api/v1/orgs/{org}/repos", s.listOrgRepos)
-	h("PATCH /api/v1/repos/{owner}/{repo}", s.editRepo)
 	h("GET /api/v1/repos/{owner}/{repo}/issues", s.listIssues)
 	h("POST /api/v1/repos/{owner}/{repo}/issues", s.createIssue)
 	h("GET /api/v1/repos/{owner}/{repo}/issues/{index}/labels", s.getIssueLabels)
@@ -91,35 +90,6 @@ func (s *Server) listOrgRepos(c *rc) {
 		}
 		return s.repoJSON(r)
 	})
-}
-
-// editRepo is PATCH /repos/{o}/{r} for the fields the operator's tests use.
-// Repository admins only. It is not behind the archive guard (an archived
-// repository can be un-archived); archiving twice is a 200 no-op, and a
-// body without "archived" leaves it as it is.
-func (s *Server) editRepo(c *rc) {
-	r := c.repo()
-	if r == nil || !c.requireRepoAdmin(r) {
-		return
-	}
-	var req struct {
-		Description *string `json:"description"`
-		Private     *bool   `json:"private"`
-		Archived    *bool   `json:"archived"`
-	}
-	if !c.bind(&req) {
-		return
-	}
-	if req.Description != nil {
-		r.description = *req.Description
-	}
-	if req.Private != nil {
-		r.private = *req.Private
-	}
-	if req.Archived != nil {
-		r.archived = *req.Archived
-	}
-	c.json(http.StatusOK, s.repoJSON(r))
 }
 
 // issueLabels gives the labels on an issue, sorted by name like Gitea's

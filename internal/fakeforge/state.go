@@ -85,6 +85,13 @@ type repo struct {
 	description string
 	private     bool
 	archived    bool
+	empty       bool
+	settings    repoSettings
+	topics      []string
+	// collaborators are the direct collaborators: user id -> read|write|admin.
+	collaborators map[int64]string
+	// oldNames are the names it had (lower case); their paths redirect here.
+	oldNames []string
 	issues      []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
 }
 
@@ -459,11 +466,23 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 	if r.orgID != 0 {
 		ownerID = r.orgID
 	}
+	st := r.settings
+	html := s.root + "/" + ownerLogin + "/" + r.name
 	return forge.Repository{
 		ID: r.id, Name: r.name, FullName: ownerLogin + "/" + r.name,
 		Owner:   &forge.User{ID: ownerID, Login: ownerLogin},
-		Private: r.private, HTMLURL: s.root + "/" + ownerLogin + "/" + r.name, HasProjects: true,
-		Archived: r.archived,
+		Private: r.private, HTMLURL: html, CloneURL: html + ".git",
+		SSHURL:   "git@" + strings.TrimPrefix(strings.TrimPrefix(s.root, "http://"), "https://") + ":" + ownerLogin + "/" + r.name + ".git",
+		Archived: r.archived, Empty: r.empty, Description: r.description, Topics: append([]string{}, r.topics...),
+		Website: st.website, Template: st.template, DefaultBranch: st.defaultBranch,
+		HasIssues: st.hasIssues, HasWiki: st.hasWiki, HasPullRequests: st.hasPullRequests, HasProjects: st.hasProjects,
+		HasReleases: st.hasReleases, HasPackages: st.hasPackages, HasActions: st.hasActions,
+		AllowMergeCommits: st.allowMergeCommits, AllowRebase: st.allowRebase, AllowRebaseExplicit: st.allowRebaseExplicit,
+		AllowSquashMerge: st.allowSquashMerge, AllowFastForwardOnlyMerge: st.allowFastForwardOnlyMerge,
+		AllowManualMerge: st.allowManualMerge, AutodetectManualMerge: st.autodetectManualMerge,
+		AllowRebaseUpdate: st.allowRebaseUpdate, DefaultMergeStyle: st.defaultMergeStyle,
+		DefaultDeleteBranchAfterMerge: st.defaultDeleteBranchAfterMerge,
+		DefaultAllowMaintainerEdit:    st.defaultAllowMaintainerEdit, IgnoreWhitespaceConflicts: st.ignoreWhitespaceConflicts,
 	}
 }
 
@@ -548,6 +567,19 @@ func (s *Server) addOrg(name string, creator *user) *org {
 
 func (s *Server) addRepo(r *repo) {
 	r.id = s.st.next("repo")
+	if r.settings == (repoSettings{}) {
+		r.settings = defaultRepoSettings()
+		r.empty = true
+	}
+	if r.collaborators == nil {
+		r.collaborators = map[int64]string{}
+	}
+	// A new repository takes its name back from a renamed one's redirect.
+	for _, other := range s.st.repos {
+		if other.orgID == r.orgID && other.userID == r.userID {
+			other.oldNames = slices.DeleteFunc(other.oldNames, func(n string) bool { return strings.EqualFold(n, r.name) })
+		}
+	}
 	s.st.repos[r.id] = r
 }
 

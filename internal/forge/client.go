@@ -432,7 +432,10 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 		fe := &Error{Kind: KindNetwork, Err: err}
 		var redirect *RedirectError
 		var denied *DeniedAddressError
+		var moved *MovedError
 		switch {
+		case errors.As(err, &moved):
+			fe = &Error{Kind: KindNotFound, StatusCode: http.StatusMovedPermanently, Err: moved}
 		case errors.As(err, &redirect):
 			// Not the *url.Error: it would name the whole redirect target.
 			fe = &Error{Kind: KindInvalidResponse, Err: redirect}

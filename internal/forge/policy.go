@@ -113,6 +113,18 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("refused a redirect to %s://%s: redirects are followed only to the same scheme, host and port; set spec.url to the address the forge redirects to", e.Scheme, e.Host)
 }
 
+// MovedError is a write the forge redirected, as it redirects every path of
+// a renamed repository to its new name (verified on Gitea 1.26.4: 301 for
+// GET and PATCH alike). Go would repeat a redirected PATCH, POST or DELETE
+// as a GET; the write is not sent again instead.
+type MovedError struct {
+	Method, Path string
+}
+
+func (e *MovedError) Error() string {
+	return fmt.Sprintf("the forge redirected this %s to %s (the repository was renamed?); writes are not sent to a moved address: update the spec to the new name", e.Method, e.Path)
+}
+
 // maxRedirects is net/http's own default limit.
 const maxRedirects = 10
 
@@ -122,6 +134,12 @@ const maxRedirects = 10
 func sameOrigin(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	// A write redirected (a renamed repository's old path answers 301) would
+	// go on as a GET and look like success without changing anything: the
+	// write stops at the redirect instead, and fails with it.
+	if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
+		return &MovedError{Method: m, Path: req.URL.Path}
 	}
 	from, to := via[0].URL, req.URL
 	if !strings.EqualFold(from.Scheme, to.Scheme) || !strings.EqualFold(hostPort(from), hostPort(to)) {

@@ -78,6 +78,15 @@ func (c readOnly) GetRepo(ctx context.Context, owner, repo string) (*Repository,
 func (c readOnly) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
 	return c.r.ListOrgRepos(ctx, org)
 }
+func (c readOnly) GetRepoByID(ctx context.Context, id int64) (*Repository, error) {
+	return c.r.GetRepoByID(ctx, id)
+}
+func (c readOnly) ListUserRepos(ctx context.Context, user string) ([]Repository, error) {
+	return c.r.ListUserRepos(ctx, user)
+}
+func (c readOnly) ListCollaborators(ctx context.Context, owner, repo string) ([]User, error) {
+	return c.r.ListCollaborators(ctx, owner, repo)
+}
 func (c readOnly) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	return c.r.ListIssuesWithLabel(ctx, owner, repo, label)
 }
@@ -113,6 +122,25 @@ func (readOnly) EditProject(context.Context, string, string, int64, EditProjectO
 }
 func (readOnly) DeleteProject(context.Context, string, string, int64) error {
 	return refuse("delete project")
+}
+func (readOnly) CreateOrgRepo(context.Context, string, CreateRepoOption) (*Repository, error) {
+	return nil, refuse("create repository")
+}
+func (readOnly) CreateUserRepo(context.Context, CreateRepoOption) (*Repository, error) {
+	return nil, refuse("create repository")
+}
+func (readOnly) EditRepo(context.Context, string, string, EditRepoOption) (*Repository, error) {
+	return nil, refuse("edit repository")
+}
+func (readOnly) DeleteRepo(context.Context, string, string) error { return refuse("delete repository") }
+func (readOnly) SetRepoTopics(context.Context, string, string, []string) error {
+	return refuse("set repository topics")
+}
+func (readOnly) SetCollaborator(context.Context, string, string, string, string) error {
+	return refuse("set collaborator")
+}
+func (readOnly) RemoveCollaborator(context.Context, string, string, string) error {
+	return refuse("remove collaborator")
 }
 func (readOnly) EditRunner(context.Context, Scope, int64, bool) (*Runner, error) {
 	return nil, refuse("edit runner")

@@ -166,6 +166,7 @@ type Snapshots struct {
 	hooks    *store[Hook]
 	projects *store[Project]
 	runners  *store[Runner]
+	repos    *store[Repository]
 }
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
@@ -184,6 +185,14 @@ func NewSnapshots(fc Interface) *Snapshots {
 		projects: newStore(kept, func(p Project) int64 { return p.ID }, func(p Project) Project { return p }),
 		runners: newStore(kept, func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
 			r.Labels = slices.Clone(r.Labels)
+			return r
+		}),
+		repos: newStore(kept, func(r Repository) int64 { return r.ID }, func(r Repository) Repository {
+			r.Topics = slices.Clone(r.Topics)
+			if r.Owner != nil {
+				o := *r.Owner
+				r.Owner = &o
+			}
 			return r
 		}),
 	}
@@ -212,6 +221,7 @@ func (s *Snapshots) Close() {
 	s.hooks.forgetAll()
 	s.projects.forgetAll()
 	s.runners.forgetAll()
+	s.repos.forgetAll()
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -274,6 +284,68 @@ func (s *Snapshots) EditOrg(ctx context.Context, name string, opt EditOrgOption)
 func (s *Snapshots) DeleteOrg(ctx context.Context, name string) error {
 	err := s.Interface.DeleteOrg(ctx, name)
 	s.orgs.drop(myOrgs)
+	return err
+}
+
+// ---- repositories: one listing per owner (organization or user) ----
+
+func orgReposKey(org string) string   { return "org:" + strings.ToLower(org) }
+func userReposKey(user string) string { return "user:" + strings.ToLower(user) }
+
+func (s *Snapshots) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
+	return s.repos.list(ctx, s, orgReposKey(org), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListOrgRepos(ctx, org)
+	})
+}
+
+func (s *Snapshots) ListUserRepos(ctx context.Context, user string) ([]Repository, error) {
+	return s.repos.list(ctx, s, userReposKey(user), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListUserRepos(ctx, user)
+	})
+}
+
+// wroteRepo records a repository's new state in its owner's listing.
+func (s *Snapshots) wroteRepo(owner string, r *Repository, err error) {
+	s.repos.wrote(orgReposKey(owner), r, 0, err)
+	s.repos.wrote(userReposKey(owner), r, 0, err)
+}
+
+// dropRepos forgets owner's listings: a write whose answer is not the
+// repository (topics, a delete by name).
+func (s *Snapshots) dropRepos(owner string) {
+	s.repos.drop(orgReposKey(owner))
+	s.repos.drop(userReposKey(owner))
+}
+
+func (s *Snapshots) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
+	r, err := s.Interface.CreateOrgRepo(ctx, org, opt)
+	s.wroteRepo(org, r, err)
+	return r, err
+}
+
+func (s *Snapshots) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
+	r, err := s.Interface.CreateUserRepo(ctx, opt)
+	if err == nil && r.Owner != nil {
+		s.wroteRepo(r.Owner.Login, r, nil)
+	}
+	return r, err
+}
+
+func (s *Snapshots) EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error) {
+	r, err := s.Interface.EditRepo(ctx, owner, repo, opt)
+	s.wroteRepo(owner, r, err)
+	return r, err
+}
+
+func (s *Snapshots) DeleteRepo(ctx context.Context, owner, repo string) error {
+	err := s.Interface.DeleteRepo(ctx, owner, repo)
+	s.dropRepos(owner)
+	return err
+}
+
+func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error {
+	err := s.Interface.SetRepoTopics(ctx, owner, repo, topics)
+	s.dropRepos(owner)
 	return err
 }
 

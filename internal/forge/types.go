@@ -235,7 +235,11 @@ type RunnerLabel struct {
 	Type string `json:"type"`
 }
 
-// Repository holds the repository fields the operator needs.
+// Repository holds the repository fields the operator needs: the
+// settings the Repository kind manages, each as GET /repos/{o}/{r} and the
+// organization's listing report it (verified on Gitea 1.24 to 1.26: the
+// listing carries every setting and the topics, so at rest no repository
+// is read on its own).
 type Repository struct {
 	ID          int64  `json:"id"`
 	Name        string `json:"name"`
@@ -243,19 +247,87 @@ type Repository struct {
 	Owner       *User  `json:"owner"`
 	Private     bool   `json:"private"`
 	HTMLURL     string `json:"html_url"`
+	CloneURL    string `json:"clone_url"`
+	SSHURL      string `json:"ssh_url"`
 	HasProjects bool   `json:"has_projects"`
-	// Archived repositories are listed too; the forge still accepts label
-	// writes there.
+	// Archived repositories are listed too; the forge still accepts label,
+	// hook, topic, collaborator and settings writes there.
 	Archived bool `json:"archived"`
+	Empty    bool `json:"empty"`
+
+	Description                   string   `json:"description"`
+	Website                       string   `json:"website"`
+	Template                      bool     `json:"template"`
+	DefaultBranch                 string   `json:"default_branch"`
+	HasIssues                     bool     `json:"has_issues"`
+	HasWiki                       bool     `json:"has_wiki"`
+	HasPullRequests               bool     `json:"has_pull_requests"`
+	HasReleases                   bool     `json:"has_releases"`
+	HasPackages                   bool     `json:"has_packages"`
+	HasActions                    bool     `json:"has_actions"`
+	AllowMergeCommits             bool     `json:"allow_merge_commits"`
+	AllowRebase                   bool     `json:"allow_rebase"`
+	AllowRebaseExplicit           bool     `json:"allow_rebase_explicit"`
+	AllowSquashMerge              bool     `json:"allow_squash_merge"`
+	AllowFastForwardOnlyMerge     bool     `json:"allow_fast_forward_only_merge"`
+	AllowManualMerge              bool     `json:"allow_manual_merge"`
+	AutodetectManualMerge         bool     `json:"autodetect_manual_merge"`
+	AllowRebaseUpdate             bool     `json:"allow_rebase_update"`
+	DefaultMergeStyle             string   `json:"default_merge_style"`
+	DefaultDeleteBranchAfterMerge bool     `json:"default_delete_branch_after_merge"`
+	DefaultAllowMaintainerEdit    bool     `json:"default_allow_maintainer_edit"`
+	IgnoreWhitespaceConflicts     bool     `json:"ignore_whitespace_conflicts"`
+	Topics                        []string `json:"topics"`
 }
 
 // CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.
+// The forge ignores default_merge_style and the other settings here: they
+// are set by an edit after the create.
 type CreateRepoOption struct {
 	Name          string `json:"name"`
 	Description   string `json:"description,omitempty"`
 	Private       bool   `json:"private,omitempty"`
+	Template      bool   `json:"template,omitempty"`
 	AutoInit      bool   `json:"auto_init,omitempty"`
 	DefaultBranch string `json:"default_branch,omitempty"`
+	Gitignores    string `json:"gitignores,omitempty"`
+	License       string `json:"license,omitempty"`
+	Readme        string `json:"readme,omitempty"`
+	ObjectFormat  string `json:"object_format_name,omitempty"`
+	TrustModel    string `json:"trust_model,omitempty"`
+}
+
+// EditRepoOption is the body of PATCH /repos/{o}/{r}: only the fields sent
+// change. "name" renames in place (same id; the old path answers 301 to
+// the new one). The forge takes any default_merge_style string, even one
+// it does not know (verified on Gitea 1.26.4): admission checks it.
+type EditRepoOption struct {
+	Name                          *string `json:"name,omitempty"`
+	Description                   *string `json:"description,omitempty"`
+	Website                       *string `json:"website,omitempty"`
+	Private                       *bool   `json:"private,omitempty"`
+	Template                      *bool   `json:"template,omitempty"`
+	Archived                      *bool   `json:"archived,omitempty"`
+	DefaultBranch                 *string `json:"default_branch,omitempty"`
+	HasIssues                     *bool   `json:"has_issues,omitempty"`
+	HasWiki                       *bool   `json:"has_wiki,omitempty"`
+	HasPullRequests               *bool   `json:"has_pull_requests,omitempty"`
+	HasProjects                   *bool   `json:"has_projects,omitempty"`
+	HasReleases                   *bool   `json:"has_releases,omitempty"`
+	HasPackages                   *bool   `json:"has_packages,omitempty"`
+	HasActions                    *bool   `json:"has_actions,omitempty"`
+	AllowMergeCommits             *bool   `json:"allow_merge_commits,omitempty"`
+	AllowRebase                   *bool   `json:"allow_rebase,omitempty"`
+	AllowRebaseExplicit           *bool   `json:"allow_rebase_explicit,omitempty"`
+	AllowSquashMerge              *bool   `json:"allow_squash_merge,omitempty"`
+	AllowFastForwardOnlyMerge     *bool   `json:"allow_fast_forward_only_merge,omitempty"`
+	AllowManualMerge              *bool   `json:"allow_manual_merge,omitempty"`
+	AutodetectManualMerge         *bool   `json:"autodetect_manual_merge,omitempty"`
+	AllowRebaseUpdate             *bool   `json:"allow_rebase_update,omitempty"`
+	DefaultMergeStyle             *string `json:"default_merge_style,omitempty"`
+	DefaultDeleteBranchAfterMerge *bool   `json:"default_delete_branch_after_merge,omitempty"`
+	DefaultAllowMaintainerEdit    *bool   `json:"default_allow_maintainer_edit,omitempty"`
+	IgnoreWhitespaceConflicts     *bool   `json:"ignore_whitespace_conflicts,omitempty"`
 }
 
 // Scope names where labels and runners live: a repository (Owner and Repo)

@@ -1,0 +1,422 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeforge
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Repositories as Gitea 1.24 to 1.26 serve them (probed on 1.26.4, see
+// forge-behaviour.md and the contract suite): settings read back by GET and
+// in the organization's listing, renames in place with a 301 from the old
+// path, topics lower-cased and checked, direct collaborators without their
+// permission in the list. Writes to an archived repository are not refused
+// on these routes.
+
+// repoSettings are the settings PATCH /repos/{o}/{r} changes one by one.
+type repoSettings struct {
+	website, defaultBranch, defaultMergeStyle                                            string
+	template                                                                             bool
+	hasIssues, hasWiki, hasPullRequests, hasProjects, hasReleases, hasPackages, hasActions bool
+	allowMergeCommits, allowRebase, allowRebaseExplicit, allowSquashMerge                bool
+	allowFastForwardOnlyMerge, allowManualMerge, autodetectManualMerge, allowRebaseUpdate bool
+	defaultDeleteBranchAfterMerge, defaultAllowMaintainerEdit, ignoreWhitespaceConflicts bool
+}
+
+// defaultRepoSettings are a new repository's, as Gitea makes it.
+func defaultRepoSettings() repoSettings {
+	return repoSettings{
+		defaultBranch: "main", defaultMergeStyle: "merge",
+		hasIssues: true, hasWiki: true, hasPullRequests: true, hasProjects: true,
+		hasReleases: true, hasPackages: true, hasActions: true,
+		allowMergeCommits: true, allowRebase: true, allowRebaseExplicit: true, allowSquashMerge: true,
+		allowFastForwardOnlyMerge: true, allowRebaseUpdate: true, defaultAllowMaintainerEdit: true,
+	}
+}
+
+func (s *Server) repoJSON(r *repo) map[string]any {
+	fr := s.repoToForge(r)
+	return map[string]any{
+		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": fr.Description,
+		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
+		"private": fr.Private, "html_url": fr.HTMLURL, "clone_url": fr.CloneURL, "ssh_url": fr.SSHURL,
+		"empty": fr.Empty, "archived": fr.Archived, "topics": fr.Topics,
+		"website": fr.Website, "template": fr.Template, "default_branch": fr.DefaultBranch,
+		"has_issues": fr.HasIssues, "has_wiki": fr.HasWiki, "has_pull_requests": fr.HasPullRequests,
+		"has_projects": fr.HasProjects, "has_releases": fr.HasReleases, "has_packages": fr.HasPackages,
+		"has_actions": fr.HasActions, "allow_merge_commits": fr.AllowMergeCommits, "allow_rebase": fr.AllowRebase,
+		"allow_rebase_explicit": fr.AllowRebaseExplicit, "allow_squash_merge": fr.AllowSquashMerge,
+		"allow_fast_forward_only_merge": fr.AllowFastForwardOnlyMerge, "allow_manual_merge": fr.AllowManualMerge,
+		"autodetect_manual_merge": fr.AutodetectManualMerge, "allow_rebase_update": fr.AllowRebaseUpdate,
+		"default_merge_style":               fr.DefaultMergeStyle,
+		"default_delete_branch_after_merge": fr.DefaultDeleteBranchAfterMerge,
+		"default_allow_maintainer_edit":     fr.DefaultAllowMaintainerEdit,
+		"ignore_whitespace_conflicts":       fr.IgnoreWhitespaceConflicts,
+	}
+}
+
+type createRepoReq struct {
+	Name          string `json:"name"`
+	Description   string `json:"description"`
+	Private       bool   `json:"private"`
+	Template      bool   `json:"template"`
+	AutoInit      bool   `json:"auto_init"`
+	DefaultBranch string `json:"default_branch"`
+	Gitignores    string `json:"gitignores"`
+	License       string `json:"license"`
+	Readme        string `json:"readme"`
+}
+
+// knownLicenses are the license templates the fake has; Gitea has hundreds.
+var knownLicenses = []string{"Apache-2.0", "MIT", "BSD-3-Clause", "GPL-3.0-only", "MPL-2.0"}
+
+// createRepoFor is POST /orgs/{org}/repos and POST /user/repos: auto_init
+// makes a first commit (not empty) on default_branch (default "main"); an
+// unknown license with auto_init is a 500 from the template loader, and
+// nothing is made. Settings beyond these are not taken on create.
+func (s *Server) createRepoFor(c *rc, r *repo) {
+	var req createRepoReq
+	if !c.bind(&req) {
+		return
+	}
+	r.name, r.description, r.private = req.Name, req.Description, req.Private
+	if status, msg := s.checkNewRepo(r); status != 0 {
+		c.error(status, msg)
+		return
+	}
+	if req.AutoInit && req.License != "" && !slices.Contains(knownLicenses, req.License) {
+		c.error(http.StatusInternalServerError, fmt.Sprintf("initRepository: prepareRepoCommit: getLicense[%s]: GetLicense[%s]: file does not exist", req.License, req.License))
+		return
+	}
+	r.settings = defaultRepoSettings()
+	r.settings.template = req.Template
+	if req.DefaultBranch != "" {
+		r.settings.defaultBranch = req.DefaultBranch
+	}
+	r.empty = !req.AutoInit
+	s.addRepo(r)
+	c.json(http.StatusCreated, s.repoJSON(r))
+}
+
+// repoByOldName finds the repository a renamed one's old path redirects to.
+func (s *Server) repoByOldName(ownerName, name string) *repo {
+	for _, r := range s.st.repos {
+		if strings.EqualFold(s.ownerName(r), ownerName) && slices.Contains(r.oldNames, strings.ToLower(name)) {
+			return r
+		}
+	}
+	return nil
+}
+
+// redirectTo answers 301 to the same route of r's current path, as Gitea
+// does for every method on a renamed repository's old path.
+func (c *rc) redirectTo(r *repo) {
+	old := "/api/v1/repos/" + c.r.PathValue("owner") + "/" + c.r.PathValue("repo")
+	rest := strings.TrimPrefix(c.r.URL.Path, old)
+	if len(rest) == len(c.r.URL.Path) {
+		// The route matched case-insensitively; keep what follows the name.
+		rest = c.r.URL.Path[len(old):]
+	}
+	loc := "/api/v1/repos/" + c.s.ownerName(r) + "/" + r.name + rest
+	if c.r.URL.RawQuery != "" {
+		loc += "?" + c.r.URL.RawQuery
+	}
+	c.w.Header().Set("Location", loc)
+	c.w.WriteHeader(http.StatusMovedPermanently)
+}
+
+type editRepoReq struct {
+	Name                          *string `json:"name"`
+	Description                   *string `json:"description"`
+	Website                       *string `json:"website"`
+	Private                       *bool   `json:"private"`
+	Template                      *bool   `json:"template"`
+	Archived                      *bool   `json:"archived"`
+	DefaultBranch                 *string `json:"default_branch"`
+	HasIssues                     *bool   `json:"has_issues"`
+	HasWiki                       *bool   `json:"has_wiki"`
+	HasPullRequests               *bool   `json:"has_pull_requests"`
+	HasProjects                   *bool   `json:"has_projects"`
+	HasReleases                   *bool   `json:"has_releases"`
+	HasPackages                   *bool   `json:"has_packages"`
+	HasActions                    *bool   `json:"has_actions"`
+	AllowMergeCommits             *bool   `json:"allow_merge_commits"`
+	AllowRebase                   *bool   `json:"allow_rebase"`
+	AllowRebaseExplicit           *bool   `json:"allow_rebase_explicit"`
+	AllowSquashMerge              *bool   `json:"allow_squash_merge"`
+	AllowFastForwardOnlyMerge     *bool   `json:"allow_fast_forward_only_merge"`
+	AllowManualMerge              *bool   `json:"allow_manual_merge"`
+	AutodetectManualMerge         *bool   `json:"autodetect_manual_merge"`
+	AllowRebaseUpdate             *bool   `json:"allow_rebase_update"`
+	DefaultMergeStyle             *string `json:"default_merge_style"`
+	DefaultDeleteBranchAfterMerge *bool   `json:"default_delete_branch_after_merge"`
+	DefaultAllowMaintainerEdit    *bool   `json:"default_allow_maintainer_edit"`
+	IgnoreWhitespaceConflicts     *bool   `json:"ignore_whitespace_conflicts"`
+}
+
+func set[V any](dst *V, src *V) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// editRepo is PATCH /repos/{o}/{r}. Repository admins only. Only the fields
+// sent change; "name" renames in place (a taken name, any case, is 422),
+// and the old name then redirects. It is not behind the archive guard: an
+// archived repository takes every change (Gitea 1.26.4), archiving twice
+// is a no-op. default_merge_style takes any string, as Gitea's does.
+func (s *Server) editRepo(c *rc) {
+	r := c.repo()
+	if r == nil || !c.requireRepoAdmin(r) {
+		return
+	}
+	var req editRepoReq
+	if !c.bind(&req) {
+		return
+	}
+	if req.Name != nil && *req.Name != r.name {
+		renamed := &repo{name: *req.Name, orgID: r.orgID, userID: r.userID}
+		status, msg := s.checkNewRepo(renamed)
+		if status == http.StatusConflict && strings.EqualFold(*req.Name, r.name) {
+			status = 0 // a change of case only
+		}
+		if status == http.StatusConflict {
+			status, msg = http.StatusUnprocessableEntity, fmt.Sprintf("repository already exists [uname: %s, name: %s]", strings.ToLower(s.ownerName(r)), strings.ToLower(*req.Name))
+		}
+		if status != 0 {
+			c.error(status, msg)
+			return
+		}
+		if !strings.EqualFold(*req.Name, r.name) {
+			r.oldNames = append(r.oldNames, strings.ToLower(r.name))
+		}
+		r.name = *req.Name
+	}
+	st := &r.settings
+	set(&r.description, req.Description)
+	set(&r.private, req.Private)
+	set(&r.archived, req.Archived)
+	set(&st.website, req.Website)
+	set(&st.template, req.Template)
+	set(&st.defaultBranch, req.DefaultBranch)
+	set(&st.hasIssues, req.HasIssues)
+	set(&st.hasWiki, req.HasWiki)
+	set(&st.hasPullRequests, req.HasPullRequests)
+	set(&st.hasProjects, req.HasProjects)
+	set(&st.hasReleases, req.HasReleases)
+	set(&st.hasPackages, req.HasPackages)
+	set(&st.hasActions, req.HasActions)
+	set(&st.allowMergeCommits, req.AllowMergeCommits)
+	set(&st.allowRebase, req.AllowRebase)
+	set(&st.allowRebaseExplicit, req.AllowRebaseExplicit)
+	set(&st.allowSquashMerge, req.AllowSquashMerge)
+	set(&st.allowFastForwardOnlyMerge, req.AllowFastForwardOnlyMerge)
+	set(&st.allowManualMerge, req.AllowManualMerge)
+	set(&st.autodetectManualMerge, req.AutodetectManualMerge)
+	set(&st.allowRebaseUpdate, req.AllowRebaseUpdate)
+	set(&st.defaultMergeStyle, req.DefaultMergeStyle)
+	set(&st.defaultDeleteBranchAfterMerge, req.DefaultDeleteBranchAfterMerge)
+	set(&st.defaultAllowMaintainerEdit, req.DefaultAllowMaintainerEdit)
+	set(&st.ignoreWhitespaceConflicts, req.IgnoreWhitespaceConflicts)
+	c.json(http.StatusOK, s.repoJSON(r))
+}
+
+// getRepoByID is GET /repositories/{id}.
+func (s *Server) getRepoByID(c *rc) {
+	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	r := s.st.repos[id]
+	if err != nil || r == nil || !c.canSeeRepo(r) {
+		c.notFound("")
+		return
+	}
+	c.json(http.StatusOK, s.repoJSON(r))
+}
+
+// listUserRepos is GET /users/{user}/repos: the user's own repositories the
+// caller can see, X-Total-Count and Link.
+func (s *Server) listUserRepos(c *rc) {
+	u := s.userByLogin(c.r.PathValue("user"))
+	if u == nil {
+		c.notFound("user redirect does not exist [name: " + strings.ToLower(c.r.PathValue("user")) + "]")
+		return
+	}
+	all := sortedByID(s.st.repos, func(r *repo) bool { return r.userID == u.id && c.canSeeRepo(r) })
+	servePage(c, all, true, s.repoJSON)
+}
+
+var topicPattern = regexp.MustCompile(`^[a-z0-9][-.a-z0-9]*$`)
+
+// maxTopics is Gitea's limit of topics per repository.
+const maxTopics = 25
+
+// getTopics is GET /repos/{o}/{r}/topics.
+func (s *Server) getTopics(c *rc) {
+	if r := c.repo(); r != nil {
+		c.w.Header().Set("X-Total-Count", strconv.Itoa(len(r.topics)))
+		c.json(http.StatusOK, map[string]any{"topics": append([]string{}, r.topics...)})
+	}
+}
+
+// putTopics is PUT /repos/{o}/{r}/topics: the set replaced, each topic
+// trimmed and lower-cased, repeats and empties dropped; one invalid (not
+// [a-z0-9][-.a-z0-9]*, or over 35 characters) or more than 25 is 422.
+func (s *Server) putTopics(c *rc) {
+	r := c.repo()
+	if r == nil || !c.requireRepoAdmin(r) {
+		return
+	}
+	var req struct {
+		Topics []string `json:"topics"`
+	}
+	if !c.bind(&req) {
+		return
+	}
+	valid, invalid := []string{}, []string{}
+	for _, t := range req.Topics {
+		t = strings.TrimSpace(strings.ToLower(t))
+		switch {
+		case t == "" || slices.Contains(valid, t):
+		case len(t) <= 35 && topicPattern.MatchString(t):
+			valid = append(valid, t)
+		default:
+			invalid = append(invalid, t)
+		}
+	}
+	if len(invalid) > 0 {
+		c.json(http.StatusUnprocessableEntity, map[string]any{"invalidTopics": invalid, "message": "Topic names are invalid"})
+		return
+	}
+	if len(valid) > maxTopics {
+		c.json(http.StatusUnprocessableEntity, map[string]any{"invalidTopics": nil, "message": "Exceeding maximum number of topics per repo"})
+		return
+	}
+	slices.Sort(valid)
+	r.topics = valid
+	c.noContent()
+}
+
+// listCollaborators is GET /repos/{o}/{r}/collaborators: the direct
+// collaborators as users, without permission, X-Total-Count only.
+func (s *Server) listCollaborators(c *rc) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	var users []*user
+	for _, u := range s.users {
+		if _, ok := r.collaborators[u.id]; ok {
+			users = append(users, u)
+		}
+	}
+	servePage(c, users, false, func(u *user) map[string]any { return userJSON(u) })
+}
+
+// collaborator resolves {user} for a collaborator write; an unknown user is 422.
+func (c *rc) collaborator() *user {
+	name := c.r.PathValue("user")
+	u := c.s.userByLogin(name)
+	if u == nil {
+		c.validation(fmt.Sprintf("user does not exist [uid: 0, name: %s]", strings.ToLower(name)))
+	}
+	return u
+}
+
+// putCollaborator is PUT /repos/{o}/{r}/collaborators/{user}: adds the user
+// or changes their permission in place (default write); 204.
+func (s *Server) putCollaborator(c *rc) {
+	r := c.repo()
+	if r == nil || !c.requireRepoAdmin(r) {
+		return
+	}
+	var req struct {
+		Permission *string `json:"permission"`
+	}
+	if !c.bind(&req) {
+		return
+	}
+	u := c.collaborator()
+	if u == nil {
+		return
+	}
+	p := "write"
+	if req.Permission != nil && slices.Contains([]string{"read", "write", "admin"}, *req.Permission) {
+		p = *req.Permission
+	}
+	r.collaborators[u.id] = p
+	c.noContent()
+}
+
+// deleteCollaborator is DELETE /repos/{o}/{r}/collaborators/{user}: 204,
+// also for a user who is not a collaborator.
+func (s *Server) deleteCollaborator(c *rc) {
+	r := c.repo()
+	if r == nil || !c.requireRepoAdmin(r) {
+		return
+	}
+	if u := c.collaborator(); u != nil {
+		delete(r.collaborators, u.id)
+		c.noContent()
+	}
+}
+
+func (s *Server) repoRoutes(h func(string, func(*rc))) {
+	h("GET /api/v1/repos/{owner}/{repo}", s.getRepo)
+	h("PATCH /api/v1/repos/{owner}/{repo}", s.editRepo)
+	h("DELETE /api/v1/repos/{owner}/{repo}", s.deleteRepo)
+	h("POST /api/v1/orgs/{org}/repos", s.createOrgRepo)
+	h("POST /api/v1/user/repos", s.createUserRepo)
+	h("GET /api/v1/repositories/{id}", s.getRepoByID)
+	h("GET /api/v1/users/{user}/repos", s.listUserRepos)
+	h("GET /api/v1/repos/{owner}/{repo}/topics", s.getTopics)
+	h("PUT /api/v1/repos/{owner}/{repo}/topics", s.putTopics)
+	h("GET /api/v1/repos/{owner}/{repo}/collaborators", s.listCollaborators)
+	h("PUT /api/v1/repos/{owner}/{repo}/collaborators/{user}", s.putCollaborator)
+	h("DELETE /api/v1/repos/{owner}/{repo}/collaborators/{user}", s.deleteCollaborator)
+}
+
+// AddUser adds an account (no token: it never signs in) for collaborator
+// and member tests; like WithUser it outlives Reset. Adding one twice is a
+// no-op.
+func (s *Server) AddUser(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.userByLogin(login) == nil {
+		s.users = append(s.users, &user{id: int64(len(s.users) + 1), login: login})
+	}
+}
+
+// Collaborators gives a repository's direct collaborators: login -> permission.
+func (s *Server) Collaborators(ownerName, name string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	r := s.repoByName(ownerName, name)
+	if r == nil {
+		return out
+	}
+	for _, u := range s.users {
+		if p, ok := r.collaborators[u.id]; ok {
+			out[u.login] = p
+		}
+	}
+	return out
+}
