@@ -34,12 +34,12 @@ import (
 
 // repoSettings are the settings PATCH /repos/{o}/{r} changes one by one.
 type repoSettings struct {
-	website, defaultBranch, defaultMergeStyle                                            string
-	template                                                                             bool
+	website, defaultBranch, defaultMergeStyle                                              string
+	template                                                                               bool
 	hasIssues, hasWiki, hasPullRequests, hasProjects, hasReleases, hasPackages, hasActions bool
-	allowMergeCommits, allowRebase, allowRebaseExplicit, allowSquashMerge                bool
-	allowFastForwardOnlyMerge, allowManualMerge, autodetectManualMerge, allowRebaseUpdate bool
-	defaultDeleteBranchAfterMerge, defaultAllowMaintainerEdit, ignoreWhitespaceConflicts bool
+	allowMergeCommits, allowRebase, allowRebaseExplicit, allowSquashMerge                  bool
+	allowFastForwardOnlyMerge, allowManualMerge, autodetectManualMerge, allowRebaseUpdate  bool
+	defaultDeleteBranchAfterMerge, defaultAllowMaintainerEdit, ignoreWhitespaceConflicts   bool
 }
 
 // defaultRepoSettings are a new repository's, as Gitea makes it.

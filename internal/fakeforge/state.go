@@ -92,7 +92,7 @@ type repo struct {
 	collaborators map[int64]string
 	// oldNames are the names it had (lower case); their paths redirect here.
 	oldNames []string
-	issues      []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
+	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
 }
 
 type hook struct {
