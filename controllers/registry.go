@@ -51,6 +51,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RepoHook](repoHookKind(digests), true),
 		managedKind[*forgev1.Project](projectKind{}, true),
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
+		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		{
 			kind:    kindName[*forgev1.LabelSet](labelSetKind{}),
 			setup:   setupOf[*forgev1.LabelSet](labelSetKind{}),

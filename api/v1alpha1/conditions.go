@@ -96,6 +96,15 @@ const (
 	// merges away while it relabelled them; the old label is kept and the
 	// merge is retried.
 	ReasonMergeIncomplete = "MergeIncomplete"
+	// ReasonTooManyRemovals: a pass would remove more members than its limit
+	// allows, so it removed none (Stalled until the limit or the list changes).
+	ReasonTooManyRemovals = "TooManyRemovals"
+	// ReasonRepositoryArchived: the object lives in an archived repository,
+	// so no write is attempted (Stalled until it is unarchived).
+	ReasonRepositoryArchived = "RepositoryArchived"
+	// ReasonArchived: a Repository with deletionPolicy Archive was archived
+	// when its resource was deleted.
+	ReasonArchived = "Archived"
 )
 
 // Annotations the operator reads or writes.

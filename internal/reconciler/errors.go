@@ -70,6 +70,22 @@ func ParentMissing(err error, parent string) error {
 	return err
 }
 
+// Left is what an External's Delete returns when, on purpose, it did not
+// delete the forge object: it left it (a repository adopted without the
+// allow-delete annotation, an organization's Owners team) or changed it
+// instead (a repository archived). The resource goes as if deleted; Event
+// tells the user what happened to the forge object.
+type Left struct {
+	Event Event
+}
+
+func (l *Left) Error() string { return l.Event.Note }
+
+// Leave builds a Left with an Event of type typ ("Normal", "Warning").
+func Leave(typ, reason, format string, args ...any) error {
+	return &Left{Event: Event{Type: typ, Reason: reason, Action: "Delete", Note: fmt.Sprintf(format, args...)}}
+}
+
 // asError unwraps a loop Error.
 func asError(err error) (*Error, bool) {
 	var e *Error

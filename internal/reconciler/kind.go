@@ -47,6 +47,23 @@ type Kind[T forgev1.Managed] interface {
 	Connect(ctx context.Context, obj T, pass *Pass) (External, error)
 }
 
+// RepoScoped is implemented by kinds whose objects live in repositories.
+// RepoRefs names the repositories obj lives in, as "owner/name", or
+// "owner/*" for every repository of an owner (a set selecting by
+// organization); none for an object of an organization. A Repository
+// resource of one of them becoming Ready requeues obj at once, rather than
+// at its next backoff (DESIGN "Repository").
+type RepoScoped[T forgev1.Managed] interface {
+	RepoRefs(obj T) []string
+}
+
+// WriteGuard is implemented by kinds that check before a pass writes to
+// the forge (a create, replace or update): an error stops the pass, such
+// as a Stall with RepositoryArchived for an object of an archived repository.
+type WriteGuard[T forgev1.Managed] interface {
+	BeforeWrite(ctx context.Context, obj T, pass *Pass) error
+}
+
 // External is one pass's view of one forge object.
 type External interface {
 	// Observe reads the forge object: by status.id when known, otherwise by

@@ -246,6 +246,11 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 			return Outcome{}, err
 		}
 	}
+	if g, ok := r.kind.(WriteGuard[T]); ok && (!obs.Exists || obs.Replace || len(obs.Diff) > 0) {
+		if err := g.BeforeWrite(ctx, obj, pass); err != nil {
+			return Outcome{}, err
+		}
+	}
 	var err error
 	switch {
 	case !obs.Exists:
@@ -465,7 +470,14 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	}
 	if err == nil && obs.Exists {
 		if err := ext.Delete(ctx, obs); err != nil && !forge.IsNotFound(err) {
-			return Outcome{}, err
+			var left *Left
+			if !errors.As(err, &left) {
+				return Outcome{}, err
+			}
+			if err := r.setFinalizer(ctx, obj, false); err != nil {
+				return Outcome{}, err
+			}
+			return Outcome{Event: left.Event}, nil
 		}
 	}
 	if err := r.deleteReplaced(ctx, obj, ext, 0); err != nil {

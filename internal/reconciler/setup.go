@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
 )
 
@@ -46,7 +47,12 @@ const (
 	IndexSecret = ".forgeSecrets"
 	indexKey    = ".forgeKey"
 	indexID     = ".forgeID"
+	indexRepo   = ".forgeRepo"
 )
+
+// repoRefKey is the index value of a repository reference of a resource
+// using Forge forgeRef: lower case, as the forge compares names.
+func repoRefKey(forgeRef, ref string) string { return forgeRef + "\x00" + strings.ToLower(ref) }
 
 func naturalKey(forgeRef, key string) string { return forgeRef + "\x00" + key }
 func idKey(forgeRef string, id int64) string { return forgeRef + "#" + strconv.FormatInt(id, 10) }
@@ -87,8 +93,13 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		}
 	}
 
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(strings.ToLower(kindName)).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if _, ok := kind.(RepoScoped[T]); ok {
+		// A Repository becoming Ready lets the objects waiting for it go on.
+		b = b.Watches(&forgev1.Repository{}, handler.EnqueueRequestsFromMapFunc(r.forRepository),
+			builder.WithPredicates(becameReady{}))
+	}
+	return b.Named(strings.ToLower(kindName)).
 		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
 		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
@@ -125,6 +136,18 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
 			}
 			return nil
+		},
+		indexRepo: func(o client.Object) []string {
+			rs, ok := any(kind).(RepoScoped[T])
+			if !ok {
+				return nil
+			}
+			t := o.(T)
+			var out []string
+			for _, ref := range rs.RepoRefs(t) {
+				out = append(out, repoRefKey(t.GetManagedSpec().ForgeRef.Name, ref))
+			}
+			return out
 		},
 		indexID: func(o client.Object) []string {
 			t := o.(T)
@@ -168,6 +191,30 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), indexID, idKey(ref, id))...)
 	}
 	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.Name == o.GetName() })
+}
+
+// becameReady passes a Repository's update that makes it Ready.
+type becameReady struct{ predicate.Funcs }
+
+func (becameReady) Create(event.CreateEvent) bool   { return false }
+func (becameReady) Delete(event.DeleteEvent) bool   { return false }
+func (becameReady) Generic(event.GenericEvent) bool { return false }
+func (becameReady) Update(e event.UpdateEvent) bool {
+	o, ok1 := e.ObjectOld.(*forgev1.Repository)
+	n, ok2 := e.ObjectNew.(*forgev1.Repository)
+	return ok1 && ok2 && conditions.IsReady(n, n.Generation) && !conditions.IsReady(o, o.Generation)
+}
+
+// forRepository enqueues the resources living in Repository o (by name, or
+// in every repository of its owner).
+func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ctrl.Request {
+	repo, ok := o.(*forgev1.Repository)
+	if !ok {
+		return nil
+	}
+	ref := repo.Spec.ForgeRef.Name
+	reqs := r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, repo.FullName()))
+	return append(reqs, r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, string(repo.Spec.Owner)+"/*"))...)
 }
 
 // forSecret enqueues the resources that reference a Secret, directly or through their Forge.

@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"strings"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// ownerReposClient lists an owner's repositories.
+type ownerReposClient interface {
+	ListOrgRepos(ctx context.Context, org string) ([]forge.Repository, error)
+	ListUserRepos(ctx context.Context, user string) ([]forge.Repository, error)
+}
+
+// ownerRepos lists the repositories of owner, an organization or else a
+// user (one listing each, kept per sync interval by the forge's
+// Snapshots); an owner that is neither is a ParentNotFound wait.
+func ownerRepos(ctx context.Context, fc ownerReposClient, owner string) ([]forge.Repository, error) {
+	all, err := fc.ListOrgRepos(ctx, owner)
+	if forge.IsNotFound(err) {
+		all, err = fc.ListUserRepos(ctx, owner)
+	}
+	if err != nil {
+		return nil, reconciler.ParentMissing(err, "organization or user "+owner)
+	}
+	return all, nil
+}
+
+// findRepo is the repository named name (any case) in all, or nil.
+func findRepo(all []forge.Repository, name string) *forge.Repository {
+	for i := range all {
+		if strings.EqualFold(all[i].Name, name) {
+			return &all[i]
+		}
+	}
+	return nil
+}
+
+// checkNotArchived refuses a write to an object in repository owner/name
+// when it is archived (read from the owner's listing): the forge would
+// take most writes there, but an archived repository is read-only by
+// intent, so the resource stalls until it is unarchived. A repository the
+// listing lacks is left to the write to find.
+func checkNotArchived(ctx context.Context, fc forge.Interface, owner, name string) error {
+	all, err := ownerRepos(ctx, fc, owner)
+	if err != nil {
+		return err
+	}
+	if r := findRepo(all, name); r != nil && r.Archived {
+		return reconciler.Stall(forgev1.ReasonRepositoryArchived,
+			"repository %s/%s is archived: no write is attempted until it is unarchived", owner, name)
+	}
+	return nil
+}
+
+// repoRefs names the repository s is, for reconciler.RepoScoped; none for
+// an organization.
+func (s scope) repoRefs() []string {
+	if s.IsOrg() {
+		return nil
+	}
+	return []string{s.Owner + "/" + s.Repo}
+}
+
+// beforeWrite stops a write into an archived repository (an organization
+// has none).
+func (s scope) beforeWrite(ctx context.Context, pass *reconciler.Pass) error {
+	if s.IsOrg() || s.Owner == "" {
+		return nil
+	}
+	return checkNotArchived(ctx, pass.Forge, s.Owner, s.Repo)
+}
+
+// Kinds that live in repositories wait for them and stall on archived ones.
+
+func (labelKind) RepoRefs(l *forgev1.Label) []string { return labelScope(l).repoRefs() }
+func (labelKind) BeforeWrite(ctx context.Context, l *forgev1.Label, pass *reconciler.Pass) error {
+	return labelScope(l).beforeWrite(ctx, pass)
+}
+
+func (projectKind) RepoRefs(p *forgev1.Project) []string { return projectScope(p).repoRefs() }
+func (projectKind) BeforeWrite(ctx context.Context, p *forgev1.Project, pass *reconciler.Pass) error {
+	return projectScope(p).beforeWrite(ctx, pass)
+}
+
+func (k hookKind[T]) RepoRefs(obj T) []string {
+	_, _, sc := k.parts(obj)
+	return sc.repoRefs()
+}
+func (k hookKind[T]) BeforeWrite(ctx context.Context, obj T, pass *reconciler.Pass) error {
+	_, _, sc := k.parts(obj)
+	return sc.beforeWrite(ctx, pass)
+}
+
+// RepoRefs of a LabelSet: the repositories it names, or every repository
+// of the organization it selects from. (Archived members are skipped by
+// the set itself.)
+func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string {
+	sel := s.Spec.Repositories
+	if sel.Organization != nil {
+		return []string{string(*sel.Organization) + "/*"}
+	}
+	out := make([]string, 0, len(sel.Names))
+	for _, n := range sel.Names {
+		out = append(out, string(n))
+	}
+	return out
+}

@@ -1,0 +1,478 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// RBAC of the Repository controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories/finalizers,verbs=update
+
+// defaultMaxCollaboratorRemovals applies when spec.maxCollaboratorRemovals is unset.
+const defaultMaxCollaboratorRemovals = 5
+
+// repositoryKind manages repositories: identified by the forge's id,
+// adopted by name (or by a previous name, then renamed in place), observed
+// from the owner's repository listing, settings written field by field.
+type repositoryKind struct{}
+
+func (repositoryKind) New() *forgev1.Repository             { return &forgev1.Repository{} }
+func (repositoryKind) NewList() client.ObjectList           { return &forgev1.RepositoryList{} }
+func (repositoryKind) Secrets(*forgev1.Repository) []string { return nil }
+
+// Key: owner and repository names are case-insensitive on the forge.
+func (repositoryKind) Key(r *forgev1.Repository) string {
+	return "repo:" + strings.ToLower(r.FullName())
+}
+
+func (repositoryKind) Describe(r *forgev1.Repository) string {
+	return fmt.Sprintf("repository %q", r.FullName())
+}
+
+func (repositoryKind) Connect(_ context.Context, r *forgev1.Repository, pass *reconciler.Pass) (reconciler.External, error) {
+	return &repository{obj: r, fc: pass.Forge, pass: pass}, nil
+}
+
+type repository struct {
+	obj  *forgev1.Repository
+	fc   forge.Interface
+	pass *reconciler.Pass
+	// found is the repository Observe found; collaborators its direct
+	// collaborators (lower-cased login -> login) when they are managed.
+	found         *forge.Repository
+	collaborators map[string]string
+}
+
+func (e *repository) owner() string { return string(e.obj.Spec.Owner) }
+
+func (e *repository) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := ownerRepos(ctx, e.fc, e.owner())
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	found, err := e.locate(ctx, all)
+	if err != nil || found == nil {
+		return reconciler.Observation{}, err
+	}
+	e.found = found
+	if e.obj.Spec.Collaborators != nil {
+		users, err := e.fc.ListCollaborators(ctx, e.owner(), found.Name)
+		if err != nil {
+			// A failed or partial listing removes nobody: the pass stops here.
+			return reconciler.Observation{}, err
+		}
+		e.collaborators = map[string]string{}
+		for _, u := range users {
+			e.collaborators[strings.ToLower(u.Login)] = u.Login
+		}
+		e.adoptCollaborators()
+	}
+	e.report(found)
+	c := e.changes(found)
+	return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL,
+		Diff: reconciler.Fields(c), Changes: c}, nil
+}
+
+// locate finds the repository: by status.id (it may have been renamed by
+// hand: the id is what counts), else by name, else by a previous name. A
+// repository under the name and another under a previous name is a
+// conflict: nothing is renamed.
+func (e *repository) locate(ctx context.Context, all []forge.Repository) (*forge.Repository, error) {
+	if id := e.obj.Status.ID; id != 0 {
+		for i := range all {
+			if all[i].ID == id {
+				return &all[i], nil
+			}
+		}
+		// A listing can miss one that moved across a page boundary: the
+		// forge's GET by id confirms the miss before anything is created.
+		r, err := e.fc.GetRepoByID(ctx, id)
+		switch {
+		case err == nil && r.Owner != nil && strings.EqualFold(r.Owner.Login, e.owner()):
+			return r, nil
+		case err != nil && !forge.IsNotFound(err):
+			return nil, err
+		}
+		// Gone, or moved to another owner: look it up by name as on first sight.
+	}
+	byName := findRepo(all, e.obj.RepoName())
+	var byPrev *forge.Repository
+	for _, p := range e.obj.Spec.PreviousNames {
+		if r := findRepo(all, string(p)); r != nil && (byName == nil || r.ID != byName.ID) {
+			byPrev = r
+			break
+		}
+	}
+	switch {
+	case byName != nil && byPrev != nil:
+		return nil, reconciler.Stall(forgev1.ReasonConflict,
+			"repository %s/%s (id %d) and %s/%s (id %d, a previous name) both exist: nothing is renamed; delete or rename one on the forge, or drop the name from spec.previousNames",
+			e.owner(), byName.Name, byName.ID, e.owner(), byPrev.Name, byPrev.ID)
+	case byName != nil:
+		return byName, nil
+	}
+	return byPrev, nil
+}
+
+// report copies what the forge says into status.
+func (e *repository) report(r *forge.Repository) {
+	st := &e.obj.Status
+	st.CloneURL, st.SSHURL, st.DefaultBranch, st.Empty, st.Archived = r.CloneURL, r.SSHURL, r.DefaultBranch, r.Empty, r.Archived
+	if e.pass.Pending && st.ID == 0 {
+		// Found after a create whose answer was lost: the operator made it.
+		st.Created = true
+	}
+}
+
+func (e *repository) Create(ctx context.Context) (reconciler.Observation, error) {
+	s := e.obj.Spec
+	opt := forge.CreateRepoOption{Name: e.obj.RepoName()}
+	setIf(&opt.Description, s.Description)
+	setIf(&opt.Private, s.Private)
+	setIf(&opt.Template, s.Template)
+	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	if in := s.Init; in != nil {
+		setIf(&opt.AutoInit, in.AutoInit)
+		setIf(&opt.Gitignores, in.Gitignores)
+		setIf(&opt.License, in.License)
+		setIf(&opt.Readme, in.Readme)
+		setIf(&opt.ObjectFormat, in.ObjectFormat)
+		setIf(&opt.TrustModel, in.TrustModel)
+	}
+	r, err := e.fc.CreateOrgRepo(ctx, e.owner(), opt)
+	if forge.IsNotFound(err) {
+		// Not an organization: the authenticated user's own repository?
+		me, uerr := e.fc.CurrentUser(ctx)
+		if uerr != nil {
+			return reconciler.Observation{}, uerr
+		}
+		if !strings.EqualFold(me.Login, e.owner()) {
+			return reconciler.Observation{}, reconciler.ParentMissing(err, "organization "+e.owner())
+		}
+		r, err = e.fc.CreateUserRepo(ctx, opt)
+	}
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	e.obj.Status.Created = true
+	e.found, e.collaborators = r, map[string]string{}
+	e.report(r)
+	// The forge takes only these on create: the other settings, topics,
+	// collaborators and the archive follow as an update.
+	if len(e.changes(r)) > 0 {
+		if err := e.Update(ctx, reconciler.Observation{Exists: true, ID: r.ID}); err != nil {
+			return reconciler.Observation{}, err
+		}
+	}
+	return reconciler.Observation{Exists: true, ID: r.ID, URL: r.HTMLURL}, nil
+}
+
+// Update writes what differs in the order the forge needs: unarchive first,
+// then the settings (a rename among them), topics and collaborators, and
+// archive last.
+func (e *repository) Update(ctx context.Context, _ reconciler.Observation) error {
+	s, r := e.obj.Spec, e.found
+	name := r.Name
+	if s.Archived != nil && !*s.Archived && r.Archived {
+		if _, err := e.fc.EditRepo(ctx, e.owner(), name, forge.EditRepoOption{Archived: new(false)}); err != nil {
+			return err
+		}
+	}
+	if opt, n := e.settings(r); n > 0 {
+		updated, err := e.fc.EditRepo(ctx, e.owner(), name, opt)
+		if err != nil {
+			return err
+		}
+		name = updated.Name
+		e.report(updated)
+	}
+	if s.Topics != nil && !slices.Equal(e.topics(), normalTopics(r.Topics)) {
+		if err := e.fc.SetRepoTopics(ctx, e.owner(), name, e.topics()); err != nil {
+			return err
+		}
+	}
+	removalsErr, err := e.applyCollaborators(ctx, name)
+	if err != nil {
+		return err
+	}
+	if s.Archived != nil && *s.Archived && !r.Archived {
+		updated, err := e.fc.EditRepo(ctx, e.owner(), name, forge.EditRepoOption{Archived: new(true)})
+		if err != nil {
+			return err
+		}
+		e.report(updated)
+	}
+	return removalsErr
+}
+
+// applyCollaborators adds the missing, changes the permissions the spec
+// changed, and removes the unlisted unless they are more than the limit;
+// then it returns a TooManyRemovals stall (the rest is applied).
+func (e *repository) applyCollaborators(ctx context.Context, name string) (error, error) {
+	s := e.obj.Spec
+	if s.Collaborators == nil {
+		return nil, nil
+	}
+	add, change, remove := e.collaboratorChanges()
+	st := &e.obj.Status
+	if st.CollaboratorPermissions == nil {
+		st.CollaboratorPermissions = map[string]string{}
+	}
+	for _, c := range slices.Concat(add, change) {
+		if err := e.fc.SetCollaborator(ctx, e.owner(), name, string(c.User), c.Permission); err != nil {
+			return nil, err
+		}
+		st.CollaboratorPermissions[strings.ToLower(string(c.User))] = c.Permission
+	}
+	limit := int(ptrOr(s.MaxCollaboratorRemovals, defaultMaxCollaboratorRemovals))
+	if len(remove) > limit {
+		return reconciler.Stall(forgev1.ReasonTooManyRemovals,
+			"%d collaborators of %s/%s are not in spec.collaborators (%s), more than spec.maxCollaboratorRemovals (%d): none was removed; raise the limit or list them",
+			len(remove), e.owner(), name, strings.Join(remove, ", "), limit), nil
+	}
+	for _, login := range remove {
+		if err := e.fc.RemoveCollaborator(ctx, e.owner(), name, login); err != nil && !forge.IsNotFound(err) {
+			return nil, err
+		}
+		delete(st.CollaboratorPermissions, strings.ToLower(login))
+	}
+	return nil, nil
+}
+
+// collaboratorChanges compares spec.collaborators with the direct
+// collaborators listed. The forge does not report a direct collaborator's
+// permission (its permission endpoint answers the effective one, teams
+// included), so a permission is written when it is not the one last
+// written (status.collaboratorPermissions); a permission changed by hand
+// on the forge is not seen.
+func (e *repository) collaboratorChanges() (add, change []forgev1.Collaborator, remove []string) {
+	want := map[string]bool{}
+	applied := e.obj.Status.CollaboratorPermissions
+	for _, c := range e.obj.Spec.Collaborators {
+		k := strings.ToLower(string(c.User))
+		want[k] = true
+		_, listed := e.collaborators[k]
+		switch {
+		case !listed:
+			add = append(add, c)
+		case applied[k] != c.Permission:
+			change = append(change, c)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.collaborators)) {
+		if !want[k] {
+			remove = append(remove, e.collaborators[k])
+		}
+	}
+	return add, change, remove
+}
+
+// adoptCollaborators records, for a listed collaborator the status has no
+// permission of (found on adoption, or added by hand with the name the
+// spec lists), the spec's permission: the forge cannot say whether it
+// differs. Entries of users no longer listed are dropped.
+func (e *repository) adoptCollaborators() {
+	st := &e.obj.Status
+	m := map[string]string{}
+	for _, c := range e.obj.Spec.Collaborators {
+		k := strings.ToLower(string(c.User))
+		if _, listed := e.collaborators[k]; !listed {
+			continue
+		}
+		m[k] = c.Permission
+		if p := st.CollaboratorPermissions[k]; p != "" {
+			m[k] = p
+		}
+	}
+	st.CollaboratorPermissions = m
+}
+
+func (e *repository) topics() []string {
+	out := make([]string, len(e.obj.Spec.Topics))
+	for i, t := range e.obj.Spec.Topics {
+		out[i] = string(t)
+	}
+	return normalTopics(out)
+}
+
+// normalTopics is the set as the forge keeps it: lower case, sorted, once each.
+func normalTopics(ts []string) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, strings.ToLower(strings.TrimSpace(t)))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) error {
+	name := e.found.Name
+	switch e.obj.GetDeletionPolicy() {
+	case forgev1.DeletionPolicyArchive:
+		if !e.found.Archived {
+			if _, err := e.fc.EditRepo(ctx, e.owner(), name, forge.EditRepoOption{Archived: new(true)}); err != nil {
+				return err
+			}
+		}
+		return reconciler.Leave(corev1.EventTypeNormal, forgev1.ReasonArchived,
+			"archived repository %s/%s on the forge (deletionPolicy Archive)", e.owner(), name)
+	case forgev1.DeletionPolicyDelete:
+		if !e.obj.Status.Created && e.obj.GetAnnotations()[forgev1.AllowDeleteAnnotation] != "true" {
+			return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonOrphaned,
+				"left repository %s/%s on the forge: the operator adopted it rather than created it, and deletes such a repository only with the annotation %s: \"true\"",
+				e.owner(), name, forgev1.AllowDeleteAnnotation)
+		}
+		return e.fc.DeleteRepo(ctx, e.owner(), name)
+	}
+	return nil
+}
+
+// settings is the edit of the settings that differ, and how many.
+func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
+	var opt forge.EditRepoOption
+	n := 0
+	for _, f := range e.fields(r) {
+		if f.differs() {
+			f.set(&opt)
+			n++
+		}
+	}
+	return opt, n
+}
+
+// changes lists every difference for the loop and plan.
+func (e *repository) changes(r *forge.Repository) []reconciler.Change {
+	var out []reconciler.Change
+	for _, f := range e.fields(r) {
+		if f.differs() {
+			out = append(out, change(f.name, f.have, f.want))
+		}
+	}
+	s := e.obj.Spec
+	if s.Archived != nil && *s.Archived != r.Archived {
+		out = append(out, change("archived", r.Archived, *s.Archived))
+	}
+	if s.Topics != nil {
+		if have, want := normalTopics(r.Topics), e.topics(); !slices.Equal(have, want) {
+			out = append(out, change("topics", have, want))
+		}
+	}
+	if s.Collaborators != nil {
+		add, chg, remove := e.collaboratorChanges()
+		var diff []string
+		for _, c := range add {
+			diff = append(diff, "+"+string(c.User)+"("+c.Permission+")")
+		}
+		for _, c := range chg {
+			diff = append(diff, "~"+string(c.User)+"("+c.Permission+")")
+		}
+		for _, u := range remove {
+			diff = append(diff, "-"+u)
+		}
+		if len(diff) > 0 {
+			out = append(out, reconciler.Change{Field: "collaborators", Have: fmt.Sprint(len(e.collaborators)), Want: strings.Join(diff, " ")})
+		}
+	}
+	slices.SortFunc(out, byField)
+	return out
+}
+
+// repoField is one managed setting: its spec name, the values, and how to
+// put the spec's value into an edit.
+type repoField struct {
+	name       string
+	have, want any
+	set        func(*forge.EditRepoOption)
+	diff       bool
+}
+
+func (f repoField) differs() bool { return f.diff }
+
+func boolField(name string, want *bool, have bool, dst func(*forge.EditRepoOption) **bool) repoField {
+	f := repoField{name: name, have: have}
+	if want != nil {
+		f.want, f.diff = *want, *want != have
+		f.set = func(o *forge.EditRepoOption) { *dst(o) = want }
+	}
+	return f
+}
+
+func stringField(name string, want *string, have string, dst func(*forge.EditRepoOption) **string) repoField {
+	f := repoField{name: name, have: have}
+	if want != nil {
+		f.want, f.diff = *want, *want != have
+		f.set = func(o *forge.EditRepoOption) { *dst(o) = want }
+	}
+	return f
+}
+
+// fields are the settings compared (each only when set in the spec), the
+// name among them: a repository found under another name is renamed.
+func (e *repository) fields(r *forge.Repository) []repoField {
+	s := e.obj.Spec
+	name := e.obj.RepoName()
+	type o = forge.EditRepoOption
+	return []repoField{
+		stringField("name", &name, r.Name, func(o *o) **string { return &o.Name }),
+		stringField("description", s.Description, r.Description, func(o *o) **string { return &o.Description }),
+		stringField("website", s.Website, r.Website, func(o *o) **string { return &o.Website }),
+		boolField("private", s.Private, r.Private, func(o *o) **bool { return &o.Private }),
+		boolField("template", s.Template, r.Template, func(o *o) **bool { return &o.Template }),
+		stringField("defaultBranch", s.DefaultBranch, r.DefaultBranch, func(o *o) **string { return &o.DefaultBranch }),
+		boolField("hasIssues", s.HasIssues, r.HasIssues, func(o *o) **bool { return &o.HasIssues }),
+		boolField("hasWiki", s.HasWiki, r.HasWiki, func(o *o) **bool { return &o.HasWiki }),
+		boolField("hasPullRequests", s.HasPullRequests, r.HasPullRequests, func(o *o) **bool { return &o.HasPullRequests }),
+		boolField("hasProjects", s.HasProjects, r.HasProjects, func(o *o) **bool { return &o.HasProjects }),
+		boolField("hasReleases", s.HasReleases, r.HasReleases, func(o *o) **bool { return &o.HasReleases }),
+		boolField("hasPackages", s.HasPackages, r.HasPackages, func(o *o) **bool { return &o.HasPackages }),
+		boolField("hasActions", s.HasActions, r.HasActions, func(o *o) **bool { return &o.HasActions }),
+		boolField("allowMergeCommits", s.AllowMergeCommits, r.AllowMergeCommits, func(o *o) **bool { return &o.AllowMergeCommits }),
+		boolField("allowRebase", s.AllowRebase, r.AllowRebase, func(o *o) **bool { return &o.AllowRebase }),
+		boolField("allowRebaseExplicit", s.AllowRebaseExplicit, r.AllowRebaseExplicit, func(o *o) **bool { return &o.AllowRebaseExplicit }),
+		boolField("allowSquashMerge", s.AllowSquashMerge, r.AllowSquashMerge, func(o *o) **bool { return &o.AllowSquashMerge }),
+		boolField("allowFastForwardOnlyMerge", s.AllowFastForwardOnlyMerge, r.AllowFastForwardOnlyMerge, func(o *o) **bool { return &o.AllowFastForwardOnlyMerge }),
+		boolField("allowManualMerge", s.AllowManualMerge, r.AllowManualMerge, func(o *o) **bool { return &o.AllowManualMerge }),
+		boolField("autodetectManualMerge", s.AutodetectManualMerge, r.AutodetectManualMerge, func(o *o) **bool { return &o.AutodetectManualMerge }),
+		boolField("allowRebaseUpdate", s.AllowRebaseUpdate, r.AllowRebaseUpdate, func(o *o) **bool { return &o.AllowRebaseUpdate }),
+		stringField("defaultMergeStyle", s.DefaultMergeStyle, r.DefaultMergeStyle, func(o *o) **string { return &o.DefaultMergeStyle }),
+		boolField("defaultDeleteBranchAfterMerge", s.DefaultDeleteBranchAfterMerge, r.DefaultDeleteBranchAfterMerge, func(o *o) **bool { return &o.DefaultDeleteBranchAfterMerge }),
+		boolField("defaultAllowMaintainerEdit", s.DefaultAllowMaintainerEdit, r.DefaultAllowMaintainerEdit, func(o *o) **bool { return &o.DefaultAllowMaintainerEdit }),
+		boolField("ignoreWhitespaceConflicts", s.IgnoreWhitespaceConflicts, r.IgnoreWhitespaceConflicts, func(o *o) **bool { return &o.IgnoreWhitespaceConflicts }),
+	}
+}
+
+// ptrOr is *p, or def when p is nil.
+func ptrOr[V any](p *V, def V) V {
+	if p == nil {
+		return def
+	}
+	return *p
+}
