@@ -93,7 +93,7 @@ var _ = Describe("Repository", func() {
 		fake.ClearRequests()
 		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 3*syncInterval, poll).Should(BeEmpty())
 		Expect(requestsTo("/repos/acme/web/collaborators")).To(BeNumerically(">", 0), "managed collaborators are listed at each check")
-		Expect(requestsTo("/api/v1/repos/acme/web") - requestsTo("/repos/acme/web/collaborators")).To(BeZero(), "no per-repository read at rest")
+		Expect(requestsTo("/api/v1/repos/acme/web")-requestsTo("/repos/acme/web/collaborators")).To(BeZero(), "no per-repository read at rest")
 	})
 
 	It("adopts by name without a write, and adopts and renames from previousNames keeping the id and what it holds", func() {

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,6 +25,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
+
+// topics is n distinct valid topics.
+func topics(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("topic-%d", i)
+	}
+	return out
+}
 
 // Forge names at and just past the forge's limit of 40 characters.
 var (
@@ -73,6 +83,13 @@ var _ = Describe("admission", func() {
 		Entry("OrgHook: every group event once", obj("OrgHook",
 			set("spec.events", strs("issues", "issues_only", "pull_request", "pull_request_only", "workflow_run")))),
 		Entry("Label: the base object", obj("Label")),
+		Entry("Repository: the base object", obj("Repository")),
+		Entry("Repository: every setting, 25 topics and collaborators", obj("Repository",
+			set("spec.name", "web.site_v2"), set("spec.previousNames", strs("website")),
+			set("spec.deletionPolicy", "Archive"), set("spec.defaultMergeStyle", "fast-forward-only"),
+			set("spec.topics", topics(25)), set("spec.website", ""), set("spec.archived", true),
+			set("spec.init", map[string]any{"autoInit": true, "license": "MIT", "objectFormat": "sha256", "trustModel": "committer"}),
+			set("spec.collaborators", []any{map[string]any{"user": "alice", "permission": "admin"}, map[string]any{"user": "bob", "permission": "read"}}))),
 		Entry("Label: in a repository", obj("Label", unset("spec.organization"), set("spec.repository", "acme/web.site_v2"))),
 		Entry("Label: repository owner and name at their length limits", obj("Label",
 			unset("spec.organization"), set("spec.repository", name40+"/"+strings.Repeat("r", 100)))),
@@ -93,6 +110,29 @@ var _ = Describe("admission", func() {
 		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
 			expectRejected(create(ctx, u), field)
 		},
+
+		// Repository
+		Entry("Repository: a name with a space", obj("Repository", set("spec.name", "my web")), "spec.name"),
+		Entry("Repository: the name ..", obj("Repository", set("spec.name", "..")), "spec.name"),
+		Entry("Repository: a 101-character name", obj("Repository", set("spec.name", strings.Repeat("r", 101))), "spec.name"),
+		Entry("Repository: an owner ending in a dash", obj("Repository", set("spec.owner", "acme-")), "spec.owner"),
+		Entry("Repository: an upper-case topic", obj("Repository", set("spec.topics", strs("Go"))), "spec.topics[0]"),
+		Entry("Repository: a topic with an underscore", obj("Repository", set("spec.topics", strs("a_b"))), "spec.topics[0]"),
+		Entry("Repository: a 36-character topic", obj("Repository", set("spec.topics", strs(strings.Repeat("t", 36)))), "spec.topics[0]"),
+		Entry("Repository: 26 topics", obj("Repository", set("spec.topics", topics(26))), "spec.topics"),
+		Entry("Repository: a topic twice", obj("Repository", set("spec.topics", strs("go", "go"))), "spec.topics[1]"),
+		Entry("Repository: an unknown merge style", obj("Repository", set("spec.defaultMergeStyle", "bogus")), "spec.defaultMergeStyle"),
+		Entry("Repository: an unknown deletion policy", obj("Repository", set("spec.deletionPolicy", "Destroy")), "spec.deletionPolicy"),
+		Entry("Repository: an unknown collaborator permission", obj("Repository",
+			set("spec.collaborators", []any{map[string]any{"user": "alice", "permission": "owner"}})), "spec.collaborators[0].permission"),
+		Entry("Repository: a collaborator twice", obj("Repository",
+			set("spec.collaborators", []any{map[string]any{"user": "alice", "permission": "read"}, map[string]any{"user": "alice", "permission": "write"}})), "spec.collaborators[1]"),
+		Entry("Repository: a collaborator twice in another case", obj("Repository",
+			set("spec.collaborators", []any{map[string]any{"user": "alice", "permission": "read"}, map[string]any{"user": "Alice", "permission": "write"}})), "spec.collaborators"),
+		Entry("Repository: a negative removal limit", obj("Repository", set("spec.maxCollaboratorRemovals", int64(-1))), "spec.maxCollaboratorRemovals"),
+		Entry("Repository: an unknown object format", obj("Repository", set("spec.init.objectFormat", "md5")), "spec.init.objectFormat"),
+		Entry("Repository: its own name among the previous names", obj("Repository",
+			set("spec.name", "web"), set("spec.previousNames", strs("Web"))), "spec.previousNames"),
 
 		// Forge
 		Entry("Forge: auth names no Secret", obj("Forge", unset("spec.auth.tokenSecretRef")), "spec.auth"),

@@ -97,6 +97,14 @@ spec:
   runner: {name: acme-runner-1}
   disabled: true
 `,
+	"Repository": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Repository
+metadata: {name: web}
+spec:
+  forgeRef: {name: gitea}
+  owner: acme
+`,
 }
 
 // edit changes one field of an object given as its JSON map.

@@ -89,7 +89,7 @@ type Collaborator struct {
 // are not managed: whatever the forge holds for them stays.
 // +kubebuilder:validation:XValidation:rule="self.owner == oldSelf.owner",message="spec.owner is immutable",fieldPath=".owner"
 // +kubebuilder:validation:XValidation:rule="has(self.init) == has(oldSelf.init) && (!has(self.init) || self.init == oldSelf.init)",message="spec.init is immutable: it is used only when the operator creates the repository",fieldPath=".init"
-// +kubebuilder:validation:XValidation:rule="!has(self.collaborators) || self.collaborators.all(c, self.collaborators.exists_one(d, d.user.lowerAscii() == c.user.lowerAscii()))",message="collaborators must not name a user twice (names are compared without case)",fieldPath=".collaborators"
+// +kubebuilder:validation:XValidation:rule="!has(self.collaborators) || self.collaborators.all(c, self.collaborators.filter(d, d.user.lowerAscii() == c.user.lowerAscii()).size() == self.collaborators.filter(d, d.user == c.user).size())",message="collaborators must not name a user twice (names are compared without case)",fieldPath=".collaborators"
 // +kubebuilder:validation:XValidation:rule="!has(self.previousNames) || !has(self.name) || !self.previousNames.exists(p, p.lowerAscii() == self.name.lowerAscii())",message="previousNames must not hold spec.name",fieldPath=".previousNames"
 type RepositorySpec struct {
 	ManagedSpec `json:",inline"`

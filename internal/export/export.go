@@ -57,6 +57,8 @@ type Source interface {
 	ListLabels(ctx context.Context, scope forge.Scope) ([]forge.Label, error)
 	ListProjects(ctx context.Context, owner, repo, state string) ([]forge.Project, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
+	ListCollaborators(ctx context.Context, owner, repo string) ([]forge.User, error)
+	CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
 // Options say what to export and how the resources are written.
@@ -98,6 +100,9 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	slices.SortFunc(repos, func(x, y forge.Repository) int { return strings.Compare(x.Name, y.Name) })
 	var labelled []repoLabels
 	for _, r := range repos {
+		if err := b.repository(ctx, src, org.Name, r); err != nil {
+			return err
+		}
 		if r.Archived {
 			continue // archived means frozen: LabelSets skip them too
 		}
@@ -246,6 +251,77 @@ func (b *builder) organization(o *forge.Organization) {
 		obj.Spec.RepoAdminChangeTeamAccess = ptr(true)
 	}
 	b.add(obj)
+}
+
+// repository writes a Repository holding every setting the forge reports
+// (so that applying it writes nothing), its topics and its direct
+// collaborators with the permission the forge reports for each (the
+// effective one: a collaborator who also gets more through a team is
+// written with the higher permission; adjust it before applying). Never
+// init: the repository exists.
+func (b *builder) repository(ctx context.Context, src Source, owner string, r forge.Repository) error {
+	users, err := src.ListCollaborators(ctx, owner, r.Name)
+	if err != nil {
+		return fmt.Errorf("list the collaborators of %s/%s: %w", owner, r.Name, err)
+	}
+	collaborators := []forgev1.Collaborator{}
+	for _, u := range users {
+		p, err := src.CollaboratorPermission(ctx, owner, r.Name, u.Login)
+		if err != nil {
+			return fmt.Errorf("read the permission of %s in %s/%s: %w", u.Login, owner, r.Name, err)
+		}
+		if p == "owner" {
+			p = "admin"
+		}
+		if p != "read" && p != "write" && p != "admin" {
+			continue // none: a collaborator without access adds nothing
+		}
+		collaborators = append(collaborators, forgev1.Collaborator{User: forgev1.OwnerName(u.Login), Permission: p})
+	}
+	slices.SortFunc(collaborators, func(x, y forgev1.Collaborator) int { return strings.Compare(string(x.User), string(y.User)) })
+	topics := []forgev1.Topic{}
+	for _, t := range r.Topics {
+		topics = append(topics, forgev1.Topic(t))
+	}
+	obj := &forgev1.Repository{
+		TypeMeta:   typeMeta("Repository"),
+		ObjectMeta: b.meta("Repository", r.Name, r.ID),
+		Spec: forgev1.RepositorySpec{
+			ManagedSpec:                   b.managed(),
+			DeletionPolicy:                forgev1.RepositoryDeletionPolicy(forgev1.DeletionPolicyOrphan),
+			Owner:                         forgev1.OwnerName(owner),
+			Name:                          ptr(forgev1.RepoName(r.Name)),
+			Description:                   ptr(r.Description),
+			Website:                       ptr(r.Website),
+			Private:                       ptr(r.Private),
+			Template:                      ptr(r.Template),
+			Archived:                      ptr(r.Archived),
+			DefaultBranch:                 nonEmpty(r.DefaultBranch),
+			HasIssues:                     ptr(r.HasIssues),
+			HasWiki:                       ptr(r.HasWiki),
+			HasPullRequests:               ptr(r.HasPullRequests),
+			HasProjects:                   ptr(r.HasProjects),
+			HasReleases:                   ptr(r.HasReleases),
+			HasPackages:                   ptr(r.HasPackages),
+			HasActions:                    ptr(r.HasActions),
+			AllowMergeCommits:             ptr(r.AllowMergeCommits),
+			AllowRebase:                   ptr(r.AllowRebase),
+			AllowRebaseExplicit:           ptr(r.AllowRebaseExplicit),
+			AllowSquashMerge:              ptr(r.AllowSquashMerge),
+			AllowFastForwardOnlyMerge:     ptr(r.AllowFastForwardOnlyMerge),
+			AllowManualMerge:              ptr(r.AllowManualMerge),
+			AutodetectManualMerge:         ptr(r.AutodetectManualMerge),
+			AllowRebaseUpdate:             ptr(r.AllowRebaseUpdate),
+			DefaultMergeStyle:             nonEmpty(r.DefaultMergeStyle),
+			DefaultDeleteBranchAfterMerge: ptr(r.DefaultDeleteBranchAfterMerge),
+			DefaultAllowMaintainerEdit:    ptr(r.DefaultAllowMaintainerEdit),
+			IgnoreWhitespaceConflicts:     ptr(r.IgnoreWhitespaceConflicts),
+			Topics:                        topics,
+			Collaborators:                 collaborators,
+		},
+	}
+	b.add(obj)
+	return nil
 }
 
 // hookConfigKeys are the config keys besides url and content_type that the

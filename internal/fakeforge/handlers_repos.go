@@ -365,6 +365,34 @@ func (s *Server) putCollaborator(c *rc) {
 	c.noContent()
 }
 
+// collaboratorPermission is GET .../collaborators/{user}/permission: the
+// effective permission; the fake has no teams, so an organization owner or
+// the site admin is "admin" (Gitea says "owner" for an organization owner),
+// a direct collaborator their own, anyone else "read" on a public
+// repository and "none" on a private one. An unknown user is 404.
+func (s *Server) collaboratorPermission(c *rc) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	u := s.userByLogin(c.r.PathValue("user"))
+	if u == nil {
+		c.notFound("user redirect does not exist [name: " + strings.ToLower(c.r.PathValue("user")) + "]")
+		return
+	}
+	p := "read"
+	if r.private {
+		p = "none"
+	}
+	if cp, ok := r.collaborators[u.id]; ok {
+		p = cp
+	}
+	if o := s.st.orgs[r.orgID]; u.admin || (o != nil && o.owners[u.id]) || r.userID == u.id {
+		p = "admin"
+	}
+	c.json(http.StatusOK, map[string]any{"permission": p, "role_name": p, "user": userJSON(u)})
+}
+
 // deleteCollaborator is DELETE /repos/{o}/{r}/collaborators/{user}: 204,
 // also for a user who is not a collaborator.
 func (s *Server) deleteCollaborator(c *rc) {
@@ -390,6 +418,7 @@ func (s *Server) repoRoutes(h func(string, func(*rc))) {
 	h("PUT /api/v1/repos/{owner}/{repo}/topics", s.putTopics)
 	h("GET /api/v1/repos/{owner}/{repo}/collaborators", s.listCollaborators)
 	h("PUT /api/v1/repos/{owner}/{repo}/collaborators/{user}", s.putCollaborator)
+	h("GET /api/v1/repos/{owner}/{repo}/collaborators/{user}/permission", s.collaboratorPermission)
 	h("DELETE /api/v1/repos/{owner}/{repo}/collaborators/{user}", s.deleteCollaborator)
 }
 

@@ -303,6 +303,18 @@ func (c *Client) ListCollaborators(ctx context.Context, owner, repo string) ([]U
 	return listAll(ctx, c, cl, decodeArray[User], func(u User) int64 { return u.ID })
 }
 
+// CollaboratorPermission implements ReposClient.
+func (c *Client) CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
+	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get the permission of %s in %s/%s", user, owner, repo), http.MethodGet, "/collaborators/{user}/permission", user)
+	out, err := fetch[struct {
+		Permission string `json:"permission"`
+	}](ctx, c, cl)
+	if err != nil {
+		return "", err
+	}
+	return out.Permission, nil
+}
+
 // SetCollaborator implements ReposClient.
 func (c *Client) SetCollaborator(ctx context.Context, owner, repo, user, permission string) error {
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("set collaborator %s of %s/%s to %s", user, owner, repo, permission), http.MethodPut, "/collaborators/{user}", user)

@@ -456,6 +456,13 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	if isSet {
 		return r.removeSet(ctx, sk, obj)
 	}
+	return r.deleteOnForge(ctx, obj, what)
+}
+
+// deleteOnForge deletes obj's forge object (a missing one, or a missing
+// parent, counts as deleted), then drops the finalizer. A kind's Delete
+// that leaves the object on purpose (Left) drops it too, with its Event.
+func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string) (Outcome, error) {
 	pass, err := r.connect(ctx, obj)
 	if err != nil {
 		return Outcome{}, err
