@@ -81,6 +81,7 @@ func TestContract(t *testing.T) {
 		{"repos/create get conflict delete", contractRepos, nil},
 	}
 	behaviours = append(behaviours, issueBehaviours...)
+	behaviours = append(behaviours, repositoryBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge_test
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// repositoryBehaviours are what the Repository kind relies on, probed on
+// Gitea 1.26.4 before the fake learnt them. TestContract appends them.
+var repositoryBehaviours = []struct {
+	name  string
+	run   func(t *testing.T, tg *target)
+	needs func(tg *target) string
+}{
+	{"repos/create takes init options; settings come back in GET and the listing", contractRepoCreateInit, nil},
+	{"repos/PATCH renames in place; the old path redirects, a write there is refused", contractRepoRename, nil},
+	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},
+	{"repos/topics replaced, lower-cased, checked", contractRepoTopics, nil},
+	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
+}
+
+// user gives the login of a new account (the admin API on a live server).
+func (tg *target) user() string {
+	tg.t.Helper()
+	name := uniqueName("u")
+	if !tg.live {
+		tg.fake.AddUser(name)
+		return name
+	}
+	tg.rawJSON(http.MethodPost, "/api/v1/admin/users", map[string]any{
+		"username": name, "email": name + "@example.com", "password": "Pw-" + uniqueName("x"), "must_change_password": false,
+	}, nil)
+	tg.t.Cleanup(func() { tg.raw(http.MethodDelete, "/api/v1/admin/users/"+name+"?purge=true", nil) })
+	return name
+}
+
+func contractRepoCreateInit(t *testing.T, tg *target) {
+	org := tg.org()
+	r, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: uniqueName("init"), AutoInit: true,
+		DefaultBranch: "trunk", License: "MIT", Gitignores: "Go", Description: "d", Private: true})
+	mustNoErr(t, err)
+	if r.Empty || r.DefaultBranch != "trunk" || !r.Private || r.Description != "d" || r.ID <= 0 {
+		t.Fatalf("created with auto_init: %+v", r)
+	}
+	if !strings.HasSuffix(r.CloneURL, "/"+org+"/"+r.Name+".git") || r.HTMLURL == "" || r.SSHURL == "" {
+		t.Fatalf("urls: %q %q %q", r.HTMLURL, r.CloneURL, r.SSHURL)
+	}
+	bare, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: uniqueName("bare")})
+	mustNoErr(t, err)
+	// A new repository's settings, as the Repository kind compares them.
+	if !bare.Empty || bare.DefaultBranch != "main" || bare.DefaultMergeStyle != "merge" || !bare.HasIssues || !bare.HasWiki ||
+		!bare.HasPullRequests || !bare.AllowSquashMerge || bare.AllowManualMerge || bare.Archived || len(bare.Topics) != 0 {
+		t.Fatalf("a bare repository: %+v", bare)
+	}
+	// The listing carries the same settings as GET.
+	all, err := tg.c.ListOrgRepos(ctx(t), org)
+	mustNoErr(t, err)
+	i := slices.IndexFunc(all, func(x forge.Repository) bool { return x.ID == r.ID })
+	got, gerr := tg.c.GetRepo(ctx(t), org, r.Name)
+	mustNoErr(t, gerr)
+	if i < 0 || !sameSettings(all[i], *got) {
+		t.Fatalf("listing %+v, GET %+v", all, got)
+	}
+	byID, err := tg.c.GetRepoByID(ctx(t), r.ID)
+	mustNoErr(t, err)
+	if byID.Name != r.Name {
+		t.Fatalf("by id: %+v", byID)
+	}
+	// An unknown license with auto_init fails the create (500) and makes nothing.
+	name := uniqueName("badlicense")
+	_, err = tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: name, AutoInit: true, License: "no-such-license"})
+	wantKind(t, err, forge.KindServer)
+}
+
+// sameSettings compares what the Repository kind reads.
+func sameSettings(a, b forge.Repository) bool {
+	a.Owner, b.Owner = nil, nil
+	return a.Name == b.Name && a.Description == b.Description && a.Website == b.Website && a.Private == b.Private &&
+		a.Archived == b.Archived && a.DefaultBranch == b.DefaultBranch && a.HasWiki == b.HasWiki &&
+		a.DefaultMergeStyle == b.DefaultMergeStyle && a.AllowRebaseUpdate == b.AllowRebaseUpdate &&
+		slices.Equal(a.Topics, b.Topics) && a.Empty == b.Empty && a.CloneURL == b.CloneURL
+}
+
+func contractRepoRename(t *testing.T, tg *target) {
+	org := tg.org()
+	old := tg.repo(org)
+	before, err := tg.c.GetRepo(ctx(t), org, old)
+	mustNoErr(t, err)
+	name := uniqueName("renamed")
+	r, err := tg.c.EditRepo(ctx(t), org, old, forge.EditRepoOption{Name: &name})
+	mustNoErr(t, err)
+	if r.ID != before.ID || r.Name != name {
+		t.Fatalf("renamed: %+v, was id %d", r, before.ID)
+	}
+	// GET on the old name follows the redirect to the new one.
+	viaOld, err := tg.c.GetRepo(ctx(t), org, old)
+	mustNoErr(t, err)
+	if viaOld.ID != before.ID || viaOld.Name != name {
+		t.Fatalf("old name answers %+v", viaOld)
+	}
+	status, _ := tg.raw(http.MethodGet, "/api/v1/repos/"+org+"/"+old, nil)
+	if status != http.StatusMovedPermanently && status != http.StatusOK {
+		t.Fatalf("raw GET of the old path: %d", status)
+	}
+	// A PATCH there is redirected too; the client refuses to repeat it as a GET.
+	_, err = tg.c.EditRepo(ctx(t), org, old, forge.EditRepoOption{Description: ptr("lost")})
+	var moved *forge.MovedError
+	if !errors.As(err, &moved) || forge.KindOf(err) != forge.KindNotFound {
+		t.Fatalf("PATCH of the old path: %v", err)
+	}
+	// A taken name, in any case, is 422.
+	other := tg.repo(org)
+	upper := strings.ToUpper(name)
+	_, err = tg.c.EditRepo(ctx(t), org, other, forge.EditRepoOption{Name: &upper})
+	wantKind(t, err, forge.KindValidation)
+}
+
+func contractRepoEditArchived(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	r, err := tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{HasWiki: ptr(false), DefaultMergeStyle: ptr("squash"),
+		Website: ptr("https://example.com")})
+	mustNoErr(t, err)
+	if r.HasWiki || r.DefaultMergeStyle != "squash" || r.Website != "https://example.com" || !r.HasIssues {
+		t.Fatalf("edited: %+v", r)
+	}
+	// The forge takes any merge style string (admission checks it).
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{DefaultMergeStyle: ptr("bogus")})
+	mustNoErr(t, err)
+	if r.DefaultMergeStyle != "bogus" {
+		t.Fatalf("merge style: %q", r.DefaultMergeStyle)
+	}
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{Archived: ptr(true)})
+	mustNoErr(t, err)
+	if !r.Archived || r.Website != "https://example.com" {
+		t.Fatalf("archived: %+v", r)
+	}
+	// An archived repository still takes settings, topics and collaborators.
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{Description: ptr("while archived")})
+	mustNoErr(t, err)
+	if !r.Archived || r.Description != "while archived" {
+		t.Fatalf("edited while archived: %+v", r)
+	}
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, name, []string{"frozen"}))
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, name, tg.user(), "read"))
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{Archived: ptr(false)})
+	mustNoErr(t, err)
+	if r.Archived || !slices.Equal(r.Topics, []string{"frozen"}) {
+		t.Fatalf("unarchived: %+v", r)
+	}
+}
+
+func contractRepoTopics(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, name, []string{"Kubernetes", "go", "go"}))
+	r, err := tg.c.GetRepo(ctx(t), org, name)
+	mustNoErr(t, err)
+	if !slices.Equal(r.Topics, []string{"go", "kubernetes"}) {
+		t.Fatalf("topics: %q", r.Topics)
+	}
+	for _, bad := range [][]string{{"a_b"}, {strings.Repeat("t", 36)}, topicList(26)} {
+		wantKind(t, tg.c.SetRepoTopics(ctx(t), org, name, bad), forge.KindValidation)
+	}
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, name, topicList(25)))
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, name, nil))
+	r, err = tg.c.GetRepo(ctx(t), org, name)
+	mustNoErr(t, err)
+	if len(r.Topics) != 0 {
+		t.Fatalf("topics after an empty PUT: %q", r.Topics)
+	}
+}
+
+func topicList(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "t" + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	return out
+}
+
+func contractRepoCollaborators(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	alice, bob := tg.user(), tg.user()
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, name, alice, "write"))
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, name, bob, "read"))
+	// A permission change is a PUT in place.
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, name, alice, "admin"))
+	users, err := tg.c.ListCollaborators(ctx(t), org, name)
+	mustNoErr(t, err)
+	var logins []string
+	for _, u := range users {
+		logins = append(logins, u.Login)
+	}
+	slices.Sort(logins)
+	want := []string{alice, bob}
+	slices.Sort(want)
+	if !slices.Equal(logins, want) {
+		t.Fatalf("collaborators %q, want %q", logins, want)
+	}
+	p, err := tg.c.CollaboratorPermission(ctx(t), org, name, alice)
+	mustNoErr(t, err)
+	if p != "admin" {
+		t.Fatalf("alice's permission %q", p)
+	}
+	// Removing a user who is not a collaborator is 204; an unknown user is 422.
+	mustNoErr(t, tg.c.RemoveCollaborator(ctx(t), org, name, bob))
+	mustNoErr(t, tg.c.RemoveCollaborator(ctx(t), org, name, bob))
+	wantKind(t, tg.c.SetCollaborator(ctx(t), org, name, uniqueName("nobody"), "read"), forge.KindValidation)
+	users, err = tg.c.ListCollaborators(ctx(t), org, name)
+	mustNoErr(t, err)
+	if len(users) != 1 || users[0].Login != alice {
+		t.Fatalf("after removing bob: %+v", users)
+	}
+}
