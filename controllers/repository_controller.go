@@ -355,7 +355,10 @@ func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) err
 	return nil
 }
 
-// settings is the edit of the settings that differ, and how many.
+// settings is the edit of the settings that differ, and how many. A pull
+// request setting goes with has_pull_requests: true, which Gitea 1.25
+// needs in the same PATCH to apply it at all (1.24 and 1.26 apply it
+// while pull requests are on; verified on each).
 func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
 	var opt forge.EditRepoOption
 	n := 0
@@ -363,6 +366,9 @@ func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
 		if f.differs() {
 			f.set(&opt)
 			n++
+			if f.pullRequests && opt.HasPullRequests == nil {
+				opt.HasPullRequests = new(true)
+			}
 		}
 	}
 	return opt, n
@@ -412,6 +418,8 @@ type repoField struct {
 	have, want any
 	set        func(*forge.EditRepoOption)
 	diff       bool
+	// pullRequests marks a setting of the pull request unit.
+	pullRequests bool
 }
 
 func (f repoField) differs() bool { return f.diff }
@@ -435,12 +443,15 @@ func stringField(name string, want *string, have string, dst func(*forge.EditRep
 }
 
 // fields are the settings compared (each only when set in the spec), the
-// name among them: a repository found under another name is renamed.
+// name among them: a repository found under another name is renamed. The
+// pull request settings are compared only while pull requests are on (or
+// the spec turns them on): the forge keeps none otherwise, and writing one
+// would turn the unit back on.
 func (e *repository) fields(r *forge.Repository) []repoField {
 	s := e.obj.Spec
 	name := e.obj.RepoName()
 	type o = forge.EditRepoOption
-	return []repoField{
+	out := []repoField{
 		stringField("name", &name, r.Name, func(o *o) **string { return &o.Name }),
 		stringField("description", s.Description, r.Description, func(o *o) **string { return &o.Description }),
 		stringField("website", s.Website, r.Website, func(o *o) **string { return &o.Website }),
@@ -454,6 +465,11 @@ func (e *repository) fields(r *forge.Repository) []repoField {
 		boolField("hasReleases", s.HasReleases, r.HasReleases, func(o *o) **bool { return &o.HasReleases }),
 		boolField("hasPackages", s.HasPackages, r.HasPackages, func(o *o) **bool { return &o.HasPackages }),
 		boolField("hasActions", s.HasActions, r.HasActions, func(o *o) **bool { return &o.HasActions }),
+	}
+	if !ptrOr(s.HasPullRequests, r.HasPullRequests) {
+		return out
+	}
+	pulls := []repoField{
 		boolField("allowMergeCommits", s.AllowMergeCommits, r.AllowMergeCommits, func(o *o) **bool { return &o.AllowMergeCommits }),
 		boolField("allowRebase", s.AllowRebase, r.AllowRebase, func(o *o) **bool { return &o.AllowRebase }),
 		boolField("allowRebaseExplicit", s.AllowRebaseExplicit, r.AllowRebaseExplicit, func(o *o) **bool { return &o.AllowRebaseExplicit }),
@@ -467,6 +483,10 @@ func (e *repository) fields(r *forge.Repository) []repoField {
 		boolField("defaultAllowMaintainerEdit", s.DefaultAllowMaintainerEdit, r.DefaultAllowMaintainerEdit, func(o *o) **bool { return &o.DefaultAllowMaintainerEdit }),
 		boolField("ignoreWhitespaceConflicts", s.IgnoreWhitespaceConflicts, r.IgnoreWhitespaceConflicts, func(o *o) **bool { return &o.IgnoreWhitespaceConflicts }),
 	}
+	for i := range pulls {
+		pulls[i].pullRequests = true
+	}
+	return append(out, pulls...)
 }
 
 // ptrOr is *p, or def when p is nil.

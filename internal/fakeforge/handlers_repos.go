@@ -23,6 +23,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // Repositories as Gitea 1.24 to 1.26 serve them (probed on 1.26.4, see
@@ -212,6 +214,12 @@ func (s *Server) editRepo(c *rc) {
 		r.name = *req.Name
 	}
 	st := &r.settings
+	if s.pullSettingsNeedUnit() && (req.HasPullRequests == nil || !*req.HasPullRequests) {
+		// Gitea 1.25 applies them only with has_pull_requests: true.
+		req.AllowMergeCommits, req.AllowRebase, req.AllowRebaseExplicit, req.AllowSquashMerge = nil, nil, nil, nil
+		req.AllowFastForwardOnlyMerge, req.AllowManualMerge, req.AutodetectManualMerge, req.AllowRebaseUpdate = nil, nil, nil, nil
+		req.DefaultMergeStyle, req.DefaultDeleteBranchAfterMerge, req.DefaultAllowMaintainerEdit, req.IgnoreWhitespaceConflicts = nil, nil, nil, nil
+	}
 	set(&r.description, req.Description)
 	set(&r.private, req.Private)
 	set(&r.archived, req.Archived)
@@ -238,6 +246,14 @@ func (s *Server) editRepo(c *rc) {
 	set(&st.defaultAllowMaintainerEdit, req.DefaultAllowMaintainerEdit)
 	set(&st.ignoreWhitespaceConflicts, req.IgnoreWhitespaceConflicts)
 	c.json(http.StatusOK, s.repoJSON(r))
+}
+
+// pullSettingsNeedUnit: Gitea 1.25 applies the pull request settings of a
+// PATCH /repos/{o}/{r} only when the same PATCH sends has_pull_requests:
+// true (1.24.6 and 1.26 apply them while the unit is on; probed on each).
+func (s *Server) pullSettingsNeedUnit() bool {
+	flavor, semver, ok := forge.ParseVersion(s.version)
+	return ok && flavor == forge.FlavorGitea && strings.HasPrefix(semver, "1.25.")
 }
 
 // getRepoByID is GET /repositories/{id}.

@@ -139,14 +139,23 @@ func contractRepoRename(t *testing.T, tg *target) {
 func contractRepoEditArchived(t *testing.T, tg *target) {
 	org := tg.org()
 	name := tg.repo(org)
-	r, err := tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{HasWiki: ptr(false), DefaultMergeStyle: ptr("squash"),
-		Website: ptr("https://example.com")})
+	// A pull request setting alone is applied, except by Gitea 1.25, which
+	// needs has_pull_requests: true in the same PATCH (the operator always
+	// sends it with them).
+	r, err := tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{DefaultMergeStyle: ptr("rebase")})
+	mustNoErr(t, err)
+	_, semver := tg.version()
+	if want := !strings.HasPrefix(semver, "1.25."); (r.DefaultMergeStyle == "rebase") != want {
+		t.Fatalf("%s: a merge style sent alone applied: %v, want %v", semver, r.DefaultMergeStyle == "rebase", want)
+	}
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{HasWiki: ptr(false), DefaultMergeStyle: ptr("squash"),
+		HasPullRequests: ptr(true), Website: ptr("https://example.com")})
 	mustNoErr(t, err)
 	if r.HasWiki || r.DefaultMergeStyle != "squash" || r.Website != "https://example.com" || !r.HasIssues {
 		t.Fatalf("edited: %+v", r)
 	}
 	// The forge takes any merge style string (admission checks it).
-	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{DefaultMergeStyle: ptr("bogus")})
+	r, err = tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{DefaultMergeStyle: ptr("bogus"), HasPullRequests: ptr(true)})
 	mustNoErr(t, err)
 	if r.DefaultMergeStyle != "bogus" {
 		t.Fatalf("merge style: %q", r.DefaultMergeStyle)

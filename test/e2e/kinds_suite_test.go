@@ -375,3 +375,20 @@ func ptr[T any](v T) *T { return &v }
 func managed() forgev1.ManagedSpec {
 	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
 }
+
+// newUser creates an account on the forge (the admin API on a live one)
+// and returns its login.
+func newUser() string {
+	GinkgoHelper()
+	name := unique("u")
+	if !live {
+		fake.AddUser(name)
+		return name
+	}
+	status, body := rawCall(http.MethodPost, "/api/v1/admin/users", map[string]any{
+		"username": name, "email": name + "@example.com", "password": "Pw-" + unique("x"), "must_change_password": false,
+	})
+	Expect(status).To(Equal(http.StatusCreated), string(body))
+	DeferCleanup(func() { rawCall(http.MethodDelete, "/api/v1/admin/users/"+name+"?purge=true", nil) })
+	return name
+}
