@@ -94,11 +94,16 @@ func (e *repository) Observe(ctx context.Context) (reconciler.Observation, error
 			e.collaborators[strings.ToLower(u.Login)] = u.Login
 		}
 		e.adoptCollaborators()
+	} else {
+		e.obj.Status.CollaboratorPermissions = nil
 	}
 	e.report(found)
 	c := e.changes(found)
-	return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL,
-		Diff: reconciler.Fields(c), Changes: c}, nil
+	diff := reconciler.Fields(c)
+	if i := slices.Index(diff, "rename"); i >= 0 {
+		diff[i] = "name"
+	}
+	return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL, Diff: diff, Changes: c}, nil
 }
 
 // locate finds the repository: by status.id (it may have been renamed by
@@ -378,7 +383,12 @@ func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
 func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 	var out []reconciler.Change
 	for _, f := range e.fields(r) {
-		if f.differs() {
+		switch {
+		case !f.differs():
+		case f.name == "name":
+			// plan shows "rename: website -> web".
+			out = append(out, reconciler.Change{Field: "rename", Have: r.Name, Want: e.obj.RepoName()})
+		default:
 			out = append(out, change(f.name, f.have, f.want))
 		}
 	}
@@ -404,7 +414,8 @@ func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 			diff = append(diff, "-"+u)
 		}
 		if len(diff) > 0 {
-			out = append(out, reconciler.Change{Field: "collaborators", Have: fmt.Sprint(len(e.collaborators)), Want: strings.Join(diff, " ")})
+			// plan shows "collaborators: +alice(write) ~carol(admin) -bob".
+			out = append(out, reconciler.Change{Field: "collaborators", Want: strings.Join(diff, " ")})
 		}
 	}
 	slices.SortFunc(out, byField)

@@ -418,3 +418,61 @@ spec: {forgeRef: {name: gitea}, description: old}
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanRepository: plan shows a rename, per-field changes and
+// collaborator changes of a Repository, and a create, without a write.
+func TestPlanRepository(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	if err := fake.CreateRepo("acme", "website"); err != nil {
+		t.Fatal(err)
+	}
+	fake.AddUser("alice")
+	fake.AddUser("bob")
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fc.SetCollaborator(context.Background(), "acme", "website", "bob", "read"); err != nil {
+		t.Fatal(err)
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Repository
+metadata: {name: site, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  owner: acme
+  name: www
+  previousNames: [website]
+  description: The site
+  topics: [go]
+  collaborators: [{user: alice, permission: write}]
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Repository
+metadata: {name: docs, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  owner: acme
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"Repository team/docs: create\n",
+		"Repository team/site: update\n  collaborators: +alice(write) -bob\n  description: \"\" -> \"The site\"\n  rename: website -> www\n  topics: [] -> [\"go\"]\n",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

@@ -58,7 +58,7 @@ type Source interface {
 	ListProjects(ctx context.Context, owner, repo, state string) ([]forge.Project, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
 	ListCollaborators(ctx context.Context, owner, repo string) ([]forge.User, error)
-	CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
+	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
 // Options say what to export and how the resources are written.
@@ -266,7 +266,7 @@ func (b *builder) repository(ctx context.Context, src Source, owner string, r fo
 	}
 	collaborators := []forgev1.Collaborator{}
 	for _, u := range users {
-		p, err := src.CollaboratorPermission(ctx, owner, r.Name, u.Login)
+		p, err := src.GetCollaboratorPermission(ctx, owner, r.Name, u.Login)
 		if err != nil {
 			return fmt.Errorf("read the permission of %s in %s/%s: %w", u.Login, owner, r.Name, err)
 		}

@@ -303,8 +303,8 @@ func (c *Client) ListCollaborators(ctx context.Context, owner, repo string) ([]U
 	return listAll(ctx, c, cl, decodeArray[User], func(u User) int64 { return u.ID })
 }
 
-// CollaboratorPermission implements ReposClient.
-func (c *Client) CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
+// GetCollaboratorPermission implements ReposClient.
+func (c *Client) GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
 	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get the permission of %s in %s/%s", user, owner, repo), http.MethodGet, "/collaborators/{user}/permission", user)
 	out, err := fetch[struct {
 		Permission string `json:"permission"`

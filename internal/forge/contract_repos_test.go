@@ -229,7 +229,7 @@ func contractRepoCollaborators(t *testing.T, tg *target) {
 	if !slices.Equal(logins, want) {
 		t.Fatalf("collaborators %q, want %q", logins, want)
 	}
-	p, err := tg.c.CollaboratorPermission(ctx(t), org, name, alice)
+	p, err := tg.c.GetCollaboratorPermission(ctx(t), org, name, alice)
 	mustNoErr(t, err)
 	if p != "admin" {
 		t.Fatalf("alice's permission %q", p)

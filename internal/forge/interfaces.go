@@ -119,10 +119,10 @@ type ReposClient interface {
 	// ListCollaborators lists the direct collaborators (users, without
 	// their permission: the forge reports none in the list).
 	ListCollaborators(ctx context.Context, owner, repo string) ([]User, error)
-	// CollaboratorPermission is user's effective permission (none, read,
+	// GetCollaboratorPermission is user's effective permission (none, read,
 	// write, admin or owner): teams and organization ownership included,
 	// so never a direct collaborator's drift; export writes it.
-	CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
+	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 	// SetCollaborator adds user, or changes their permission in place
 	// (PUT .../collaborators/{u}); an unknown user is 422.
 	SetCollaborator(ctx context.Context, owner, repo, user, permission string) error

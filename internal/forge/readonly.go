@@ -87,8 +87,8 @@ func (c readOnly) ListUserRepos(ctx context.Context, user string) ([]Repository,
 func (c readOnly) ListCollaborators(ctx context.Context, owner, repo string) ([]User, error) {
 	return c.r.ListCollaborators(ctx, owner, repo)
 }
-func (c readOnly) CollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
-	return c.r.CollaboratorPermission(ctx, owner, repo, user)
+func (c readOnly) GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
+	return c.r.GetCollaboratorPermission(ctx, owner, repo, user)
 }
 func (c readOnly) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	return c.r.ListIssuesWithLabel(ctx, owner, repo, label)

@@ -103,6 +103,13 @@ var _ = Describe("forge-operator export", func() {
 				Expect(err).NotTo(HaveOccurred())
 			}
 		}
+		// Settings, topics and a collaborator of web go into its Repository.
+		_, err = fc.EditRepo(ctx, sc.org, "web", forge.EditRepoOption{Description: ptr("the site"), HasWiki: ptr(false),
+			DefaultMergeStyle: ptr("squash"), HasPullRequests: ptr(true)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fc.SetRepoTopics(ctx, sc.org, "web", []string{"site", "go"})).To(Succeed())
+		collaborator := newUser()
+		Expect(fc.SetCollaborator(ctx, sc.org, "web", collaborator, "write")).To(Succeed())
 		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
@@ -140,12 +147,15 @@ var _ = Describe("forge-operator export", func() {
 			kinds[o.GetKind()]++
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
-		want := map[string]int{"Organization": 1, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings, "RepoHook": 1, "LabelSet": 1}
+		want := map[string]int{"Organization": 1, "Repository": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings, "RepoHook": 1, "LabelSet": 1}
 		if wantRunnerSettings == 0 {
 			delete(want, "RunnerSetting")
 		}
 		Expect(kinds).To(Equal(want))
 		Expect(exported).To(ContainSubstring("repository: " + repo))
+		Expect(exported).To(ContainSubstring("user: " + collaborator))
+		Expect(exported).To(ContainSubstring("defaultMergeStyle: squash"))
+		Expect(exported).NotTo(ContainSubstring("init:"))
 
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())

@@ -41,7 +41,7 @@ var _ = Describe("Repository end to end", func() {
 		g.Expect(err).NotTo(HaveOccurred())
 		out := map[string]string{}
 		for _, u := range users {
-			p, err := fc.CollaboratorPermission(ctx, owner, name, u.Login)
+			p, err := fc.GetCollaboratorPermission(ctx, owner, name, u.Login)
 			g.Expect(err).NotTo(HaveOccurred())
 			out[u.Login] = p
 		}
