@@ -162,18 +162,30 @@ func (t kubeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 const w1Sync = 30 * time.Second
 
-func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
+// benchRun is one run of a workload: the fake forge (every call recorded,
+// latency added), a manager watching the run's namespace only, and a Forge
+// "gitea" Ready in that namespace.
+type benchRun struct {
+	b      *testing.B
+	fake   *fakeforge.Server
+	rec    *recorder
+	k8s    client.Client
+	ns     string
+	qps    float64
+	spec   forgev1.ManagedSpec
+	sample func() uint64
+	start  time.Time
+	stop   func()
+}
+
+// newRun starts a run; scene sets the forge up before the manager starts.
+func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.Server)) *benchRun {
 	resetPeakRSS()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	rec := &recorder{kube: map[string]int{}}
-	latency := 5 * time.Millisecond
-	if v, err := time.ParseDuration(os.Getenv("W1_LATENCY")); err == nil {
-		latency = v
-	}
+	latency := benchLatency()
 	fake := fakeforge.New(fakeforge.WithToken(token))
 	srv := fake.Start()
-	defer srv.Close()
 	inner := srv.Config.Handler
 	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
@@ -182,25 +194,8 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 		}
 		inner.ServeHTTP(rw, r)
 	})
-
-	// The forge side: organizations, repositories and runners exist (users
-	// register runners; repositories are not a kind); the operator adopts
-	// the organizations and creates everything else.
-	ns := fmt.Sprintf("w1-%d", time.Now().UnixNano())
-	var runners []string
-	for o := range w.orgs {
-		org := fmt.Sprintf("org-%02d", o)
-		if _, err := fake.CreateOrg(org); err != nil {
-			b.Fatal(err)
-		}
-		runners = append(runners, fake.RegisterRunner(forge.OrgScope(org), "runner-"+org).Name)
-	}
-
-	for r := range w.repos {
-		if err := fake.CreateRepo(repoOrg(r, w), fmt.Sprintf("repo-%02d", r)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	scene(fake)
+	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 
 	mgrCfg := rest.CopyConfig(cfg)
 	mgrCfg.QPS, mgrCfg.Burst = 200, 400
@@ -215,37 +210,106 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// No W1 hook has a secret: the digest key is never read.
+	// No hook of these workloads has a secret: the digest key is never read.
 	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: w1Sync, SecretDigestKey: digestKey}); err != nil {
 		b.Fatal(err)
 	}
 	mgrDone := make(chan struct{})
 	go func() { _ = mgr.Start(ctx); close(mgrDone) }()
-	defer func() { cancel(); <-mgrDone }()
 
 	k8s, err := client.New(cfg, client.Options{Scheme: mo.Scheme})
 	if err != nil {
 		b.Fatal(err)
 	}
-	apply := func(o client.Object) {
-		if err := k8s.Create(context.Background(), o); err != nil {
-			b.Fatal(err)
-		}
-	}
-	apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	apply(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": token}})
+	run := &benchRun{b: b, fake: fake, rec: rec, k8s: k8s, ns: ns, qps: qps,
+		spec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+		stop: func() { cancel(); <-mgrDone; srv.Close() }}
+	run.apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	run.apply(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": token}})
 	fg := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea"}, Spec: forgev1.ForgeSpec{
 		URL: srv.URL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}}
 	if qps > 0 {
 		fg.Spec.RateLimit = &forgev1.RateLimit{QPS: qps, Burst: int32(qps * 2)}
 	}
-	apply(fg)
+	run.apply(fg)
 	waitReady(b, k8s, ns, 1, time.Minute)
 	rec.reset()
+	run.start = time.Now()
+	return run
+}
 
-	start := time.Now()
-	spec := forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
+func benchLatency() time.Duration {
+	if v, err := time.ParseDuration(os.Getenv("W1_LATENCY")); err == nil {
+		return v
+	}
+	return 5 * time.Millisecond
+}
+
+func (r *benchRun) apply(o client.Object) {
+	if err := r.k8s.Create(context.Background(), o); err != nil {
+		r.b.Fatal(err)
+	}
+}
+
+// converge waits for n objects (and the Forge) to be Ready, watches the
+// run at rest (W1_REST, default 3 sync intervals), and prints the figures.
+func (r *benchRun) converge(n int) {
+	b := r.b
+	r.sample = sampleMemory()
+	waitReady(b, r.k8s, r.ns, n+1, 30*time.Minute)
+	ready := time.Since(r.start)
+	calls, kube := r.rec.snapshot()
+
+	// At rest: no change, only drift checks.
+	r.rec.reset()
+	rest := 3 * w1Sync
+	if v, err := time.ParseDuration(os.Getenv("W1_REST")); err == nil {
+		rest = v
+	}
+	time.Sleep(rest)
+	restCalls, restKube := r.rec.snapshot()
+	peakHeap := r.sample()
+	cpu := cpuSeconds()
+
+	fmt.Printf("\n%s: %d objects, fake forge +%s per call, sync interval %s, Forge qps %s\n",
+		b.Name(), n, benchLatency(), w1Sync, qpsText(r.qps))
+	fmt.Printf("  all Ready after %.1fs (rate floor at one write per object: %.1fs)\n", ready.Seconds(), float64(n)/effectiveQPS(r.qps))
+	fmt.Printf("  to converge: %.2f forge calls per object, %.2f Kubernetes writes per object (Events excluded), %.2f uncached Secret GETs per object\n",
+		float64(len(calls))/float64(n), float64(writes(kube))/float64(n), float64(kube["GET secret (uncached)"])/float64(n))
+	printRoutes(calls, n)
+	printKube(kube)
+	intervals := rest.Seconds() / w1Sync.Seconds()
+	fmt.Printf("  at rest over %s: %.3f forge reads per object per sync interval, %d forge writes, %d Kubernetes writes; largest gap between reads of one path: %.2f intervals\n",
+		rest, float64(reads(restCalls))/float64(n)/intervals, len(restCalls)-reads(restCalls), writes(restKube), largestGap(restCalls, r.start.Add(ready))/w1Sync.Seconds())
+	fmt.Printf("  process (manager and the in-process fake): peak RSS %d MiB, peak Go heap %d MiB, CPU %.1fs\n",
+		peakRSS()>>20, peakHeap>>20, cpu)
+	b.ReportMetric(ready.Seconds(), "s-to-ready")
+	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
+	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
+}
+
+func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
+	// The forge side: organizations, repositories and runners exist (users
+	// register runners); the operator adopts the organizations and creates
+	// everything else.
+	var runners []string
+	run := newRun(b, cfg, qps, func(fake *fakeforge.Server) {
+		for o := range w.orgs {
+			org := fmt.Sprintf("org-%02d", o)
+			if _, err := fake.CreateOrg(org); err != nil {
+				b.Fatal(err)
+			}
+			runners = append(runners, fake.RegisterRunner(forge.OrgScope(org), "runner-"+org).Name)
+		}
+		for r := range w.repos {
+			if err := fake.CreateRepo(repoOrg(r, w), fmt.Sprintf("repo-%02d", r)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	defer run.stop()
+	spec, apply, ns := run.spec, run.apply, run.ns
 	for o := range w.orgs {
 		org := fmt.Sprintf("org-%02d", o)
 		apply(&forgev1.Organization{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org},
@@ -269,38 +333,7 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 					Name: fmt.Sprintf("area/l%02d", l), Color: "#00aabb"}})
 		}
 	}
-	n := w.objects()
-	stopSampler := sampleMemory()
-	waitReady(b, k8s, ns, n+1, 30*time.Minute)
-	ready := time.Since(start)
-	calls, kube := rec.snapshot()
-
-	// At rest: no change, only drift checks.
-	rec.reset()
-	rest := 3 * w1Sync
-	if v, err := time.ParseDuration(os.Getenv("W1_REST")); err == nil {
-		rest = v
-	}
-	time.Sleep(rest)
-	restCalls, restKube := rec.snapshot()
-	peakHeap := stopSampler()
-	cpu := cpuSeconds()
-
-	fmt.Printf("\n%s: %d objects, fake forge +%s per call, sync interval %s, Forge qps %s\n",
-		b.Name(), n, latency, w1Sync, qpsText(qps))
-	fmt.Printf("  all Ready after %.1fs (rate floor at one write per object: %.1fs)\n", ready.Seconds(), float64(n)/effectiveQPS(qps))
-	fmt.Printf("  to converge: %.2f forge calls per object, %.2f Kubernetes writes per object (Events excluded), %.2f uncached Secret GETs per object\n",
-		float64(len(calls))/float64(n), float64(writes(kube))/float64(n), float64(kube["GET secret (uncached)"])/float64(n))
-	printRoutes(calls, n)
-	printKube(kube)
-	intervals := rest.Seconds() / w1Sync.Seconds()
-	fmt.Printf("  at rest over %s: %.3f forge reads per object per sync interval, %d forge writes, %d Kubernetes writes; largest gap between reads of one path: %.2f intervals\n",
-		rest, float64(reads(restCalls))/float64(n)/intervals, len(restCalls)-reads(restCalls), writes(restKube), largestGap(restCalls, start.Add(ready))/w1Sync.Seconds())
-	fmt.Printf("  process (manager and the in-process fake): peak RSS %d MiB, peak Go heap %d MiB, CPU %.1fs\n",
-		peakRSS()>>20, peakHeap>>20, cpu)
-	b.ReportMetric(ready.Seconds(), "s-to-ready")
-	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
-	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
+	run.converge(w.objects())
 }
 
 // repoOrg is the organization repository r lives in: round robin, so that
