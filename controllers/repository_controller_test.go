@@ -112,6 +112,10 @@ var _ = Describe("Repository", func() {
 		fc := forgeClient()
 		label, err := fc.CreateLabel(ctx, forge.RepoScope("acme", "website"), forge.CreateLabelOption{Name: "kind/bug", Color: "ee0701"})
 		Expect(err).NotTo(HaveOccurred())
+		person, err := forge.New(forge.Config{URL: fakeURL, Token: token})
+		Expect(err).NotTo(HaveOccurred())
+		issue, err := person.CreateIssue(ctx, "acme", "website", forge.CreateIssueOption{Title: "broken", Labels: []int64{label.ID}})
+		Expect(err).NotTo(HaveOccurred())
 		moved := newRepo("site")
 		moved.Spec.Name = ptr(forgev1.RepoName("www"))
 		moved.Spec.PreviousNames = []forgev1.RepoName{"website"}
@@ -120,6 +124,9 @@ var _ = Describe("Repository", func() {
 		Expect(moved.Status.ID).To(Equal(old.ID))
 		Expect(repoOf("www").ID).To(Equal(old.ID))
 		Expect(fake.Labels(forge.RepoScope("acme", "www"))).To(ContainElement(HaveField("ID", label.ID)))
+		issues, err := person.ListIssuesWithLabel(ctx, "acme", "www", "kind/bug")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(issues).To(ConsistOf(HaveField("Number", issue.Number)), "the issue and its label survive the rename")
 		viaOld, err := fc.GetRepo(ctx, "acme", "website")
 		Expect(err).NotTo(HaveOccurred(), "the old name answers with the new repository")
 		Expect(viaOld.Name).To(Equal("www"))
@@ -253,7 +260,20 @@ var _ = Describe("Repository", func() {
 		Expect(events(adopted)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))))
 	})
 
-	It("lets a Label and a RepoHook applied before their Repository wait, then go Ready", func() {
+	It("lets a Label, a RepoHook and a LabelSet member applied before their Repository wait, then go Ready", func() {
+		hook := &forgev1.RepoHook{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deploy"},
+			Spec: forgev1.RepoHookSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Repository: "acme/web", HookSpec: forgev1.HookSpec{Type: "gitea", URL: "https://deploy.example.com/web"}},
+		}
+		set := &forgev1.LabelSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "standard"},
+			Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Repositories: forgev1.LabelSetRepositories{Names: []forgev1.RepositoryName{"acme/web"}},
+				Labels:       []forgev1.LabelSetLabel{{Name: "triage", Color: "ededed"}}},
+		}
+		Expect(k8s.Create(ctx, hook)).To(Succeed())
+		Expect(k8s.Create(ctx, set)).To(Succeed())
 		l := &forgev1.Label{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bug"},
 			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
@@ -266,10 +286,19 @@ var _ = Describe("Repository", func() {
 		Expect(k8s.Get(ctx, key(ns, "bug"), &cur)).To(Succeed())
 		Expect(condStatus(&cur, forgev1.ConditionStalled)).NotTo(Equal(metav1.ConditionTrue), "waiting, never stalled")
 
+		expectReason(hook, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(ctx, key(ns, "standard"), set)).To(Succeed())
+			return fmt.Sprint(set.Status.Failures)
+		}, timeout, poll).Should(ContainSubstring(forgev1.ReasonParentNotFound))
+
 		r := newRepo("web")
 		Expect(k8s.Create(ctx, r)).To(Succeed())
 		expectReady(r)
 		expectReady(l)
+		expectReady(hook)
+		expectReady(set)
+		Expect(fake.Labels(forge.RepoScope("acme", "web"))).To(HaveLen(2))
 	})
 
 	It("refuses a write to a renamed repository's old path instead of repeating it as a read", func() {
