@@ -297,6 +297,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("DELETE /api/v1/repos/{owner}/{repo}/projects/{id}", s.deleteProject)
 
 	s.repoRoutes(h)
+	s.teamRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
 	s.issueRoutes(h)
@@ -541,6 +542,7 @@ func (s *Server) deleteOrg(c *rc) {
 		return
 	}
 	s.deleteOwned(owner{id: o.id})
+	s.deleteTeamsOf(o)
 	delete(s.st.orgs, o.id)
 	c.noContent()
 }

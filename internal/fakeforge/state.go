@@ -36,6 +36,7 @@ type state struct {
 	labels    map[int64]*label
 	projects  map[int64]*project
 	runners   map[int64]*runner
+	teams     map[int64]*team
 	regTokens map[owner]string // registration token per scope
 }
 
@@ -48,6 +49,7 @@ func newState() state {
 		labels:    map[int64]*label{},
 		projects:  map[int64]*project{},
 		runners:   map[int64]*runner{},
+		teams:     map[int64]*team{},
 		regTokens: map[owner]string{},
 	}
 }
@@ -562,6 +564,7 @@ func (s *Server) SetRunnerBusy(id int64, busy bool) {
 func (s *Server) addOrg(name string, creator *user) *org {
 	o := &org{id: s.st.next("org"), name: name, visibility: "public", owners: map[int64]bool{creator.id: true}}
 	s.st.orgs[o.id] = o
+	s.addOwnersTeam(o)
 	return o
 }
 

@@ -329,6 +329,79 @@ func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user strin
 	return err
 }
 
+// ---- teams ----
+
+// teamCall is a call on /teams/{id}...
+func teamCall(id int64, op, method, suffix string, extra ...any) call {
+	return call{op: op, method: method, route: "/teams/{id}" + suffix, args: append([]any{id}, extra...)}
+}
+
+// ListTeams implements TeamsClient.
+func (c *Client) ListTeams(ctx context.Context, org string) ([]Team, error) {
+	cl := call{op: "list teams of organization " + org, method: http.MethodGet, route: "/orgs/{org}/teams", args: []any{org}}
+	return listAll(ctx, c, cl, decodeArray[Team], func(t Team) int64 { return t.ID })
+}
+
+// GetTeam implements TeamsClient.
+func (c *Client) GetTeam(ctx context.Context, _ string, id int64) (*Team, error) {
+	return fetch[Team](ctx, c, teamCall(id, fmt.Sprintf("get team %d", id), http.MethodGet, ""))
+}
+
+// CreateTeam implements TeamsClient.
+func (c *Client) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
+	cl := call{op: fmt.Sprintf("create team %q in organization %s", opt.Name, org), method: http.MethodPost, route: "/orgs/{org}/teams", args: []any{org}, body: opt}
+	return fetch[Team](ctx, c, cl)
+}
+
+// EditTeam implements TeamsClient.
+func (c *Client) EditTeam(ctx context.Context, _ string, id int64, opt EditTeamOption) (*Team, error) {
+	cl := teamCall(id, fmt.Sprintf("edit team %d", id), http.MethodPatch, "")
+	cl.body = opt
+	return fetch[Team](ctx, c, cl)
+}
+
+// DeleteTeam implements TeamsClient.
+func (c *Client) DeleteTeam(ctx context.Context, _ string, id int64) error {
+	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("delete team %d", id), http.MethodDelete, ""))
+	return err
+}
+
+// ListTeamMembers implements TeamsClient.
+func (c *Client) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
+	cl := teamCall(id, fmt.Sprintf("list members of team %d", id), http.MethodGet, "/members")
+	return listAll(ctx, c, cl, decodeArray[User], func(u User) int64 { return u.ID })
+}
+
+// AddTeamMember implements TeamsClient.
+func (c *Client) AddTeamMember(ctx context.Context, id int64, user string) error {
+	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("add %s to team %d", user, id), http.MethodPut, "/members/{user}", user))
+	return err
+}
+
+// RemoveTeamMember implements TeamsClient.
+func (c *Client) RemoveTeamMember(ctx context.Context, id int64, user string) error {
+	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("remove %s from team %d", user, id), http.MethodDelete, "/members/{user}", user))
+	return err
+}
+
+// ListTeamRepos implements TeamsClient.
+func (c *Client) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
+	cl := teamCall(id, fmt.Sprintf("list repositories of team %d", id), http.MethodGet, "/repos")
+	return listAll(ctx, c, cl, decodeArray[Repository], func(r Repository) int64 { return r.ID })
+}
+
+// AddTeamRepo implements TeamsClient.
+func (c *Client) AddTeamRepo(ctx context.Context, id int64, org, repo string) error {
+	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("add repository %s/%s to team %d", org, repo, id), http.MethodPut, "/repos/{org}/{repo}", org, repo))
+	return err
+}
+
+// RemoveTeamRepo implements TeamsClient.
+func (c *Client) RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error {
+	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("remove repository %s/%s from team %d", org, repo, id), http.MethodDelete, "/repos/{org}/{repo}", org, repo))
+	return err
+}
+
 // RunnerRegistrationToken implements FixturesClient.
 func (c *Client) RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error) {
 	cl := scopedCall(scope, "get runner registration token in "+scope.String(), http.MethodPost, "/actions/runners/registration-token")

@@ -82,6 +82,7 @@ func TestContract(t *testing.T) {
 	}
 	behaviours = append(behaviours, issueBehaviours...)
 	behaviours = append(behaviours, repositoryBehaviours...)
+	behaviours = append(behaviours, teamBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -29,6 +29,7 @@ type Interface interface {
 	ReposClient
 	OrgReposClient
 	IssuesClient
+	TeamsClient
 }
 
 // ServerClient reads who and what the server is.
@@ -127,6 +128,32 @@ type ReposClient interface {
 	// (PUT .../collaborators/{u}); an unknown user is 422.
 	SetCollaborator(ctx context.Context, owner, repo, user, permission string) error
 	RemoveCollaborator(ctx context.Context, owner, repo, user string) error
+}
+
+// TeamsClient manages an organization's teams, their members and
+// repositories. Teams are addressed by id outside the organization
+// (/teams/{id}); org names the organization for the listing cache only.
+type TeamsClient interface {
+	// ListTeams lists the organization's teams, by name, Owners included.
+	ListTeams(ctx context.Context, org string) ([]Team, error)
+	GetTeam(ctx context.Context, org string, id int64) (*Team, error)
+	// CreateTeam answers a taken name (any case) with 422.
+	CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error)
+	EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error)
+	// DeleteTeam deletes any team, Owners included (Gitea 1.26.4 answers
+	// 204): the operator never deletes Owners.
+	DeleteTeam(ctx context.Context, org string, id int64) error
+	ListTeamMembers(ctx context.Context, id int64) ([]User, error)
+	// AddTeamMember makes the user a member of the organization too; an
+	// unknown user is 404.
+	AddTeamMember(ctx context.Context, id int64, user string) error
+	// RemoveTeamMember: removing the last member of Owners is a 500 ("user
+	// is the last member of owner team"); a user not in the team is 204.
+	RemoveTeamMember(ctx context.Context, id int64, user string) error
+	ListTeamRepos(ctx context.Context, id int64) ([]Repository, error)
+	// AddTeamRepo: an unknown repository is 404.
+	AddTeamRepo(ctx context.Context, id int64, org, repo string) error
+	RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error
 }
 
 // FixturesClient sets a forge up for tests and the demo: repositories and

@@ -90,6 +90,18 @@ func (c readOnly) ListCollaborators(ctx context.Context, owner, repo string) ([]
 func (c readOnly) GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
 	return c.r.GetCollaboratorPermission(ctx, owner, repo, user)
 }
+func (c readOnly) ListTeams(ctx context.Context, org string) ([]Team, error) {
+	return c.r.ListTeams(ctx, org)
+}
+func (c readOnly) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
+	return c.r.GetTeam(ctx, org, id)
+}
+func (c readOnly) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
+	return c.r.ListTeamMembers(ctx, id)
+}
+func (c readOnly) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
+	return c.r.ListTeamRepos(ctx, id)
+}
 func (c readOnly) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	return c.r.ListIssuesWithLabel(ctx, owner, repo, label)
 }
@@ -144,6 +156,25 @@ func (readOnly) SetCollaborator(context.Context, string, string, string, string)
 }
 func (readOnly) RemoveCollaborator(context.Context, string, string, string) error {
 	return refuse("remove collaborator")
+}
+func (readOnly) CreateTeam(context.Context, string, CreateTeamOption) (*Team, error) {
+	return nil, refuse("create team")
+}
+func (readOnly) EditTeam(context.Context, string, int64, EditTeamOption) (*Team, error) {
+	return nil, refuse("edit team")
+}
+func (readOnly) DeleteTeam(context.Context, string, int64) error { return refuse("delete team") }
+func (readOnly) AddTeamMember(context.Context, int64, string) error {
+	return refuse("add team member")
+}
+func (readOnly) RemoveTeamMember(context.Context, int64, string) error {
+	return refuse("remove team member")
+}
+func (readOnly) AddTeamRepo(context.Context, int64, string, string) error {
+	return refuse("add team repository")
+}
+func (readOnly) RemoveTeamRepo(context.Context, int64, string, string) error {
+	return refuse("remove team repository")
 }
 func (readOnly) EditRunner(context.Context, Scope, int64, bool) (*Runner, error) {
 	return nil, refuse("edit runner")

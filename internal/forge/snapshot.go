@@ -167,6 +167,7 @@ type Snapshots struct {
 	projects *store[Project]
 	runners  *store[Runner]
 	repos    *store[Repository]
+	teams    *store[Team]
 }
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
@@ -186,6 +187,10 @@ func NewSnapshots(fc Interface) *Snapshots {
 		runners: newStore(kept, func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
 			r.Labels = slices.Clone(r.Labels)
 			return r
+		}),
+		teams: newStore(kept, func(t Team) int64 { return t.ID }, func(t Team) Team {
+			t.UnitsMap = maps.Clone(t.UnitsMap)
+			return t
 		}),
 		repos: newStore(kept, func(r Repository) int64 { return r.ID }, func(r Repository) Repository {
 			r.Topics = slices.Clone(r.Topics)
@@ -222,6 +227,7 @@ func (s *Snapshots) Close() {
 	s.projects.forgetAll()
 	s.runners.forgetAll()
 	s.repos.forgetAll()
+	s.teams.forgetAll()
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -346,6 +352,40 @@ func (s *Snapshots) DeleteRepo(ctx context.Context, owner, repo string) error {
 func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error {
 	err := s.Interface.SetRepoTopics(ctx, owner, repo, topics)
 	s.dropRepos(owner)
+	return err
+}
+
+// ---- teams: one listing per organization ----
+
+func teamsKey(org string) string { return strings.ToLower(org) }
+
+func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
+	return s.teams.list(ctx, s, teamsKey(org), func(ctx context.Context) ([]Team, error) {
+		return s.Interface.ListTeams(ctx, org)
+	})
+}
+
+func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
+	return byID(ctx, s.teams, id,
+		func() (*Team, error) { return s.Interface.GetTeam(ctx, org, id) },
+		func() ([]Team, error) { return s.ListTeams(ctx, org) })
+}
+
+func (s *Snapshots) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
+	t, err := s.Interface.CreateTeam(ctx, org, opt)
+	s.teams.wrote(teamsKey(org), t, 0, err)
+	return t, err
+}
+
+func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error) {
+	t, err := s.Interface.EditTeam(ctx, org, id, opt)
+	s.teams.wrote(teamsKey(org), t, 0, err)
+	return t, err
+}
+
+func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
+	err := s.Interface.DeleteTeam(ctx, org, id)
+	s.teams.wrote(teamsKey(org), nil, id, err)
 	return err
 }
 

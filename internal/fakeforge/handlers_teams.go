@@ -1,0 +1,463 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fakeforge
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Teams as Gitea 1.24 to 1.26 serve them (probed on 1.26.4; the handlers
+// of the three releases are the same): every organization has an Owners
+// team (permission "owner", every unit "owner", its members the
+// organization's owners); a non-admin team keeps a unit map and reads
+// permission "none"; an admin team has every unit "admin".
+
+// teamUnits are the units a team's access is given for.
+var teamUnits = []string{"repo.code", "repo.issues", "repo.ext_issues", "repo.wiki", "repo.ext_wiki",
+	"repo.pulls", "repo.releases", "repo.projects", "repo.packages", "repo.actions"}
+
+type team struct {
+	id          int64
+	orgID       int64
+	name        string
+	description string
+	// mode is "none" (access per unit), "admin" or "owner".
+	mode        string
+	includesAll bool
+	canCreate   bool
+	units       map[string]string
+	// members are user ids; the Owners team's map is its organization's owners.
+	members map[int64]bool
+	repos   map[int64]bool
+}
+
+func (t *team) owners() bool { return t.mode == "owner" }
+
+func allUnits(mode string) map[string]string {
+	m := map[string]string{}
+	for _, u := range teamUnits {
+		m[u] = mode
+	}
+	return m
+}
+
+func (s *Server) addOwnersTeam(o *org) {
+	t := &team{id: s.st.next("team"), orgID: o.id, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
+		units: allUnits("owner"), members: o.owners, repos: map[int64]bool{}}
+	s.st.teams[t.id] = t
+}
+
+func (s *Server) deleteTeamsOf(o *org) {
+	for id, t := range s.st.teams {
+		if t.orgID == o.id {
+			delete(s.st.teams, id)
+		}
+	}
+}
+
+func (s *Server) teamJSON(t *team) map[string]any {
+	perm := t.mode
+	units := make([]string, 0, len(t.units))
+	for u := range t.units {
+		units = append(units, u)
+	}
+	slices.Sort(units)
+	return map[string]any{
+		"id": t.id, "name": t.name, "description": t.description, "permission": perm,
+		"includes_all_repositories": t.includesAll, "can_create_org_repo": t.canCreate,
+		"units": units, "units_map": maps.Clone(t.units),
+	}
+}
+
+func (t *team) toForge() forge.Team {
+	return forge.Team{ID: t.id, Name: t.name, Description: t.description, Permission: t.mode,
+		IncludesAllRepositories: t.includesAll, CanCreateOrgRepo: t.canCreate, UnitsMap: maps.Clone(t.units)}
+}
+
+// listTeams is GET /orgs/{org}/teams: by name, X-Total-Count and Link.
+func (s *Server) listTeams(c *rc) {
+	o := c.org()
+	if o == nil || !c.requireToken() {
+		return
+	}
+	all := sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id })
+	slices.SortStableFunc(all, func(a, b *team) int {
+		return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
+	})
+	servePage(c, all, true, s.teamJSON)
+}
+
+type teamReq struct {
+	Name                    *string           `json:"name"`
+	Description             *string           `json:"description"`
+	Permission              string            `json:"permission"`
+	IncludesAllRepositories *bool             `json:"includes_all_repositories"`
+	CanCreateOrgRepo        *bool             `json:"can_create_org_repo"`
+	Units                   []string          `json:"units"`
+	UnitsMap                map[string]string `json:"units_map"`
+}
+
+// accessMode parses a permission the way Gitea's ParseAccessMode does with
+// the modes allowed: anything else is the first of them.
+func accessMode(p string, allowed ...string) string {
+	if slices.Contains(allowed, p) {
+		return p
+	}
+	return allowed[0]
+}
+
+// attachUnits sets a non-admin team's units from a units map (unknown unit
+// names are kept as Gitea keeps them: under the empty name) or a unit
+// list at the permission's mode.
+func attachUnits(t *team, req teamReq) bool {
+	switch {
+	case len(req.UnitsMap) > 0:
+		t.units = map[string]string{}
+		for u, p := range req.UnitsMap {
+			if !slices.Contains(teamUnits, u) {
+				u = ""
+			}
+			t.units[u] = accessMode(p, "none", "read", "write", "admin")
+		}
+	case len(req.Units) > 0:
+		mode := accessMode(req.Permission, "read", "write")
+		t.units = map[string]string{}
+		for _, u := range req.Units {
+			if !slices.Contains(teamUnits, u) {
+				u = ""
+			}
+			t.units[u] = mode
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// checkTeamName refuses a team name as the forge's binding and store do.
+func (s *Server) checkTeamName(o *org, name string, except int64) (int, string) {
+	switch {
+	case name == "":
+		return http.StatusUnprocessableEntity, "[Name]: Required"
+	case !alphaDashDot.MatchString(name):
+		return http.StatusUnprocessableEntity, "[Name]: AlphaDashDot"
+	case !maxSize(name, 255):
+		return http.StatusUnprocessableEntity, "[Name]: MaxSize"
+	}
+	for _, t := range s.st.teams {
+		if t.orgID == o.id && t.id != except && strings.EqualFold(t.name, name) {
+			return http.StatusUnprocessableEntity, fmt.Sprintf("team already exists [org_id: %d, name: %s]", o.id, strings.ToLower(name))
+		}
+	}
+	return 0, ""
+}
+
+// createTeam is POST /orgs/{org}/teams: a non-admin team without units is
+// a 500; a taken name (any case) 422.
+func (s *Server) createTeam(c *rc) {
+	o := c.org()
+	if o == nil || !c.requireOrgOwner(o) {
+		return
+	}
+	var req teamReq
+	if !c.bind(&req) {
+		return
+	}
+	t := &team{orgID: o.id, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
+	if req.Name != nil {
+		t.name = *req.Name
+	}
+	if status, msg := s.checkTeamName(o, t.name, 0); status != 0 {
+		c.error(status, msg)
+		return
+	}
+	set(&t.description, req.Description)
+	set(&t.includesAll, req.IncludesAllRepositories)
+	set(&t.canCreate, req.CanCreateOrgRepo)
+	if t.mode == "admin" {
+		t.units = allUnits("admin")
+	} else if !attachUnits(t, req) {
+		c.error(http.StatusInternalServerError, "units permission should not be empty")
+		return
+	}
+	t.id = s.st.next("team")
+	s.st.teams[t.id] = t
+	c.json(http.StatusCreated, s.teamJSON(t))
+}
+
+// team resolves /teams/{id} for an owner of its organization; 404 otherwise.
+func (c *rc) team() (*team, *org) {
+	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	t := c.s.st.teams[id]
+	if err != nil || t == nil {
+		c.error(http.StatusNotFound, "not found")
+		return nil, nil
+	}
+	o := c.s.st.orgs[t.orgID]
+	if !c.requireOrgOwner(o) {
+		return nil, nil
+	}
+	return t, o
+}
+
+func (s *Server) getTeam(c *rc) {
+	if t, _ := c.team(); t != nil {
+		c.json(http.StatusOK, s.teamJSON(t))
+	}
+}
+
+// editTeam is PATCH /teams/{id}: name and description when sent;
+// permission (not for Owners) and, only with it, includes_all_repositories;
+// a non-admin team's units replaced by units_map or units; an admin
+// team's all admin.
+func (s *Server) editTeam(c *rc) {
+	t, o := c.team()
+	if t == nil {
+		return
+	}
+	var req teamReq
+	if !c.bind(&req) {
+		return
+	}
+	if req.CanCreateOrgRepo != nil {
+		t.canCreate = t.owners() || *req.CanCreateOrgRepo
+	}
+	if req.Name != nil && *req.Name != "" {
+		if status, msg := s.checkTeamName(o, *req.Name, t.id); status != 0 {
+			if strings.HasPrefix(msg, "team already exists") {
+				status = http.StatusInternalServerError // the edit has no 422 for it
+			}
+			c.error(status, msg)
+			return
+		}
+		t.name = *req.Name
+	}
+	set(&t.description, req.Description)
+	if !t.owners() && req.Permission != "" {
+		t.mode = accessMode(req.Permission, "none", "admin")
+		set(&t.includesAll, req.IncludesAllRepositories)
+	}
+	switch t.mode {
+	case "admin":
+		t.units = allUnits("admin")
+	case "none":
+		attachUnits(t, req)
+	}
+	c.json(http.StatusOK, s.teamJSON(t))
+}
+
+// deleteTeam is DELETE /teams/{id}; the forge deletes Owners too.
+func (s *Server) deleteTeam(c *rc) {
+	if t, _ := c.team(); t != nil {
+		delete(s.st.teams, t.id)
+		c.noContent()
+	}
+}
+
+// listTeamMembers is GET /teams/{id}/members: by login, X-Total-Count and Link.
+func (s *Server) listTeamMembers(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	var users []*user
+	for _, u := range s.users {
+		if t.members[u.id] {
+			users = append(users, u)
+		}
+	}
+	slices.SortFunc(users, func(a, b *user) int { return cmp.Compare(strings.ToLower(a.login), strings.ToLower(b.login)) })
+	servePage(c, users, true, userJSON)
+}
+
+// member resolves {user}; unknown is 404 as GetUserByName answers.
+func (c *rc) member() *user {
+	name := c.r.PathValue("user")
+	u := c.s.userByLogin(name)
+	if u == nil {
+		c.error(http.StatusNotFound, "GetUserByName", fmt.Sprintf("user does not exist [uid: 0, name: %s]", strings.ToLower(name)))
+	}
+	return u
+}
+
+func (s *Server) addTeamMember(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	if u := c.member(); u != nil {
+		t.members[u.id] = true
+		c.noContent()
+	}
+}
+
+// removeTeamMember: the last member of Owners stays (500).
+func (s *Server) removeTeamMember(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	u := c.member()
+	if u == nil {
+		return
+	}
+	if t.owners() && t.members[u.id] && len(t.members) == 1 {
+		c.error(http.StatusInternalServerError, fmt.Sprintf("user is the last member of owner team [uid: %d]", u.id))
+		return
+	}
+	delete(t.members, u.id)
+	c.noContent()
+}
+
+// listTeamRepos is GET /teams/{id}/repos: the team's repositories by id.
+func (s *Server) listTeamRepos(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.orgID) })
+	servePage(c, all, true, s.repoJSON)
+}
+
+// teamRepo resolves {org}/{repo} of a team's organization; 404 otherwise.
+func (c *rc) teamRepo(t *team) *repo {
+	r := c.s.repoByName(c.r.PathValue("org"), c.r.PathValue("repo"))
+	if r == nil || r.orgID != t.orgID {
+		c.error(http.StatusNotFound, "not found")
+		return nil
+	}
+	return r
+}
+
+func (s *Server) addTeamRepo(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	if r := c.teamRepo(t); r != nil {
+		t.repos[r.id] = true
+		c.noContent()
+	}
+}
+
+func (s *Server) removeTeamRepo(c *rc) {
+	t, _ := c.team()
+	if t == nil {
+		return
+	}
+	if r := c.teamRepo(t); r != nil {
+		delete(t.repos, r.id)
+		c.noContent()
+	}
+}
+
+func (s *Server) teamRoutes(h func(string, func(*rc))) {
+	h("GET /api/v1/orgs/{org}/teams", s.listTeams)
+	h("POST /api/v1/orgs/{org}/teams", s.createTeam)
+	h("GET /api/v1/teams/{id}", s.getTeam)
+	h("PATCH /api/v1/teams/{id}", s.editTeam)
+	h("DELETE /api/v1/teams/{id}", s.deleteTeam)
+	h("GET /api/v1/teams/{id}/members", s.listTeamMembers)
+	h("PUT /api/v1/teams/{id}/members/{user}", s.addTeamMember)
+	h("DELETE /api/v1/teams/{id}/members/{user}", s.removeTeamMember)
+	h("GET /api/v1/teams/{id}/repos", s.listTeamRepos)
+	h("PUT /api/v1/teams/{id}/repos/{org}/{repo}", s.addTeamRepo)
+	h("DELETE /api/v1/teams/{id}/repos/{org}/{repo}", s.removeTeamRepo)
+}
+
+// Team gives a team of an organization by name (any case).
+func (s *Server) Team(orgName, name string) (forge.Team, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.orgByName(orgName)
+	if o == nil {
+		return forge.Team{}, false
+	}
+	for _, t := range s.st.teams {
+		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+			return t.toForge(), true
+		}
+	}
+	return forge.Team{}, false
+}
+
+// Teams gives the teams of an organization, by name.
+func (s *Server) Teams(orgName string) []forge.Team {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.orgByName(orgName)
+	if o == nil {
+		return nil
+	}
+	var out []forge.Team
+	for _, t := range sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id }) {
+		out = append(out, t.toForge())
+	}
+	slices.SortFunc(out, func(a, b forge.Team) int { return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
+	return out
+}
+
+// TeamMembers gives the logins of a team's members, sorted.
+func (s *Server) TeamMembers(orgName, name string) []string {
+	return s.teamSet(orgName, name, func(t *team) []string {
+		var out []string
+		for _, u := range s.users {
+			if t.members[u.id] {
+				out = append(out, u.login)
+			}
+		}
+		return out
+	})
+}
+
+// TeamRepos gives the names of a team's repositories, sorted.
+func (s *Server) TeamRepos(orgName, name string) []string {
+	return s.teamSet(orgName, name, func(t *team) []string {
+		var out []string
+		for id := range t.repos {
+			if r := s.st.repos[id]; r != nil {
+				out = append(out, r.name)
+			}
+		}
+		return out
+	})
+}
+
+func (s *Server) teamSet(orgName, name string, get func(*team) []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.orgByName(orgName)
+	if o == nil {
+		return nil
+	}
+	for _, t := range s.st.teams {
+		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+			out := get(t)
+			slices.Sort(out)
+			return out
+		}
+	}
+	return nil
+}

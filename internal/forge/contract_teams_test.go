@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge_test
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// teamBehaviours are what the Team kind relies on, probed on Gitea 1.26.4
+// (and read in the handlers of 1.24.6 and 1.25.5, which are the same)
+// before the fake learnt them. TestContract appends them.
+var teamBehaviours = []struct {
+	name  string
+	run   func(t *testing.T, tg *target)
+	needs func(tg *target) string
+}{
+	{"teams/Owners exists; create needs units; names unique without case", contractTeamCreate, nil},
+	{"teams/PATCH: units map replaced, include-all only with permission, name optional", contractTeamEdit, nil},
+	{"teams/members: added users join the organization, the last owner stays, paged", contractTeamMembers, nil},
+	{"teams/repositories added and removed; unknown is 404; delete is 204 then 404", contractTeamRepos, nil},
+}
+
+func teamNamed(t *testing.T, tg *target, org, name string) *forge.Team {
+	t.Helper()
+	all, err := tg.c.ListTeams(ctx(t), org)
+	mustNoErr(t, err)
+	for i := range all {
+		if strings.EqualFold(all[i].Name, name) {
+			return &all[i]
+		}
+	}
+	return nil
+}
+
+func contractTeamCreate(t *testing.T, tg *target) {
+	org := tg.org()
+	owners := teamNamed(t, tg, org, "owners")
+	if owners == nil || owners.Name != "Owners" || owners.Permission != "owner" || !owners.IncludesAllRepositories ||
+		!owners.CanCreateOrgRepo || owners.UnitsMap["repo.code"] != "owner" {
+		t.Fatalf("the Owners team: %+v", owners)
+	}
+	_, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "noperm"})
+	wantKind(t, err, forge.KindServer)
+	tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "platform", Description: "d",
+		UnitsMap: map[string]string{"repo.code": "write", "repo.issues": "read", "repo.wiki": "none"}})
+	mustNoErr(t, err)
+	want := map[string]string{"repo.code": "write", "repo.issues": "read", "repo.wiki": "none"}
+	if tm.Permission != "none" || !maps.Equal(tm.UnitsMap, want) || tm.Description != "d" || tm.IncludesAllRepositories {
+		t.Fatalf("created: %+v", tm)
+	}
+	admin, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "admins", Permission: "admin"})
+	mustNoErr(t, err)
+	if admin.Permission != "admin" || len(admin.UnitsMap) != 10 || admin.UnitsMap["repo.actions"] != "admin" {
+		t.Fatalf("admin team: %+v", admin)
+	}
+	_, err = tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "PLATFORM", UnitsMap: map[string]string{"repo.code": "read"}})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "bad name!", UnitsMap: map[string]string{"repo.code": "read"}})
+	wantKind(t, err, forge.KindValidation)
+	listed := teamNamed(t, tg, org, "platform")
+	if listed == nil || listed.ID != tm.ID || !maps.Equal(listed.UnitsMap, want) {
+		t.Fatalf("listed: %+v", listed)
+	}
+}
+
+func contractTeamEdit(t *testing.T, tg *target) {
+	org := tg.org()
+	tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "platform",
+		UnitsMap: map[string]string{"repo.code": "write", "repo.issues": "read"}})
+	mustNoErr(t, err)
+	// A units map replaces the whole map; name may be left out.
+	got, err := tg.c.EditTeam(ctx(t), org, tm.ID, forge.EditTeamOption{UnitsMap: map[string]string{"repo.code": "read"}})
+	mustNoErr(t, err)
+	if !maps.Equal(got.UnitsMap, map[string]string{"repo.code": "read"}) || got.Name != "platform" {
+		t.Fatalf("after a partial units map: %+v", got)
+	}
+	// includes_all_repositories without permission is ignored.
+	got, err = tg.c.EditTeam(ctx(t), org, tm.ID, forge.EditTeamOption{IncludesAllRepositories: ptr(true)})
+	mustNoErr(t, err)
+	if got.IncludesAllRepositories {
+		t.Fatal("includes_all_repositories applied without permission")
+	}
+	got, err = tg.c.EditTeam(ctx(t), org, tm.ID, forge.EditTeamOption{Permission: "none", IncludesAllRepositories: ptr(true)})
+	mustNoErr(t, err)
+	if !got.IncludesAllRepositories || !maps.Equal(got.UnitsMap, map[string]string{"repo.code": "read"}) {
+		t.Fatalf("include-all with permission none: %+v", got)
+	}
+	got, err = tg.c.EditTeam(ctx(t), org, tm.ID, forge.EditTeamOption{Name: "infra", Description: ptr("x"), Permission: "admin"})
+	mustNoErr(t, err)
+	if got.Name != "infra" || got.Description != "x" || got.Permission != "admin" || got.UnitsMap["repo.wiki"] != "admin" {
+		t.Fatalf("renamed admin: %+v", got)
+	}
+	// "read" is not a team permission: it reads none, with the units given.
+	got, err = tg.c.EditTeam(ctx(t), org, tm.ID, forge.EditTeamOption{Permission: "read", UnitsMap: map[string]string{"repo.code": "write"}})
+	mustNoErr(t, err)
+	if got.Permission != "none" || !maps.Equal(got.UnitsMap, map[string]string{"repo.code": "write"}) {
+		t.Fatalf("back from admin: %+v", got)
+	}
+	other, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "other", UnitsMap: map[string]string{"repo.code": "read"}})
+	mustNoErr(t, err)
+	// Renaming to a taken name is a 500 (the create's 422 check is not made).
+	_, err = tg.c.EditTeam(ctx(t), org, other.ID, forge.EditTeamOption{Name: "INFRA"})
+	wantKind(t, err, forge.KindServer)
+}
+
+func contractTeamMembers(t *testing.T, tg *target) {
+	org := tg.org()
+	tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
+	mustNoErr(t, err)
+	alice, bob := tg.user(), tg.user()
+	mustNoErr(t, tg.c.AddTeamMember(ctx(t), tm.ID, alice))
+	mustNoErr(t, tg.c.AddTeamMember(ctx(t), tm.ID, strings.ToUpper(bob)))
+	wantKind(t, tg.c.AddTeamMember(ctx(t), tm.ID, uniqueName("nobody")), forge.KindNotFound)
+	members, err := tg.c.ListTeamMembers(ctx(t), tm.ID)
+	mustNoErr(t, err)
+	var logins []string
+	for _, u := range members {
+		logins = append(logins, u.Login)
+	}
+	slices.Sort(logins)
+	want := []string{alice, bob}
+	slices.Sort(want)
+	if !slices.Equal(logins, want) {
+		t.Fatalf("members %q, want %q", logins, want)
+	}
+	mustNoErr(t, tg.c.RemoveTeamMember(ctx(t), tm.ID, bob))
+	mustNoErr(t, tg.c.RemoveTeamMember(ctx(t), tm.ID, bob))
+
+	owners := teamNamed(t, tg, org, "Owners")
+	ownerMembers, err := tg.c.ListTeamMembers(ctx(t), owners.ID)
+	mustNoErr(t, err)
+	if len(ownerMembers) != 1 {
+		t.Fatalf("Owners members: %+v", ownerMembers)
+	}
+	wantKind(t, tg.c.RemoveTeamMember(ctx(t), owners.ID, ownerMembers[0].Login), forge.KindServer)
+}
+
+func contractTeamRepos(t *testing.T, tg *target) {
+	org := tg.org()
+	web := tg.repo(org)
+	tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
+	mustNoErr(t, err)
+	mustNoErr(t, tg.c.AddTeamRepo(ctx(t), tm.ID, org, web))
+	wantKind(t, tg.c.AddTeamRepo(ctx(t), tm.ID, org, uniqueName("nosuch")), forge.KindNotFound)
+	repos, err := tg.c.ListTeamRepos(ctx(t), tm.ID)
+	mustNoErr(t, err)
+	if len(repos) != 1 || repos[0].Name != web {
+		t.Fatalf("team repositories: %+v", repos)
+	}
+	mustNoErr(t, tg.c.RemoveTeamRepo(ctx(t), tm.ID, org, web))
+	repos, err = tg.c.ListTeamRepos(ctx(t), tm.ID)
+	mustNoErr(t, err)
+	if len(repos) != 0 {
+		t.Fatalf("after removal: %+v", repos)
+	}
+	mustNoErr(t, tg.c.DeleteTeam(ctx(t), org, tm.ID))
+	_, err = tg.c.GetTeam(ctx(t), org, tm.ID)
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteTeam(ctx(t), org, tm.ID), forge.KindNotFound)
+}
