@@ -52,6 +52,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.Project](projectKind{}, true),
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
+		managedKind[*forgev1.Team](teamKind{}, true),
 		{
 			kind:    kindName[*forgev1.LabelSet](labelSetKind{}),
 			setup:   setupOf[*forgev1.LabelSet](labelSetKind{}),

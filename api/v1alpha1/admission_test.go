@@ -84,6 +84,14 @@ var _ = Describe("admission", func() {
 			set("spec.events", strs("issues", "issues_only", "pull_request", "pull_request_only", "workflow_run")))),
 		Entry("Label: the base object", obj("Label")),
 		Entry("Repository: the base object", obj("Repository")),
+		Entry("Team: the base object", obj("Team")),
+		Entry("Team: every field", obj("Team", set("spec.name", "web.devs_2"), set("spec.previousNames", strs("web")),
+			set("spec.description", "d"), set("spec.permission", "write"), set("spec.canCreateOrgRepo", true),
+			set("spec.units", map[string]any{"code": "write", "ext_issues": "none", "actions": "read"}),
+			set("spec.members", strs("alice", "bob")), set("spec.repositories", strs("web", "api")), set("spec.maxRemovals", int64(0)))),
+		Entry("Team: an admin team", obj("Team", set("spec.permission", "admin"), set("spec.includesAllRepositories", true))),
+		Entry("Team: Owners with members only", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice")),
+			set("spec.description", "the owners"))),
 		Entry("Repository: every setting, 25 topics and collaborators", obj("Repository",
 			set("spec.name", "web.site_v2"), set("spec.previousNames", strs("website")),
 			set("spec.deletionPolicy", "Archive"), set("spec.defaultMergeStyle", "fast-forward-only"),
@@ -106,10 +114,39 @@ var _ = Describe("admission", func() {
 			set("spec.runner", map[string]any{"id": int64(1)}))),
 	)
 
+	It("refuses a Team unit the forge does not have, naming it", func(ctx SpecContext) {
+		err := create(ctx, obj("Team", set("spec.units", map[string]any{"code": "write", "deploy": "read"})))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring(`unknown field "spec.units.deploy"`))
+	})
+
 	DescribeTable("rejects an invalid object, naming the offending field",
 		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
 			expectRejected(create(ctx, u), field)
 		},
+
+		// Team
+		Entry("Team: a unit at admin", obj("Team", set("spec.units", map[string]any{"code": "admin"})), "spec.units.code"),
+		Entry("Team: an unknown permission", obj("Team", set("spec.permission", "owner")), "spec.permission"),
+		Entry("Team: admin with units", obj("Team", set("spec.permission", "admin"), set("spec.units", map[string]any{"code": "write"})), "spec.units"),
+		Entry("Team: repositories with includesAllRepositories", obj("Team",
+			set("spec.includesAllRepositories", true), set("spec.repositories", strs("web"))), "spec.repositories"),
+		Entry("Team: a member twice", obj("Team", set("spec.members", strs("alice", "alice"))), "spec.members[1]"),
+		Entry("Team: a member twice in another case", obj("Team", set("spec.members", strs("alice", "Alice"))), "spec.members"),
+		Entry("Team: a repository twice in another case", obj("Team", set("spec.repositories", strs("web", "WEB"))), "spec.repositories"),
+		Entry("Team: a name the forge refuses", obj("Team", set("spec.name", "web team")), "spec.name"),
+		Entry("Team: a member name the forge refuses", obj("Team", set("spec.members", strs("al ice"))), "spec.members[0]"),
+		Entry("Team: a negative removal limit", obj("Team", set("spec.maxRemovals", int64(-1))), "spec.maxRemovals"),
+		Entry("Team: Owners with a permission", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice")),
+			set("spec.permission", "write")), "the Owners team"),
+		Entry("Team: owners (metadata.name) with units", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice")),
+			set("spec.units", map[string]any{"code": "read"})), "the Owners team"),
+		Entry("Team: Owners with includesAllRepositories", obj("Team", set("spec.name", "OWNERS"), set("spec.members", strs("alice")),
+			set("spec.includesAllRepositories", false)), "the Owners team"),
+		Entry("Team: Owners with canCreateOrgRepo", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice")),
+			set("spec.canCreateOrgRepo", true)), "the Owners team"),
+		Entry("Team: Owners without members", obj("Team", set("spec.name", "Owners")), "the Owners team"),
+		Entry("Team: Owners with an empty members list", obj("Team", set("spec.name", "Owners"), set("spec.members", strs())), "the Owners team"),
 
 		// Repository
 		Entry("Repository: a name with a space", obj("Repository", set("spec.name", "my web")), "spec.name"),

@@ -105,6 +105,9 @@ const (
 	// ReasonArchived: a Repository with deletionPolicy Archive was archived
 	// when its resource was deleted.
 	ReasonArchived = "Archived"
+	// ReasonUserNotFound: a Team member does not exist on the forge; the
+	// others were applied (retried with backoff).
+	ReasonUserNotFound = "UserNotFound"
 )
 
 // Annotations the operator reads or writes.

@@ -97,6 +97,14 @@ spec:
   runner: {name: acme-runner-1}
   disabled: true
 `,
+	"Team": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Team
+metadata: {name: platform}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+`,
 	"Repository": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Repository
