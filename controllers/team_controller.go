@@ -83,9 +83,12 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 		return reconciler.Observation{}, err
 	}
 	e.found = found
+	// Failures are of the last pass that wrote: a pass finds them anew.
+	e.obj.Status.Failures = nil
 	if err := e.listSets(ctx); err != nil {
 		return reconciler.Observation{}, err
 	}
+	e.count()
 	c := e.changes()
 	diff := reconciler.Fields(c)
 	if i := slices.Index(diff, "rename"); i >= 0 {
@@ -220,6 +223,8 @@ func (e *teamExt) Update(ctx context.Context, _ reconciler.Observation) error {
 				Message: fmt.Sprintf("user %s does not exist on the forge", u)})
 		case err != nil:
 			return err
+		default:
+			e.members[strings.ToLower(u)] = u
 		}
 	}
 	addRepos, _ := diffSet(e.repos, names(e.obj.Spec.Repositories))
@@ -231,6 +236,8 @@ func (e *teamExt) Update(ctx context.Context, _ reconciler.Observation) error {
 				Message: fmt.Sprintf("repository %s/%s does not exist on the forge", e.org(), r)})
 		case err != nil:
 			return err
+		default:
+			e.repos[strings.ToLower(r)] = r
 		}
 	}
 	stall, err := e.removeUnlisted(ctx)

@@ -195,7 +195,7 @@ type RepositorySpec struct {
 	// +kubebuilder:validation:MaxItems=25
 	// +listType=set
 	// +optional
-	Topics []Topic `json:"topics,omitempty"`
+	Topics []Topic `json:"topics"`
 
 	// collaborators: unset leaves them alone; a list (also []) is exactly
 	// the direct collaborators, added, changed and removed.
@@ -203,7 +203,7 @@ type RepositorySpec struct {
 	// +listType=map
 	// +listMapKey=user
 	// +optional
-	Collaborators []Collaborator `json:"collaborators,omitempty"`
+	Collaborators []Collaborator `json:"collaborators"`
 
 	// maxCollaboratorRemovals: a pass that would remove more collaborators
 	// removes none (default 5).

@@ -148,7 +148,7 @@ type TeamSpec struct {
 	// +kubebuilder:validation:MaxItems=300
 	// +listType=set
 	// +optional
-	Members []OwnerName `json:"members,omitempty"`
+	Members []OwnerName `json:"members"`
 
 	// repositories (names in the organization): unset leaves them alone; a
 	// list (also []) is exactly these, at most 200. Not with
@@ -156,7 +156,7 @@ type TeamSpec struct {
 	// +kubebuilder:validation:MaxItems=200
 	// +listType=set
 	// +optional
-	Repositories []RepoName `json:"repositories,omitempty"`
+	Repositories []RepoName `json:"repositories"`
 
 	// maxRemovals: a pass that would remove more members and repositories
 	// together removes none of them (default 10).
