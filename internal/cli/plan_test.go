@@ -476,3 +476,61 @@ spec:
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanTeam: plan shows a team's changes per field, per unit and per
+// member, and a create, without a write.
+func TestPlanTeam(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	fake.AddUser("alice")
+	fake.AddUser("bob")
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tm, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fc.AddTeamMember(ctx, tm.ID, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Team
+metadata: {name: platform, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  description: Runs the platform
+  units: {code: write, issues: read}
+  members: [alice]
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Team
+metadata: {name: docs, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"Team team/docs: create\n",
+		"Team team/platform: update\n  description: \"\" -> \"Runs the platform\"\n  members: +alice -bob\n  units.code: read -> write\n  units.issues: none -> read\n",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

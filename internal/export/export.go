@@ -58,6 +58,9 @@ type Source interface {
 	ListProjects(ctx context.Context, owner, repo, state string) ([]forge.Project, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
 	ListCollaborators(ctx context.Context, owner, repo string) ([]forge.User, error)
+	ListTeams(ctx context.Context, org string) ([]forge.Team, error)
+	ListTeamMembers(ctx context.Context, id int64) ([]forge.User, error)
+	ListTeamRepos(ctx context.Context, id int64) ([]forge.Repository, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -91,6 +94,9 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	b := &builder{opts: opts, names: map[string]bool{}}
 	b.organization(org)
 	if err := b.scope(ctx, src, forge.OrgScope(org.Name)); err != nil {
+		return err
+	}
+	if err := b.teams(ctx, src, org.Name); err != nil {
 		return err
 	}
 	repos, err := src.ListOrgRepos(ctx, org.Name)
@@ -322,6 +328,76 @@ func (b *builder) repository(ctx context.Context, src Source, owner string, r fo
 	}
 	b.add(obj)
 	return nil
+}
+
+// teams writes every team of the organization with its access, members
+// and repositories (none listed for a team with every repository). The
+// Owners team gets its members only: the rest is the forge's.
+func (b *builder) teams(ctx context.Context, src Source, org string) error {
+	teams, err := src.ListTeams(ctx, org)
+	if err != nil {
+		return fmt.Errorf("list the teams of organization %q: %w", org, err)
+	}
+	for _, t := range teams {
+		users, err := src.ListTeamMembers(ctx, t.ID)
+		if err != nil {
+			return fmt.Errorf("list the members of team %q: %w", t.Name, err)
+		}
+		members := []forgev1.OwnerName{}
+		for _, u := range users {
+			members = append(members, forgev1.OwnerName(u.Login))
+		}
+		slices.Sort(members)
+		obj := &forgev1.Team{
+			TypeMeta:   typeMeta("Team"),
+			ObjectMeta: b.meta("Team", t.Name, t.ID),
+			Spec: forgev1.TeamSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Organization:   forgev1.OwnerName(org),
+				Name:           ptr(forgev1.TeamName(t.Name)),
+				Description:    ptr(t.Description),
+				Members:        members,
+			},
+		}
+		if !strings.EqualFold(t.Name, "owners") {
+			obj.Spec.CanCreateOrgRepo = ptr(t.CanCreateOrgRepo)
+			obj.Spec.IncludesAllRepositories = ptr(t.IncludesAllRepositories)
+			if t.Permission == "admin" {
+				obj.Spec.Permission = ptr("admin")
+			} else {
+				obj.Spec.Units = teamUnits(t.UnitsMap)
+			}
+			if !t.IncludesAllRepositories {
+				repos, err := src.ListTeamRepos(ctx, t.ID)
+				if err != nil {
+					return fmt.Errorf("list the repositories of team %q: %w", t.Name, err)
+				}
+				obj.Spec.Repositories = []forgev1.RepoName{}
+				for _, r := range repos {
+					obj.Spec.Repositories = append(obj.Spec.Repositories, forgev1.RepoName(r.Name))
+				}
+				slices.Sort(obj.Spec.Repositories)
+			}
+		}
+		b.add(obj)
+	}
+	return nil
+}
+
+// teamUnits turns the forge's units map into spec.units (none left out).
+func teamUnits(m map[string]string) *forgev1.TeamUnits {
+	u := &forgev1.TeamUnits{}
+	for key, dst := range map[string]*forgev1.UnitAccess{
+		"repo.code": &u.Code, "repo.issues": &u.Issues, "repo.pulls": &u.Pulls, "repo.releases": &u.Releases,
+		"repo.wiki": &u.Wiki, "repo.ext_issues": &u.ExtIssues, "repo.ext_wiki": &u.ExtWiki,
+		"repo.projects": &u.Projects, "repo.packages": &u.Packages, "repo.actions": &u.Actions,
+	} {
+		if v := m[key]; v == "read" || v == "write" {
+			*dst = forgev1.UnitAccess(v)
+		}
+	}
+	return u
 }
 
 // hookConfigKeys are the config keys besides url and content_type that the

@@ -197,6 +197,7 @@ func TestExportNamesAreValidUniqueAndStable(t *testing.T) {
 		"Label/acme-label-kind-bug-", "Label/acme-label-dup", "Label/acme-label-dup-", "Label/acme-label-kind-bug",
 		"Label/acme-label-very-long-very-long-very-long-very-long-",
 		"RunnerSetting/acme-runner-", "RunnerSetting/acme-runner-", "RunnerSetting/acme-runner-",
+		"Team/owners",
 	}
 	if len(names) != len(want) {
 		t.Fatalf("exported %v", names)

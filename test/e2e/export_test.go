@@ -110,6 +110,12 @@ var _ = Describe("forge-operator export", func() {
 		Expect(fc.SetRepoTopics(ctx, sc.org, "web", []string{"site", "go"})).To(Succeed())
 		collaborator := newUser()
 		Expect(fc.SetCollaborator(ctx, sc.org, "web", collaborator, "write")).To(Succeed())
+		// A team with units, a member and a repository; Owners holds the token's user.
+		team, err := fc.CreateTeam(ctx, sc.org, forge.CreateTeamOption{Name: "Web_Devs", Description: "web people",
+			UnitsMap: map[string]string{"repo.code": "write", "repo.issues": "read"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fc.AddTeamMember(ctx, team.ID, collaborator)).To(Succeed())
+		Expect(fc.AddTeamRepo(ctx, team.ID, sc.org, "web")).To(Succeed())
 		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
@@ -147,7 +153,7 @@ var _ = Describe("forge-operator export", func() {
 			kinds[o.GetKind()]++
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
-		want := map[string]int{"Organization": 1, "Repository": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings, "RepoHook": 1, "LabelSet": 1}
+		want := map[string]int{"Organization": 1, "Repository": 2, "Team": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings, "RepoHook": 1, "LabelSet": 1}
 		if wantRunnerSettings == 0 {
 			delete(want, "RunnerSetting")
 		}
@@ -156,6 +162,7 @@ var _ = Describe("forge-operator export", func() {
 		Expect(exported).To(ContainSubstring("user: " + collaborator))
 		Expect(exported).To(ContainSubstring("defaultMergeStyle: squash"))
 		Expect(exported).NotTo(ContainSubstring("init:"))
+		Expect(exported).To(ContainSubstring("name: Web_Devs"))
 
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())
