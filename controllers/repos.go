@@ -125,3 +125,13 @@ func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string {
 	}
 	return out
 }
+
+// RepoRefs of a Team: the repositories it lists, so that one added before
+// its Repository exists is retried when that Repository becomes Ready.
+func (teamKind) RepoRefs(t *forgev1.Team) []string {
+	out := make([]string, 0, len(t.Spec.Repositories))
+	for _, r := range t.Spec.Repositories {
+		out = append(out, string(t.Spec.Organization)+"/"+string(r))
+	}
+	return out
+}

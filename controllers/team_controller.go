@@ -253,7 +253,8 @@ func (e *teamExt) Update(ctx context.Context, _ reconciler.Observation) error {
 		for _, f := range failures {
 			who = append(who, f.Member)
 		}
-		return reconciler.Wait(forgev1.ReasonUserNotFound,
+		// Users first: their reason names what most often needs a fix.
+		return reconciler.Wait(failures[0].Reason,
 			"team %q in %s: %s could not be added (see status.failures); the rest is applied", e.obj.TeamName(), e.org(), strings.Join(who, ", "))
 	}
 	return nil
