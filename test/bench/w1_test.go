@@ -382,6 +382,8 @@ func route(c call) string {
 		switch parts[i-1] {
 		case "orgs":
 			parts[i] = "{org}"
+		case "members", "collaborators", "users":
+			parts[i] = "{user}"
 		case "repos":
 			parts[i] = "{owner}"
 			if i+1 < len(parts) {
