@@ -155,7 +155,7 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		return p.failed(err)
 	}
 	it := plan.Item{Changes: changesOf(obs)}
-	if obs.Exists {
+	if obs.Exists && obs.ID != 0 {
 		idKey := fmt.Sprintf("%s%d", scope, obs.ID)
 		if other, ok := st.ids[idKey]; ok && other != self {
 			return plan.Item{Action: plan.Conflict, Reason: fmt.Sprintf("%s (id %d) is also managed by %s %s", what, obs.ID, u.GetKind(), other)}

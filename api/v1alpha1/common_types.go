@@ -97,6 +97,12 @@ type ManagedStatus struct {
 	// +optional
 	ID int64 `json:"id,omitempty"`
 
+	// externalName is the forge's name of an object it addresses by name
+	// rather than by a numeric id (an Actions secret or variable, a branch
+	// rule); such kinds record it here instead of id.
+	// +optional
+	ExternalName string `json:"externalName,omitempty"`
+
 	// url of the object on the forge, where it has one.
 	// +optional
 	URL string `json:"url,omitempty"`
@@ -122,6 +128,10 @@ type ManagedStatus struct {
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// Known reports whether status names a forge object: by id, or by name
+// for kinds the forge addresses by name.
+func (s *ManagedStatus) Known() bool { return s.ID != 0 || s.ExternalName != "" }
 
 // Managed is implemented by every kind whose object lives on a forge. The
 // shared reconcile loop works on this interface only.

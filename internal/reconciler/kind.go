@@ -19,6 +19,7 @@ package reconciler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -82,9 +83,13 @@ type External interface {
 type Observation struct {
 	// Exists is false when no forge object matches.
 	Exists bool
-	// ID and URL of the forge object.
-	ID  int64
-	URL string
+	// ID and URL of the forge object. Name is the forge's name of an
+	// object it addresses by name and gives no id (status.externalName);
+	// such a kind leaves ID 0. The natural key (Kind.Key) of such a kind
+	// is its identity: two resources with one key conflict.
+	ID   int64
+	Name string
+	URL  string
 	// Diff names the managed fields that differ from the spec; empty when up
 	// to date. It is Fields(Changes) where the kind reports Changes.
 	Diff []string
@@ -125,6 +130,22 @@ func Fields(changes []Change) []string {
 // to read: the kinds then report the fields it backs as Unknown instead of
 // failing.
 var ErrUnreadable = errors.New("not readable by this run")
+
+// ident names the observed object for Events: `id 7` or `name "TOKEN"`.
+func (o Observation) ident() string {
+	if o.ID == 0 && o.Name != "" {
+		return fmt.Sprintf("name %q", o.Name)
+	}
+	return fmt.Sprintf("id %d", o.ID)
+}
+
+// sameObject reports whether status records the object observed.
+func sameObject(status *forgev1.ManagedStatus, o Observation) bool {
+	if o.ID == 0 && o.Name != "" {
+		return status.ExternalName == o.Name
+	}
+	return status.ID == o.ID
+}
 
 // UpToDate reports whether nothing needs to change.
 func (o Observation) UpToDate() bool { return o.Exists && len(o.Diff) == 0 && !o.Replace }

@@ -146,7 +146,7 @@ func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedNam
 	if nothingAsked {
 		ctx = forge.WithMaxAge(ctx, interval)
 	}
-	if status.ID == 0 || status.ObservedGeneration != obj.GetGeneration() {
+	if !status.Known() || status.ObservedGeneration != obj.GetGeneration() {
 		// Looking for an object to adopt, or applying a changed spec (a
 		// set's new label may rename one someone just made): what was made
 		// on the forge before the resource or its change was applied must
@@ -214,7 +214,9 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if obs.Exists {
+	if obs.Exists && obs.ID != 0 {
+		// A kind without ids has its identity in its natural key, whose
+		// conflicts checkKeyConflict found already.
 		if err := r.checkIDConflict(ctx, obj, obs.ID); err != nil {
 			return Outcome{}, err
 		}
@@ -275,7 +277,7 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 // create makes the object on the forge, after a create-pending mark.
 func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what string, out *Outcome) error {
 	status := obj.GetManagedStatus()
-	gone := status.ID != 0
+	gone := status.Known()
 	if err := r.markPending(ctx, obj, 0); err != nil {
 		return err
 	}
@@ -285,9 +287,9 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 	}
 	record(status, created)
 	out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
-	out.Event.Note = fmt.Sprintf("created %s (id %d)", what, created.ID)
+	out.Event.Note = fmt.Sprintf("created %s (%s)", what, created.ident())
 	if gone {
-		out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (id %d)", what, created.ID)
+		out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (%s)", what, created.ident())
 		driftCorrections.WithLabelValues(r.kindName).Inc()
 	}
 	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
@@ -318,11 +320,11 @@ func (r *Reconciler[T]) replace(ctx context.Context, obj T, ext External, obs Ob
 // spec change applied.
 func (r *Reconciler[T]) update(ctx context.Context, obj T, ext External, obs Observation, what string, out *Outcome) error {
 	status := obj.GetManagedStatus()
-	drift := status.ID == obs.ID && readyAtGeneration(obj)
+	drift := sameObject(status, obs) && readyAtGeneration(obj)
 	if err := ext.Update(ctx, obs); err != nil {
 		return err
 	}
-	adopted := status.ID == 0
+	adopted := !status.Known()
 	record(status, obs)
 	switch {
 	case drift:
@@ -331,7 +333,7 @@ func (r *Reconciler[T]) update(ctx context.Context, obj T, ext External, obs Obs
 		out.Event.Note = fmt.Sprintf("%s had been changed on the forge; set %s back to the spec", what, diffText(obs))
 	case adopted:
 		out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
-		out.Event.Note = fmt.Sprintf("adopted existing %s (id %d) and updated %s", what, obs.ID, diffText(obs))
+		out.Event.Note = fmt.Sprintf("adopted existing %s (%s) and updated %s", what, obs.ident(), diffText(obs))
 	default:
 		out.Event.Reason, out.Event.Action = forgev1.ReasonUpdated, "Update"
 		out.Event.Note = fmt.Sprintf("updated %s on the forge", diffText(obs))
@@ -344,16 +346,16 @@ func (r *Reconciler[T]) update(ctx context.Context, obj T, ext External, obs Obs
 // create response, adopted, or simply in sync.
 func (r *Reconciler[T]) inSync(obj T, pass *Pass, obs Observation, what string, out *Outcome) {
 	status := obj.GetManagedStatus()
-	adopted := status.ID == 0
+	adopted := !status.Known()
 	record(status, obs)
 	switch {
 	case adopted && pass.Pending:
 		out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
-		out.Event.Note = fmt.Sprintf("found %s (id %d), created by an earlier pass whose response was lost", what, obs.ID)
+		out.Event.Note = fmt.Sprintf("found %s (%s), created by an earlier pass whose response was lost", what, obs.ident())
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
 	case adopted:
 		out.Event.Reason, out.Event.Action = forgev1.ReasonAdopted, "Adopt"
-		out.Event.Note = fmt.Sprintf("adopted existing %s (id %d)", what, obs.ID)
+		out.Event.Note = fmt.Sprintf("adopted existing %s (%s)", what, obs.ident())
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonAdopted, Message: out.Event.Note}
 	default:
 		out.Event.Reason = ""
@@ -410,7 +412,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 	sk, isSet := r.kind.(SetKind[T])
 	// A set names what it manages by its spec, not by a forge id.
-	holds := status.ID != 0 || pendingMark(obj) != "" || isSet
+	holds := status.Known() || pendingMark(obj) != "" || isSet
 	keep := ""
 	switch {
 	case obj.GetDeletionPolicy() == forgev1.DeletionPolicyOrphan:

@@ -68,11 +68,19 @@ func (e *fakeExternal) Create(context.Context) (Observation, error) {
 }
 
 func (e *fakeExternal) Update(_ context.Context, obs Observation) error {
+	if obs.ID == 0 && obs.Name != "" {
+		e.calls = append(e.calls, "Update "+obs.Name)
+		return nil
+	}
 	e.calls = append(e.calls, "Update "+strconv.FormatInt(obs.ID, 10))
 	return nil
 }
 
 func (e *fakeExternal) Delete(_ context.Context, obs Observation) error {
+	if obs.ID == 0 && obs.Name != "" {
+		e.calls = append(e.calls, "Delete "+obs.Name)
+		return nil
+	}
 	e.calls = append(e.calls, "Delete "+strconv.FormatInt(obs.ID, 10))
 	return nil
 }
@@ -166,6 +174,7 @@ type passResult struct {
 	Ready     string // "Status Reason: message"
 	Stalled   bool
 	ID        int64
+	Name      string // status.externalName
 	Finalizer bool
 	// Annotations are the keys, sorted; the create-pending and replaces
 	// marks end in " settled" when status.lastHandledCreatePending echoes
@@ -255,7 +264,7 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 		got.Ready = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
 	}
 	got.Stalled = meta.IsStatusConditionTrue(l.Status.Conditions, forgev1.ConditionStalled)
-	got.ID = l.Status.ID
+	got.ID, got.Name = l.Status.ID, l.Status.ExternalName
 	got.Finalizer = len(l.Finalizers) > 0
 	for k := range l.Annotations {
 		mark, ok := l.Annotations[forgev1.CreatePendingAnnotation]

@@ -166,7 +166,7 @@ func statusJSON(obj Object, stamp func(map[string]any)) ([]byte, error) {
 
 // record copies what was observed into status.
 func record(status *forgev1.ManagedStatus, obs Observation) {
-	status.ID = obs.ID
+	status.ID, status.ExternalName = obs.ID, obs.Name
 	if obs.URL != "" {
 		status.URL = obs.URL
 	}
