@@ -62,7 +62,7 @@ func TestPassNameKeyed(t *testing.T) {
 			reason: "A pass over a recorded name that finds it in sync is no adoption: no Event, no write.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, Name: "TOKEN"}},
 			obj:    label(readyAtName("TOKEN")),
-			want: passResult{Ready: `True Created: created`, Name: "TOKEN", Finalizer: true, Calls: []string{"Observe"}},
+			want:   passResult{Ready: `True Created: created`, Name: "TOKEN", Finalizer: true, Calls: []string{"Observe"}},
 		},
 		"Drift corrected": {
 			reason: "A difference on the recorded object is drift, corrected with its Event.",
