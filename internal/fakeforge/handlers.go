@@ -288,6 +288,7 @@ func (s *Server) routes() *http.ServeMux {
 		h("DELETE "+prefix+"/actions/runners/{id}", s.deleteRunner)
 		h("POST "+prefix+"/actions/runners/registration-token", s.registrationToken)
 		h("GET "+prefix+"/actions/runners/registration-token", s.registrationToken)
+		s.actionsRoutes(h, prefix)
 	}
 
 	h("GET /api/v1/repos/{owner}/{repo}/projects", s.listProjects)

@@ -251,9 +251,12 @@ func (s *Server) editRepo(c *rc) {
 // pullSettingsNeedUnit: Gitea 1.25 applies the pull request settings of a
 // PATCH /repos/{o}/{r} only when the same PATCH sends has_pull_requests:
 // true (1.24.6 and 1.26 apply them while the unit is on; probed on each).
-func (s *Server) pullSettingsNeedUnit() bool {
+func (s *Server) pullSettingsNeedUnit() bool { return s.versionIs("1.25.") }
+
+// versionIs reports whether the fake reports a Gitea release starting with prefix.
+func (s *Server) versionIs(prefix string) bool {
 	flavor, semver, ok := forge.ParseVersion(s.version)
-	return ok && flavor == forge.FlavorGitea && strings.HasPrefix(semver, "1.25.")
+	return ok && flavor == forge.FlavorGitea && strings.HasPrefix(semver, prefix)
 }
 
 // getRepoByID is GET /repositories/{id}.

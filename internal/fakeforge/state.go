@@ -37,6 +37,8 @@ type state struct {
 	projects  map[int64]*project
 	runners   map[int64]*runner
 	teams     map[int64]*team
+	secrets   actionsStore
+	variables actionsStore
 	regTokens map[owner]string // registration token per scope
 }
 
@@ -50,6 +52,8 @@ func newState() state {
 		projects:  map[int64]*project{},
 		runners:   map[int64]*runner{},
 		teams:     map[int64]*team{},
+		secrets:   actionsStore{},
+		variables: actionsStore{},
 		regTokens: map[owner]string{},
 	}
 }
@@ -234,6 +238,8 @@ func (s *Server) deleteOwned(ow owner) {
 		}
 	}
 	delete(s.st.regTokens, ow)
+	delete(s.st.secrets, ow)
+	delete(s.st.variables, ow)
 	for id, h := range s.st.hooks {
 		if h.owner == ow {
 			delete(s.st.hooks, id)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 )
@@ -400,6 +401,67 @@ func (c *Client) AddTeamRepo(ctx context.Context, id int64, org, repo string) er
 func (c *Client) RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error {
 	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("remove repository %s/%s from team %d", org, repo, id), http.MethodDelete, "/repos/{org}/{repo}", org, repo))
 	return err
+}
+
+// ---- Actions secrets and variables ----
+
+// ListActionsSecrets implements ActionsClient.
+func (c *Client) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
+	cl := scopedCall(scope, "list Actions secrets of "+scope.describe(), http.MethodGet, "/actions/secrets")
+	return listAll(ctx, c, cl, decodeArray[ActionsSecret], nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name }))
+}
+
+// PutActionsSecret implements ActionsClient. The value is redacted from
+// any answer the forge gives.
+func (c *Client) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
+	cl := scopedCall(scope, fmt.Sprintf("set Actions secret %s of %s", name, scope.describe()), http.MethodPut, "/actions/secrets/{name}", name)
+	cl.body = map[string]string{"data": data, "description": description}
+	_, err := c.do(WithSecrets(ctx, data), cl)
+	return err
+}
+
+// DeleteActionsSecret implements ActionsClient.
+func (c *Client) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
+	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete Actions secret %s of %s", name, scope.describe()), http.MethodDelete, "/actions/secrets/{name}", name))
+	return err
+}
+
+// ListActionsVariables implements ActionsClient.
+func (c *Client) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
+	cl := scopedCall(scope, "list Actions variables of "+scope.describe(), http.MethodGet, "/actions/variables")
+	return listAll(ctx, c, cl, decodeArray[ActionsVariable], nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name }))
+}
+
+// CreateActionsVariable implements ActionsClient.
+func (c *Client) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	cl := scopedCall(scope, fmt.Sprintf("create Actions variable %s of %s", name, scope.describe()), http.MethodPost, "/actions/variables/{name}", name)
+	cl.body = map[string]string{"value": value, "description": description}
+	_, err := c.do(ctx, cl)
+	return err
+}
+
+// UpdateActionsVariable implements ActionsClient.
+func (c *Client) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	cl := scopedCall(scope, fmt.Sprintf("update Actions variable %s of %s", name, scope.describe()), http.MethodPut, "/actions/variables/{name}", name)
+	cl.body = map[string]string{"value": value, "description": description}
+	_, err := c.do(ctx, cl)
+	return err
+}
+
+// DeleteActionsVariable implements ActionsClient.
+func (c *Client) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
+	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete Actions variable %s of %s", name, scope.describe()), http.MethodDelete, "/actions/variables/{name}", name))
+	return err
+}
+
+// nameID gives listAll a number per name (an FNV hash), for objects the
+// forge keys by name: a name seen twice in one walk is one object.
+func nameID[T any](name func(T) string) func(T) int64 {
+	return func(v T) int64 {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(name(v)))
+		return int64(h.Sum64() >> 1)
+	}
 }
 
 // RunnerRegistrationToken implements FixturesClient.

@@ -83,6 +83,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, issueBehaviours...)
 	behaviours = append(behaviours, repositoryBehaviours...)
 	behaviours = append(behaviours, teamBehaviours...)
+	behaviours = append(behaviours, actionsBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -30,6 +30,7 @@ type Interface interface {
 	OrgReposClient
 	IssuesClient
 	TeamsClient
+	ActionsClient
 }
 
 // ServerClient reads who and what the server is.
@@ -154,6 +155,26 @@ type TeamsClient interface {
 	// AddTeamRepo: an unknown repository is 404.
 	AddTeamRepo(ctx context.Context, id int64, org, repo string) error
 	RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error
+}
+
+// ActionsClient manages Actions secrets and variables of a repository or
+// an organization (verified on Gitea 1.26.4): names are upper-cased by the
+// forge and refused with 400 "invalid variable or secret name" unless
+// they match [A-Za-z_][A-Za-z0-9_]* and start with neither GITEA_ nor
+// GITHUB_ and are not CI; an empty value is 422.
+type ActionsClient interface {
+	// ListActionsSecrets lists names and descriptions, never values.
+	ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error)
+	// PutActionsSecret creates (201) or replaces (204) a secret, its
+	// description included (an omitted one becomes "").
+	PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error
+	DeleteActionsSecret(ctx context.Context, scope Scope, name string) error
+	ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error)
+	// CreateActionsVariable answers an existing name (any case) with 409.
+	CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error
+	// UpdateActionsVariable answers an unknown name with 404.
+	UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error
+	DeleteActionsVariable(ctx context.Context, scope Scope, name string) error
 }
 
 // FixturesClient sets a forge up for tests and the demo: repositories and

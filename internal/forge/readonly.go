@@ -102,6 +102,12 @@ func (c readOnly) ListTeamMembers(ctx context.Context, id int64) ([]User, error)
 func (c readOnly) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
 	return c.r.ListTeamRepos(ctx, id)
 }
+func (c readOnly) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
+	return c.r.ListActionsSecrets(ctx, scope)
+}
+func (c readOnly) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
+	return c.r.ListActionsVariables(ctx, scope)
+}
 func (c readOnly) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	return c.r.ListIssuesWithLabel(ctx, owner, repo, label)
 }
@@ -175,6 +181,21 @@ func (readOnly) AddTeamRepo(context.Context, int64, string, string) error {
 }
 func (readOnly) RemoveTeamRepo(context.Context, int64, string, string) error {
 	return refuse("remove team repository")
+}
+func (readOnly) PutActionsSecret(context.Context, Scope, string, string, string) error {
+	return refuse("set Actions secret")
+}
+func (readOnly) DeleteActionsSecret(context.Context, Scope, string) error {
+	return refuse("delete Actions secret")
+}
+func (readOnly) CreateActionsVariable(context.Context, Scope, string, string, string) error {
+	return refuse("create Actions variable")
+}
+func (readOnly) UpdateActionsVariable(context.Context, Scope, string, string, string) error {
+	return refuse("update Actions variable")
+}
+func (readOnly) DeleteActionsVariable(context.Context, Scope, string) error {
+	return refuse("delete Actions variable")
 }
 func (readOnly) EditRunner(context.Context, Scope, int64, bool) (*Runner, error) {
 	return nil, refuse("edit runner")

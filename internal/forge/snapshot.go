@@ -168,6 +168,8 @@ type Snapshots struct {
 	runners  *store[Runner]
 	repos    *store[Repository]
 	teams    *store[Team]
+	secrets  *store[ActionsSecret]
+	vars     *store[ActionsVariable]
 }
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
@@ -188,6 +190,10 @@ func NewSnapshots(fc Interface) *Snapshots {
 			r.Labels = slices.Clone(r.Labels)
 			return r
 		}),
+		secrets: newStore(kept, nameID[ActionsSecret](func(v ActionsSecret) string { return v.Name }),
+			func(v ActionsSecret) ActionsSecret { return v }),
+		vars: newStore(kept, nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name }),
+			func(v ActionsVariable) ActionsVariable { return v }),
 		teams: newStore(kept, func(t Team) int64 { return t.ID }, func(t Team) Team {
 			t.UnitsMap = maps.Clone(t.UnitsMap)
 			return t
@@ -228,6 +234,8 @@ func (s *Snapshots) Close() {
 	s.runners.forgetAll()
 	s.repos.forgetAll()
 	s.teams.forgetAll()
+	s.secrets.forgetAll()
+	s.vars.forgetAll()
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -386,6 +394,51 @@ func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt Edit
 func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
 	err := s.Interface.DeleteTeam(ctx, org, id)
 	s.teams.wrote(teamsKey(org), nil, id, err)
+	return err
+}
+
+// ---- Actions secrets and variables: one listing per scope; a write
+// drops the scope's listing (the answers carry no object) ----
+
+func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
+	return s.secrets.list(ctx, s, scope.String(), func(ctx context.Context) ([]ActionsSecret, error) {
+		return s.Interface.ListActionsSecrets(ctx, scope)
+	})
+}
+
+func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
+	err := s.Interface.PutActionsSecret(ctx, scope, name, data, description)
+	s.secrets.drop(scope.String())
+	return err
+}
+
+func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
+	err := s.Interface.DeleteActionsSecret(ctx, scope, name)
+	s.secrets.drop(scope.String())
+	return err
+}
+
+func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
+	return s.vars.list(ctx, s, scope.String(), func(ctx context.Context) ([]ActionsVariable, error) {
+		return s.Interface.ListActionsVariables(ctx, scope)
+	})
+}
+
+func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	err := s.Interface.CreateActionsVariable(ctx, scope, name, value, description)
+	s.vars.drop(scope.String())
+	return err
+}
+
+func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	err := s.Interface.UpdateActionsVariable(ctx, scope, name, value, description)
+	s.vars.drop(scope.String())
+	return err
+}
+
+func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
+	err := s.Interface.DeleteActionsVariable(ctx, scope, name)
+	s.vars.drop(scope.String())
 	return err
 }
 

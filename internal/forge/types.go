@@ -451,3 +451,17 @@ type EditTeamOption struct {
 }
 
 func (o *Team) forgeID() int64 { return o.ID }
+
+// ActionsSecret is a secret as the forge lists it: never its value. The
+// forge upper-cases names (verified on Gitea 1.26.4).
+type ActionsSecret struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// ActionsVariable is a variable as the forge lists it, value included.
+type ActionsVariable struct {
+	Name        string `json:"name"`
+	Data        string `json:"data"`
+	Description string `json:"description"`
+}
