@@ -117,19 +117,15 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 		if field == "" || deleting {
 			return nil // the URL is compared as it is; a deletion sends nothing
 		}
-		digest, err := k.digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
+		a, err := appliedRecord(ctx, k.digests, obj, field, ref, v, rv)
 		if errors.Is(err, reconciler.ErrUnreadable) {
-			// A plan that cannot read the digest key cannot tell the value
-			// from the one last sent.
 			e.unknown = append(e.unknown, shown)
 			return nil
 		}
 		if err != nil {
-			// The operator's setup, not the resource, needs fixing: say so
-			// on the resource, and retry with backoff.
-			return reconciler.Wait(forgev1.ReasonDigestKeyUnavailable, "%s", err)
+			return err
 		}
-		e.applied = append(e.applied, forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest})
+		e.applied = append(e.applied, a)
 		return nil
 	}
 	if err := read(spec.URLSecretRef, "", "url", &e.url); err != nil {
@@ -265,12 +261,37 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	return obs
 }
 
+// appliedRecord is the record status keeps of value v of Secret ref (at
+// resourceVersion rv), sent for field of obj: a keyed digest bound to the
+// resource and field. ErrUnreadable when a plan cannot read the digest key
+// (it cannot tell the value from the one last sent); a Wait with
+// DigestKeyUnavailable when the manager cannot read or make it.
+func appliedRecord(ctx context.Context, digests *secretdigest.Digester, obj client.Object, field string,
+	ref *forgev1.SecretKeySelector, v, rv string) (forgev1.AppliedSecret, error) {
+	digest, err := digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
+	if errors.Is(err, reconciler.ErrUnreadable) {
+		return forgev1.AppliedSecret{}, err
+	}
+	if err != nil {
+		// The operator's setup, not the resource, needs fixing: say so
+		// on the resource, and retry with backoff.
+		return forgev1.AppliedSecret{}, reconciler.Wait(forgev1.ReasonDigestKeyUnavailable, "%s", err)
+	}
+	return forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest}, nil
+}
+
 // keyChanged warns, once (the records are re-stamped in the same pass),
 // when digests in status were made under another secret digest key.
 func (e *hook) keyChanged(have []forgev1.AppliedSecret) []reconciler.Event {
+	return digestKeyChanged(have, e.applied, e.digestKey)
+}
+
+// digestKeyChanged is the Warning to tell when records in have were made
+// under another secret digest key than the current records in want.
+func digestKeyChanged(have, want []forgev1.AppliedSecret, digestKey string) []reconciler.Event {
 	var fields []string
 	for _, h := range have {
-		if w, ok := appliedFor(e.applied, h.Field); ok && h.Digest != "" {
+		if w, ok := appliedFor(want, h.Field); ok && h.Digest != "" {
 			if _, known := secretdigest.Compare(h.Digest, w.Digest); !known {
 				fields = append(fields, h.Field)
 			}
@@ -282,7 +303,7 @@ func (e *hook) keyChanged(have []forgev1.AppliedSecret) []reconciler.Event {
 	return []reconciler.Event{{Type: corev1.EventTypeWarning, Reason: forgev1.ReasonDigestKeyChanged, Action: "Compare", Always: true,
 		Note: fmt.Sprintf("the digests recorded for %s were made with another secret digest key than Secret %s holds now (it was re-created or --secret-digest-key changed); "+
 			"compared by the Secrets' resourceVersion instead and recorded under the current key: unchanged Secrets replace nothing",
-			strings.Join(fields, ", "), e.digestKey)}}
+			strings.Join(fields, ", "), digestKey)}}
 }
 
 // appliedDiffers tells whether the value of a Secret-backed field may differ

@@ -53,6 +53,8 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		managedKind[*forgev1.Team](teamKind{}, true),
+		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests}, true),
+		managedKind[*forgev1.ActionsVariable](actionsVariableKind{}, true),
 		{
 			kind:    kindName[*forgev1.LabelSet](labelSetKind{}),
 			setup:   setupOf[*forgev1.LabelSet](labelSetKind{}),

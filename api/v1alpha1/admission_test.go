@@ -85,6 +85,13 @@ var _ = Describe("admission", func() {
 		Entry("Label: the base object", obj("Label")),
 		Entry("Repository: the base object", obj("Repository")),
 		Entry("Team: the base object", obj("Team")),
+		Entry("ActionsSecret: the base object", obj("ActionsSecret")),
+		Entry("ActionsSecret: an organization's, named", obj("ActionsSecret", unset("spec.repository"),
+			set("spec.organization", "acme"), set("spec.name", "_REGISTRY_PASSWORD_2"), set("spec.description", "d"))),
+		Entry("ActionsSecret: metadata.name with dots and dashes", obj("ActionsSecret", set("metadata.name", "registry.pass-word"))),
+		Entry("ActionsVariable: the base object", obj("ActionsVariable")),
+		Entry("ActionsVariable: from a Secret", obj("ActionsVariable", unset("spec.value"),
+			set("spec.valueFrom", map[string]any{"secretKeyRef": map[string]any{"name": "s", "key": "k"}}))),
 		Entry("Team: every field", obj("Team", set("spec.name", "web.devs_2"), set("spec.previousNames", strs("web")),
 			set("spec.description", "d"), set("spec.permission", "write"), set("spec.canCreateOrgRepo", true),
 			set("spec.units", map[string]any{"code": "write", "ext_issues": "none", "actions": "read"}),
@@ -124,6 +131,25 @@ var _ = Describe("admission", func() {
 		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
 			expectRejected(create(ctx, u), field)
 		},
+
+		// ActionsSecret and ActionsVariable
+		Entry("ActionsSecret: a lower-case name", obj("ActionsSecret", set("spec.name", "deploy_token")), "spec.name"),
+		Entry("ActionsSecret: a GITEA_ name", obj("ActionsSecret", set("spec.name", "GITEA_TOKEN")), "spec.name"),
+		Entry("ActionsSecret: a GITHUB_ name", obj("ActionsSecret", set("spec.name", "GITHUB_TOKEN")), "spec.name"),
+		Entry("ActionsSecret: the name CI", obj("ActionsSecret", set("spec.name", "CI")), "spec.name"),
+		Entry("ActionsSecret: a name starting with a digit", obj("ActionsSecret", set("spec.name", "1TOKEN")), "spec.name"),
+		Entry("ActionsSecret: metadata.name standing for CI", obj("ActionsSecret", set("metadata.name", "ci")), "metadata.name"),
+		Entry("ActionsSecret: metadata.name standing for a GITEA_ name", obj("ActionsSecret", set("metadata.name", "gitea-token")), "metadata.name"),
+		Entry("ActionsSecret: both scopes", obj("ActionsSecret", set("spec.organization", "acme")), "exactly one of repository and organization"),
+		Entry("ActionsSecret: no scope", obj("ActionsSecret", unset("spec.repository")), "exactly one of repository and organization"),
+		Entry("ActionsSecret: no valueFrom", obj("ActionsSecret", unset("spec.valueFrom")), "spec.valueFrom"),
+		Entry("ActionsVariable: value and valueFrom", obj("ActionsVariable",
+			set("spec.valueFrom", map[string]any{"configMapKeyRef": map[string]any{"name": "ci", "key": "k"}})), "exactly one of value and valueFrom"),
+		Entry("ActionsVariable: neither value nor valueFrom", obj("ActionsVariable", unset("spec.value")), "exactly one of value and valueFrom"),
+		Entry("ActionsVariable: an empty value", obj("ActionsVariable", set("spec.value", "")), "spec.value"),
+		Entry("ActionsVariable: valueFrom a ConfigMap and a Secret", obj("ActionsVariable", unset("spec.value"),
+			set("spec.valueFrom", map[string]any{"configMapKeyRef": map[string]any{"name": "ci", "key": "k"},
+				"secretKeyRef": map[string]any{"name": "s", "key": "k"}})), "spec.valueFrom"),
 
 		// Team
 		Entry("Team: a unit at admin", obj("Team", set("spec.units", map[string]any{"code": "admin"})), "spec.units.code"),

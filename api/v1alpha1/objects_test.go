@@ -97,6 +97,24 @@ spec:
   runner: {name: acme-runner-1}
   disabled: true
 `,
+	"ActionsSecret": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsSecret
+metadata: {name: deploy-token}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  valueFrom: {secretKeyRef: {name: web-deploy-token, key: token}}
+`,
+	"ActionsVariable": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsVariable
+metadata: {name: go-version}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  value: "1.26"
+`,
 	"Team": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Team

@@ -58,6 +58,13 @@ type RepoScoped[T forgev1.Managed] interface {
 	RepoRefs(obj T) []string
 }
 
+// ConfigMapReader is implemented by kinds whose objects read ConfigMaps
+// (in their namespace): a change to one of them requeues the objects that
+// name it.
+type ConfigMapReader[T forgev1.Managed] interface {
+	ConfigMaps(obj T) []string
+}
+
 // WriteGuard is implemented by kinds that check before a pass writes to
 // the forge (a create, replace or update): an error stops the pass, such
 // as a Stall with RepositoryArchived for an object of an archived repository.

@@ -48,6 +48,8 @@ const (
 	indexKey    = ".forgeKey"
 	indexID     = ".forgeID"
 	indexRepo   = ".forgeRepo"
+	// indexConfigMap indexes resources by the ConfigMaps they read.
+	indexConfigMap = ".forgeConfigMaps"
 )
 
 // repoRefKey is the index value of a repository reference of a resource
@@ -94,6 +96,11 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 	}
 
 	b := ctrl.NewControllerManagedBy(mgr)
+	if _, ok := kind.(ConfigMapReader[T]); ok {
+		b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
+			return r.requests(ctx, o.GetNamespace(), indexConfigMap, o.GetName())
+		}), builder.OnlyMetadata)
+	}
 	if _, ok := kind.(RepoScoped[T]); ok {
 		// A Repository becoming Ready lets the objects waiting for it go on.
 		b = b.Watches(&forgev1.Repository{}, handler.EnqueueRequestsFromMapFunc(r.forRepository),
@@ -134,6 +141,12 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 			t := o.(T)
 			if k := kind.Key(t); k != "" {
 				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
+			}
+			return nil
+		},
+		indexConfigMap: func(o client.Object) []string {
+			if cr, ok := any(kind).(ConfigMapReader[T]); ok {
+				return cr.ConfigMaps(o.(T))
 			}
 			return nil
 		},

@@ -181,7 +181,9 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 			{false, authorizationv1.ResourceAttributes{Verb: "delete", Group: forgev1.GroupVersion.Group, Resource: "forges", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "create", Resource: "events", Namespace: "acme"}},
-			{false, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: namespace}},
+			// ActionsVariable reads ConfigMaps (valueFrom.configMapKeyRef), never writes them.
+			{true, authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps", Namespace: namespace}},
+			{false, authorizationv1.ResourceAttributes{Verb: "update", Resource: "configmaps", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "update", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}},
 		} {
 			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{

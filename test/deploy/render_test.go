@@ -140,7 +140,7 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	for kind, n := range map[string]int{
-		"Namespace": 1, "CustomResourceDefinition": 10, "ServiceAccount": 1, "ClusterRole": 5,
+		"Namespace": 1, "CustomResourceDefinition": 12, "ServiceAccount": 1, "ClusterRole": 5,
 		"ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2, "Deployment": 1, "Service": 1,
 	} {
 		if got := len(objs.ofKind(kind)); got != n {
@@ -148,8 +148,8 @@ func TestDefaultRendersNamespacedManagerWithEverythingItNeeds(t *testing.T) {
 		}
 	}
 	// Secrets, ConfigMaps or webhooks here would be a surprise to whoever installs this.
-	if len(objs) != 25 {
-		t.Errorf("%d objects rendered, want 25: %v", len(objs), kinds)
+	if len(objs) != 27 {
+		t.Errorf("%d objects rendered, want 27: %v", len(objs), kinds)
 	}
 
 	var ns corev1.Namespace

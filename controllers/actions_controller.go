@@ -1,0 +1,368 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// RBAC of the ActionsSecret and ActionsVariable controllers; variables may
+// read ConfigMaps (uncached, and watched by their metadata only).
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=actionssecrets;actionsvariables,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=actionssecrets/status;actionsvariables/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=actionssecrets/finalizers;actionsvariables/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+
+// fieldValueFrom is the field status.appliedSecrets records a secret's value under.
+const fieldValueFrom = "valueFrom"
+
+func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, s.Organization) }
+
+// ---- ActionsSecret ----
+
+// actionsSecretKind manages Actions secrets, addressed by name in their
+// repository or organization. The forge never gives a value back: the
+// value sent is recorded as a keyed digest (status.appliedSecrets, as
+// hooks keep theirs), and sent again only when the Secret's value differs
+// from it, the secret is missing, or it was adopted.
+type actionsSecretKind struct{ digests *secretdigest.Digester }
+
+func (actionsSecretKind) New() *forgev1.ActionsSecret { return &forgev1.ActionsSecret{} }
+func (actionsSecretKind) NewList() client.ObjectList  { return &forgev1.ActionsSecretList{} }
+func (actionsSecretKind) Secrets(s *forgev1.ActionsSecret) []string {
+	return []string{s.Spec.ValueFrom.SecretKeyRef.Name}
+}
+
+func secretName(s *forgev1.ActionsSecret) string {
+	return forgev1.ActionsNameOf(&s.Spec.ActionsScope, s.Name)
+}
+
+// Key: one secret per name and scope; names are upper case on the forge.
+func (actionsSecretKind) Key(s *forgev1.ActionsSecret) string {
+	return actionsScope(&s.Spec.ActionsScope).key() + "|secret:" + secretName(s)
+}
+
+func (actionsSecretKind) Describe(s *forgev1.ActionsSecret) string {
+	return fmt.Sprintf("Actions secret %s in %s", secretName(s), actionsScope(&s.Spec.ActionsScope).describe())
+}
+
+func (k actionsSecretKind) Connect(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending}
+	if !s.DeletionTimestamp.IsZero() {
+		return e, nil // a deletion sends no value
+	}
+	ref := &s.Spec.ValueFrom.SecretKeyRef
+	v, rv, err := connection.SecretValue(ctx, pass.Reader, s.Namespace, ref.Name, ref.Key)
+	if errors.Is(err, reconciler.ErrUnreadable) {
+		e.unknown = true // plan without access to the cluster
+		return e, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.value = v
+	a, err := appliedRecord(ctx, k.digests, s, fieldValueFrom, ref, v, rv)
+	switch {
+	case errors.Is(err, reconciler.ErrUnreadable):
+		e.unknown = true
+	case err != nil:
+		return nil, err
+	default:
+		e.applied = []forgev1.AppliedSecret{a}
+	}
+	if k.digests != nil {
+		e.digestKey = k.digests.Ref().String()
+	}
+	return e, nil
+}
+
+type actionsSecret struct {
+	obj     *forgev1.ActionsSecret
+	fc      forge.Interface
+	scope   scope
+	pending bool
+	// value read from the Secret; applied its record; unknown when a plan
+	// could not read it.
+	value     string
+	applied   []forgev1.AppliedSecret
+	unknown   bool
+	digestKey string
+	found     *forge.ActionsSecret
+}
+
+func (e *actionsSecret) name() string { return secretName(e.obj) }
+
+func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := e.fc.ListActionsSecrets(ctx, e.scope.Scope)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	i := slices.IndexFunc(all, func(s forge.ActionsSecret) bool { return strings.EqualFold(s.Name, e.name()) })
+	if i < 0 {
+		return reconciler.Observation{}, nil
+	}
+	e.found = &all[i]
+	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
+	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
+		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+	}
+	have := e.obj.Status.AppliedSecrets
+	switch {
+	case !e.obj.Status.Known() && e.pending:
+		have = e.applied // found after a create whose answer was lost
+	case !e.obj.Status.Known():
+		have = nil // someone else's secret: its value is unknown, written once
+	}
+	switch {
+	case e.unknown:
+		obs.Unknown = append(obs.Unknown, "value")
+	case appliedDiffers(have, e.applied, fieldValueFrom):
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
+	default:
+		if e.obj.DeletionTimestamp.IsZero() {
+			obs.Notices = digestKeyChanged(have, e.applied, e.digestKey)
+			e.obj.Status.AppliedSecrets = e.applied
+		}
+	}
+	slices.SortFunc(obs.Changes, byField)
+	obs.Diff = reconciler.Fields(obs.Changes)
+	return obs, nil
+}
+
+// description is what a write sends: the spec's, else the forge's (a PUT
+// without one clears it).
+func (e *actionsSecret) description() string {
+	if d := e.obj.Spec.Description; d != nil {
+		return *d
+	}
+	if e.found != nil {
+		return e.found.Description
+	}
+	return ""
+}
+
+func (e *actionsSecret) put(ctx context.Context) error {
+	err := e.fc.PutActionsSecret(ctx, e.scope.Scope, e.name(), e.value, e.description())
+	if err != nil {
+		return reconciler.ParentMissing(err, e.scope.describe())
+	}
+	e.obj.Status.AppliedSecrets = e.applied
+	return nil
+}
+
+func (e *actionsSecret) Create(ctx context.Context) (reconciler.Observation, error) {
+	if err := e.put(ctx); err != nil {
+		return reconciler.Observation{}, err
+	}
+	return reconciler.Observation{Exists: true, Name: e.name()}, nil
+}
+
+func (e *actionsSecret) Update(ctx context.Context, _ reconciler.Observation) error {
+	return e.put(ctx)
+}
+
+func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteActionsSecret(ctx, e.scope.Scope, obs.Name)
+}
+
+// ---- ActionsVariable ----
+
+// actionsVariableKind manages Actions variables: addressed by name, value
+// read back from the scope's listing and corrected like any field.
+type actionsVariableKind struct{}
+
+func (actionsVariableKind) New() *forgev1.ActionsVariable { return &forgev1.ActionsVariable{} }
+func (actionsVariableKind) NewList() client.ObjectList    { return &forgev1.ActionsVariableList{} }
+func (actionsVariableKind) Secrets(v *forgev1.ActionsVariable) []string {
+	if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
+		return []string{vf.SecretKeyRef.Name}
+	}
+	return nil
+}
+
+// ConfigMaps implements reconciler.ConfigMapReader.
+func (actionsVariableKind) ConfigMaps(v *forgev1.ActionsVariable) []string {
+	if vf := v.Spec.ValueFrom; vf != nil && vf.ConfigMapKeyRef != nil {
+		return []string{vf.ConfigMapKeyRef.Name}
+	}
+	return nil
+}
+
+func variableName(v *forgev1.ActionsVariable) string {
+	return forgev1.ActionsNameOf(&v.Spec.ActionsScope, v.Name)
+}
+
+func (actionsVariableKind) Key(v *forgev1.ActionsVariable) string {
+	return actionsScope(&v.Spec.ActionsScope).key() + "|variable:" + variableName(v)
+}
+
+func (actionsVariableKind) Describe(v *forgev1.ActionsVariable) string {
+	return fmt.Sprintf("Actions variable %s in %s", variableName(v), actionsScope(&v.Spec.ActionsScope).describe())
+}
+
+func (actionsVariableKind) Connect(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &actionsVariable{obj: v, fc: pass.Forge, scope: actionsScope(&v.Spec.ActionsScope)}
+	if !v.DeletionTimestamp.IsZero() {
+		return e, nil
+	}
+	switch vf := v.Spec.ValueFrom; {
+	case v.Spec.Value != nil:
+		e.value = *v.Spec.Value
+	case vf != nil && vf.SecretKeyRef != nil:
+		val, _, err := connection.SecretValue(ctx, pass.Reader, v.Namespace, vf.SecretKeyRef.Name, vf.SecretKeyRef.Key)
+		if errors.Is(err, reconciler.ErrUnreadable) {
+			e.unknown = true
+			return e, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.value, e.secret = val, true
+	case vf != nil && vf.ConfigMapKeyRef != nil:
+		val, err := configMapValue(ctx, pass.Reader, v.Namespace, vf.ConfigMapKeyRef)
+		if errors.Is(err, reconciler.ErrUnreadable) {
+			e.unknown = true
+			return e, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.value = val
+	}
+	return e, nil
+}
+
+// configMapValue reads one key of a ConfigMap; a missing ConfigMap or key
+// waits (SecretNotFound names it: it is a referenced object, not a secret).
+func configMapValue(ctx context.Context, r client.Reader, ns string, ref *forgev1.ConfigMapKeySelector) (string, error) {
+	var cm corev1.ConfigMap
+	if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, &cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s not found", ns, ref.Name)
+		}
+		return "", err
+	}
+	v, ok := cm.Data[ref.Key]
+	if !ok || v == "" {
+		return "", reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s has no key %q (or it is empty)", ns, ref.Name, ref.Key)
+	}
+	return v, nil
+}
+
+type actionsVariable struct {
+	obj   *forgev1.ActionsVariable
+	fc    forge.Interface
+	scope scope
+	value string
+	// secret: the value comes from a Secret and is never shown; unknown: a
+	// plan could not read it.
+	secret, unknown bool
+	found           *forge.ActionsVariable
+}
+
+func (e *actionsVariable) name() string { return variableName(e.obj) }
+
+// redact has the client keep a value from a Secret out of every message.
+func (e *actionsVariable) redact(ctx context.Context) context.Context {
+	if e.secret {
+		return forge.WithSecrets(ctx, e.value)
+	}
+	return ctx
+}
+
+func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := e.fc.ListActionsVariables(e.redact(ctx), e.scope.Scope)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	i := slices.IndexFunc(all, func(v forge.ActionsVariable) bool { return strings.EqualFold(v.Name, e.name()) })
+	if i < 0 {
+		return reconciler.Observation{}, nil
+	}
+	e.found = &all[i]
+	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
+	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
+		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+	}
+	switch {
+	case e.unknown:
+		obs.Unknown = append(obs.Unknown, "value")
+	case e.value != e.found.Data && e.secret:
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
+	case e.value != e.found.Data:
+		obs.Changes = append(obs.Changes, change("value", e.found.Data, e.value))
+	}
+	slices.SortFunc(obs.Changes, byField)
+	obs.Diff = reconciler.Fields(obs.Changes)
+	return obs, nil
+}
+
+func (e *actionsVariable) description() string {
+	if d := e.obj.Spec.Description; d != nil {
+		return *d
+	}
+	if e.found != nil {
+		return e.found.Description
+	}
+	return ""
+}
+
+func (e *actionsVariable) Create(ctx context.Context) (reconciler.Observation, error) {
+	if err := e.fc.CreateActionsVariable(e.redact(ctx), e.scope.Scope, e.name(), e.value, e.description()); err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	return reconciler.Observation{Exists: true, Name: e.name()}, nil
+}
+
+func (e *actionsVariable) Update(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.UpdateActionsVariable(e.redact(ctx), e.scope.Scope, obs.Name, e.value, e.description())
+}
+
+func (e *actionsVariable) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteActionsVariable(ctx, e.scope.Scope, obs.Name)
+}
+
+// Both kinds live in a repository or an organization: they wait for their
+// Repository and write nothing to an archived one.
+
+func (actionsSecretKind) RepoRefs(s *forgev1.ActionsSecret) []string {
+	return actionsScope(&s.Spec.ActionsScope).repoRefs()
+}
+func (actionsSecretKind) BeforeWrite(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) error {
+	return actionsScope(&s.Spec.ActionsScope).beforeWrite(ctx, pass)
+}
+func (actionsVariableKind) RepoRefs(v *forgev1.ActionsVariable) []string {
+	return actionsScope(&v.Spec.ActionsScope).repoRefs()
+}
+func (actionsVariableKind) BeforeWrite(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass) error {
+	return actionsScope(&v.Spec.ActionsScope).beforeWrite(ctx, pass)
+}
