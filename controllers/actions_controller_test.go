@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+var _ = Describe("ActionsSecret and ActionsVariable", func() {
+	var ns string
+	ctx := context.Background()
+	web := forge.RepoScope("acme", "web")
+	acme := forge.OrgScope("acme")
+
+	BeforeEach(func() {
+		ns = newNamespace()
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+	})
+
+	secretValue := func(scope forge.Scope, name string) string { v, _ := fake.ActionsSecretValue(scope, name); return v }
+	variableValue := func(scope forge.Scope, name string) string { v, _ := fake.ActionsVariableValue(scope, name); return v }
+
+	newSecret := func(name string, repo bool) *forgev1.ActionsSecret {
+		s := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.ActionsSecretSpec{
+				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				ValueFrom:   forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci-values", Key: name}},
+			}}
+		if repo {
+			s.Spec.Repository = ptr(forgev1.RepositoryName("acme/web"))
+		} else {
+			s.Spec.Organization = ptr(forgev1.OwnerName("acme"))
+		}
+		return s
+	}
+	puts := func(scope forge.Scope, name string) int {
+		n := 0
+		for _, r := range fake.WriteRequests() {
+			if r.Method == http.MethodPut && strings.HasSuffix(r.Path, "/"+scope.String()+"/actions/secrets/"+name) ||
+				r.Method == http.MethodPut && strings.HasSuffix(r.Path, "/orgs/"+scope.String()+"/actions/secrets/"+name) {
+				n++
+			}
+		}
+		return n
+	}
+
+	It("sends a secret once, again only when the Secret's value changes, and keeps values out of sight", func() {
+		const first, second = "first-deploy-token-value", "second-deploy-token-value"
+		putSecret(ns, "ci-values", "deploy-token", first)
+		putSecret(ns, "ci-values", "registry-password", "org-registry-password-value")
+		repoSecret, orgSecret := newSecret("deploy-token", true), newSecret("registry-password", false)
+		Expect(k8s.Create(ctx, repoSecret)).To(Succeed())
+		Expect(k8s.Create(ctx, orgSecret)).To(Succeed())
+		expectReady(repoSecret)
+		expectReady(orgSecret)
+		Expect(repoSecret.Status.ExternalName).To(Equal("DEPLOY_TOKEN"))
+		Expect(repoSecret.Status.AppliedSecrets).To(ConsistOf(And(HaveField("Field", "valueFrom"), HaveField("Digest", HavePrefix("hmac-sha256:")))))
+		Expect(secretValue(web, "DEPLOY_TOKEN")).To(Equal(first))
+		Expect(secretValue(acme, "REGISTRY_PASSWORD")).To(Equal("org-registry-password-value"))
+
+		By("a write to the Secret that keeps the value sends nothing")
+		fake.ClearRequests()
+		putSecret(ns, "ci-values", "unrelated", "x")
+		Consistently(func() int { return puts(web, "DEPLOY_TOKEN") }, 2*syncInterval, poll).Should(BeZero())
+
+		By("a new value is sent once")
+		putSecret(ns, "ci-values", "deploy-token", second)
+		Eventually(func() string { v, _ := fake.ActionsSecretValue(web, "DEPLOY_TOKEN"); return v }, timeout, poll).Should(Equal(second))
+		Consistently(func() int { return puts(web, "DEPLOY_TOKEN") }, 2*syncInterval, poll).Should(Equal(1))
+		Expect(fake.WriteRequests()).To(HaveLen(1), "at rest: no other write")
+
+		Expect(leaks(repoSecret, first, second, base64.StdEncoding.EncodeToString([]byte(second)))).To(BeEmpty())
+		Expect(leaks(orgSecret, "org-registry-password-value")).To(BeEmpty())
+	})
+
+	It("writes a secret deleted by hand again, and an adopted one once", func() {
+		putSecret(ns, "ci-values", "deploy-token", "v1")
+		fc := forgeClient()
+		Expect(fc.PutActionsSecret(ctx, web, "DEPLOY_TOKEN", "someone-elses", "")).To(Succeed())
+		s := newSecret("deploy-token", true)
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(secretValue(web, "DEPLOY_TOKEN")).To(Equal("v1"), "an adopted secret's value is unknown: written once")
+		eventWithReason(s, forgev1.ReasonAdopted)
+		fake.ClearRequests()
+		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
+
+		Expect(fc.DeleteActionsSecret(ctx, web, "DEPLOY_TOKEN")).To(Succeed())
+		Eventually(func() bool { _, ok := fake.ActionsSecretValue(web, "DEPLOY_TOKEN"); return ok }, timeout, poll).Should(BeTrue())
+		Eventually(func() []string { return events(s) }, timeout, poll).Should(ContainElement(ContainSubstring("was missing on the forge")))
+	})
+
+	It("creates, adopts and corrects variables, from a literal and from a ConfigMap that changes", func() {
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "acme-ci"},
+			Data: map[string]string{"registry": "registry.acme.example"}})).To(Succeed())
+		literal := &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "go-version"},
+			Spec: forgev1.ActionsVariableSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				ActionsScope: forgev1.ActionsScope{Organization: ptr(forgev1.OwnerName("acme"))}, Value: ptr("1.26")}}
+		fromCM := &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "registry"},
+			Spec: forgev1.ActionsVariableSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				ActionsScope: forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName("acme/web")), Name: ptr(forgev1.ActionsName("REGISTRY_HOST"))},
+				ValueFrom:    &forgev1.ActionsVariableValueFrom{ConfigMapKeyRef: &forgev1.ConfigMapKeySelector{Name: "acme-ci", Key: "registry"}}}}
+		fc := forgeClient()
+		Expect(fc.CreateActionsVariable(ctx, acme, "GO_VERSION", "1.25", "")).To(Succeed())
+		Expect(k8s.Create(ctx, literal)).To(Succeed())
+		Expect(k8s.Create(ctx, fromCM)).To(Succeed())
+		expectReady(literal)
+		expectReady(fromCM)
+		eventWithReason(literal, forgev1.ReasonAdopted)
+		Expect(variableValue(acme, "GO_VERSION")).To(Equal("1.26"))
+		Expect(variableValue(web, "REGISTRY_HOST")).To(Equal("registry.acme.example"))
+
+		By("a value changed by hand is set back")
+		Expect(fc.UpdateActionsVariable(ctx, acme, "GO_VERSION", "1.0", "")).To(Succeed())
+		Eventually(func() string { v, _ := fake.ActionsVariableValue(acme, "GO_VERSION"); return v }, timeout, poll).Should(Equal("1.26"))
+		eventWithReason(literal, forgev1.ReasonDriftCorrected)
+
+		By("a change to the ConfigMap is applied")
+		var cm corev1.ConfigMap
+		Expect(k8s.Get(ctx, key(ns, "acme-ci"), &cm)).To(Succeed())
+		cm.Data["registry"] = "registry2.acme.example"
+		Expect(k8s.Update(ctx, &cm)).To(Succeed())
+		Eventually(func() string { v, _ := fake.ActionsVariableValue(web, "REGISTRY_HOST"); return v }, timeout, poll).Should(Equal("registry2.acme.example"))
+
+		By("at rest: no writes, one variable listing per scope per interval")
+		fake.ClearRequests()
+		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 3*syncInterval, poll).Should(BeEmpty())
+		Expect(requestsTo("/orgs/acme/actions/variables")).To(BeNumerically("<=", 4))
+		Expect(requestsTo("/repos/acme/web/actions/variables")).To(BeNumerically("<=", 4))
+	})
+
+	It("observes without writing, and deletes by policy", func() {
+		putSecret(ns, "ci-values", "token", "observed-value")
+		observed := newSecret("token", true)
+		observed.Spec.ManagementPolicy = forgev1.ManagementPolicyObserve
+		Expect(k8s.Create(ctx, observed)).To(Succeed())
+		expectReason(observed, metav1.ConditionFalse, forgev1.ReasonNotFound)
+		Expect(fake.WriteRequests()).To(BeEmpty())
+
+		putSecret(ns, "ci-values", "gone", "g")
+		putSecret(ns, "ci-values", "kept", "k")
+		gone, kept := newSecret("gone", true), newSecret("kept", true)
+		kept.Spec.DeletionPolicy = forgev1.DeletionPolicyOrphan
+		for _, s := range []*forgev1.ActionsSecret{gone, kept} {
+			Expect(k8s.Create(ctx, s)).To(Succeed())
+		}
+		for _, s := range []*forgev1.ActionsSecret{gone, kept} {
+			expectReady(s)
+			Expect(k8s.Delete(ctx, s)).To(Succeed())
+		}
+		for _, s := range []*forgev1.ActionsSecret{gone, kept} {
+			Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, s.Name), s)) }, timeout, poll).Should(BeTrue())
+		}
+		_, ok := fake.ActionsSecretValue(web, "GONE")
+		Expect(ok).To(BeFalse())
+		_, ok = fake.ActionsSecretValue(web, "KEPT")
+		Expect(ok).To(BeTrue())
+	})
+})
