@@ -172,6 +172,10 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		it.Changes = nil
 	case !obs.Exists:
 		it.Action = plan.Create
+	case slices.Contains(obs.Unknown, "value") && len(obs.Diff) == 0:
+		// An Actions secret's (or a variable's) value is the object: without
+		// the Secret nothing can be said of it.
+		it.Action, it.Reason = plan.Unknown, "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
 	case obs.Replace:
 		it.Action, it.Reason = plan.Replace, obs.ReplaceBecause+" cannot be changed in place"
 	case len(obs.Diff) > 0:

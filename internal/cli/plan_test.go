@@ -534,3 +534,69 @@ spec:
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanActions: without the cluster a secret's value cannot be compared
+// (unknown, never printed); a variable's value change is shown.
+func TestPlanActions(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := fc.PutActionsSecret(ctx, forge.RepoScope("acme", "web"), "DEPLOY_TOKEN", "the-forge-holds-this", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := fc.CreateActionsVariable(ctx, forge.OrgScope("acme"), "GO_VERSION", "1.25", ""); err != nil {
+		t.Fatal(err)
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsSecret
+metadata: {name: deploy-token, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  valueFrom: {secretKeyRef: {name: web-ci, key: token}}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsVariable
+metadata: {name: go-version, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  value: "1.26"
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsVariable
+metadata: {name: new-one, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  value: "x"
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"ActionsSecret team/deploy-token: unknown",
+		"ActionsVariable team/go-version: update\n  value: \"1.25\" -> \"1.26\"\n",
+		"ActionsVariable team/new-one: create\n",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if strings.Contains(text, "the-forge-holds-this") {
+		t.Error("a secret value was printed")
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

@@ -61,6 +61,8 @@ type Source interface {
 	ListTeams(ctx context.Context, org string) ([]forge.Team, error)
 	ListTeamMembers(ctx context.Context, id int64) ([]forge.User, error)
 	ListTeamRepos(ctx context.Context, id int64) ([]forge.Repository, error)
+	ListActionsSecrets(ctx context.Context, scope forge.Scope) ([]forge.ActionsSecret, error)
+	ListActionsVariables(ctx context.Context, scope forge.Scope) ([]forge.ActionsVariable, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -170,6 +172,50 @@ func (b *builder) scope(ctx context.Context, src Source, sc forge.Scope) error {
 	}
 	slices.SortFunc(runners, func(x, y forge.Runner) int { return cmp.Compare(x.ID, y.ID) })
 	b.runnerSettings(sc, runners)
+	return b.actions(ctx, src, sc)
+}
+
+// actions writes the scope's Actions variables with their values, and its
+// secrets as resources whose valueFrom names a Secret to create first (the
+// forge never gives a value back): applying such a resource sends the
+// Secret's value once, as any adoption of a secret does.
+func (b *builder) actions(ctx context.Context, src Source, sc forge.Scope) error {
+	vars, err := src.ListActionsVariables(ctx, sc)
+	if err != nil && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the Actions variables of %s: %w", sc, err)
+	}
+	secrets, err := src.ListActionsSecrets(ctx, sc)
+	if err != nil && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the Actions secrets of %s: %w", sc, err)
+	}
+	scope := forgev1.ActionsScope{}
+	base := sc.Owner
+	if sc.Repo != "" {
+		scope.Repository = ptr(forgev1.RepositoryName(sc.String()))
+		base = sc.Owner + "-" + sc.Repo
+	} else {
+		scope.Organization = ptr(forgev1.OwnerName(sc.Owner))
+	}
+	for _, v := range vars {
+		vs := scope
+		vs.Name, vs.Description = ptr(forgev1.ActionsName(v.Name)), ptr(v.Description)
+		b.add(&forgev1.ActionsVariable{TypeMeta: typeMeta("ActionsVariable"),
+			ObjectMeta: b.meta("ActionsVariable", base+"-"+v.Name, 0),
+			Spec: forgev1.ActionsVariableSpec{ManagedSpec: b.managed(), ActionsScope: vs,
+				DeletionPolicy: forgev1.DeletionPolicyOrphan, Value: ptr(v.Data)}})
+	}
+	for _, s := range secrets {
+		ss := scope
+		ss.Name, ss.Description = ptr(forgev1.ActionsName(s.Name)), ptr(s.Description)
+		meta := b.meta("ActionsSecret", base+"-"+s.Name, 0)
+		secret := meta.Name
+		b.add(&forgev1.ActionsSecret{TypeMeta: typeMeta("ActionsSecret"), ObjectMeta: meta,
+			Spec: forgev1.ActionsSecretSpec{ManagedSpec: b.managed(), ActionsScope: ss, DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: secret, Key: "value"}}}},
+			fmt.Sprintf("Actions secret %s of %s. The forge never gives a secret's value back: create Secret %s", s.Name, sc, secret),
+			"with key value holding it before applying (the value is then sent once, on adoption):",
+			fmt.Sprintf("  kubectl create secret generic %s --from-literal=value=<the secret's value>", secret))
+	}
 	return nil
 }
 
