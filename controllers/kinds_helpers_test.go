@@ -18,18 +18,21 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
@@ -61,7 +64,9 @@ func gone(obj client.Object) {
 	}, timeout, poll).Should(BeTrue())
 }
 
-// leaks returns where (status, Events, manager log) any of values shows up.
+// leaks returns where (the object with its status, the namespace's
+// Events, the manager log, the metrics registry) any of values shows up,
+// as it is or base64-encoded.
 func leaks(obj client.Object, values ...string) []string {
 	GinkgoHelper()
 	Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
@@ -71,11 +76,20 @@ func leaks(obj client.Object, values ...string) []string {
 	Expect(k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
 	evs, err := json.Marshal(list.Items)
 	Expect(err).NotTo(HaveOccurred())
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var metrics strings.Builder
+	for _, f := range families {
+		_, err := expfmt.MetricFamilyToText(&metrics, f)
+		Expect(err).NotTo(HaveOccurred())
+	}
 	var out []string
 	for _, v := range values {
-		for where, text := range map[string]string{"object": string(status), "events": string(evs), "log": logs.String()} {
-			if strings.Contains(text, v) {
-				out = append(out, where+" holds "+v)
+		for _, enc := range []string{v, base64.StdEncoding.EncodeToString([]byte(v)), base64.RawStdEncoding.EncodeToString([]byte(v))} {
+			for where, text := range map[string]string{"object": string(status), "events": string(evs), "log": logs.String(), "metrics": metrics.String()} {
+				if strings.Contains(text, enc) {
+					out = append(out, where+" holds "+enc)
+				}
 			}
 		}
 	}

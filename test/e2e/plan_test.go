@@ -19,6 +19,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,15 +142,7 @@ Plan: 2 create, 2 update, 2 in sync.
 		}
 
 		By("planning again with read access to the namespace: nothing would change")
-		user, err := env.AddUser(envtest.User{Name: "plan-reader"}, nil)
-		Expect(err).NotTo(HaveOccurred())
-		grantRead(sc.ns, "plan-reader", []string{"secrets"}, "")
-		grantRead(sc.ns, "plan-reader", []string{"organizations", "labels", "orghooks", "runnersettings"}, "forge.forgeops.dev")
-		grantRead("forge-operator-system", "plan-reader", []string{"secrets"}, "")
-		kc, err := user.KubeConfig()
-		Expect(err).NotTo(HaveOccurred())
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
+		kubeconfig := planReaderKubeconfig(sc.ns, "organizations", "labels", "orghooks", "runnersettings")
 		code, out = planCmd("--kubeconfig", kubeconfig)
 		Expect(out).To(Equal(fmt.Sprintf(`Label %[1]s/bug: in sync
 Label %[1]s/feature: in sync
@@ -183,13 +176,99 @@ Plan: 6 in sync.
 			Expect(code).To(Equal(c.code), "secretRef %s", c.secret)
 		}
 	})
+
+	It("plans Actions secrets by the digest of what was sent: unknown without the cluster, update only when the Secret's value differs", func() {
+		sc := newScenario()
+		sc.createOrg()
+		repo := sc.createRepo("web")
+		const value, rotated = "plan-actions-token-value", "plan-actions-token-rotated"
+		putSecret(sc.ns, "ci-values", "token", value)
+		putSecret(sc.ns, "ci-copy", "token", value)
+		putSecret(sc.ns, "ci-rotated", "token", rotated)
+		manifests := fmt.Sprintf(`apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsSecret
+metadata: {name: deploy-token}
+spec:
+  forgeRef: {name: gitea}
+  repository: %[2]s
+  valueFrom: {secretKeyRef: {name: ci-values, key: token}}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ActionsVariable
+metadata: {name: go-version}
+spec: {forgeRef: {name: gitea}, organization: %[1]s, value: "1.26"}
+`, sc.org, repo)
+		counter := newWriteCounter(forgeURL)
+		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
+		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
+		planCmd := func(manifests string, extra ...string) (int, string) {
+			GinkgoHelper()
+			var out, errOut bytes.Buffer
+			args := append([]string{"--url", counter.srv.URL, "--token-file", tokenFile, "-f", "-", "-n", sc.ns}, extra...)
+			code := cli.RunWithInput(ctx, "plan", args, strings.NewReader(manifests), &out, &errOut)
+			GinkgoWriter.Println(out.String(), errOut.String())
+			for _, v := range []string{value, rotated, base64.StdEncoding.EncodeToString([]byte(value)), base64.StdEncoding.EncodeToString([]byte(rotated))} {
+				Expect(out.String() + errOut.String()).NotTo(ContainSubstring(v))
+			}
+			Expect(counter.Writes()).To(BeEmpty(), "plan wrote to the forge")
+			return code, out.String()
+		}
+
+		code, out := planCmd(manifests)
+		Expect(out).To(Equal(fmt.Sprintf("ActionsSecret %[1]s/deploy-token: create\nActionsVariable %[1]s/go-version: create\nPlan: 2 create.\n", sc.ns)))
+		Expect(code).To(Equal(2))
+
+		objs := decodeStream(manifests)
+		for _, o := range objs {
+			o.SetNamespace(sc.ns)
+			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())
+		}
+		for _, o := range objs {
+			expectReady(o)
+		}
+
+		By("without the cluster a secret's value cannot be compared")
+		_, out = planCmd(manifests)
+		Expect(out).To(HavePrefix(fmt.Sprintf("ActionsSecret %[1]s/deploy-token: unknown", sc.ns)))
+		Expect(out).To(ContainSubstring(fmt.Sprintf("ActionsVariable %s/go-version: in sync\n", sc.ns)))
+
+		By("with the cluster: in sync, and an update only for a Secret of another value")
+		kubeconfig := planReaderKubeconfig(sc.ns, "actionssecrets", "actionsvariables")
+		code, out = planCmd(manifests, "--kubeconfig", kubeconfig)
+		Expect(out).To(Equal(fmt.Sprintf("ActionsSecret %[1]s/deploy-token: in sync\nActionsVariable %[1]s/go-version: in sync\nPlan: 2 in sync.\n", sc.ns)))
+		Expect(code).To(Equal(0))
+		code, _ = planCmd(strings.Replace(manifests, "name: ci-values,", "name: ci-copy,", 1), "--kubeconfig", kubeconfig)
+		Expect(code).To(Equal(0), "the same value from another Secret")
+		code, out = planCmd(strings.Replace(manifests, "name: ci-values,", "name: ci-rotated,", 1), "--kubeconfig", kubeconfig)
+		Expect(out).To(HavePrefix(fmt.Sprintf("ActionsSecret %[1]s/deploy-token: update\n", sc.ns)))
+		Expect(code).To(Equal(2))
+	})
 })
+
+// planReaderKubeconfig writes a kubeconfig of a user (one per namespace)
+// that may get, in namespace ns, Secrets and the operator's resources
+// named, and the operator's digest key Secret: what plan --kubeconfig
+// needs, and no more.
+func planReaderKubeconfig(ns string, resources ...string) string {
+	GinkgoHelper()
+	name := "plan-reader-" + ns
+	user, err := env.AddUser(envtest.User{Name: name}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	grantRead(ns, name, []string{"secrets"}, "")
+	grantRead(ns, name, resources, "forge.forgeops.dev")
+	grantRead("forge-operator-system", name, []string{"secrets"}, "")
+	kc, err := user.KubeConfig()
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(os.WriteFile(kubeconfig, kc, 0o600)).To(Succeed())
+	return kubeconfig
+}
 
 // grantRead lets user get (never change) resources in namespace ns.
 func grantRead(ns, user string, resources []string, group string) {
 	GinkgoHelper()
 	ctx := context.Background()
-	name := "plan-read-" + strings.ReplaceAll(group, ".", "-") + "-" + resources[0]
+	name := user + "-" + strings.ReplaceAll(group, ".", "-") + "-" + resources[0]
 	Expect(k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: resources, Verbs: []string{"get"}}}})).To(Succeed())
 	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
