@@ -20,17 +20,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -39,9 +36,6 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labelsets,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labelsets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=labelsets/finalizers,verbs=update
-
-// maxFailures bounds status.failures (the CRD says so too).
-const maxFailures = 20
 
 // labelSetKind applies one label list to many repositories: a set kind of
 // the loop (reconciler.SetKind). Each pass lists the repositories, then
@@ -58,166 +52,36 @@ func (labelSetKind) Connect(context.Context, *forgev1.LabelSet, *reconciler.Pass
 }
 
 func (labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &labelSet{obj: s, fc: pass.Forge, cache: pass.Cache}, nil
+	return newLabelSet(s, pass.Forge, pass.Cache), nil
+}
+
+func newLabelSet(s *forgev1.LabelSet, fc forge.Interface, cache client.Reader) *labelSet {
+	return &labelSet{obj: s, repoSet: repoSet{obj: s, sel: s.Spec.Repositories, fc: fc, cache: cache, noun: "label", nouns: "labels"}}
 }
 
 type labelSet struct {
-	obj   *forgev1.LabelSet
-	fc    forge.Interface
-	cache client.Reader
-}
-
-// repo is one matched repository.
-type repo struct{ owner, name string }
-
-func (r repo) String() string { return r.owner + "/" + r.name }
-
-// repoOutcome is what one repository's pass found and did.
-type repoOutcome struct {
-	created, updated, renamed, merged, deleted int
-	problems                                   []problem
-	diffs                                      []string
-	// yielded: a read gave way to other work (forge.ErrYield), which is
-	// no failure: the whole pass gives way.
-	yielded bool
-}
-
-type problem struct {
-	reason, message string
-	stall           bool
-}
-
-func (o *repoOutcome) wrote() bool {
-	return o.created+o.updated+o.renamed+o.merged+o.deleted > 0
-}
-
-func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any) {
-	o.problems = append(o.problems, problem{reason: reason, message: fmt.Sprintf(format, args...), stall: stall})
-}
-
-// failErr records a forge failure, classified as every kind does; a read
-// that gave way is none.
-func (o *repoOutcome) failErr(err error) {
-	if errors.Is(err, forge.ErrYield) {
-		o.yielded = true
-		return
-	}
-	c, ok := reconciler.Classify(err)
-	if !ok {
-		c = reconciler.Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}
-	}
-	o.fail(c.Reason, c.State == conditions.Stalled, "%s", c.Message)
+	repoSet
+	obj *forgev1.LabelSet
 }
 
 func (e *labelSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
-	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
 	preserve, err := e.preserve()
 	if err != nil {
-		return res, err
-	}
-	repos, failures, err := e.repositories(ctx)
-	if err != nil {
-		return res, err
+		return reconciler.SetResult{}, err
 	}
 	claims, err := e.claims(ctx)
 	if err != nil {
-		return res, err
+		return reconciler.SetResult{}, err
 	}
-	// Named repositories that were not found count as matched, and failing.
-	res.Members = len(repos) + len(failures)
-	var total repoOutcome
-	changed := 0
-	for _, r := range repos {
-		o := e.syncRepo(ctx, r, claims, preserve, write)
-		if o.yielded {
-			// A routine check gave way to creates and updates waiting for
-			// the forge's budget: the loop retries it later, with no
-			// failure recorded and no Warning.
-			return res, forge.ErrYield
-		}
-		total.created += o.created
-		total.updated += o.updated
-		total.renamed += o.renamed
-		total.merged += o.merged
-		total.deleted += o.deleted
-		if o.wrote() {
-			changed++
-		}
-		if !write && len(o.problems) == 0 && len(o.diffs) > 0 {
-			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
-		}
-		if len(o.problems) > 0 {
-			failures = append(failures, memberFailure(r.String(), o.problems))
-		}
-	}
-	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
-	res.InSync = res.Members - len(failures)
-	res.Failures = failures
-	if changed > 0 {
-		res.Changes = summary(changed, total)
-	}
-
-	st := &e.obj.Status
-	shown := failures[:min(len(failures), maxFailures)]
-	next := make([]forgev1.LabelSetFailure, len(shown))
-	for i, f := range shown {
-		next[i] = forgev1.LabelSetFailure{Repository: f.Member, Reason: f.Reason, Message: f.Message}
-	}
-	res.FailuresChanged = !slices.Equal(st.Failures, next)
-	st.Failures = next
-	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
-	return res, nil
-}
-
-// memberFailure folds a repository's problems into one failure: the reason
-// of the first that a retry may cure, else of the first; stalled only when
-// each needs a user's change.
-func memberFailure(member string, ps []problem) reconciler.MemberFailure {
-	f := reconciler.MemberFailure{Member: member, Reason: ps[0].reason, Stall: true}
-	msgs := make([]string, len(ps))
-	for i, p := range ps {
-		msgs[i] = p.message
-		if !p.stall && f.Stall {
-			f.Stall, f.Reason = false, p.reason
-		}
-	}
-	f.Message = bound(strings.Join(msgs, "; "))
-	return f
-}
-
-func bound(s string) string {
-	if len(s) <= forge.MaxMessage {
-		return s
-	}
-	return strings.ToValidUTF8(s[:forge.MaxMessage-3], "") + "..."
-}
-
-// summary is the Event of a pass that wrote:
-// "3 repositories: created 12, updated 4, renamed 1, deleted 2 labels".
-func summary(repos int, t repoOutcome) string {
-	var parts []string
-	for _, c := range []struct {
-		verb string
-		n    int
-	}{{"created", t.created}, {"updated", t.updated}, {"renamed", t.renamed}, {"merged", t.merged}, {"deleted", t.deleted}} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", c.verb, c.n))
-		}
-	}
-	noun, labels := "repositories", "labels"
-	if repos == 1 {
-		noun = "repository"
-	}
-	if t.created+t.updated+t.renamed+t.merged+t.deleted == 1 {
-		labels = "label"
-	}
-	return fmt.Sprintf("%d %s: %s %s", repos, noun, strings.Join(parts, ", "), labels)
+	return e.sync(ctx, write, &e.obj.Status.RepositorySetStatus, func(ctx context.Context, r repo) *repoOutcome {
+		return e.syncRepo(ctx, r, claims, preserve, write)
+	})
 }
 
 // preserve compiles spec.preserve; admission checks it already, so a
 // failure here means an object written before that check.
 func (e *labelSet) preserve() (*regexp.Regexp, error) {
-	if e.obj.GetMode() != forgev1.LabelSetModeAuthoritative || e.obj.Spec.Preserve == "" {
+	if e.obj.GetMode() != forgev1.SetModeAuthoritative || e.obj.Spec.Preserve == "" {
 		return nil, nil
 	}
 	re, err := regexp.Compile(e.obj.Spec.Preserve)
@@ -225,102 +89,6 @@ func (e *labelSet) preserve() (*regexp.Regexp, error) {
 		return nil, reconciler.Stall(forgev1.ReasonRejected, "spec.preserve is not a valid RE2 regular expression: %v", err)
 	}
 	return re, nil
-}
-
-// repositories resolves the set's repositories afresh: one repository
-// listing per owner. Archived ones are skipped; named repositories that do
-// not exist are failures.
-func (e *labelSet) repositories(ctx context.Context) ([]repo, []reconciler.MemberFailure, error) {
-	sel := e.obj.Spec.Repositories
-	if sel.Organization != nil {
-		org := string(*sel.Organization)
-		all, err := e.fc.ListOrgRepos(ctx, org)
-		if err != nil {
-			return nil, nil, reconciler.ParentMissing(err, "organization "+org)
-		}
-		var out []repo
-		for _, r := range all {
-			if !r.Archived && selected(r.Name, sel.Include, sel.Exclude) {
-				out = append(out, repo{owner: org, name: r.Name})
-			}
-		}
-		slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
-		return out, nil, nil
-	}
-
-	byOwner := map[string][]repo{}
-	var owners []string
-	for _, n := range sel.Names {
-		owner, name, _ := strings.Cut(string(n), "/")
-		k := strings.ToLower(owner)
-		if _, ok := byOwner[k]; !ok {
-			owners = append(owners, k)
-		}
-		byOwner[k] = append(byOwner[k], repo{owner: owner, name: name})
-	}
-	slices.Sort(owners)
-	var out []repo
-	var failures []reconciler.MemberFailure
-	for _, k := range owners {
-		wanted := byOwner[k]
-		listed, err := e.ownerRepos(ctx, wanted)
-		if errors.Is(err, forge.ErrYield) {
-			return nil, nil, err // the whole pass gives way
-		}
-		if err != nil {
-			for _, w := range wanted {
-				var o repoOutcome
-				o.failErr(err)
-				failures = append(failures, memberFailure(w.String(), o.problems))
-			}
-			continue
-		}
-		for _, w := range wanted {
-			i := slices.IndexFunc(listed, func(r forge.Repository) bool { return strings.EqualFold(r.Name, w.name) })
-			switch {
-			case i < 0:
-				failures = append(failures, reconciler.MemberFailure{Member: w.String(), Reason: forgev1.ReasonParentNotFound,
-					Message: fmt.Sprintf("repository %s not found on the forge; waiting for it to exist", w)})
-			case !listed[i].Archived:
-				out = append(out, w)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
-	return out, failures, nil
-}
-
-// ownerRepos reads the named repositories of one owner: from its
-// organization's listing, or, for a user's repositories (no organization
-// listing), one read each; a repository that does not exist is left out.
-func (e *labelSet) ownerRepos(ctx context.Context, wanted []repo) ([]forge.Repository, error) {
-	listed, err := e.fc.ListOrgRepos(ctx, wanted[0].owner)
-	if !forge.IsNotFound(err) {
-		return listed, err
-	}
-	listed = nil
-	for _, w := range wanted {
-		r, err := e.fc.GetRepo(ctx, w.owner, w.name)
-		if forge.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		listed = append(listed, *r)
-	}
-	return listed, nil
-}
-
-// selected applies include (every name when empty), then exclude.
-func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
-	match := func(globs []forgev1.RepositoryGlob) bool {
-		return slices.ContainsFunc(globs, func(g forgev1.RepositoryGlob) bool {
-			ok, _ := path.Match(string(g), name)
-			return ok
-		})
-	}
-	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
 // claim is another resource that manages labels in some repositories.
@@ -378,53 +146,6 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		}
 	}
 	return out, nil
-}
-
-// sameServer lists the Forge objects (as namespace and name) that point at
-// the server this set's Forge points at (forge.ServerKey), its own first.
-// Without its Forge in the cache, only its own reference counts.
-func (e *labelSet) sameServer(ctx context.Context) ([]types.NamespacedName, error) {
-	own := types.NamespacedName{Namespace: e.obj.Namespace, Name: e.obj.Spec.ForgeRef.Name}
-	var forges forgev1.ForgeList
-	if err := e.cache.List(ctx, &forges); err != nil {
-		return nil, fmt.Errorf("list Forges: %w", err)
-	}
-	key := ""
-	for _, f := range forges.Items {
-		if f.Namespace == own.Namespace && f.Name == own.Name {
-			key = forge.ServerKey(f.Spec.URL)
-		}
-	}
-	out := []types.NamespacedName{own}
-	for _, f := range forges.Items {
-		n := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
-		if key != "" && n != own && forge.ServerKey(f.Spec.URL) == key {
-			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
-// setMatches says whether a selector picks a repository, by name only.
-func setMatches(sel forgev1.LabelSetRepositories) func(r repo) bool {
-	if sel.Organization != nil {
-		org := string(*sel.Organization)
-		return func(r repo) bool {
-			return strings.EqualFold(r.owner, org) && selected(r.name, sel.Include, sel.Exclude)
-		}
-	}
-	return func(r repo) bool {
-		return slices.ContainsFunc(sel.Names, func(n forgev1.RepositoryName) bool { return strings.EqualFold(string(n), r.String()) })
-	}
-}
-
-// olderThan orders resources as the loop does: creation time, then name.
-func olderThan(a, b client.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	return a.GetName() < b.GetName()
 }
 
 // claimedBy names the resource that holds one of names in r: with
@@ -513,7 +234,7 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 		}
 	}
 
-	if e.obj.GetMode() == forgev1.LabelSetModeAuthoritative {
+	if e.obj.GetMode() == forgev1.SetModeAuthoritative {
 		e.deleteUnlisted(ctx, o, r, all, func(l forge.Label) bool {
 			return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
 		}, write)
@@ -761,15 +482,6 @@ func (e *labelSet) planMerge(ctx context.Context, scope forge.Scope, m labelMerg
 	return diff, nil
 }
 
-// boundList joins at most ten entries, saying how many more there are.
-func boundList(items []string) string {
-	const shown = 10
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(append(items[:shown:shown], fmt.Sprintf("and %d more", len(items)-shown)), ", ")
-}
-
 // labelSetChanges compares a listed label with a forge label, as Label does.
 func labelSetChanges(s forgev1.LabelSetLabel, l forge.Label) labelChanges {
 	return (&label{obj: &forgev1.Label{Spec: forgev1.LabelSpec{Name: string(s.Name), Color: s.Color,
@@ -796,65 +508,22 @@ func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.L
 }
 
 // Remove deletes, in every matched repository, the labels the spec lists
-// by their current names, leaving labels another resource manages, from a
-// listing taken now; a repository that would lose more than
-// maxDeletionsPerRepository loses none and keeps the finalizer (Stalled)
-// until the limit is raised or the policy is Orphan. It deletes every label
-// of a listed name, not only those it wrote: the set adopts by name, so a
-// label of a listed name is the set's in every matched repository (the
-// README says so).
+// by their current names, leaving labels another resource manages (the
+// set machinery's remove: listings taken now, maxDeletionsPerRepository
+// per repository). It deletes every label of a listed name, not only those
+// it wrote: the set adopts by name, so a label of a listed name is the
+// set's in every matched repository (the README says so).
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
-	ctx = forge.WithMaxAge(ctx, 0)
-	repos, _, err := e.repositories(ctx)
-	if forge.IsNotFound(err) {
-		// The organization is gone, and its labels with it: holding the
-		// finalizer would block the set's deletion for ever.
-		return "the organization is gone; no labels to delete", nil
-	}
+	claims, err := e.claims(forge.WithMaxAge(ctx, 0))
 	if err != nil {
 		return "", err
 	}
-	claims, err := e.claims(ctx)
-	if err != nil {
-		return "", err
-	}
-	deleted, touched := 0, 0
-	var errs []error
-	var over []string
-	for _, r := range repos {
-		scope := forge.RepoScope(r.owner, r.name)
-		all, err := e.fc.ListLabels(ctx, scope)
-		if err != nil {
-			if !forge.IsNotFound(err) {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		doomed := e.listedIn(all, claims, r)
-		if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
-			over = append(over, fmt.Sprintf("%s (%d)", r, len(doomed)))
-			continue
-		}
-		n := 0
-		for _, l := range doomed {
-			if err := e.fc.DeleteLabel(ctx, scope, l.ID); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			n++
-		}
-		if n > 0 {
-			deleted += n
-			touched++
-		}
-	}
-	if len(errs) > 0 {
-		return "", errors.Join(errs...)
-	}
-	if len(over) > 0 {
-		return "", reconciler.Stall(forgev1.ReasonTooManyDeletions,
-			"deleting the set would delete more than maxDeletionsPerRepository %d labels in %s; deleted none there (%d labels deleted elsewhere): raise the limit, or set deletionPolicy Orphan to leave them",
-			e.obj.GetMaxDeletionsPerRepository(), boundList(over), deleted)
-	}
-	return fmt.Sprintf("deleted %d labels of the set in %d of %d repositories", deleted, touched, len(repos)), nil
+	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
+		func(ctx context.Context, r repo) ([]forge.Label, error) {
+			all, err := e.fc.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
+			return e.listedIn(all, claims, r), err
+		},
+		func(ctx context.Context, r repo, l forge.Label) error {
+			return e.fc.DeleteLabel(ctx, forge.RepoScope(r.owner, r.name), l.ID)
+		})
 }

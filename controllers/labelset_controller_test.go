@@ -61,13 +61,13 @@ var _ = Describe("LabelSet", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: forgev1.LabelSetSpec{
 				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repositories: forgev1.LabelSetRepositories{Organization: ptr(forgev1.OwnerName("acme"))},
+				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
 				Labels:       labels,
 			},
 		}
 	}
 	named := func(s *forgev1.LabelSet, repos ...string) {
-		s.Spec.Repositories = forgev1.LabelSetRepositories{}
+		s.Spec.Repositories = forgev1.RepositorySelector{}
 		for _, r := range repos {
 			s.Spec.Repositories.Names = append(s.Spec.Repositories.Names, forgev1.RepositoryName("acme/"+r))
 		}
@@ -114,8 +114,8 @@ var _ = Describe("LabelSet", func() {
 		}
 		return nil
 	}
-	failures := func(s *forgev1.LabelSet) func(Gomega) []forgev1.LabelSetFailure {
-		return func(g Gomega) []forgev1.LabelSetFailure {
+	failures := func(s *forgev1.LabelSet) func(Gomega) []forgev1.SetFailure {
+		return func(g Gomega) []forgev1.SetFailure {
 			g.Expect(k8s.Get(ctx, key(ns, s.Name), s)).To(Succeed())
 			return s.Status.Failures
 		}
@@ -327,7 +327,7 @@ var _ = Describe("LabelSet", func() {
 
 		s := newSet("standard", lbl("kind/bug", "d73a4a"))
 		named(s, "web")
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		s.Spec.Preserve = "^(wontfix|duplicate)$"
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
@@ -344,14 +344,14 @@ var _ = Describe("LabelSet", func() {
 		}
 		seedLabel("api", "a")
 		s := newSet("standard", lbl("kind/bug", "d73a4a"))
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		s.Spec.MaxDeletionsPerRepository = ptr(int32(2))
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 
 		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
 		Expect(msg).To(ContainSubstring("1 of 2 repositories match the spec"))
 		Expect(condStatus(s, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
-		Eventually(failures(s), timeout, poll).Should(Equal([]forgev1.LabelSetFailure{{Repository: "acme/web",
+		Eventually(failures(s), timeout, poll).Should(Equal([]forgev1.SetFailure{{Repository: "acme/web",
 			Reason:  forgev1.ReasonTooManyDeletions,
 			Message: `would delete 3 unlisted labels ("a", "b", "c"), more than maxDeletionsPerRepository 2; deleted none`}}))
 		Expect(namesIn("web")).To(Equal([]string{"a", "b", "c", "kind/bug"}))
@@ -374,7 +374,7 @@ var _ = Describe("LabelSet", func() {
 		}})
 		s := newSet("strict", lbl("kind/bug", "d73a4a"))
 		named(s, "web")
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		s.Spec.Preserve = "^keep-"
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
@@ -418,7 +418,7 @@ var _ = Describe("LabelSet", func() {
 
 		s := newSet("strict", lbl("kind/bug", "d73a4a"))
 		named(s, "web")
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
 		Expect(namesIn("web")).To(Equal([]string{"kind/bug", "team-b", "triage"}), "only the unclaimed label is deleted")
@@ -479,7 +479,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(k8s.Create(ctx, second)).To(Succeed())
 		expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)
 		Expect(condStatus(second, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
-		want := []forgev1.LabelSetFailure{
+		want := []forgev1.SetFailure{
 			{Repository: "acme/api", Reason: forgev1.ReasonConflict, Message: `label "kind/feature" is managed by LabelSet ` + ns + "/first"},
 			{Repository: "acme/web", Reason: forgev1.ReasonConflict, Message: `label "bug" is managed by Label ` + ns + "/web-bug"},
 		}
@@ -517,7 +517,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 
 		expectReason(s, metav1.ConditionFalse, forgev1.ReasonDriftDetected)
-		Eventually(failures(s), timeout, poll).Should(Equal([]forgev1.LabelSetFailure{
+		Eventually(failures(s), timeout, poll).Should(Equal([]forgev1.SetFailure{
 			{Repository: "acme/api", Reason: forgev1.ReasonDriftDetected, Message: `create "kind/bug", create "docs"`},
 			{Repository: "acme/web", Reason: forgev1.ReasonDriftDetected, Message: `update "kind/bug" (color), create "docs"`},
 		}))

@@ -131,9 +131,9 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 	org := forgev1.OwnerName("acme")
 	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std"},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
-			Repositories: forgev1.LabelSetRepositories{Organization: &org},
+			Repositories: forgev1.RepositorySelector{Organization: &org},
 			Labels:       []forgev1.LabelSetLabel{{Name: "bug", Color: "#ff0000"}}}}
-	e := &labelSet{obj: s, fc: yieldingForge{}, cache: cache}
+	e := newLabelSet(s, yieldingForge{}, cache)
 	_, err := e.Sync(context.Background(), true)
 	if !errors.Is(err, forge.ErrYield) {
 		t.Fatalf("Sync = %v, want the pass to give way", err)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -31,38 +32,47 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// setPlanner plans a LabelSet with its own Sync, run without writing (as
-// managementPolicy Observe runs it): every repository that differs is
-// reported with what the pass would do there, deletions included.
-type setPlanner struct {
-	// claims reads the Labels and LabelSets being planned, which the set
-	// yields to as the operator would once they are applied.
+// setPlanner plans a set kind's object (LabelSet, BranchProtectionSet)
+// with its own Sync, run without writing (as managementPolicy Observe runs
+// it): every repository that differs is reported with what the pass would
+// do there, deletions included.
+type setPlanner[T forgev1.Managed] struct {
+	kind reconciler.SetKind[T]
+	// claims reads the objects being planned that a set yields to (Labels,
+	// BranchProtections, other sets), as the operator would once they are
+	// applied.
 	claims client.Reader
 }
 
-// newSetPlanner indexes the planned Labels and LabelSets by Forge, as the
-// manager's cache does.
-func newSetPlanner(objs []*unstructured.Unstructured) (setPlanner, error) {
+// claimKinds are the kinds whose planned objects a set's claims read.
+var claimKinds = []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}}
+
+// newSetPlanner indexes the planned objects of claimKinds by Forge, as
+// the manager's cache does.
+func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstructured.Unstructured) (setPlanner[T], error) {
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
-		return setPlanner{}, err
+		return setPlanner[T]{}, err
 	}
 	forgeRef := func(o client.Object) []string {
 		return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name}
 	}
-	b := fake.NewClientBuilder().WithScheme(scheme).
-		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
-		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef)
+	b := fake.NewClientBuilder().WithScheme(scheme)
+	byKind := map[string]client.Object{}
+	for _, o := range claimKinds {
+		b = b.WithIndex(o, reconciler.IndexForgeRef, forgeRef)
+		gvk, err := apiutil.GVKForObject(o, scheme)
+		if err != nil {
+			return setPlanner[T]{}, err
+		}
+		byKind[gvk.Kind] = o
+	}
 	for _, u := range objs {
-		var obj client.Object
-		switch u.GetKind() {
-		case "Label":
-			obj = &forgev1.Label{}
-		case "LabelSet":
-			obj = &forgev1.LabelSet{}
-		default:
+		proto, ok := byKind[u.GetKind()]
+		if !ok {
 			continue
 		}
+		obj := proto.DeepCopyObject().(client.Object)
 		if u.GroupVersionKind().Group != forgev1.GroupVersion.Group ||
 			runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj) != nil {
 			continue // reported when that object itself is planned
@@ -70,22 +80,23 @@ func newSetPlanner(objs []*unstructured.Unstructured) (setPlanner, error) {
 		obj.SetResourceVersion("")
 		b = b.WithObjects(obj)
 	}
-	return setPlanner{claims: b.Build()}, nil
+	return setPlanner[T]{kind: kind, claims: b.Build()}, nil
 }
 
-func (p setPlanner) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
+func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
 	if err := st.live(ctx, u); err != nil {
 		return plan.Item{Action: plan.Error, Reason: err.Error()}
 	}
-	obj := &forgev1.LabelSet{}
+	obj := p.kind.New()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
 		return plan.Item{Action: plan.Error, Reason: fmt.Sprintf("not a valid %s: %v", u.GetKind(), err)}
 	}
-	if obj.Spec.Suspend {
+	spec := obj.GetManagedSpec()
+	if spec.Suspend {
 		return plan.Item{Action: plan.InSync, Reason: "spec.suspend is true: the operator makes no forge calls"}
 	}
 	pass := &reconciler.Pass{Forge: st.fc, Server: st.env.Server, WebURL: st.env.WebURL, Reader: st.reader, Cache: p.claims}
-	ext, err := labelSetKind{}.ConnectSet(ctx, obj, pass)
+	ext, err := p.kind.ConnectSet(ctx, obj, pass)
 	if err != nil {
 		return planFailed(err, false)
 	}
@@ -98,7 +109,7 @@ func (p setPlanner) plan(ctx context.Context, u *unstructured.Unstructured, st *
 		noun = res.Noun
 	}
 	it := plan.Item{Action: plan.InSync, Reason: fmt.Sprintf("%d of %d %s match", res.InSync, res.Members, noun)}
-	if obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
+	if spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
 		it.Reason = "managementPolicy Observe: the operator never changes the forge; " + it.Reason
 	}
 	var blocked []string
@@ -113,9 +124,9 @@ func (p setPlanner) plan(ctx context.Context, u *unstructured.Unstructured, st *
 			continue
 		}
 		// The would-be changes of one repository: create, update, rename,
-		// merge and delete of labels, by name.
+		// merge and delete of labels (or rules), by name.
 		it.Changes = append(it.Changes, plan.Change{Field: f.Member, Spec: f.Message})
-		if obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve || it.Action == plan.Error || it.Action == plan.Conflict {
+		if spec.ManagementPolicy == forgev1.ManagementPolicyObserve || it.Action == plan.Error || it.Action == plan.Conflict {
 			continue
 		}
 		if strings.Contains(f.Message, `delete "`) || strings.Contains(f.Message, `merge "`) {

@@ -55,10 +55,17 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.Team](teamKind{}, true),
 		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests}, true),
 		managedKind[*forgev1.ActionsVariable](actionsVariableKind{}, true),
-		{
-			kind:    kindName[*forgev1.LabelSet](labelSetKind{}),
-			setup:   setupOf[*forgev1.LabelSet](labelSetKind{}),
-			planner: func(objs []*unstructured.Unstructured) (planner, error) { return newSetPlanner(objs) },
+		setKind[*forgev1.LabelSet](labelSetKind{}),
+	}
+}
+
+// setKind registers a set kind (one resource, many repositories).
+func setKind[T forgev1.Managed](kind reconciler.SetKind[T]) registered {
+	return registered{
+		kind:  kindName[T](kind),
+		setup: setupOf[T](kind),
+		planner: func(objs []*unstructured.Unstructured) (planner, error) {
+			return newSetPlanner(kind, objs)
 		},
 	}
 }

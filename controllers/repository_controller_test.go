@@ -269,7 +269,7 @@ var _ = Describe("Repository", func() {
 		set := &forgev1.LabelSet{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "standard"},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
-				Repositories: forgev1.LabelSetRepositories{Names: []forgev1.RepositoryName{"acme/web"}},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
 				Labels:       []forgev1.LabelSetLabel{{Name: "triage", Color: "ededed"}}},
 		}
 		Expect(k8s.Create(ctx, hook)).To(Succeed())

@@ -20,69 +20,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// LabelSetMode says what happens to a repository's labels the set does not list.
-// +kubebuilder:validation:Enum=Additive;Authoritative
-type LabelSetMode string
-
-const (
-	// LabelSetModeAdditive leaves unlisted labels alone.
-	LabelSetModeAdditive LabelSetMode = "Additive"
-	// LabelSetModeAuthoritative deletes unlisted labels that match neither
-	// preserve nor another resource, within maxDeletionsPerRepository.
-	LabelSetModeAuthoritative LabelSetMode = "Authoritative"
-)
-
-// ReasonTooManyDeletions: an Authoritative LabelSet would delete more
-// labels in a repository than maxDeletionsPerRepository allows, so it
-// deletes none there.
-const ReasonTooManyDeletions = "TooManyDeletions"
-
-// RepositoryGlob is a shell pattern (Go path.Match: *, ?, [...]) matched
-// against repository names.
-// +kubebuilder:validation:MinLength=1
-// +kubebuilder:validation:MaxLength=100
-// +kubebuilder:validation:Pattern=`^[-.\w*?\[\]!^]+$`
-type RepositoryGlob string
-
 // LabelName is a label's name on the forge: no surrounding whitespace.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=255
 // +kubebuilder:validation:Pattern=`^\S(.*\S)?$`
 type LabelName string
-
-// LabelSetRepositories selects the repositories a LabelSet applies to:
-// exactly one of names and organization.
-// +kubebuilder:validation:XValidation:rule="has(self.names) != has(self.organization)",message="exactly one of names and organization must be set"
-// +kubebuilder:validation:XValidation:rule="has(self.organization) || (!has(self.include) && !has(self.exclude))",message="include and exclude apply only with organization"
-type LabelSetRepositories struct {
-	// names of the repositories ("owner/name"), a set.
-	// +listType=set
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=500
-	// +optional
-	Names []RepositoryName `json:"names,omitempty"`
-
-	// organization whose repositories the set applies to, listed afresh on
-	// every sync, archived ones skipped.
-	// +optional
-	Organization *OwnerName `json:"organization,omitempty"`
-
-	// include keeps the organization's repositories whose name matches one
-	// of these globs; every repository when unset.
-	// +listType=set
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
-	// +optional
-	Include []RepositoryGlob `json:"include,omitempty"`
-
-	// exclude removes, after include, the repositories whose name matches
-	// one of these globs.
-	// +listType=set
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
-	// +optional
-	Exclude []RepositoryGlob `json:"exclude,omitempty"`
-}
 
 // LabelSetLabel is one label of the set, as a Label resource has it, plus
 // its earlier names.
@@ -130,7 +72,7 @@ type LabelSetSpec struct {
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
 	// repositories the set applies to.
-	Repositories LabelSetRepositories `json:"repositories"`
+	Repositories RepositorySelector `json:"repositories"`
 
 	// labels of the set, keyed by name.
 	// The rule builds a map of the names once (the one-element list stands
@@ -148,7 +90,7 @@ type LabelSetSpec struct {
 	// resource manages.
 	// +kubebuilder:default=Additive
 	// +optional
-	Mode LabelSetMode `json:"mode,omitempty"`
+	Mode SetMode `json:"mode,omitempty"`
 
 	// preserve is an RE2 regular expression: in Authoritative mode,
 	// unlisted labels whose name matches it are kept. One that does not
@@ -171,35 +113,10 @@ type LabelSetSpec struct {
 	MaxDeletionsPerRepository *int32 `json:"maxDeletionsPerRepository,omitempty"`
 }
 
-// LabelSetFailure is a repository where the set could not be applied.
-type LabelSetFailure struct {
-	// repository ("owner/name").
-	Repository string `json:"repository"`
-	// reason, CamelCase: Conflict, TooManyDeletions, Rejected, ForgeError, ...
-	Reason string `json:"reason"`
-	// message says what a person needs to know, bounded and without secrets.
-	// +optional
-	Message string `json:"message,omitempty"`
-}
-
 // LabelSetStatus is the observed state of the set.
 type LabelSetStatus struct {
-	ManagedStatus `json:",inline"`
-
-	// repositories is how many repositories the set matched in the last
-	// pass, archived ones excluded.
-	// +optional
-	Repositories int32 `json:"repositories"`
-
-	// inSync is how many of them match the spec with no failure.
-	// +optional
-	InSync int32 `json:"inSync"`
-
-	// failures lists repositories where the set could not be applied, at
-	// most 20, sorted by repository.
-	// +kubebuilder:validation:MaxItems=20
-	// +optional
-	Failures []LabelSetFailure `json:"failures,omitempty"`
+	ManagedStatus       `json:",inline"`
+	RepositorySetStatus `json:",inline"`
 }
 
 // LabelSet applies one list of labels to many repositories of a forge.
@@ -257,9 +174,9 @@ func (s *LabelSet) GetConditions() []metav1.Condition { return s.Status.Conditio
 func (s *LabelSet) SetConditions(c []metav1.Condition) { s.Status.Conditions = c }
 
 // GetMode returns the mode, Additive by default.
-func (s *LabelSet) GetMode() LabelSetMode {
+func (s *LabelSet) GetMode() SetMode {
 	if s.Spec.Mode == "" {
-		return LabelSetModeAdditive
+		return SetModeAdditive
 	}
 	return s.Spec.Mode
 }

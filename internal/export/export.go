@@ -590,7 +590,7 @@ func (b *builder) labelSets(org string, repos []repoLabels) {
 			Spec: forgev1.LabelSetSpec{
 				ManagedSpec:    b.managed(),
 				DeletionPolicy: forgev1.DeletionPolicyOrphan,
-				Repositories:   forgev1.LabelSetRepositories{Names: names},
+				Repositories:   forgev1.RepositorySelector{Names: names},
 				Labels:         g.labels,
 			},
 		}, append(comment, g.skip...)...)

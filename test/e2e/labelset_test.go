@@ -102,7 +102,7 @@ var _ = Describe("LabelSet end to end", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "standard"},
 			Spec: forgev1.LabelSetSpec{
 				ManagedSpec:  managed(),
-				Repositories: forgev1.LabelSetRepositories{Names: []forgev1.RepositoryName{forgev1.RepositoryName(sc.org + "/web")}},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{forgev1.RepositoryName(sc.org + "/web")}},
 				Labels:       labels,
 			},
 		}
@@ -141,7 +141,7 @@ var _ = Describe("LabelSet end to end", func() {
 		sc := newScenario()
 		setup(sc, "wontfix", "stale", "question")
 		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "d73a4a", Exclusive: ptr(true)})
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		s.Spec.Preserve = "^wontfix$"
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
@@ -226,7 +226,7 @@ var _ = Describe("LabelSet end to end", func() {
 		expectReady(team)
 
 		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "d73a4a"})
-		s.Spec.Mode = forgev1.LabelSetModeAuthoritative
+		s.Spec.Mode = forgev1.SetModeAuthoritative
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
 		Expect(names(onForge(sc))).To(Equal([]string{"kind/bug", "team-b", "triage"}), "only the unclaimed label is deleted")

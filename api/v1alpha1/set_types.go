@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// The parts every set kind (LabelSet, BranchProtectionSet) shares: which
+// repositories it applies to, its mode, and how it reports them.
+
+// SetMode says what happens to a repository's objects the set does not list.
+// +kubebuilder:validation:Enum=Additive;Authoritative
+type SetMode string
+
+const (
+	// SetModeAdditive leaves unlisted objects alone.
+	SetModeAdditive SetMode = "Additive"
+	// SetModeAuthoritative deletes unlisted objects that match neither
+	// preserve nor another resource, within maxDeletionsPerRepository.
+	SetModeAuthoritative SetMode = "Authoritative"
+)
+
+// ReasonTooManyDeletions: an Authoritative set would delete more
+// objects in a repository than maxDeletionsPerRepository allows, so it
+// deletes none there.
+const ReasonTooManyDeletions = "TooManyDeletions"
+
+// RepositoryGlob is a shell pattern (Go path.Match: *, ?, [...]) matched
+// against repository names.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=100
+// +kubebuilder:validation:Pattern=`^[-.\w*?\[\]!^]+$`
+type RepositoryGlob string
+
+// RepositorySelector selects the repositories a set kind applies to:
+// exactly one of names and organization.
+// +kubebuilder:validation:XValidation:rule="has(self.names) != has(self.organization)",message="exactly one of names and organization must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.organization) || (!has(self.include) && !has(self.exclude))",message="include and exclude apply only with organization"
+type RepositorySelector struct {
+	// names of the repositories ("owner/name"), a set.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=500
+	// +optional
+	Names []RepositoryName `json:"names,omitempty"`
+
+	// organization whose repositories the set applies to, listed afresh on
+	// every sync, archived ones skipped.
+	// +optional
+	Organization *OwnerName `json:"organization,omitempty"`
+
+	// include keeps the organization's repositories whose name matches one
+	// of these globs; every repository when unset.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	Include []RepositoryGlob `json:"include,omitempty"`
+
+	// exclude removes, after include, the repositories whose name matches
+	// one of these globs.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	Exclude []RepositoryGlob `json:"exclude,omitempty"`
+}
+
+// SetFailure is a repository where the set could not be applied.
+type SetFailure struct {
+	// repository ("owner/name").
+	Repository string `json:"repository"`
+	// reason, CamelCase: Conflict, TooManyDeletions, Rejected, ForgeError, ...
+	Reason string `json:"reason"`
+	// message says what a person needs to know, bounded and without secrets.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// RepositorySetStatus is what a set kind reports of its repositories.
+type RepositorySetStatus struct {
+	// repositories is how many repositories the set matched in the last
+	// pass, archived ones excluded.
+	// +optional
+	Repositories int32 `json:"repositories"`
+
+	// inSync is how many of them match the spec with no failure.
+	// +optional
+	InSync int32 `json:"inSync"`
+
+	// failures lists repositories where the set could not be applied, at
+	// most 20, sorted by repository.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Failures []SetFailure `json:"failures,omitempty"`
+}

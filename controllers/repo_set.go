@@ -1,0 +1,412 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// The set machinery every set kind (LabelSet, BranchProtectionSet) runs
+// on: which repositories the set applies to (names, or an organization
+// listed afresh with include and exclude globs, archived ones skipped),
+// one outcome per repository folded into the loop's SetResult and the
+// status every set reports, and which Forge objects point at the same
+// server (for claims: never fight another resource). A kind brings only
+// what is its own: how one repository is brought to the spec, and who
+// else claims its objects.
+
+// repoSet is a set resource's repositories, for one pass.
+type repoSet struct {
+	obj   forgev1.Managed
+	sel   forgev1.RepositorySelector
+	fc    forge.Interface
+	cache client.Reader
+	// noun and nouns name the set's objects in Events: "label", "labels".
+	noun, nouns string
+}
+
+// sync runs one pass of a set kind: it resolves the repositories, brings
+// each to the spec with each (only comparing without write), and folds the
+// outcomes into the SetResult and st, the status every set kind reports.
+// A repository's failure never stops the others.
+func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositorySetStatus,
+	each func(ctx context.Context, r repo) *repoOutcome) (reconciler.SetResult, error) {
+	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
+	repos, failures, err := rs.repositories(ctx)
+	if err != nil {
+		return res, err
+	}
+	// Named repositories that were not found count as matched, and failing.
+	res.Members = len(repos) + len(failures)
+	var total repoOutcome
+	changed := 0
+	for _, r := range repos {
+		o := each(ctx, r)
+		if o.yielded {
+			// A routine check gave way to creates and updates waiting for
+			// the forge's budget: the loop retries it later, with no
+			// failure recorded and no Warning.
+			return res, forge.ErrYield
+		}
+		total.created += o.created
+		total.updated += o.updated
+		total.renamed += o.renamed
+		total.merged += o.merged
+		total.deleted += o.deleted
+		if o.wrote() {
+			changed++
+		}
+		if !write && len(o.problems) == 0 && len(o.diffs) > 0 {
+			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
+		}
+		if len(o.problems) > 0 {
+			failures = append(failures, memberFailure(r.String(), o.problems))
+		}
+	}
+	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
+	res.InSync = res.Members - len(failures)
+	res.Failures = failures
+	if changed > 0 {
+		res.Changes = summaryOf(changed, total, rs.noun, rs.nouns)
+	}
+
+	shown := failures[:min(len(failures), maxFailures)]
+	next := make([]forgev1.SetFailure, len(shown))
+	for i, f := range shown {
+		next[i] = forgev1.SetFailure{Repository: f.Member, Reason: f.Reason, Message: f.Message}
+	}
+	res.FailuresChanged = !slices.Equal(st.Failures, next)
+	st.Failures = next
+	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
+	return res, nil
+}
+
+// maxFailures bounds status.failures (the CRD says so too).
+const maxFailures = 20
+
+// repo is one matched repository.
+type repo struct{ owner, name string }
+
+func (r repo) String() string { return r.owner + "/" + r.name }
+
+// repoOutcome is what one repository's pass found and did.
+type repoOutcome struct {
+	created, updated, renamed, merged, deleted int
+	problems                                   []problem
+	diffs                                      []string
+	// yielded: a read gave way to other work (forge.ErrYield), which is
+	// no failure: the whole pass gives way.
+	yielded bool
+}
+
+type problem struct {
+	reason, message string
+	stall           bool
+}
+
+func (o *repoOutcome) wrote() bool {
+	return o.created+o.updated+o.renamed+o.merged+o.deleted > 0
+}
+
+func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any) {
+	o.problems = append(o.problems, problem{reason: reason, message: fmt.Sprintf(format, args...), stall: stall})
+}
+
+// failErr records a forge failure, classified as every kind does; a read
+// that gave way is none.
+func (o *repoOutcome) failErr(err error) {
+	if errors.Is(err, forge.ErrYield) {
+		o.yielded = true
+		return
+	}
+	c, ok := reconciler.Classify(err)
+	if !ok {
+		c = reconciler.Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}
+	}
+	o.fail(c.Reason, c.State == conditions.Stalled, "%s", c.Message)
+}
+
+// memberFailure folds a repository's problems into one failure: the reason
+// of the first that a retry may cure, else of the first; stalled only when
+// each needs a user's change.
+func memberFailure(member string, ps []problem) reconciler.MemberFailure {
+	f := reconciler.MemberFailure{Member: member, Reason: ps[0].reason, Stall: true}
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.message
+		if !p.stall && f.Stall {
+			f.Stall, f.Reason = false, p.reason
+		}
+	}
+	f.Message = bound(strings.Join(msgs, "; "))
+	return f
+}
+
+func bound(s string) string {
+	if len(s) <= forge.MaxMessage {
+		return s
+	}
+	return strings.ToValidUTF8(s[:forge.MaxMessage-3], "") + "..."
+}
+
+// summary is the Event of a LabelSet pass that wrote:
+// "3 repositories: created 12, updated 4, renamed 1, deleted 2 labels".
+func summary(repos int, t repoOutcome) string { return summaryOf(repos, t, "label", "labels") }
+
+// summaryOf is the Event of a set's pass that wrote, its objects named by
+// noun and nouns.
+func summaryOf(repos int, t repoOutcome, noun1, nouns string) string {
+	var parts []string
+	for _, c := range []struct {
+		verb string
+		n    int
+	}{{"created", t.created}, {"updated", t.updated}, {"renamed", t.renamed}, {"merged", t.merged}, {"deleted", t.deleted}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c.verb, c.n))
+		}
+	}
+	noun := "repositories"
+	if repos == 1 {
+		noun = "repository"
+	}
+	if t.created+t.updated+t.renamed+t.merged+t.deleted == 1 {
+		nouns = noun1
+	}
+	return fmt.Sprintf("%d %s: %s %s", repos, noun, strings.Join(parts, ", "), nouns)
+}
+
+// repositories resolves the set's repositories afresh: one repository
+// listing per owner. Archived ones are skipped; named repositories that do
+// not exist are failures.
+func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.MemberFailure, error) {
+	sel := rs.sel
+	if sel.Organization != nil {
+		org := string(*sel.Organization)
+		all, err := rs.fc.ListOrgRepos(ctx, org)
+		if err != nil {
+			return nil, nil, reconciler.ParentMissing(err, "organization "+org)
+		}
+		var out []repo
+		for _, r := range all {
+			if !r.Archived && selected(r.Name, sel.Include, sel.Exclude) {
+				out = append(out, repo{owner: org, name: r.Name})
+			}
+		}
+		slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
+		return out, nil, nil
+	}
+
+	byOwner := map[string][]repo{}
+	var owners []string
+	for _, n := range sel.Names {
+		owner, name, _ := strings.Cut(string(n), "/")
+		k := strings.ToLower(owner)
+		if _, ok := byOwner[k]; !ok {
+			owners = append(owners, k)
+		}
+		byOwner[k] = append(byOwner[k], repo{owner: owner, name: name})
+	}
+	slices.Sort(owners)
+	var out []repo
+	var failures []reconciler.MemberFailure
+	for _, k := range owners {
+		wanted := byOwner[k]
+		listed, err := rs.ownerRepos(ctx, wanted)
+		if errors.Is(err, forge.ErrYield) {
+			return nil, nil, err // the whole pass gives way
+		}
+		if err != nil {
+			for _, w := range wanted {
+				var o repoOutcome
+				o.failErr(err)
+				failures = append(failures, memberFailure(w.String(), o.problems))
+			}
+			continue
+		}
+		for _, w := range wanted {
+			i := slices.IndexFunc(listed, func(r forge.Repository) bool { return strings.EqualFold(r.Name, w.name) })
+			switch {
+			case i < 0:
+				failures = append(failures, reconciler.MemberFailure{Member: w.String(), Reason: forgev1.ReasonParentNotFound,
+					Message: fmt.Sprintf("repository %s not found on the forge; waiting for it to exist", w)})
+			case !listed[i].Archived:
+				out = append(out, w)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
+	return out, failures, nil
+}
+
+// ownerRepos reads the named repositories of one owner: from its
+// organization's listing, or, for a user's repositories (no organization
+// listing), one read each; a repository that does not exist is left out.
+func (rs *repoSet) ownerRepos(ctx context.Context, wanted []repo) ([]forge.Repository, error) {
+	listed, err := rs.fc.ListOrgRepos(ctx, wanted[0].owner)
+	if !forge.IsNotFound(err) {
+		return listed, err
+	}
+	listed = nil
+	for _, w := range wanted {
+		r, err := rs.fc.GetRepo(ctx, w.owner, w.name)
+		if forge.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		listed = append(listed, *r)
+	}
+	return listed, nil
+}
+
+// selected applies include (every name when empty), then exclude.
+func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
+	match := func(globs []forgev1.RepositoryGlob) bool {
+		return slices.ContainsFunc(globs, func(g forgev1.RepositoryGlob) bool {
+			ok, _ := path.Match(string(g), name)
+			return ok
+		})
+	}
+	return (len(include) == 0 || match(include)) && !match(exclude)
+}
+
+// sameServer lists the Forge objects (as namespace and name) that point at
+// the server this set's Forge points at (forge.ServerKey), its own first.
+// Without its Forge in the cache, only its own reference counts.
+func (rs *repoSet) sameServer(ctx context.Context) ([]types.NamespacedName, error) {
+	own := types.NamespacedName{Namespace: rs.obj.GetNamespace(), Name: rs.obj.GetManagedSpec().ForgeRef.Name}
+	var forges forgev1.ForgeList
+	if err := rs.cache.List(ctx, &forges); err != nil {
+		return nil, fmt.Errorf("list Forges: %w", err)
+	}
+	key := ""
+	for _, f := range forges.Items {
+		if f.Namespace == own.Namespace && f.Name == own.Name {
+			key = forge.ServerKey(f.Spec.URL)
+		}
+	}
+	out := []types.NamespacedName{own}
+	for _, f := range forges.Items {
+		n := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+		if key != "" && n != own && forge.ServerKey(f.Spec.URL) == key {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// setMatches says whether a selector picks a repository, by name only.
+func setMatches(sel forgev1.RepositorySelector) func(r repo) bool {
+	if sel.Organization != nil {
+		org := string(*sel.Organization)
+		return func(r repo) bool {
+			return strings.EqualFold(r.owner, org) && selected(r.name, sel.Include, sel.Exclude)
+		}
+	}
+	return func(r repo) bool {
+		return slices.ContainsFunc(sel.Names, func(n forgev1.RepositoryName) bool { return strings.EqualFold(string(n), r.String()) })
+	}
+}
+
+// olderThan orders resources as the loop does: creation time, then name.
+func olderThan(a, b client.Object) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	return a.GetName() < b.GetName()
+}
+
+// boundList joins at most ten entries, saying how many more there are.
+func boundList(items []string) string {
+	const shown = 10
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(append(items[:shown:shown], fmt.Sprintf("and %d more", len(items)-shown)), ", ")
+}
+
+// removeListed deletes a set's objects from every matched repository
+// (deletionPolicy Delete), from listings taken now: doomed lists those of
+// r that the set lists and no other resource holds, del deletes one. A
+// repository that would lose more than max loses none and the set keeps
+// its finalizer (Stalled) until the limit is raised or the policy is
+// Orphan; a repository that is gone has nothing left to delete.
+func removeListed[T any](ctx context.Context, rs *repoSet, max int,
+	doomed func(ctx context.Context, r repo) ([]T, error), del func(ctx context.Context, r repo, item T) error) (string, error) {
+	ctx = forge.WithMaxAge(ctx, 0)
+	repos, _, err := rs.repositories(ctx)
+	if forge.IsNotFound(err) {
+		// The organization is gone, and its objects with it: holding the
+		// finalizer would block the set's deletion for ever.
+		return fmt.Sprintf("the organization is gone; no %s to delete", rs.nouns), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	deleted, touched := 0, 0
+	var errs []error
+	var over []string
+	for _, r := range repos {
+		items, err := doomed(ctx, r)
+		if err != nil {
+			if !forge.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if len(items) > max {
+			over = append(over, fmt.Sprintf("%s (%d)", r, len(items)))
+			continue
+		}
+		n := 0
+		for _, it := range items {
+			if err := del(ctx, r, it); err != nil && !forge.IsNotFound(err) {
+				errs = append(errs, err)
+				continue
+			}
+			n++
+		}
+		if n > 0 {
+			deleted += n
+			touched++
+		}
+	}
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	if len(over) > 0 {
+		return "", reconciler.Stall(forgev1.ReasonTooManyDeletions,
+			"deleting the set would delete more than maxDeletionsPerRepository %d %s in %s; deleted none there (%d %s deleted elsewhere): raise the limit, or set deletionPolicy Orphan to leave them",
+			max, rs.nouns, boundList(over), deleted, rs.nouns)
+	}
+	return fmt.Sprintf("deleted %d %s of the set in %d of %d repositories", deleted, rs.nouns, touched, len(repos)), nil
+}
