@@ -278,6 +278,9 @@ func createBasics(ctx context.Context, k8s client.Client) error {
 		secret("gitea-token", "token", demoToken),
 		secret("acme-webhook", "secret", "demo-webhook-signing-secret"),
 		secret("acme-slack-webhook", "url", "https://hooks.slack.example.com/services/T0000/B0000/demo"),
+		secret("web-deploy-token", "token", "demo-deploy-token"),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "acme-ci"},
+			Data: map[string]string{"registry": "registry.acme.example"}},
 	}
 	for _, o := range objs {
 		if err := k8s.Create(ctx, o); err != nil {
