@@ -299,6 +299,7 @@ func (s *Server) routes() *http.ServeMux {
 
 	s.repoRoutes(h)
 	s.teamRoutes(h)
+	s.branchProtectionRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
 	s.issueRoutes(h)

@@ -99,6 +99,8 @@ type repo struct {
 	// oldNames are the names it had (lower case); their paths redirect here.
 	oldNames []string
 	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
+	// branchRules are its branch protection rules (handlers_branchprotections.go).
+	branchRules []*branchRule
 }
 
 type hook struct {

@@ -84,6 +84,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, repositoryBehaviours...)
 	behaviours = append(behaviours, teamBehaviours...)
 	behaviours = append(behaviours, actionsBehaviours...)
+	behaviours = append(behaviours, branchProtectionBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -108,6 +108,9 @@ func (c readOnly) ListActionsSecrets(ctx context.Context, scope Scope) ([]Action
 func (c readOnly) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
 	return c.r.ListActionsVariables(ctx, scope)
 }
+func (c readOnly) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
+	return c.r.ListBranchProtections(ctx, owner, repo)
+}
 func (c readOnly) ListIssuesWithLabel(ctx context.Context, owner, repo, label string) ([]Issue, error) {
 	return c.r.ListIssuesWithLabel(ctx, owner, repo, label)
 }
@@ -196,6 +199,15 @@ func (readOnly) UpdateActionsVariable(context.Context, Scope, string, string, st
 }
 func (readOnly) DeleteActionsVariable(context.Context, Scope, string) error {
 	return refuse("delete Actions variable")
+}
+func (readOnly) CreateBranchProtection(context.Context, string, string, BranchProtection) (*BranchProtection, error) {
+	return nil, refuse("create branch protection")
+}
+func (readOnly) EditBranchProtection(context.Context, string, string, string, EditBranchProtectionOption) (*BranchProtection, error) {
+	return nil, refuse("edit branch protection")
+}
+func (readOnly) DeleteBranchProtection(context.Context, string, string, string) error {
+	return refuse("delete branch protection")
 }
 func (readOnly) EditRunner(context.Context, Scope, int64, bool) (*Runner, error) {
 	return nil, refuse("edit runner")

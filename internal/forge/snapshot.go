@@ -170,6 +170,7 @@ type Snapshots struct {
 	teams    *store[Team]
 	secrets  *store[ActionsSecret]
 	vars     *store[ActionsVariable]
+	bps      *store[BranchProtection]
 }
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
@@ -194,6 +195,7 @@ func NewSnapshots(fc Interface) *Snapshots {
 			func(v ActionsSecret) ActionsSecret { return v }),
 		vars: newStore(kept, nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name }),
 			func(v ActionsVariable) ActionsVariable { return v }),
+		bps: newStore(kept, ruleID, cloneRule),
 		teams: newStore(kept, func(t Team) int64 { return t.ID }, func(t Team) Team {
 			t.UnitsMap = maps.Clone(t.UnitsMap)
 			return t
@@ -236,6 +238,7 @@ func (s *Snapshots) Close() {
 	s.teams.forgetAll()
 	s.secrets.forgetAll()
 	s.vars.forgetAll()
+	s.bps.forgetAll()
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -439,6 +442,47 @@ func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name
 func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
 	err := s.Interface.DeleteActionsVariable(ctx, scope, name)
 	s.vars.drop(scope.String())
+	return err
+}
+
+// ---- branch protections: one listing per repository, rules kept by
+// name; creates and edits answer the rule, which replaces it ----
+
+// ruleID gives a store the number it keeps a rule by: its name's.
+var ruleID = nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName })
+
+func cloneRule(bp BranchProtection) BranchProtection {
+	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
+		&bp.ForcePushAllowlistTeams, &bp.MergeWhitelistUsernames, &bp.MergeWhitelistTeams, &bp.StatusCheckContexts,
+		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams} {
+		*l = slices.Clone(*l)
+	}
+	return bp
+}
+
+func bpsKey(owner, repo string) string { return RepoScope(owner, repo).String() }
+
+func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
+	return s.bps.list(ctx, s, bpsKey(owner, repo), func(ctx context.Context) ([]BranchProtection, error) {
+		return s.Interface.ListBranchProtections(ctx, owner, repo)
+	})
+}
+
+func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
+	out, err := s.Interface.CreateBranchProtection(ctx, owner, repo, bp)
+	s.bps.wrote(bpsKey(owner, repo), out, 0, err)
+	return out, err
+}
+
+func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
+	out, err := s.Interface.EditBranchProtection(ctx, owner, repo, name, opt)
+	s.bps.wrote(bpsKey(owner, repo), out, 0, err)
+	return out, err
+}
+
+func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
+	err := s.Interface.DeleteBranchProtection(ctx, owner, repo, name)
+	s.bps.wrote(bpsKey(owner, repo), nil, ruleID(BranchProtection{RuleName: name}), err)
 	return err
 }
 

@@ -465,3 +465,81 @@ type ActionsVariable struct {
 	Data        string `json:"data"`
 	Description string `json:"description"`
 }
+
+// BranchProtection is a branch protection rule of a repository as the forge
+// keeps it (GET /repos/{o}/{r}/branch_protections). Gitea's API gives rules
+// no id: the rule name is the key. branchprotections.go records how the
+// forge stores and answers each field.
+type BranchProtection struct {
+	RuleName                      string   `json:"rule_name"`
+	Priority                      int64    `json:"priority"`
+	EnablePush                    bool     `json:"enable_push"`
+	EnablePushWhitelist           bool     `json:"enable_push_whitelist"`
+	PushWhitelistUsernames        []string `json:"push_whitelist_usernames"`
+	PushWhitelistTeams            []string `json:"push_whitelist_teams"`
+	PushWhitelistDeployKeys       bool     `json:"push_whitelist_deploy_keys"`
+	EnableForcePush               bool     `json:"enable_force_push"`
+	EnableForcePushAllowlist      bool     `json:"enable_force_push_allowlist"`
+	ForcePushAllowlistUsernames   []string `json:"force_push_allowlist_usernames"`
+	ForcePushAllowlistTeams       []string `json:"force_push_allowlist_teams"`
+	ForcePushAllowlistDeployKeys  bool     `json:"force_push_allowlist_deploy_keys"`
+	EnableMergeWhitelist          bool     `json:"enable_merge_whitelist"`
+	MergeWhitelistUsernames       []string `json:"merge_whitelist_usernames"`
+	MergeWhitelistTeams           []string `json:"merge_whitelist_teams"`
+	EnableStatusCheck             bool     `json:"enable_status_check"`
+	StatusCheckContexts           []string `json:"status_check_contexts"`
+	RequiredApprovals             int64    `json:"required_approvals"`
+	EnableApprovalsWhitelist      bool     `json:"enable_approvals_whitelist"`
+	ApprovalsWhitelistUsernames   []string `json:"approvals_whitelist_username"`
+	ApprovalsWhitelistTeams       []string `json:"approvals_whitelist_teams"`
+	BlockOnRejectedReviews        bool     `json:"block_on_rejected_reviews"`
+	BlockOnOfficialReviewRequests bool     `json:"block_on_official_review_requests"`
+	BlockOnOutdatedBranch         bool     `json:"block_on_outdated_branch"`
+	DismissStaleApprovals         bool     `json:"dismiss_stale_approvals"`
+	IgnoreStaleApprovals          bool     `json:"ignore_stale_approvals"`
+	RequireSignedCommits          bool     `json:"require_signed_commits"`
+	ProtectedFilePatterns         string   `json:"protected_file_patterns"`
+	UnprotectedFilePatterns       string   `json:"unprotected_file_patterns"`
+	BlockAdminMergeOverride       bool     `json:"block_admin_merge_override"`
+}
+
+// EditBranchProtectionOption is the body of PATCH
+// /repos/{o}/{r}/branch_protections/{name}: nil fields are not sent; a
+// non-nil list pointer to an empty list is sent as [] (clears it). The
+// forge applies enable_push_whitelist (and push_whitelist_deploy_keys)
+// only when the same PATCH sends enable_push: true, and
+// enable_force_push_allowlist (and force_push_allowlist_deploy_keys) only
+// with enable_force_push: true. Gitea 1.24 reads
+// force_push_allowlist_usernames only when force_push_allowlist_deploy_keys
+// is sent too (and clears the list when only the latter is): send both.
+type EditBranchProtectionOption struct {
+	Priority                      *int64    `json:"priority,omitempty"`
+	EnablePush                    *bool     `json:"enable_push,omitempty"`
+	EnablePushWhitelist           *bool     `json:"enable_push_whitelist,omitempty"`
+	PushWhitelistUsernames        *[]string `json:"push_whitelist_usernames,omitempty"`
+	PushWhitelistTeams            *[]string `json:"push_whitelist_teams,omitempty"`
+	PushWhitelistDeployKeys       *bool     `json:"push_whitelist_deploy_keys,omitempty"`
+	EnableForcePush               *bool     `json:"enable_force_push,omitempty"`
+	EnableForcePushAllowlist      *bool     `json:"enable_force_push_allowlist,omitempty"`
+	ForcePushAllowlistUsernames   *[]string `json:"force_push_allowlist_usernames,omitempty"`
+	ForcePushAllowlistTeams       *[]string `json:"force_push_allowlist_teams,omitempty"`
+	ForcePushAllowlistDeployKeys  *bool     `json:"force_push_allowlist_deploy_keys,omitempty"`
+	EnableMergeWhitelist          *bool     `json:"enable_merge_whitelist,omitempty"`
+	MergeWhitelistUsernames       *[]string `json:"merge_whitelist_usernames,omitempty"`
+	MergeWhitelistTeams           *[]string `json:"merge_whitelist_teams,omitempty"`
+	EnableStatusCheck             *bool     `json:"enable_status_check,omitempty"`
+	StatusCheckContexts           *[]string `json:"status_check_contexts,omitempty"`
+	RequiredApprovals             *int64    `json:"required_approvals,omitempty"`
+	EnableApprovalsWhitelist      *bool     `json:"enable_approvals_whitelist,omitempty"`
+	ApprovalsWhitelistUsernames   *[]string `json:"approvals_whitelist_username,omitempty"`
+	ApprovalsWhitelistTeams       *[]string `json:"approvals_whitelist_teams,omitempty"`
+	BlockOnRejectedReviews        *bool     `json:"block_on_rejected_reviews,omitempty"`
+	BlockOnOfficialReviewRequests *bool     `json:"block_on_official_review_requests,omitempty"`
+	BlockOnOutdatedBranch         *bool     `json:"block_on_outdated_branch,omitempty"`
+	DismissStaleApprovals         *bool     `json:"dismiss_stale_approvals,omitempty"`
+	IgnoreStaleApprovals          *bool     `json:"ignore_stale_approvals,omitempty"`
+	RequireSignedCommits          *bool     `json:"require_signed_commits,omitempty"`
+	ProtectedFilePatterns         *string   `json:"protected_file_patterns,omitempty"`
+	UnprotectedFilePatterns       *string   `json:"unprotected_file_patterns,omitempty"`
+	BlockAdminMergeOverride       *bool     `json:"block_admin_merge_override,omitempty"`
+}

@@ -1,0 +1,192 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Branch protection rules, GET|POST /repos/{o}/{r}/branch_protections and
+// PATCH|DELETE .../branch_protections/{name}.
+//
+// What the forge does, verified live on Gitea 1.24.6, 1.25.5 and 1.26.4
+// (the contract suite and a probe, SQLite) and read in their source; the
+// fake (internal/fakeforge/handlers_branchprotections.go) answers the same,
+// as each release when it reports one:
+//
+//   - Access: repository admins only, the listing included: no token is
+//     401 "token is required", a non-admin 403 "user should be an owner or
+//     a collaborator with admin write of a repository"; an unknown
+//     repository 404 "not found", an unknown owner 404 "GetUserByName".
+//   - Listing: one JSON array, never paged (page and limit are ignored, no
+//     X-Total-Count), ordered by priority, then plain names before globs,
+//     then creation time in seconds (rules made in one second: no fixed
+//     order). Lists in answers are [] when empty, never null, except
+//     status_check_contexts: null until sent.
+//   - Names: rule_name is the key, compared exactly (SQLite: "main" and
+//     "MAIN" are two rules, PATCH of "Main" is 404). A taken name on POST
+//     is 403 "Branch protection already exist"; an empty one 400 "both
+//     rule_name and branch_name are empty"; an unknown name on PATCH or
+//     DELETE 404 "not found" (1.24: "The target couldn't be found.").
+//     branch_name in answers is the rule name, "" for a glob (a name
+//     holding one of *?\[]{}).
+//   - The name in the path is one escaped segment (release%2F%2A): 1.26
+//     routes the rest of the path and takes a raw slash too; 1.24 and 1.25
+//     route one segment, so release/* unescaped finds no route (plain-text
+//     404, KindRouteNotFound).
+//   - Create keeps every field as sent (force_push_allowlist_*, priority,
+//     block_admin_merge_override included: no field is ignored on any of
+//     the three releases), except the switches' chain: enable_push_whitelist
+//     and push_whitelist_deploy_keys need enable_push, enable_force_push
+//     needs enable_push, its allow-list and deploy keys need it in turn.
+//     Allow-list names are kept whatever the switches say.
+//   - priority: as sent; 0 or not sent is MAX(priority)+1 among the
+//     repository's rules (the first is 1). PATCH sets any value, 0
+//     included. POST .../branch_protections/priority ({"ids": [...]})
+//     renumbers rules 1..n in the order of their ids, which the API never
+//     shows: the client has no call for it.
+//   - required_approvals below 0: 0 on create, ignored on PATCH.
+//   - status_check_contexts are kept as sent: order and repeats.
+//     protected_file_patterns and unprotected_file_patterns are kept
+//     verbatim ("*.md; docs/**", " a.txt ;b.txt "): the forge splits on
+//     ";", trims and lower-cases only when it matches files.
+//   - Allow-lists: users and teams resolve in any case. Users are checked
+//     before teams, lists in the order push, force push, merge, approvals;
+//     the first unknown is 422 "user does not exist [uid: 0, name: <as
+//     sent>]" or "team does not exist [org_id <id>, team_id 0, name: <as
+//     sent>]", and nothing is written. Dropped without a word: push, force
+//     push and merge users without write access to the code (a read
+//     collaborator, a stranger to a public repository, an organization's
+//     name); approvals users without read access to pull requests through
+//     collaboration, a team or ownership; teams not given the repository
+//     or without read access to its code or pull requests.
+//   - Read back, users come with the case they were created with, once
+//     each, ordered by name in bytes (upper case first; 1.24: by account
+//     id), and only while they have read access to pull requests: a user
+//     whose collaboration ends leaves every list. Teams by name in bytes.
+//   - A user's repository ignores the team lists, unknown names included,
+//     and reads them back [].
+//   - PATCH changes what is sent; a list sent replaces the list ([] clears
+//     it, null is not sent). enable_push_whitelist is applied only with
+//     enable_push: true in the same PATCH, push_whitelist_deploy_keys only
+//     with both true; enable_push: false clears both. The same holds for
+//     enable_force_push, enable_force_push_allowlist and
+//     force_push_allowlist_deploy_keys; force push needs no push on PATCH.
+//     1.24 reads force_push_allowlist_usernames only when
+//     force_push_allowlist_deploy_keys is sent: the list alone is ignored,
+//     the deploy-keys switch alone clears it (fixed in 1.25).
+//   - An archived repository: POST and PATCH are 423 "<owner>/<repo> is
+//     archived" (1.24: "<Repository <id>:<owner>/<repo>> is archived"),
+//     PATCH before the name is looked up; label writes are accepted there,
+//     these are not. DELETE is 423 on 1.26; 1.24 and 1.25 look the name
+//     up (404) and then fail with 500 "<Repository <id>:<owner>/<repo>> is
+//     archived" (the message only for site admins). 423 is KindUnknown:
+//     read Error.StatusCode. The listing still answers.
+
+// bpCall is a call on a repository's branch protection route.
+func bpCall(op, method, owner, repo string, name ...string) call {
+	cl := call{op: op, method: method, route: "/repos/{owner}/{repo}/branch_protections", args: []any{owner, repo}}
+	if len(name) > 0 {
+		// The name is one escaped path segment (release%2F%2A): Gitea 1.24
+		// and 1.25 route {name} as one segment and would not match a raw
+		// slash; 1.26 takes both. The forge unescapes it.
+		cl.route += "/{name}"
+		cl.args = append(cl.args, name[0])
+	}
+	return cl
+}
+
+// ListBranchProtections implements BranchProtectionsClient. The forge
+// answers every rule in one array, ignoring page and limit, so one request
+// is made; it is held to the listing bounds all the same.
+func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
+	cl := bpCall(fmt.Sprintf("list branch protections of %s/%s", owner, repo), http.MethodGet, owner, repo)
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	budget := &listBudget{c: c, cl: cl}
+	if err := budget.read(resp.body); err != nil {
+		return nil, err
+	}
+	var all []BranchProtection
+	if err := json.Unmarshal(resp.body, &all); err != nil {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %q: %w",
+			resp.status, truncate(string(resp.body), maxAnswerShown), err)})
+	}
+	if err := budget.decoded(len(all)); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(all))
+	for _, bp := range all {
+		// The name is the key: a rule without one, or one listed twice,
+		// could not be told apart from another.
+		if bp.RuleName == "" || seen[bp.RuleName] {
+			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the list holds a rule named %q twice or without a name", bp.RuleName)})
+		}
+		seen[bp.RuleName] = true
+	}
+	if all == nil {
+		all = []BranchProtection{}
+	}
+	return all, nil
+}
+
+// CreateBranchProtection implements BranchProtectionsClient.
+func (c *Client) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
+	cl := bpCall(fmt.Sprintf("create branch protection %q in %s/%s", bp.RuleName, owner, repo), http.MethodPost, owner, repo)
+	cl.body = bp
+	return c.fetchRule(ctx, cl)
+}
+
+// EditBranchProtection implements BranchProtectionsClient. A list pointer
+// to a nil list is sent as [] (clears the list): the forge takes null as
+// not sent.
+func (c *Client) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
+	for _, l := range []**[]string{&opt.PushWhitelistUsernames, &opt.PushWhitelistTeams, &opt.ForcePushAllowlistUsernames,
+		&opt.ForcePushAllowlistTeams, &opt.MergeWhitelistUsernames, &opt.MergeWhitelistTeams, &opt.StatusCheckContexts,
+		&opt.ApprovalsWhitelistUsernames, &opt.ApprovalsWhitelistTeams} {
+		if *l != nil && **l == nil {
+			*l = &[]string{}
+		}
+	}
+	cl := bpCall(fmt.Sprintf("edit branch protection %q in %s/%s", name, owner, repo), http.MethodPatch, owner, repo, name)
+	cl.body = opt
+	return c.fetchRule(ctx, cl)
+}
+
+// DeleteBranchProtection implements BranchProtectionsClient.
+func (c *Client) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
+	_, err := c.do(ctx, bpCall(fmt.Sprintf("delete branch protection %q in %s/%s", name, owner, repo), http.MethodDelete, owner, repo, name))
+	return err
+}
+
+// fetchRule makes a write that answers the rule; an answer without a rule
+// name is refused, as the name is what the rule is kept by.
+func (c *Client) fetchRule(ctx context.Context, cl call) (*BranchProtection, error) {
+	bp, err := fetch[BranchProtection](ctx, c, cl)
+	if err != nil {
+		return nil, err
+	}
+	if bp.RuleName == "" {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered a rule without a name")})
+	}
+	return bp, nil
+}
