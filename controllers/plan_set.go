@@ -45,7 +45,7 @@ type setPlanner[T forgev1.Managed] struct {
 }
 
 // claimKinds are the kinds whose planned objects a set's claims read.
-var claimKinds = []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}}
+var claimKinds = []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}, &forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
 
 // newSetPlanner indexes the planned objects of claimKinds by Forge, as
 // the manager's cache does.

@@ -55,7 +55,9 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.Team](teamKind{}, true),
 		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests}, true),
 		managedKind[*forgev1.ActionsVariable](actionsVariableKind{}, true),
+		managedKind[*forgev1.BranchProtection](branchProtectionKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{}),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{}),
 	}
 }
 

@@ -123,6 +123,25 @@ spec:
   forgeRef: {name: gitea}
   organization: acme
 `,
+	"BranchProtection": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: BranchProtection
+metadata: {name: web-main}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  ruleName: main
+`,
+	"BranchProtectionSet": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: BranchProtectionSet
+metadata: {name: protect-main}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {organization: acme}
+  rules:
+  - ruleName: main
+`,
 	"Repository": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Repository

@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// RBAC of the BranchProtection and BranchProtectionSet controllers.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=branchprotections;branchprotectionsets,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=branchprotections/status;branchprotectionsets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=branchprotections/finalizers;branchprotectionsets/finalizers,verbs=update
+
+// branchProtectionKind manages one branch protection rule, addressed by its
+// rule name in its repository (the forge gives rules no id).
+type branchProtectionKind struct{}
+
+func (branchProtectionKind) New() *forgev1.BranchProtection             { return &forgev1.BranchProtection{} }
+func (branchProtectionKind) NewList() client.ObjectList                 { return &forgev1.BranchProtectionList{} }
+func (branchProtectionKind) Secrets(*forgev1.BranchProtection) []string { return nil }
+
+func ruleScope(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) }
+
+// Key: one rule per name and repository; rule names are case-sensitive.
+func (branchProtectionKind) Key(b *forgev1.BranchProtection) string {
+	return ruleScope(b).key() + "|rule:" + string(b.Spec.RuleName)
+}
+
+func (branchProtectionKind) Describe(b *forgev1.BranchProtection) string {
+	return fmt.Sprintf("branch protection rule %q in %s", b.Spec.RuleName, ruleScope(b).describe())
+}
+
+func (branchProtectionKind) Connect(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass) (reconciler.External, error) {
+	return &branchProtection{obj: b, fc: pass.Forge, scope: ruleScope(b)}, nil
+}
+
+// A rule lives in a repository: it waits for its Repository and writes
+// nothing to an archived one.
+func (branchProtectionKind) RepoRefs(b *forgev1.BranchProtection) []string {
+	return ruleScope(b).repoRefs()
+}
+func (branchProtectionKind) BeforeWrite(ctx context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass) error {
+	return ruleScope(b).beforeWrite(ctx, pass)
+}
+
+type branchProtection struct {
+	obj   *forgev1.BranchProtection
+	fc    forge.Interface
+	scope scope
+}
+
+func (e *branchProtection) spec() *forgev1.BranchProtectionRule {
+	return &e.obj.Spec.BranchProtectionRule
+}
+
+func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	have := findRule(all, string(e.obj.Spec.RuleName))
+	if have == nil {
+		return reconciler.Observation{}, nil
+	}
+	d := ruleDiff(e.spec(), have)
+	return reconciler.Observation{Exists: true, Name: have.RuleName, Changes: d.changes, Diff: reconciler.Fields(d.changes)}, nil
+}
+
+func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, error) {
+	name := string(e.obj.Spec.RuleName)
+	if err := createRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec()); err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	return reconciler.Observation{Exists: true, Name: name}, nil
+}
+
+func (e *branchProtection) Update(ctx context.Context, obs reconciler.Observation) error {
+	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
+	if err != nil {
+		return err
+	}
+	have := findRule(all, obs.Name)
+	if have == nil {
+		return reconciler.Wait(forgev1.ReasonNotFound, "branch protection rule %q is gone from %s", obs.Name, e.scope.describe())
+	}
+	return editRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec(), have)
+}
+
+func (e *branchProtection) Delete(ctx context.Context, obs reconciler.Observation) error {
+	err := e.fc.DeleteBranchProtection(ctx, e.scope.Owner, e.scope.Repo, obs.Name)
+	if forge.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// ---- the rule's fields, shared by BranchProtection and BranchProtectionSet ----
+
+// findRule is the rule named name in all (names are case-sensitive), or nil.
+func findRule(all []forge.BranchProtection, name string) *forge.BranchProtection {
+	i := slices.IndexFunc(all, func(r forge.BranchProtection) bool { return r.RuleName == name })
+	if i < 0 {
+		return nil
+	}
+	return &all[i]
+}
+
+// The spec's rule (forgev1.BranchProtectionRule), the forge's rule
+// (forge.BranchProtection) and the forge's edit (forge.EditBranchProtectionOption)
+// name each field alike, so one walk over the spec's fields compares them
+// all and builds the edit: a field the spec leaves unset (nil) is not
+// managed. TestRuleFieldsMatch keeps the three types in step.
+
+// ruleDelta is what differs between a spec's rule and the forge's.
+type ruleDelta struct {
+	changes []reconciler.Change
+	edit    forge.EditBranchProtectionOption
+}
+
+var (
+	specRuleType = reflect.TypeFor[forgev1.BranchProtectionRule]()
+	editRuleType = reflect.TypeFor[forge.EditBranchProtectionOption]()
+)
+
+// ruleDiff compares every field the spec sets with the forge's rule,
+// normalised as the forge keeps it: user and team names without case,
+// lists as sets, file patterns as their list of globs.
+func ruleDiff(spec *forgev1.BranchProtectionRule, have *forge.BranchProtection) ruleDelta {
+	var d ruleDelta
+	sv, hv, ev := reflect.ValueOf(spec).Elem(), reflect.ValueOf(have).Elem(), reflect.ValueOf(&d.edit).Elem()
+	for i := range specRuleType.NumField() {
+		f := specRuleType.Field(i)
+		if f.Name == "RuleName" || sv.Field(i).IsNil() {
+			continue
+		}
+		want, got := sv.Field(i), hv.FieldByName(f.Name)
+		json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch want.Kind() {
+		case reflect.Slice:
+			w, g := stringsOf(want), stringsOf(got)
+			fold := f.Name != "StatusCheckContexts" // logins and team names ignore case
+			if !sameSet(w, g, fold) {
+				d.changes = append(d.changes, change(json, sortedCopy(g), sortedCopy(w)))
+				ev.FieldByName(f.Name).Set(reflect.ValueOf(&w))
+			}
+		default: // a pointer to bool, int64 or string
+			w := want.Elem()
+			if w.Kind() == reflect.String {
+				if filePatterns(w.String()) == filePatterns(got.String()) {
+					continue
+				}
+			} else if w.Equal(got) {
+				continue
+			}
+			d.changes = append(d.changes, change(json, got.Interface(), w.Interface()))
+			p := reflect.New(w.Type())
+			p.Elem().Set(w)
+			ev.FieldByName(f.Name).Set(p)
+		}
+	}
+	slices.SortFunc(d.changes, byField)
+	completeChains(spec, have, &d.edit)
+	return d
+}
+
+// completeChains sends whole the switch chains the forge applies only
+// together: a PATCH changes enable_push_whitelist only with enable_push
+// sent true, and push_whitelist_deploy_keys only under both; likewise
+// enable_force_push_allowlist under enable_force_push, and its deploy keys
+// under both; and Gitea 1.24 reads the force-push user list only when
+// force_push_allowlist_deploy_keys is sent. So when one link differs,
+// every link is sent, as the spec wants it or else as the forge has it.
+func completeChains(spec *forgev1.BranchProtectionRule, have *forge.BranchProtection, e *forge.EditBranchProtectionOption) {
+	pick := func(want *bool, have bool) *bool {
+		if want != nil {
+			return want
+		}
+		return &have
+	}
+	if e.EnablePush != nil || e.EnablePushWhitelist != nil || e.PushWhitelistDeployKeys != nil {
+		e.EnablePush = pick(spec.EnablePush, have.EnablePush)
+		e.EnablePushWhitelist = pick(spec.EnablePushWhitelist, have.EnablePushWhitelist)
+		e.PushWhitelistDeployKeys = pick(spec.PushWhitelistDeployKeys, have.PushWhitelistDeployKeys)
+	}
+	if e.EnableForcePush != nil || e.EnableForcePushAllowlist != nil || e.ForcePushAllowlistDeployKeys != nil ||
+		e.ForcePushAllowlistUsernames != nil {
+		e.EnableForcePush = pick(spec.EnableForcePush, have.EnableForcePush)
+		e.EnableForcePushAllowlist = pick(spec.EnableForcePushAllowlist, have.EnableForcePushAllowlist)
+		e.ForcePushAllowlistDeployKeys = pick(spec.ForcePushAllowlistDeployKeys, have.ForcePushAllowlistDeployKeys)
+	}
+}
+
+// newRule is the rule the spec describes, for a create: the forge's
+// defaults (off, empty) for every field the spec leaves unset.
+func newRule(spec *forgev1.BranchProtectionRule) forge.BranchProtection {
+	bp := forge.BranchProtection{RuleName: string(spec.RuleName)}
+	sv, bv := reflect.ValueOf(spec).Elem(), reflect.ValueOf(&bp).Elem()
+	for i := range specRuleType.NumField() {
+		f := specRuleType.Field(i)
+		if f.Name == "RuleName" || sv.Field(i).IsNil() {
+			continue
+		}
+		if f.Type.Kind() == reflect.Slice {
+			bv.FieldByName(f.Name).Set(reflect.ValueOf(stringsOf(sv.Field(i))))
+			continue
+		}
+		bv.FieldByName(f.Name).Set(sv.Field(i).Elem())
+	}
+	return bp
+}
+
+// stringsOf reads a slice of any string type.
+func stringsOf(v reflect.Value) []string {
+	out := make([]string, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).String()
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// sameSet says whether a and b hold the same strings, in any order and,
+// with fold, any case.
+func sameSet(a, b []string, fold bool) bool {
+	norm := func(s []string) []string {
+		out := make([]string, 0, len(s))
+		for _, x := range s {
+			if fold {
+				x = strings.ToLower(x)
+			}
+			out = append(out, x)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(norm(a), norm(b))
+}
+
+// filePatterns normalises a ';'-separated glob list: entries trimmed,
+// empty ones dropped.
+func filePatterns(s string) string {
+	var out []string
+	for _, p := range strings.Split(s, ";") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ";")
+}
+
+// createRule creates the rule, then reads the answer back and applies,
+// once, what the forge left out (some releases ignore fields on create).
+func createRule(ctx context.Context, fc forge.Interface, owner, repo string, spec *forgev1.BranchProtectionRule) error {
+	got, err := fc.CreateBranchProtection(ctx, owner, repo, newRule(spec))
+	if err != nil {
+		return err
+	}
+	return readBack(ctx, fc, owner, repo, spec, got, true)
+}
+
+// editRule sends what differs from have, then reads the answer back and
+// applies once what the forge did not take.
+func editRule(ctx context.Context, fc forge.Interface, owner, repo string, spec *forgev1.BranchProtectionRule, have *forge.BranchProtection) error {
+	d := ruleDiff(spec, have)
+	if len(d.changes) == 0 {
+		return nil
+	}
+	got, err := fc.EditBranchProtection(ctx, owner, repo, have.RuleName, d.edit)
+	if err != nil {
+		return err
+	}
+	return readBack(ctx, fc, owner, repo, spec, got, true)
+}
+
+// readBack compares the forge's answer to a write with the spec: what
+// differs is written once more (again), and what still differs after that
+// is Rejected, with the fields named: the forge keeps something else, and
+// writing it again at once would not help.
+func readBack(ctx context.Context, fc forge.Interface, owner, repo string, spec *forgev1.BranchProtectionRule, got *forge.BranchProtection, again bool) error {
+	d := ruleDiff(spec, got)
+	if len(d.changes) == 0 {
+		return nil
+	}
+	if !again {
+		hint := ""
+		if slices.ContainsFunc(d.changes, func(c reconciler.Change) bool { return strings.Contains(c.Field, "list") }) {
+			hint = "; the forge drops from allow-lists the users and teams without write access to the repository " +
+				"(approvals: without read access to pull requests)"
+		}
+		return reconciler.Stall(forgev1.ReasonRejected, "the forge did not apply %s to branch protection rule %q in %s/%s (it keeps %s)%s",
+			strings.Join(reconciler.Fields(d.changes), ", "), got.RuleName, owner, repo, haveOf(d.changes), hint)
+	}
+	got, err := fc.EditBranchProtection(ctx, owner, repo, got.RuleName, d.edit)
+	if err != nil {
+		return err
+	}
+	return readBack(ctx, fc, owner, repo, spec, got, false)
+}
+
+func haveOf(cs []reconciler.Change) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Field + ": " + c.Have
+	}
+	return bound(strings.Join(parts, ", "))
+}

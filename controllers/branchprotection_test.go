@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package controllers
+
+import (
+	"reflect"
+	"testing"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// TestRuleFieldsMatch keeps the spec's rule, the forge's rule and the
+// forge's edit in step: ruleDiff and newRule walk the spec's fields and
+// find the others' by name.
+func TestRuleFieldsMatch(t *testing.T) {
+	forgeType := reflect.TypeFor[forge.BranchProtection]()
+	for i := range specRuleType.NumField() {
+		f := specRuleType.Field(i)
+		if f.Name == "RuleName" {
+			continue
+		}
+		h, ok := forgeType.FieldByName(f.Name)
+		if !ok {
+			t.Errorf("forge.BranchProtection lacks %s", f.Name)
+			continue
+		}
+		e, ok := editRuleType.FieldByName(f.Name)
+		if !ok {
+			t.Errorf("forge.EditBranchProtectionOption lacks %s", f.Name)
+			continue
+		}
+		if f.Type.Kind() == reflect.Slice {
+			if h.Type != reflect.TypeFor[[]string]() || e.Type != reflect.TypeFor[*[]string]() {
+				t.Errorf("%s: list types %s, %s", f.Name, h.Type, e.Type)
+			}
+			continue
+		}
+		if f.Type.Kind() != reflect.Pointer || f.Type.Elem() != h.Type || e.Type != f.Type {
+			t.Errorf("%s: spec %s, forge %s, edit %s", f.Name, f.Type, h.Type, e.Type)
+		}
+	}
+	if n, m := specRuleType.NumField()-1, editRuleType.NumField(); n != m {
+		t.Errorf("the spec manages %d fields, the edit sends %d", n, m)
+	}
+}
+
+func TestRuleDiff(t *testing.T) {
+	yes, two, patterns := true, int64(2), "*.md;docs/**"
+	spec := &forgev1.BranchProtectionRule{RuleName: "main", EnablePush: &yes, EnablePushWhitelist: &yes,
+		PushWhitelistUsernames: []forgev1.UserName{"Alice", "bob"}, StatusCheckContexts: []forgev1.StatusCheckContext{"ci/build", "ci/test"},
+		RequiredApprovals: &two, ProtectedFilePatterns: &patterns, MergeWhitelistTeams: []forgev1.TeamName{}}
+	same := &forge.BranchProtection{RuleName: "main", EnablePush: true, EnablePushWhitelist: true,
+		PushWhitelistUsernames: []string{"bob", "alice"}, StatusCheckContexts: []string{"ci/test", "ci/build"},
+		RequiredApprovals: 2, ProtectedFilePatterns: " *.md; docs/** ", EnableStatusCheck: true, RequireSignedCommits: true}
+	if d := ruleDiff(spec, same); len(d.changes) != 0 {
+		t.Errorf("order, case of logins, spacing of patterns and unmanaged fields caused changes: %+v", d.changes)
+	}
+
+	drifted := *same
+	drifted.RequiredApprovals = 1
+	drifted.PushWhitelistUsernames = []string{"alice"}
+	drifted.StatusCheckContexts = []string{"CI/build", "ci/test"}
+	drifted.MergeWhitelistTeams = []string{"ops"}
+	d := ruleDiff(spec, &drifted)
+	want := []reconciler.Change{
+		{Field: "mergeWhitelistTeams", Have: `["ops"]`, Want: "[]"},
+		{Field: "pushWhitelistUsernames", Have: `["alice"]`, Want: `["Alice", "bob"]`},
+		{Field: "requiredApprovals", Have: "1", Want: "2"},
+		{Field: "statusCheckContexts", Have: `["CI/build", "ci/test"]`, Want: `["ci/build", "ci/test"]`},
+	}
+	if !reflect.DeepEqual(d.changes, want) {
+		t.Errorf("changes = %+v, want %+v", d.changes, want)
+	}
+	e := d.edit
+	if e.RequiredApprovals == nil || *e.RequiredApprovals != 2 || e.PushWhitelistUsernames == nil || len(*e.PushWhitelistUsernames) != 2 ||
+		e.MergeWhitelistTeams == nil || len(*e.MergeWhitelistTeams) != 0 || e.EnablePush != nil || e.ProtectedFilePatterns != nil {
+		t.Errorf("edit sends other than what differs: %+v", e)
+	}
+
+	created := newRule(spec)
+	if created.RuleName != "main" || !created.EnablePush || created.RequiredApprovals != 2 || len(created.PushWhitelistUsernames) != 2 ||
+		created.EnableStatusCheck || created.ProtectedFilePatterns != patterns {
+		t.Errorf("newRule = %+v", created)
+	}
+}

@@ -1,0 +1,241 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// branchProtectionSetKind applies one rule list to many repositories: a
+// set kind of the loop on the set machinery LabelSet runs on (repo_set.go).
+// Each pass lists the repositories, then each repository's rules once, and
+// writes only what differs.
+type branchProtectionSetKind struct{}
+
+func (branchProtectionSetKind) New() *forgev1.BranchProtectionSet {
+	return &forgev1.BranchProtectionSet{}
+}
+func (branchProtectionSetKind) NewList() client.ObjectList                    { return &forgev1.BranchProtectionSetList{} }
+func (branchProtectionSetKind) Secrets(*forgev1.BranchProtectionSet) []string { return nil }
+func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string       { return "" }
+func (branchProtectionSetKind) Describe(*forgev1.BranchProtectionSet) string {
+	return "the branch protection rules of the set"
+}
+func (branchProtectionSetKind) Connect(context.Context, *forgev1.BranchProtectionSet, *reconciler.Pass) (reconciler.External, error) {
+	return nil, errors.New("a BranchProtectionSet is synced as a set")
+}
+
+func (branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
+	return &branchProtectionSet{obj: s, repoSet: repoSet{obj: s, sel: s.Spec.Repositories, fc: pass.Forge, cache: pass.Cache,
+		noun: "rule", nouns: "rules"}}, nil
+}
+
+type branchProtectionSet struct {
+	repoSet
+	obj *forgev1.BranchProtectionSet
+}
+
+func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
+	claims, err := e.claims(ctx)
+	if err != nil {
+		return reconciler.SetResult{}, err
+	}
+	return e.sync(ctx, write, &e.obj.Status.RepositorySetStatus, func(ctx context.Context, r repo) *repoOutcome {
+		return e.syncRepo(ctx, r, claims, write)
+	})
+}
+
+// claims lists the other resources that manage rules on the same forge
+// server: BranchProtections (always in charge of their rule) and older
+// BranchProtectionSets.
+func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
+	forges, err := e.sameServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []claim
+	for _, f := range forges {
+		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
+		var rules forgev1.BranchProtectionList
+		if err := e.cache.List(ctx, &rules, in...); err != nil {
+			return nil, fmt.Errorf("list BranchProtections: %w", err)
+		}
+		for _, b := range rules.Items {
+			if !b.DeletionTimestamp.IsZero() {
+				continue
+			}
+			target := string(b.Spec.Repository)
+			out = append(out, claim{who: "BranchProtection " + b.Namespace + "/" + b.Name, older: true,
+				names:   map[string]bool{string(b.Spec.RuleName): true},
+				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
+		}
+		var sets forgev1.BranchProtectionSetList
+		if err := e.cache.List(ctx, &sets, in...); err != nil {
+			return nil, fmt.Errorf("list BranchProtectionSets: %w", err)
+		}
+		for i := range sets.Items {
+			s := &sets.Items[i]
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() {
+				continue
+			}
+			names := map[string]bool{}
+			for _, r := range s.Spec.Rules {
+				names[string(r.RuleName)] = true
+			}
+			out = append(out, claim{who: "BranchProtectionSet " + s.Namespace + "/" + s.Name, older: olderThan(s, e.obj), names: names,
+				matches: setMatches(s.Spec.Repositories)})
+		}
+	}
+	return out, nil
+}
+
+// syncRepo brings one repository's rules to the spec (or, without write,
+// only says what differs), from one listing of its rules.
+func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []claim, write bool) *repoOutcome {
+	o := &repoOutcome{}
+	all, err := e.fc.ListBranchProtections(ctx, r.owner, r.name)
+	if err != nil {
+		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		return o
+	}
+	listed := map[string]bool{}
+	for i := range e.obj.Spec.Rules {
+		if o.yielded {
+			return o
+		}
+		spec := &e.obj.Spec.Rules[i]
+		name := string(spec.RuleName)
+		listed[name] = true
+		if who := claimedBy(claims, r, true, name); who != "" {
+			o.fail(forgev1.ReasonConflict, true, "rule %q is managed by %s", name, who)
+			continue
+		}
+		have := findRule(all, name)
+		if have == nil {
+			o.diffs = append(o.diffs, fmt.Sprintf("create %q", name))
+			if write {
+				if err := createRule(ctx, e.fc, r.owner, r.name, spec); err != nil {
+					o.failErr(err)
+				} else {
+					o.created++
+				}
+			}
+			continue
+		}
+		d := ruleDiff(spec, have)
+		if len(d.changes) == 0 {
+			continue
+		}
+		o.diffs = append(o.diffs, fmt.Sprintf("update %q (%s)", name, strings.Join(reconciler.Fields(d.changes), ", ")))
+		if write {
+			if err := editRule(ctx, e.fc, r.owner, r.name, spec, have); err != nil {
+				o.failErr(err)
+			} else {
+				o.updated++
+			}
+		}
+	}
+	if e.obj.GetMode() == forgev1.SetModeAuthoritative && !o.yielded {
+		e.deleteUnlisted(ctx, o, r, all, func(b forge.BranchProtection) bool {
+			return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
+		}, write)
+	}
+	return o
+}
+
+// deleteUnlisted deletes, in Authoritative mode, the rules of r that keep
+// does not keep, within maxDeletionsPerRepository, deciding on a listing
+// taken now (after this pass's own writes), never on a kept one. Without
+// write it only reports.
+func (e *branchProtectionSet) deleteUnlisted(ctx context.Context, o *repoOutcome, r repo, all []forge.BranchProtection,
+	keep func(forge.BranchProtection) bool, write bool) {
+	unlisted := func(all []forge.BranchProtection) []forge.BranchProtection {
+		var out []forge.BranchProtection
+		for _, b := range all {
+			if !keep(b) {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	doomed := unlisted(all)
+	if len(doomed) > 0 && write {
+		fresh, err := e.fc.ListBranchProtections(forge.WithMaxAge(ctx, 0), r.owner, r.name)
+		if err != nil {
+			o.failErr(err)
+			return
+		}
+		doomed = unlisted(fresh)
+	}
+	if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
+		o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted rules (%s), more than maxDeletionsPerRepository %d; deleted none",
+			len(doomed), ruleNames(doomed), max)
+		return
+	}
+	for _, b := range doomed {
+		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", b.RuleName))
+		if !write {
+			continue
+		}
+		if err := e.fc.DeleteBranchProtection(ctx, r.owner, r.name, b.RuleName); err != nil && !forge.IsNotFound(err) {
+			o.failErr(err)
+			return
+		}
+		o.deleted++
+	}
+}
+
+func ruleNames(bs []forge.BranchProtection) string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = strconv.Quote(b.RuleName)
+	}
+	return boundList(names)
+}
+
+// Remove deletes, in every matched repository, the rules the spec lists,
+// leaving rules another resource manages.
+func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
+	claims, err := e.claims(ctx)
+	if err != nil {
+		return "", err
+	}
+	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
+		func(ctx context.Context, r repo) ([]string, error) {
+			all, err := e.fc.ListBranchProtections(ctx, r.owner, r.name)
+			var out []string
+			for _, spec := range e.obj.Spec.Rules {
+				name := string(spec.RuleName)
+				if findRule(all, name) != nil && claimedBy(claims, r, false, name) == "" {
+					out = append(out, name)
+				}
+			}
+			return out, err
+		},
+		func(ctx context.Context, r repo, name string) error {
+			return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, name)
+		})
+}
