@@ -600,3 +600,72 @@ spec:
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanBranchProtections: a rule's differing fields, a set's
+// per-repository changes (Authoritative deletions included), and a rule a
+// BranchProtection in the same plan holds reported as the set's conflict.
+func TestPlanBranchProtections(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, r := range []forge.BranchProtection{{RuleName: "main", RequiredApprovals: 1, EnableStatusCheck: true, StatusCheckContexts: []string{"b", "a"}},
+		{RuleName: "stale"}} {
+		if _, err := fc.CreateBranchProtection(ctx, "acme", "web", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: BranchProtection
+metadata: {name: web-main, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  ruleName: main
+  requiredApprovals: 2
+  enableStatusCheck: true
+  statusCheckContexts: [a, b]
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: BranchProtectionSet
+metadata: {name: protect, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {names: [acme/web, acme/api]}
+  mode: Authoritative
+  rules:
+  - ruleName: release/*
+    blockOnOutdatedBranch: true
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"BranchProtection team/web-main: update\n  requiredApprovals: 1 -> 2\n",
+		"BranchProtectionSet team/protect: delete",
+		`acme/api: create "release/*"`,
+		`acme/web: create "release/*", delete "stale"`,
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if strings.Contains(text, "statusCheckContexts") {
+		t.Error("the order of status check contexts was planned as a change")
+	}
+	if strings.Contains(text, `delete "main"`) {
+		t.Error("the set would delete the rule a BranchProtection in the plan holds")
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

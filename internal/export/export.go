@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -63,6 +64,7 @@ type Source interface {
 	ListTeamRepos(ctx context.Context, id int64) ([]forge.Repository, error)
 	ListActionsSecrets(ctx context.Context, scope forge.Scope) ([]forge.ActionsSecret, error)
 	ListActionsVariables(ctx context.Context, scope forge.Scope) ([]forge.ActionsVariable, error)
+	ListBranchProtections(ctx context.Context, owner, repo string) ([]forge.BranchProtection, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -107,6 +109,7 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	}
 	slices.SortFunc(repos, func(x, y forge.Repository) int { return strings.Compare(x.Name, y.Name) })
 	var labelled []repoLabels
+	var protected []repoRules
 	for _, r := range repos {
 		if err := b.repository(ctx, src, org.Name, r); err != nil {
 			return err
@@ -128,8 +131,16 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 		if err := b.projects(ctx, src, org.Name, r.Name); err != nil {
 			return err
 		}
+		rules, err := src.ListBranchProtections(ctx, org.Name, r.Name)
+		if err != nil {
+			return fmt.Errorf("list the branch protection rules of %s: %w", rs, err)
+		}
+		if len(rules) > 0 {
+			protected = append(protected, repoRules{repo: org.Name + "/" + r.Name, rules: rules})
+		}
 	}
 	b.labelSets(org.Name, labelled)
+	b.branchProtections(org.Name, protected)
 
 	header := fmt.Sprintf("# forge-operator export of organization %s from %s (server version %s) at %s.\n"+
 		"# Applying it to a namespace holding Forge %q adopts every object without changing the forge;\n"+
@@ -261,7 +272,29 @@ func manifest(obj client.Object) ([]byte, error) {
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "creationTimestamp")
 	}
+	if spec, ok := m["spec"].(map[string]any); ok {
+		dropNulls(spec)
+	}
 	return yaml.Marshal(m)
+}
+
+// dropNulls removes the fields a resource leaves unset (lists that are
+// managed when set, [] included, marshal as null).
+func dropNulls(m map[string]any) {
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			dropNulls(v)
+		case []any:
+			for _, e := range v {
+				if em, ok := e.(map[string]any); ok {
+					dropNulls(em)
+				}
+			}
+		}
+	}
 }
 
 type builder struct {
@@ -754,3 +787,143 @@ func trueOnly(v bool) *bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// repoRules is one repository's branch protection rules.
+type repoRules struct {
+	repo  string
+	rules []forge.BranchProtection
+}
+
+// branchProtections writes the rules as labels are written: repositories
+// whose rule lists are equal share one BranchProtectionSet naming them all
+// (Additive, so adopting it never deletes a rule); a list only one
+// repository holds becomes one BranchProtection per rule.
+func (b *builder) branchProtections(org string, repos []repoRules) {
+	type group struct {
+		repos []string
+		rules []forgev1.BranchProtectionRule
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range repos {
+		rules := make([]forgev1.BranchProtectionRule, len(r.rules))
+		for i, bp := range r.rules {
+			rules[i] = specRule(bp)
+		}
+		slices.SortFunc(rules, func(x, y forgev1.BranchProtectionRule) int {
+			return strings.Compare(string(x.RuleName), string(y.RuleName))
+		})
+		key, _ := json.Marshal(rules)
+		g, ok := groups[string(key)]
+		if !ok {
+			g = &group{rules: rules}
+			groups[string(key)] = g
+			order = append(order, string(key))
+		}
+		g.repos = append(g.repos, r.repo)
+	}
+	for _, key := range order {
+		g := groups[key]
+		if len(g.repos) == 1 {
+			for _, rule := range g.rules {
+				b.add(&forgev1.BranchProtection{
+					TypeMeta:   typeMeta("BranchProtection"),
+					ObjectMeta: b.meta("BranchProtection", strings.ReplaceAll(g.repos[0], "/", "-")+"-"+string(rule.RuleName), 0),
+					Spec: forgev1.BranchProtectionSpec{
+						ManagedSpec:          b.managed(),
+						DeletionPolicy:       forgev1.DeletionPolicyOrphan,
+						Repository:           forgev1.RepositoryName(g.repos[0]),
+						BranchProtectionRule: rule,
+					},
+				})
+			}
+			continue
+		}
+		names := make([]forgev1.RepositoryName, len(g.repos))
+		for i, r := range g.repos {
+			names[i] = forgev1.RepositoryName(r)
+		}
+		b.add(&forgev1.BranchProtectionSet{
+			TypeMeta:   typeMeta("BranchProtectionSet"),
+			ObjectMeta: b.meta("BranchProtectionSet", fmt.Sprintf("%s-branch-rules-%d-repositories", org, len(g.repos)), int64(len(b.docs))),
+			Spec: forgev1.BranchProtectionSetSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repositories:   forgev1.RepositorySelector{Names: names},
+				Rules:          g.rules,
+			},
+		}, fmt.Sprintf("%d repositories hold exactly these branch protection rules.", len(g.repos)))
+	}
+}
+
+// ruleSwitches names, by field name prefix, the switch an allow-list (or
+// its deploy-keys flag) needs; admission refuses one set without it.
+var ruleSwitches = map[string]string{
+	"PushWhitelist":      "EnablePushWhitelist",
+	"ForcePushAllowlist": "EnableForcePushAllowlist",
+	"MergeWhitelist":     "EnableMergeWhitelist",
+	"ApprovalsWhitelist": "EnableApprovalsWhitelist",
+	"StatusCheck":        "EnableStatusCheck",
+}
+
+// chainSwitches names the switch another switch needs (admission refuses
+// it true without); a PATCH can leave the forge otherwise.
+var chainSwitches = map[string]string{
+	"EnablePushWhitelist":      "EnablePush",
+	"EnableForcePush":          "EnablePush",
+	"EnableForcePushAllowlist": "EnableForcePush",
+}
+
+// specRule is the forge's rule as a spec that manages every field at the
+// value the forge holds: switches and numbers always, file patterns when
+// set, lists when not empty and under their switch (the forge keeps a list
+// whatever its switch says; one that does nothing is left unmanaged).
+// Field names are alike in both types (the controllers' TestRuleFieldsMatch).
+func specRule(bp forge.BranchProtection) forgev1.BranchProtectionRule {
+	out := forgev1.BranchProtectionRule{RuleName: forgev1.BranchRuleName(bp.RuleName)}
+	ov, hv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(bp)
+	t := ov.Type()
+	on := func(name string) bool {
+		if sw, ok := chainSwitches[name]; ok {
+			return hv.FieldByName(sw).Bool()
+		}
+		for prefix, sw := range ruleSwitches {
+			if strings.HasPrefix(name, prefix) {
+				return hv.FieldByName(sw).Bool()
+			}
+		}
+		return true
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Name == "RuleName" {
+			continue
+		}
+		have := hv.FieldByName(f.Name)
+		switch have.Kind() {
+		case reflect.Slice:
+			if have.Len() == 0 || !on(f.Name) {
+				continue
+			}
+			list := reflect.MakeSlice(f.Type, have.Len(), have.Len())
+			for j := range have.Len() {
+				list.Index(j).SetString(have.Index(j).String())
+			}
+			ov.Field(i).Set(list)
+		case reflect.String:
+			if have.String() != "" {
+				p := reflect.New(f.Type.Elem())
+				p.Elem().SetString(have.String())
+				ov.Field(i).Set(p)
+			}
+		default: // bool, int64
+			if have.Kind() == reflect.Bool && have.Bool() && !on(f.Name) {
+				continue
+			}
+			p := reflect.New(f.Type.Elem())
+			p.Elem().Set(have)
+			ov.Field(i).Set(p)
+		}
+	}
+	return out
+}

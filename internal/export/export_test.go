@@ -278,3 +278,58 @@ func TestExportRepositories(t *testing.T) {
 		t.Errorf("want 2 LabelSets (api and web share one, docs has its own):\n%s", out)
 	}
 }
+
+// TestExportBranchProtections: repositories with equal rule lists share a
+// BranchProtectionSet, a list of one repository becomes BranchProtections;
+// every field is written at the forge's value (so applying adopts without
+// a write), lists only under their switch; archived repositories are left out.
+func TestExportBranchProtections(t *testing.T) {
+	fake, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	for _, r := range []string{"api", "web", "docs", "old"} {
+		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))
+	}
+	main := forge.BranchProtection{RuleName: "main", Priority: 1, RequiredApprovals: 2, EnableStatusCheck: true,
+		StatusCheckContexts: []string{"ci/build"}, BlockOnRejectedReviews: true, ProtectedFilePatterns: "*.lock"}
+	for _, r := range []string{"api", "web"} {
+		must(fc.CreateBranchProtection(ctx, "acme", r, main))
+	}
+	// A list the forge keeps under a switch that is off does nothing: left out.
+	must(fc.CreateBranchProtection(ctx, "acme", "docs", forge.BranchProtection{RuleName: "release/*", EnablePush: true,
+		EnableMergeWhitelist: false, MergeWhitelistUsernames: []string{fake.Login()}}))
+	must(fc.CreateBranchProtection(ctx, "acme", "old", forge.BranchProtection{RuleName: "frozen"}))
+	fake.SetArchived("acme", "old", true)
+
+	out := run(t, fc, "acme")
+	for _, want := range []string{
+		"# 2 repositories hold exactly these branch protection rules.\napiVersion: forge.forgeops.dev/v1alpha1\nkind: BranchProtectionSet\nmetadata:\n  name: acme-branch-rules-2-repositories",
+		"repositories:\n    names:\n    - acme/api\n    - acme/web",
+		"enableStatusCheck: true",
+		"protectedFilePatterns: '*.lock'",
+		"requiredApprovals: 2",
+		"ruleName: main\n",
+		"statusCheckContexts:\n    - ci/build",
+		"kind: BranchProtection\nmetadata:\n  name: acme-docs-release-",
+		"repository: acme/docs",
+		"ruleName: release/*",
+		"enableMergeWhitelist: false",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "mergeWhitelistUsernames") || strings.Contains(out, "frozen") {
+		t.Errorf("the export holds a list under a switch that is off, or an archived repository's rule:\n%s", out)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -119,6 +120,18 @@ var _ = Describe("forge-operator export", func() {
 		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
+		// Branch protection: api and docs hold one rule list (a
+		// BranchProtectionSet), web its own (BranchProtections).
+		sc.createRepo("docs")
+		mainRule := forge.BranchProtection{RuleName: "main", RequiredApprovals: 1, EnableStatusCheck: true,
+			StatusCheckContexts: []string{"ci/build", "ci/test"}, BlockOnRejectedReviews: true, ProtectedFilePatterns: "*.lock"}
+		for _, r := range []string{"web", "api", "docs"} {
+			_, err = fc.CreateBranchProtection(ctx, sc.org, r, mainRule)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		_, err = fc.CreateBranchProtection(ctx, sc.org, "web", forge.BranchProtection{RuleName: "release/*", EnablePush: true,
+			EnablePushWhitelist: true, PushWhitelistUsernames: []string{collaborator}, RequiredApprovals: 2})
+		Expect(err).NotTo(HaveOccurred())
 		// Disabled runners are exported as RunnerSettings; before Gitea 1.26
 		// the API cannot disable one, so there are none to export.
 		wantRunnerSettings := 0
@@ -153,7 +166,8 @@ var _ = Describe("forge-operator export", func() {
 			kinds[o.GetKind()]++
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
-		want := map[string]int{"Organization": 1, "Repository": 2, "Team": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings, "RepoHook": 1, "LabelSet": 1}
+		want := map[string]int{"Organization": 1, "Repository": 3, "Team": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings,
+			"RepoHook": 1, "LabelSet": 1, "BranchProtection": 2, "BranchProtectionSet": 1}
 		if wantRunnerSettings == 0 {
 			delete(want, "RunnerSetting")
 		}
@@ -163,13 +177,14 @@ var _ = Describe("forge-operator export", func() {
 		Expect(exported).To(ContainSubstring("defaultMergeStyle: squash"))
 		Expect(exported).NotTo(ContainSubstring("init:"))
 		Expect(exported).To(ContainSubstring("name: Web_Devs"))
+		Expect(exported).To(ContainSubstring("pushWhitelistUsernames:\n  - " + collaborator))
 
 		for _, o := range objs {
 			Expect(k8s.Create(ctx, o)).To(Succeed(), "apply %s %s", o.GetKind(), o.GetName())
 		}
 		for _, o := range objs {
 			reason := expectReady(o)
-			if o.GetKind() != "LabelSet" { // a set reports its members, not one adoption
+			if !strings.HasSuffix(o.GetKind(), "Set") { // a set reports its members, not one adoption
 				Expect(reason).To(Equal("Adopted"), "%s %s", o.GetKind(), o.GetName())
 			}
 		}
