@@ -325,7 +325,9 @@ func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]re
 type row struct {
 	kind, name, ready, reason, message string
 	id                                 int64
-	repos                              string // a LabelSet's "inSync/repositories"
+	externalName                       string // the forge's name of an object it gives no id
+	repos                              string // a set's "inSync/repositories"
+	set                                bool
 }
 
 func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
@@ -337,8 +339,10 @@ func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
 	}
 	out := row{kind: r.kind, name: r.name, ready: "Unknown"}
 	out.id, _, _ = unstructured.NestedInt64(u.Object, "status", "id")
+	out.externalName, _, _ = unstructured.NestedString(u.Object, "status", "externalName")
 	inSync, _, _ := unstructured.NestedInt64(u.Object, "status", "inSync")
-	repos, _, _ := unstructured.NestedInt64(u.Object, "status", "repositories")
+	repos, isSet, _ := unstructured.NestedInt64(u.Object, "status", "repositories")
+	out.set = isSet && strings.HasSuffix(r.kind, "Set")
 	out.repos = fmt.Sprintf("%d/%d", inSync, repos)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
@@ -409,18 +413,20 @@ func cmpOr(s, def string) string {
 func printTable(ctx context.Context, k8s client.Client, refs []ref) error {
 	step("what the cluster holds (namespace %s)", namespace)
 	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "    KIND\tNAME\tREADY\tREASON\tFORGE ID")
+	fmt.Fprintln(w, "    KIND\tNAME\tREADY\tREASON\tFORGE ID / NAME")
 	for _, r := range refs {
 		rw, err := readRow(ctx, k8s, r)
 		if err != nil {
 			return err
 		}
 		id := fmt.Sprint(rw.id)
-		switch r.kind {
-		case "Forge":
+		switch {
+		case r.kind == "Forge":
 			id = "-" // a connection, not a forge object
-		case "LabelSet":
-			id = "repos:" + rw.repos // labels in many repositories: how many are in sync
+		case rw.set:
+			id = "repos:" + rw.repos // objects in many repositories: how many are in sync
+		case rw.id == 0 && rw.externalName != "":
+			id = "name:" + rw.externalName // the forge addresses it by name
 		}
 		fmt.Fprintf(w, "    %s\t%s\t%s\t%s\t%s\n", rw.kind, rw.name, rw.ready, rw.reason, id)
 	}

@@ -91,7 +91,8 @@ func TestDemoOnce(t *testing.T) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	// Every row of the table is Ready with a forge id (a LabelSet: repositories in sync).
+	// Every row of the table is Ready with a forge id (a set: repositories in
+	// sync; an object the forge addresses by name: name:<its name>).
 	table := text[strings.Index(text, "KIND"):strings.Index(text, "what the forge now holds")]
 	rows := 0
 	for _, line := range strings.Split(table, "\n") {
