@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -43,6 +42,8 @@ func (labelKind) New() *forgev1.Label             { return &forgev1.Label{} }
 func (labelKind) NewList() client.ObjectList      { return &forgev1.LabelList{} }
 func (labelKind) Secrets(*forgev1.Label) []string { return nil }
 func (labelKind) Key(l *forgev1.Label) string     { return labelScope(l).key() + "|label:" + l.LabelName() }
+func labelScope(l *forgev1.Label) scope           { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
+
 func (labelKind) Describe(l *forgev1.Label) string {
 	return fmt.Sprintf("label %q in %s", l.LabelName(), labelScope(l).describe())
 }
@@ -52,35 +53,6 @@ func (labelKind) Connect(_ context.Context, l *forgev1.Label, pass *reconciler.P
 }
 
 // scope is where an object lives: a repository or an organization.
-type scope struct{ forge.Scope }
-
-func labelScope(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
-
-func scopeOf(repo *forgev1.RepositoryName, org *forgev1.OwnerName) scope {
-	if repo != nil {
-		owner, name, _ := strings.Cut(string(*repo), "/")
-		return scope{forge.Scope{Owner: owner, Repo: name}}
-	}
-	if org != nil {
-		return scope{forge.Scope{Owner: string(*org)}}
-	}
-	return scope{}
-}
-
-func (s scope) describe() string {
-	if s.Repo != "" {
-		return "repository " + s.Owner + "/" + s.Repo
-	}
-	return "organization " + s.Owner
-}
-
-// key is case-insensitive, as the forge's owner and repository names are.
-func (s scope) key() string {
-	if s.Repo != "" {
-		return "repo:" + strings.ToLower(s.Owner+"/"+s.Repo)
-	}
-	return "org:" + strings.ToLower(s.Owner)
-}
 
 type label struct {
 	obj   *forgev1.Label
@@ -152,8 +124,6 @@ type labelChanges struct {
 	opt     forge.EditLabelOption
 	changes []reconciler.Change
 }
-
-func byField(a, b reconciler.Change) int { return strings.Compare(a.Field, b.Field) }
 
 // changes compares the managed fields. is_archived is always sent: the
 // forge un-archives a label when a PATCH omits it.

@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -143,30 +142,3 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 
 // shownSecret stands for a Secret-backed value in a Change: never printed.
 const shownSecret = "(secret)"
-
-// change records one differing field for plan: strings quoted, lists as
-// lists, the rest as Go prints them.
-func change(field string, have, want any) reconciler.Change {
-	return reconciler.Change{Field: field, Have: show(have), Want: show(want)}
-}
-
-func show(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strconv.Quote(v)
-	case []string:
-		q := make([]string, len(v))
-		for i, s := range v {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	}
-	return fmt.Sprint(v)
-}
-
-// setIf copies *src into *dst when src is set.
-func setIf[V any](dst *V, src *V) {
-	if src != nil {
-		*dst = *src
-	}
-}

@@ -135,3 +135,32 @@ func (teamKind) RepoRefs(t *forgev1.Team) []string {
 	}
 	return out
 }
+
+// scope is where an object lives: a repository or an organization.
+type scope struct{ forge.Scope }
+
+func scopeOf(repo *forgev1.RepositoryName, org *forgev1.OwnerName) scope {
+	if repo != nil {
+		owner, name, _ := strings.Cut(string(*repo), "/")
+		return scope{forge.Scope{Owner: owner, Repo: name}}
+	}
+	if org != nil {
+		return scope{forge.Scope{Owner: string(*org)}}
+	}
+	return scope{}
+}
+
+func (s scope) describe() string {
+	if s.Repo != "" {
+		return "repository " + s.Owner + "/" + s.Repo
+	}
+	return "organization " + s.Owner
+}
+
+// key is case-insensitive, as the forge's owner and repository names are.
+func (s scope) key() string {
+	if s.Repo != "" {
+		return "repo:" + strings.ToLower(s.Owner+"/"+s.Repo)
+	}
+	return "org:" + strings.ToLower(s.Owner)
+}
