@@ -154,6 +154,11 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	default:
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
 			Message: fmt.Sprintf("%s the spec", res.match(res.Members))}
+		// Keep the reason of the pass that made the change until the spec
+		// changes, as one object does: a set at rest writes nothing.
+		if reason, msg := conditions.ReadyReason(obj); wasReady && reason != forgev1.ReasonSynced {
+			out.Summary.Reason, out.Summary.Message = reason, msg
+		}
 	}
 	return out, nil
 }
