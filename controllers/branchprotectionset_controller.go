@@ -198,6 +198,7 @@ func (e *branchProtectionSet) deleteUnlisted(ctx context.Context, o *repoOutcome
 	}
 	for _, b := range doomed {
 		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", b.RuleName))
+		o.removes++
 		if !write {
 			continue
 		}

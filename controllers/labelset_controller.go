@@ -269,6 +269,7 @@ func (e *labelSet) deleteUnlisted(ctx context.Context, o *repoOutcome, r repo, a
 	}
 	for _, l := range doomed {
 		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", l.Name))
+		o.removes++
 		if !write {
 			continue
 		}
@@ -345,6 +346,7 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 				return err
 			}
 			o.diffs = append(o.diffs, diff)
+			o.removes++ // the old label goes
 			continue
 		}
 		o.diffs = append(o.diffs, fmt.Sprintf("merge %q into %q", old.Name, name))

@@ -129,7 +129,7 @@ func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, s
 		if spec.ManagementPolicy == forgev1.ManagementPolicyObserve || it.Action == plan.Error || it.Action == plan.Conflict {
 			continue
 		}
-		if strings.Contains(f.Message, `delete "`) || strings.Contains(f.Message, `merge "`) {
+		if f.Removes > 0 {
 			it.Action = plan.Delete
 		} else if it.Action != plan.Delete {
 			it.Action = plan.Update

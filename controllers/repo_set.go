@@ -87,7 +87,9 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
 		}
 		if len(o.problems) > 0 {
-			failures = append(failures, memberFailure(r.String(), o.problems))
+			f := memberFailure(r.String(), o.problems)
+			f.Removes = o.removes
+			failures = append(failures, f)
 		}
 	}
 	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
@@ -121,6 +123,9 @@ type repoOutcome struct {
 	created, updated, renamed, merged, deleted int
 	problems                                   []problem
 	diffs                                      []string
+	// removes counts, of diffs, those that would delete (or merge away) an
+	// object: plan reports the set's action as a delete from it.
+	removes int
 	// yielded: a read gave way to other work (forge.ErrYield), which is
 	// no failure: the whole pass gives way.
 	yielded bool

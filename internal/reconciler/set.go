@@ -75,6 +75,9 @@ type MemberFailure struct {
 	// Stall is true when only a user's change helps (a conflict, a guard,
 	// a rejected spec); otherwise the member is retried with backoff.
 	Stall bool
+	// Removes counts the objects a pass that does not write would delete
+	// (or merge away) in the member: plan reports a delete for them.
+	Removes int
 }
 
 func (s SetResult) nouns(n int) string {
