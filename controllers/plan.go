@@ -166,19 +166,22 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		it.Action, it.Reason = plan.InSync, "managementPolicy Observe: the operator never changes the forge object"
 		return it
 	}
+	// What the loop would decide (reconciler.Decide), unless a field plan
+	// could not read leaves it open.
+	decision := reconciler.Decide(obs)
 	switch {
-	case !obs.Exists && slices.Contains(obs.Unknown, "url"):
+	case decision == reconciler.Create && slices.Contains(obs.Unknown, "url"):
 		it.Action, it.Reason = plan.Unknown, "the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n"
 		it.Changes = nil
-	case !obs.Exists:
-		it.Action = plan.Create
-	case slices.Contains(obs.Unknown, "value") && len(obs.Diff) == 0:
+	case decision == reconciler.InSync && slices.Contains(obs.Unknown, "value"):
 		// An Actions secret's (or a variable's) value is the object: without
 		// the Secret nothing can be said of it.
 		it.Action, it.Reason = plan.Unknown, "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
-	case obs.Replace:
+	case decision == reconciler.Create:
+		it.Action = plan.Create
+	case decision == reconciler.Replace:
 		it.Action, it.Reason = plan.Replace, obs.ReplaceBecause+" cannot be changed in place"
-	case len(obs.Diff) > 0:
+	case decision == reconciler.Update:
 		it.Action = plan.Update
 	default:
 		it.Action = plan.InSync

@@ -239,6 +239,35 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	return r.act(ctx, obj, pass, ext, obs, what)
 }
 
+// Action is what a managed pass does about one forge object.
+type Action int
+
+const (
+	// InSync: the object matches the spec; nothing is written.
+	InSync Action = iota
+	// Create: no forge object matches.
+	Create
+	// Replace: a field the forge cannot change differs: create anew, then
+	// delete the old one.
+	Replace
+	// Update: managed fields differ.
+	Update
+)
+
+// Decide is the one decision of a managed pass, from what Observe found:
+// the loop executes it, plan prints it.
+func Decide(obs Observation) Action {
+	switch {
+	case !obs.Exists:
+		return Create
+	case obs.Replace:
+		return Replace
+	case len(obs.Diff) > 0:
+		return Update
+	}
+	return InSync
+}
+
 // act makes the forge object match the spec after Observe found obs:
 // create it, replace it, update it, or record that it matches.
 func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External, obs Observation, what string) (Outcome, error) {
@@ -254,12 +283,12 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 		}
 	}
 	var err error
-	switch {
-	case !obs.Exists:
+	switch Decide(obs) {
+	case Create:
 		err = r.create(ctx, obj, ext, what, &out)
-	case obs.Replace:
+	case Replace:
 		err = r.replace(ctx, obj, ext, obs, what, &out)
-	case len(obs.Diff) > 0:
+	case Update:
 		err = r.update(ctx, obj, ext, obs, what, &out)
 	default:
 		r.inSync(obj, pass, obs, what, &out)
