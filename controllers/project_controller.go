@@ -71,9 +71,8 @@ func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }
 func (e *project) id() int64                 { return e.obj.Status.ID }
 
 func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
-	owner, repo := e.scope.Owner, e.scope.Repo
 	if id := e.id(); id != 0 {
-		p, err := e.fc.GetProject(ctx, owner, repo, id)
+		p, err := e.fc.GetProject(ctx, e.scope.Scope, id)
 		switch {
 		case err == nil:
 			return e.observed(p), nil
@@ -82,7 +81,7 @@ func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 		}
 		// Gone (or its repository is): look it up by title below.
 	}
-	all, err := e.fc.ListProjects(ctx, owner, repo, "all")
+	all, err := e.fc.ListProjects(ctx, e.scope.Scope, "all")
 	if err != nil {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
@@ -123,13 +122,13 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.spec()
 	opt := forge.CreateProjectOption{Title: s.Title, CardType: projectCardType(s), TemplateType: s.TemplateType}
 	setIf(&opt.Description, s.Description)
-	p, err := e.fc.CreateProject(ctx, e.scope.Owner, e.scope.Repo, opt)
+	p, err := e.fc.CreateProject(ctx, e.scope.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
 	// A project is created open: close it in a second step.
 	if c := e.changes(p); len(c.changes) > 0 {
-		if p, err = e.fc.EditProject(ctx, e.scope.Owner, e.scope.Repo, p.ID, c.opt); err != nil {
+		if p, err = e.fc.EditProject(ctx, e.scope.Scope, p.ID, c.opt); err != nil {
 			return reconciler.Observation{}, err
 		}
 	}
@@ -137,12 +136,12 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 }
 
 func (e *project) Update(ctx context.Context, obs reconciler.Observation) error {
-	_, err := e.fc.EditProject(ctx, e.scope.Owner, e.scope.Repo, obs.ID, e.changes(e.found).opt)
+	_, err := e.fc.EditProject(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
 	return err
 }
 
 func (e *project) Delete(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.DeleteProject(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	return e.fc.DeleteProject(ctx, e.scope.Scope, obs.ID)
 }
 
 type projectChanges struct {

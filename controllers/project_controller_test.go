@@ -86,7 +86,7 @@ var _ = Describe("Project", func() {
 		})
 
 		It("adopts an existing project by title", func() {
-			existing, err := forgeClient().CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap"})
+			existing, err := forgeClient().CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap"})
 			Expect(err).NotTo(HaveOccurred())
 			p := newProject("roadmap", "Roadmap")
 			Expect(k8s.Create(ctx, p)).To(Succeed())
@@ -118,7 +118,7 @@ var _ = Describe("Project", func() {
 			expectReady(p)
 
 			// Someone closes and renames it in the web UI.
-			_, err := forgeClient().EditProject(ctx, "acme", "web", id, forge.EditProjectOption{Title: ptr("Renamed"), State: ptr("closed")})
+			_, err := forgeClient().EditProject(ctx, forge.RepoScope("acme", "web"), id, forge.EditProjectOption{Title: ptr("Renamed"), State: ptr("closed")})
 			Expect(err).NotTo(HaveOccurred())
 			Eventually(func() forge.Project { return projects()[0] }, timeout, poll).Should(And(
 				HaveField("Title", "Roadmap 2027"), HaveField("State", "open")))
@@ -147,7 +147,7 @@ var _ = Describe("Project", func() {
 
 		It("stalls with Conflict when several projects have the title", func() {
 			for range 2 {
-				_, err := forgeClient().CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Twice"})
+				_, err := forgeClient().CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Twice"})
 				Expect(err).NotTo(HaveOccurred())
 			}
 			p := newProject("twice", "Twice")

@@ -473,7 +473,7 @@ func printForge(ctx context.Context, fc forge.Interface) error {
 			fmt.Printf("    hook %d of %s: type %s, %d events, active %t, to %s\n", h.ID, s, h.Type, len(h.Events), h.Active, hostOf(h.Config["url"]))
 		}
 	}
-	projects, err := fc.ListProjects(ctx, "acme", "web", "all")
+	projects, err := fc.ListProjects(ctx, forge.RepoScope("acme", "web"), "all")
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func seedPlanForge(t *testing.T) (*fakeforge.Server, string) {
 		Config: map[string]string{"url": "https://ci.example.com/hook", "content_type": "json"}}))
 	must(fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": "https://signed.example.com/hook", "content_type": "json", "secret": hookSecret}}))
-	must(fc.CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap"}))
+	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap"}))
 	if err := fake.CreateRepo("acme", "api"); err != nil {
 		t.Fatal(err)
 	}

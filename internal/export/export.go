@@ -56,7 +56,7 @@ type Source interface {
 	ListOrgRepos(ctx context.Context, org string) ([]forge.Repository, error)
 	ListHooks(ctx context.Context, scope forge.Scope) ([]forge.Hook, error)
 	ListLabels(ctx context.Context, scope forge.Scope) ([]forge.Label, error)
-	ListProjects(ctx context.Context, owner, repo, state string) ([]forge.Project, error)
+	ListProjects(ctx context.Context, scope forge.Scope, state string) ([]forge.Project, error)
 	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
 	ListCollaborators(ctx context.Context, owner, repo string) ([]forge.User, error)
 	ListTeams(ctx context.Context, org string) ([]forge.Team, error)
@@ -543,7 +543,7 @@ func (b *builder) hook(sc forge.Scope, h forge.Hook) {
 // projects writes a repository's projects, open and closed. A server
 // without the projects API (every released Gitea) has none to write.
 func (b *builder) projects(ctx context.Context, src Source, owner, repo string) error {
-	projects, err := src.ListProjects(ctx, owner, repo, "all")
+	projects, err := src.ListProjects(ctx, forge.RepoScope(owner, repo), "all")
 	if forge.IsRouteNotFound(err) {
 		return nil
 	}

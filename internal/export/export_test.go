@@ -248,7 +248,7 @@ func TestExportRepositories(t *testing.T) {
 	must(fc.CreateLabel(ctx, forge.RepoScope("acme", "old"), forge.CreateLabelOption{Name: "legacy", Color: "000000"}))
 	must(fc.CreateHook(ctx, forge.RepoScope("acme", "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 		Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}}))
-	must(fc.CreateProject(ctx, "acme", "web", forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
+	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
 	r := fake.RegisterRunner(forge.RepoScope("acme", "api"), "api-runner")
 	must(fc.EditRunner(ctx, forge.RepoScope("acme", "api"), r.ID, true))
 	fake.SetArchived("acme", "old", true)

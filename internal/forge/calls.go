@@ -167,38 +167,38 @@ func (c *Client) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
 // ---- projects ----
 
 // ListProjects implements ProjectsClient.
-func (c *Client) ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error) {
+func (c *Client) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
 	if state == "" {
 		state = "open"
 	}
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("list %s projects in %s/%s", state, owner, repo), http.MethodGet, "/projects")
+	cl := scopedCall(scope, fmt.Sprintf("list %s projects in %s", state, scope), http.MethodGet, "/projects")
 	cl.query = url.Values{"state": {state}}
 	return listAll(ctx, c, cl, decodeArray[Project], func(p Project) int64 { return p.ID })
 }
 
 // GetProject implements ProjectsClient.
-func (c *Client) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get project %d in %s/%s", id, owner, repo), http.MethodGet, "/projects/{id}", id)
+func (c *Client) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
+	cl := scopedCall(scope, fmt.Sprintf("get project %d in %s", id, scope), http.MethodGet, "/projects/{id}", id)
 	return fetch[Project](ctx, c, cl)
 }
 
 // CreateProject implements ProjectsClient.
-func (c *Client) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("create project %q in %s/%s", opt.Title, owner, repo), http.MethodPost, "/projects")
+func (c *Client) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
+	cl := scopedCall(scope, fmt.Sprintf("create project %q in %s", opt.Title, scope), http.MethodPost, "/projects")
 	cl.body = opt
 	return fetch[Project](ctx, c, cl)
 }
 
 // EditProject implements ProjectsClient.
-func (c *Client) EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("edit project %d in %s/%s", id, owner, repo), http.MethodPatch, "/projects/{id}", id)
+func (c *Client) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
+	cl := scopedCall(scope, fmt.Sprintf("edit project %d in %s", id, scope), http.MethodPatch, "/projects/{id}", id)
 	cl.body = opt
 	return fetch[Project](ctx, c, cl)
 }
 
 // DeleteProject implements ProjectsClient.
-func (c *Client) DeleteProject(ctx context.Context, owner, repo string, id int64) error {
-	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("delete project %d in %s/%s", id, owner, repo), http.MethodDelete, "/projects/{id}", id))
+func (c *Client) DeleteProject(ctx context.Context, scope Scope, id int64) error {
+	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete project %d in %s", id, scope), http.MethodDelete, "/projects/{id}", id))
 	return err
 }
 

@@ -181,7 +181,7 @@ func TestErrorClasses(t *testing.T) {
 	t.Run("route not found", func(t *testing.T) {
 		fake.SetProjectsEnabled(false)
 		defer fake.SetProjectsEnabled(true)
-		_, err := c.GetProject(ctx(t), "acme", "web", 1)
+		_, err := c.GetProject(ctx(t), forge.RepoScope("acme", "web"), 1)
 		wantKind(t, err, forge.KindRouteNotFound)
 		if !forge.IsRouteNotFound(err) || forge.IsNotFound(err) {
 			t.Fatal("IsRouteNotFound / IsNotFound")

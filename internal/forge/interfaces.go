@@ -84,11 +84,11 @@ type LabelsClient interface {
 type ProjectsClient interface {
 	// ListProjects lists projects in state "open" (when state is ""),
 	// "closed" or "all".
-	ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error)
-	GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error)
-	CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error)
-	EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error)
-	DeleteProject(ctx context.Context, owner, repo string, id int64) error
+	ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error)
+	GetProject(ctx context.Context, scope Scope, id int64) (*Project, error)
+	CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error)
+	EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error)
+	DeleteProject(ctx context.Context, scope Scope, id int64) error
 }
 
 // RunnersClient reads and toggles Actions runners of a repository or an

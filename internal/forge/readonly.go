@@ -60,11 +60,11 @@ func (c readOnly) ListLabels(ctx context.Context, scope Scope) ([]Label, error) 
 func (c readOnly) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
 	return c.r.GetLabel(ctx, scope, id)
 }
-func (c readOnly) ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error) {
-	return c.r.ListProjects(ctx, owner, repo, state)
+func (c readOnly) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
+	return c.r.ListProjects(ctx, scope, state)
 }
-func (c readOnly) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
-	return c.r.GetProject(ctx, owner, repo, id)
+func (c readOnly) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
+	return c.r.GetProject(ctx, scope, id)
 }
 func (c readOnly) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
 	return c.r.ListRunners(ctx, scope)
@@ -138,13 +138,13 @@ func (readOnly) EditLabel(context.Context, Scope, int64, EditLabelOption) (*Labe
 	return nil, refuse("edit label")
 }
 func (readOnly) DeleteLabel(context.Context, Scope, int64) error { return refuse("delete label") }
-func (readOnly) CreateProject(context.Context, string, string, CreateProjectOption) (*Project, error) {
+func (readOnly) CreateProject(context.Context, Scope, CreateProjectOption) (*Project, error) {
 	return nil, refuse("create project")
 }
-func (readOnly) EditProject(context.Context, string, string, int64, EditProjectOption) (*Project, error) {
+func (readOnly) EditProject(context.Context, Scope, int64, EditProjectOption) (*Project, error) {
 	return nil, refuse("edit project")
 }
-func (readOnly) DeleteProject(context.Context, string, string, int64) error {
+func (readOnly) DeleteProject(context.Context, Scope, int64) error {
 	return refuse("delete project")
 }
 func (readOnly) CreateOrgRepo(context.Context, string, CreateRepoOption) (*Repository, error) {

@@ -552,39 +552,39 @@ func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error
 
 // ---- projects: the listing of state "all" serves every read ----
 
-func (s *Snapshots) ListProjects(ctx context.Context, owner, repo, state string) ([]Project, error) {
+func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
 	if state != "all" {
 		if err := s.yield(ctx); err != nil {
 			return nil, err
 		}
-		return s.Interface.ListProjects(ctx, owner, repo, state)
+		return s.Interface.ListProjects(ctx, scope, state)
 	}
-	return s.projects.list(ctx, s, owner+"/"+repo, func(ctx context.Context) ([]Project, error) {
-		return s.Interface.ListProjects(ctx, owner, repo, "all")
+	return s.projects.list(ctx, s, scope.String(), func(ctx context.Context) ([]Project, error) {
+		return s.Interface.ListProjects(ctx, scope, "all")
 	})
 }
 
-func (s *Snapshots) GetProject(ctx context.Context, owner, repo string, id int64) (*Project, error) {
+func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
 	return byID(ctx, s.projects, id,
-		func() (*Project, error) { return s.Interface.GetProject(ctx, owner, repo, id) },
-		func() ([]Project, error) { return s.ListProjects(ctx, owner, repo, "all") })
+		func() (*Project, error) { return s.Interface.GetProject(ctx, scope, id) },
+		func() ([]Project, error) { return s.ListProjects(ctx, scope, "all") })
 }
 
-func (s *Snapshots) CreateProject(ctx context.Context, owner, repo string, opt CreateProjectOption) (*Project, error) {
-	p, err := s.Interface.CreateProject(ctx, owner, repo, opt)
-	s.projects.wrote(owner+"/"+repo, p, 0, err)
+func (s *Snapshots) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
+	p, err := s.Interface.CreateProject(ctx, scope, opt)
+	s.projects.wrote(scope.String(), p, 0, err)
 	return p, err
 }
 
-func (s *Snapshots) EditProject(ctx context.Context, owner, repo string, id int64, opt EditProjectOption) (*Project, error) {
-	p, err := s.Interface.EditProject(ctx, owner, repo, id, opt)
-	s.projects.wrote(owner+"/"+repo, p, 0, err)
+func (s *Snapshots) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
+	p, err := s.Interface.EditProject(ctx, scope, id, opt)
+	s.projects.wrote(scope.String(), p, 0, err)
 	return p, err
 }
 
-func (s *Snapshots) DeleteProject(ctx context.Context, owner, repo string, id int64) error {
-	err := s.Interface.DeleteProject(ctx, owner, repo, id)
-	s.projects.wrote(owner+"/"+repo, nil, id, err)
+func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) error {
+	err := s.Interface.DeleteProject(ctx, scope, id)
+	s.projects.wrote(scope.String(), nil, id, err)
 	return err
 }
 

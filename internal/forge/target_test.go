@@ -119,7 +119,7 @@ func (tg *target) describe() string {
 func (tg *target) hasProjects() bool {
 	tg.t.Helper()
 	org := tg.org()
-	_, err := tg.c.ListProjects(ctx(tg.t), org, tg.repo(org), "")
+	_, err := tg.c.ListProjects(ctx(tg.t), forge.RepoScope(org, tg.repo(org)), "")
 	if err != nil && !forge.IsRouteNotFound(err) {
 		tg.t.Fatalf("probe the projects API: %v", err)
 	}
