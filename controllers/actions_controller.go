@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,7 +55,45 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // value sent is recorded as a keyed digest (status.appliedSecrets, as
 // hooks keep theirs), and sent again only when the Secret's value differs
 // from it, the secret is missing, or it was adopted.
-type actionsSecretKind struct{ digests *secretdigest.Digester }
+type actionsSecretKind struct {
+	digests *secretdigest.Digester
+	sent    *sentSecrets
+}
+
+// sentSecrets remembers, per resource, what this manager last sent: a
+// pass that starts from a cached resource older than the status the pass
+// before it wrote (two events close together) would otherwise see the old
+// digest and send the value again. status.appliedSecrets stays the record
+// that outlives the manager; this only bridges the cache's lag.
+type sentSecrets struct {
+	mu sync.Mutex
+	m  map[types.UID]forgev1.AppliedSecret
+}
+
+func newSentSecrets() *sentSecrets { return &sentSecrets{m: map[types.UID]forgev1.AppliedSecret{}} }
+
+func (s *sentSecrets) get(uid types.UID) (forgev1.AppliedSecret, bool) {
+	if s == nil {
+		return forgev1.AppliedSecret{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.m[uid]
+	return a, ok
+}
+
+func (s *sentSecrets) put(uid types.UID, a []forgev1.AppliedSecret) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(a) == 0 {
+		delete(s.m, uid)
+		return
+	}
+	s.m[uid] = a[0]
+}
 
 func (actionsSecretKind) New() *forgev1.ActionsSecret { return &forgev1.ActionsSecret{} }
 func (actionsSecretKind) NewList() client.ObjectList  { return &forgev1.ActionsSecretList{} }
@@ -76,7 +115,7 @@ func (actionsSecretKind) Describe(s *forgev1.ActionsSecret) string {
 }
 
 func (k actionsSecretKind) Connect(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending}
+	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending, sent: k.sent}
 	if !s.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion sends no value
 	}
@@ -117,6 +156,7 @@ type actionsSecret struct {
 	unknown   bool
 	digestKey string
 	found     *forge.ActionsSecret
+	sent      *sentSecrets
 }
 
 func (e *actionsSecret) name() string { return secretName(e.obj) }
@@ -141,6 +181,10 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 		have = e.applied // found after a create whose answer was lost
 	case !e.obj.Status.Known():
 		have = nil // someone else's secret: its value is unknown, written once
+	}
+	if last, ok := e.sent.get(e.obj.UID); ok && appliedDiffers(have, e.applied, fieldValueFrom) &&
+		!appliedDiffers([]forgev1.AppliedSecret{last}, e.applied, fieldValueFrom) {
+		have = e.applied // sent by this manager already; the cached status lags
 	}
 	switch {
 	case e.unknown:
@@ -176,6 +220,7 @@ func (e *actionsSecret) put(ctx context.Context) error {
 		return reconciler.ParentMissing(err, e.scope.describe())
 	}
 	e.obj.Status.AppliedSecrets = e.applied
+	e.sent.put(e.obj.UID, e.applied)
 	return nil
 }
 
@@ -191,6 +236,7 @@ func (e *actionsSecret) Update(ctx context.Context, _ reconciler.Observation) er
 }
 
 func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) error {
+	e.sent.put(e.obj.UID, nil)
 	return e.fc.DeleteActionsSecret(ctx, e.scope.Scope, obs.Name)
 }
 

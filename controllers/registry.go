@@ -53,7 +53,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		managedKind[*forgev1.Team](teamKind{}, true),
-		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests}, true),
+		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.ActionsVariable](actionsVariableKind{}, true),
 		managedKind[*forgev1.BranchProtection](branchProtectionKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{}),
