@@ -44,6 +44,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/testenv"
+	"github.com/forgeops/forge-operator/internal/testmanager"
 )
 
 // The suite runs one control plane, one fake forge over real HTTP and one
@@ -127,10 +128,7 @@ func startSuiteManager() {
 	mo.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
 	}}
-	mgr, err := ctrl.NewManager(restCfg, mo)
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+	stop, err := testmanager.Start(restCfg, mo, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,
@@ -138,17 +136,9 @@ func startSuiteManager() {
 		RequestTimeout:          2 * time.Second,
 		DenyCIDRs:               []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
 		SecretDigestKey:         digestKey,
-	})).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	stopManager = func() {
-		cancel()
-		Eventually(done, timeout, poll).Should(BeClosed(), "the manager did not stop")
-	}
+	})
+	Expect(err).NotTo(HaveOccurred())
+	stopManager = func() { Expect(stop()).To(Succeed(), "the manager stopped with an error") }
 }
 
 var _ = AfterSuite(func() {
@@ -167,21 +157,10 @@ func startManager(ns string, opts controllers.Options) {
 	GinkgoHelper()
 	mo := testenv.ManagerOptions()
 	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
-	mgr, err := ctrl.NewManager(restCfg, mo)
-	Expect(err).NotTo(HaveOccurred())
-	ctx, stop := context.WithCancel(context.Background())
 	opts.SecretDigestKey = digestKey
-	Expect(controllers.Setup(ctx, mgr, opts)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() {
-		stop()
-		Eventually(done, timeout).Should(BeClosed())
-	})
+	stop, err := testmanager.Start(restCfg, mo, opts)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 }
 
 // newNamespace starts a fake forge of the spec's own and creates a

@@ -49,6 +49,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
+	"github.com/forgeops/forge-operator/internal/testmanager"
 )
 
 // TestKinds runs every kind end to end: envtest, the manager with every
@@ -116,22 +117,16 @@ var _ = BeforeSuite(func() {
 
 	// The operator's own namespace, where it keeps its secret digest key.
 	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "forge-operator-system"}})).To(Succeed())
-	mgr, err := ctrl.NewManager(restCfg, testenv.ManagerOptions())
-	Expect(err).NotTo(HaveOccurred())
-	var ctx context.Context
-	ctx, cancel = context.WithCancel(context.Background())
-	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+	stop, err := testmanager.Start(restCfg, testenv.ManagerOptions(), controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              2 * time.Second,
 		RequestTimeout:          20 * time.Second,
 		SecretDigestKey:         types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName},
-	})).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
+	})
+	Expect(err).NotTo(HaveOccurred())
+	cancel = func() { Expect(stop()).To(Succeed()) }
 })
 
 var _ = AfterSuite(func() {

@@ -46,6 +46,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
+	"github.com/forgeops/forge-operator/internal/testmanager"
 )
 
 const (
@@ -81,11 +82,7 @@ var _ = BeforeSuite(func() {
 	k8s, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 
-	mgr, err := ctrl.NewManager(restCfg, testenv.ManagerOptions())
-	Expect(err).NotTo(HaveOccurred())
-	var ctx context.Context
-	ctx, cancel = context.WithCancel(context.Background())
-	Expect(controllers.Setup(ctx, mgr, controllers.Options{
+	stop, err := testmanager.Start(restCfg, testenv.ManagerOptions(), controllers.Options{
 		// Long: no pass is due to the sync interval while a spec runs.
 		SyncInterval:            10 * time.Minute,
 		MaxConcurrentReconciles: workers,
@@ -94,11 +91,9 @@ var _ = BeforeSuite(func() {
 		ReconcileTimeout:        reconcileTimeout,
 		// No spec here sends hook secrets: the key is never read.
 		SecretDigestKey: types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName},
-	})).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
+	})
+	Expect(err).NotTo(HaveOccurred())
+	cancel = func() { Expect(stop()).To(Succeed()) }
 })
 
 var _ = AfterSuite(func() {
