@@ -261,9 +261,17 @@ func (r *benchRun) apply(o client.Object) {
 	}
 }
 
+// recorded is what a run's forge served: the calls to converge, those at
+// rest, and how many sync intervals the rest lasted.
+type recorded struct {
+	calls, rest []call
+	intervals   float64
+}
+
 // converge waits for n objects (and the Forge) to be Ready, watches the
-// run at rest (W1_REST, default 3 sync intervals), and prints the figures.
-func (r *benchRun) converge(n int) {
+// run at rest (W1_REST, default 3 sync intervals), and prints the figures;
+// it returns the calls, for figures of a workload's own.
+func (r *benchRun) converge(n int) recorded {
 	b := r.b
 	r.sample = sampleMemory()
 	waitReady(b, r.k8s, r.ns, n+1, 30*time.Minute)
@@ -300,6 +308,7 @@ func (r *benchRun) converge(n int) {
 	b.ReportMetric(ready.Seconds(), "s-to-ready")
 	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
 	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
+	return recorded{calls: calls, rest: restCalls, intervals: intervals}
 }
 
 func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
