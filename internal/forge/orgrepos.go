@@ -54,8 +54,9 @@ var (
 // then drops the ones the caller may not see, while X-Total-Count and Link
 // count them all: a page can be short, or even empty, in the middle of the
 // list. So the walk follows the Link header's rel="next" (computed from the
-// full count and the page size the server really used), and stops at the
-// first empty page only when the server sends no Link at all.
+// full count and the page size the server really used); without a Link it
+// stops once it has seen as many repositories as X-Total-Count says (so
+// nothing was hidden and nothing follows), else at the first empty page.
 func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
 	cl := call{op: "list repositories of organization " + org, method: http.MethodGet, route: "/orgs/{org}/repos", args: []any{org}}
 	seen := map[int64]bool{}
@@ -102,6 +103,13 @@ func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, er
 		if len(items) == 0 || fresh == 0 {
 			// No Link: the end is the first empty page (or a server that
 			// ignores paging and serves the same page again).
+			break
+		}
+		if total, err := strconv.Atoi(resp.header.Get("X-Total-Count")); err == nil && len(seen) >= total {
+			// Every repository the count holds (hidden ones included) is
+			// here: nothing can follow. Gitea sends no Link when all fit
+			// in one page, so this saves a request for the empty page
+			// after every organization of up to a page of repositories.
 			break
 		}
 	}

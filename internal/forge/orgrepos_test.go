@@ -89,10 +89,15 @@ func TestListOrgReposWithoutLink(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		ignoresPaging bool
-		want, calls   int
+		// total is X-Total-Count ("" for none), as Gitea counts: hidden
+		// repositories included.
+		total       string
+		want, calls int
 	}{
-		{"pages until empty", false, 70, 3},
-		{"ignores paging", true, 50, 2},
+		{"pages until empty", false, "", 70, 3},
+		{"ignores paging", true, "", 50, 2},
+		{"stops once the count is seen", false, "70", 70, 2},
+		{"a count with hidden repositories pages until empty", false, "75", 70, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
@@ -105,6 +110,9 @@ func TestListOrgReposWithoutLink(t *testing.T) {
 				items := []map[string]any{}
 				for i := (page-1)*50 + 1; i <= page*50 && i <= 70; i++ {
 					items = append(items, map[string]any{"id": i, "name": fmt.Sprint("r", i)})
+				}
+				if tc.total != "" {
+					w.Header().Set("X-Total-Count", tc.total)
 				}
 				_ = json.NewEncoder(w).Encode(items)
 			}))

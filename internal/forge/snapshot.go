@@ -191,11 +191,9 @@ func NewSnapshots(fc Interface) *Snapshots {
 			r.Labels = slices.Clone(r.Labels)
 			return r
 		}),
-		secrets: newStore(kept, nameID[ActionsSecret](func(v ActionsSecret) string { return v.Name }),
-			func(v ActionsSecret) ActionsSecret { return v }),
-		vars: newStore(kept, nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name }),
-			func(v ActionsVariable) ActionsVariable { return v }),
-		bps: newStore(kept, ruleID, cloneRule),
+		secrets: newStore(kept, secretID, func(v ActionsSecret) ActionsSecret { return v }),
+		vars:    newStore(kept, variableID, func(v ActionsVariable) ActionsVariable { return v }),
+		bps:     newStore(kept, ruleID, cloneRule),
 		teams: newStore(kept, func(t Team) int64 { return t.ID }, func(t Team) Team {
 			t.UnitsMap = maps.Clone(t.UnitsMap)
 			return t
@@ -360,10 +358,30 @@ func (s *Snapshots) DeleteRepo(ctx context.Context, owner, repo string) error {
 	return err
 }
 
+// SetRepoTopics records the new topics (lower-cased, as the forge keeps
+// them) in the repository's entry of its owner's listings; the answer
+// carries no repository, and dropping the listing instead made every
+// adopted repository cost its organization a listing again.
 func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error {
 	err := s.Interface.SetRepoTopics(ctx, owner, repo, topics)
-	s.dropRepos(owner)
-	return err
+	if err != nil {
+		s.dropRepos(owner)
+		return err
+	}
+	lower := make([]string, len(topics))
+	for i, t := range topics {
+		lower[i] = strings.ToLower(t)
+	}
+	for _, key := range []string{orgReposKey(owner), userReposKey(owner)} {
+		r, ok := s.repos.find(key, func(r Repository) bool { return strings.EqualFold(r.Name, repo) })
+		if !ok {
+			s.repos.drop(key)
+			continue
+		}
+		r.Topics = lower
+		s.repos.wrote(key, &r, 0, nil)
+	}
+	return nil
 }
 
 // ---- teams: one listing per organization ----
@@ -401,7 +419,13 @@ func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error 
 }
 
 // ---- Actions secrets and variables: one listing per scope; a write
-// drops the scope's listing (the answers carry no object) ----
+// answers no object, so the listing records what was sent (names as the
+// forge keeps them, upper case) and a failed write drops it ----
+
+var (
+	secretID   = nameID[ActionsSecret](func(v ActionsSecret) string { return v.Name })
+	variableID = nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })
+)
 
 func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
 	return s.secrets.list(ctx, s, scope.String(), func(ctx context.Context) ([]ActionsSecret, error) {
@@ -411,13 +435,13 @@ func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]Acti
 
 func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
 	err := s.Interface.PutActionsSecret(ctx, scope, name, data, description)
-	s.secrets.drop(scope.String())
+	s.secrets.wrote(scope.String(), &ActionsSecret{Name: strings.ToUpper(name), Description: description}, 0, err)
 	return err
 }
 
 func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
 	err := s.Interface.DeleteActionsSecret(ctx, scope, name)
-	s.secrets.drop(scope.String())
+	s.secrets.wrote(scope.String(), nil, secretID(ActionsSecret{Name: strings.ToUpper(name)}), err)
 	return err
 }
 
@@ -429,19 +453,19 @@ func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]Ac
 
 func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
 	err := s.Interface.CreateActionsVariable(ctx, scope, name, value, description)
-	s.vars.drop(scope.String())
+	s.vars.wrote(scope.String(), &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description}, 0, err)
 	return err
 }
 
 func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
 	err := s.Interface.UpdateActionsVariable(ctx, scope, name, value, description)
-	s.vars.drop(scope.String())
+	s.vars.wrote(scope.String(), &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description}, 0, err)
 	return err
 }
 
 func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
 	err := s.Interface.DeleteActionsVariable(ctx, scope, name)
-	s.vars.drop(scope.String())
+	s.vars.wrote(scope.String(), nil, variableID(ActionsVariable{Name: strings.ToUpper(name)}), err)
 	return err
 }
 
@@ -896,6 +920,24 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 
 // wrote records a write to the scope: the answer of a create or an edit
 // (item), or a deleted id. A failed write drops the scope's listing.
+// find returns a copy of the item of key's kept listing that match picks;
+// false when there is no kept listing or no such item.
+func (st *store[T]) find(key string, match func(T) bool) (T, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var zero T
+	e := st.entries[key]
+	if e == nil || e.fetched.IsZero() {
+		return zero, false
+	}
+	for _, it := range e.items {
+		if match(it) {
+			return st.clone(it), true
+		}
+	}
+	return zero, false
+}
+
 func (st *store[T]) wrote(key string, item *T, deleted int64, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -573,5 +574,88 @@ func TestSnapshotsEvictIdleScopes(t *testing.T) {
 	s.labels.mu.Unlock()
 	if idle || fresh == nil || fresh.fetched.IsZero() || s.KeptBytes() > MaxKeptBytes {
 		t.Fatalf("idle scope kept %v, new scope kept %v, %d bytes; want the idle one evicted for the new, within %d", idle, fresh != nil && !fresh.fetched.IsZero(), s.KeptBytes(), MaxKeptBytes)
+	}
+}
+
+// actionsForge serves one scope's secrets and variables, counting listings.
+type actionsForge struct {
+	Interface
+	mu        sync.Mutex
+	secrets   []ActionsSecret
+	variables []ActionsVariable
+	lists     atomic.Int32
+}
+
+func (f *actionsForge) ListActionsSecrets(context.Context, Scope) ([]ActionsSecret, error) {
+	f.lists.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.secrets), nil
+}
+
+func (f *actionsForge) PutActionsSecret(_ context.Context, _ Scope, name, _, description string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.secrets = append(f.secrets, ActionsSecret{Name: strings.ToUpper(name), Description: description})
+	return nil
+}
+
+func (f *actionsForge) ListActionsVariables(context.Context, Scope) ([]ActionsVariable, error) {
+	f.lists.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.variables), nil
+}
+
+func (f *actionsForge) CreateActionsVariable(_ context.Context, _ Scope, name, value, description string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.variables = append(f.variables, ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})
+	return nil
+}
+
+func (f *actionsForge) DeleteActionsVariable(_ context.Context, _ Scope, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.variables = slices.DeleteFunc(f.variables, func(v ActionsVariable) bool { return strings.EqualFold(v.Name, name) })
+	return nil
+}
+
+// Actions writes answer no object: the listing records what was sent
+// (names upper case, as the forge keeps them), so the second secret of a
+// repository is not preceded by a second listing.
+func TestSnapshotsActionsWritesKeepTheListing(t *testing.T) {
+	f := &actionsForge{}
+	s := NewSnapshots(f)
+	ctx := WithMaxAge(context.Background(), time.Hour)
+	for _, n := range []string{"deploy_token", "registry_password"} {
+		if _, err := s.ListActionsSecrets(ctx, web); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutActionsSecret(ctx, web, n, "v", "d"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secrets, _ := s.ListActionsSecrets(ctx, web)
+	if len(secrets) != 2 || secrets[0].Name != "DEPLOY_TOKEN" || secrets[1].Name != "REGISTRY_PASSWORD" {
+		t.Fatalf("secrets after two puts: %+v", secrets)
+	}
+	for _, n := range []string{"go_version", "registry"} {
+		if _, err := s.ListActionsVariables(ctx, web); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateActionsVariable(ctx, web, n, "1", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteActionsVariable(ctx, web, "go_version"); err != nil {
+		t.Fatal(err)
+	}
+	variables, _ := s.ListActionsVariables(ctx, web)
+	if len(variables) != 1 || variables[0].Name != "REGISTRY" || variables[0].Data != "1" {
+		t.Fatalf("variables after two creates and a delete: %+v", variables)
+	}
+	if n := f.lists.Load(); n != 2 {
+		t.Fatalf("%d listings, want 2 (one of secrets, one of variables)", n)
 	}
 }
