@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -160,62 +159,21 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 		}
 	}
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative && !o.yielded {
-		e.deleteUnlisted(ctx, o, r, all, func(b forge.BranchProtection) bool {
-			return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
+		deleteUnlisted(ctx, o, all, unlisted[forge.BranchProtection]{
+			keep: func(b forge.BranchProtection) bool {
+				return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
+			},
+			relist: func(ctx context.Context) ([]forge.BranchProtection, error) {
+				return e.fc.ListBranchProtections(ctx, r.owner, r.name)
+			},
+			name: func(b forge.BranchProtection) string { return b.RuleName },
+			del: func(ctx context.Context, b forge.BranchProtection) error {
+				return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, b.RuleName)
+			},
+			max: e.obj.GetMaxDeletionsPerRepository(), nouns: "rules",
 		}, write)
 	}
 	return o
-}
-
-// deleteUnlisted deletes, in Authoritative mode, the rules of r that keep
-// does not keep, within maxDeletionsPerRepository, deciding on a listing
-// taken now (after this pass's own writes), never on a kept one. Without
-// write it only reports.
-func (e *branchProtectionSet) deleteUnlisted(ctx context.Context, o *repoOutcome, r repo, all []forge.BranchProtection,
-	keep func(forge.BranchProtection) bool, write bool) {
-	unlisted := func(all []forge.BranchProtection) []forge.BranchProtection {
-		var out []forge.BranchProtection
-		for _, b := range all {
-			if !keep(b) {
-				out = append(out, b)
-			}
-		}
-		return out
-	}
-	doomed := unlisted(all)
-	if len(doomed) > 0 && write {
-		fresh, err := e.fc.ListBranchProtections(forge.WithMaxAge(ctx, 0), r.owner, r.name)
-		if err != nil {
-			o.failErr(err)
-			return
-		}
-		doomed = unlisted(fresh)
-	}
-	if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
-		o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted rules (%s), more than maxDeletionsPerRepository %d; deleted none",
-			len(doomed), ruleNames(doomed), max)
-		return
-	}
-	for _, b := range doomed {
-		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", b.RuleName))
-		o.removes++
-		if !write {
-			continue
-		}
-		if err := e.fc.DeleteBranchProtection(ctx, r.owner, r.name, b.RuleName); err != nil && !forge.IsNotFound(err) {
-			o.failErr(err)
-			return
-		}
-		o.deleted++
-	}
-}
-
-func ruleNames(bs []forge.BranchProtection) string {
-	names := make([]string, len(bs))
-	for i, b := range bs {
-		names[i] = strconv.Quote(b.RuleName)
-	}
-	return boundList(names)
 }
 
 // Remove deletes, in every matched repository, the rules the spec lists,

@@ -235,58 +235,18 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	}
 
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative {
-		e.deleteUnlisted(ctx, o, r, all, func(l forge.Label) bool {
-			return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
+		scope := forge.RepoScope(r.owner, r.name)
+		deleteUnlisted(ctx, o, all, unlisted[forge.Label]{
+			keep: func(l forge.Label) bool {
+				return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
+			},
+			relist: func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, scope) },
+			name:   func(l forge.Label) string { return l.Name },
+			del:    func(ctx context.Context, l forge.Label) error { return e.fc.DeleteLabel(ctx, scope, l.ID) },
+			max:    e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
 		}, write)
 	}
 	return o
-}
-
-// deleteUnlisted deletes, in Authoritative mode, the labels of r that keep
-// does not keep, within maxDeletionsPerRepository. all is the pass's
-// listing; deletions decide on a listing taken now, after this pass's own
-// writes, never on a kept one: a label renamed since (into a preserve
-// pattern, say) is seen under its current name, and every id deleted is
-// one whose name was just read. Without write it only reports.
-func (e *labelSet) deleteUnlisted(ctx context.Context, o *repoOutcome, r repo, all []forge.Label, keep func(forge.Label) bool, write bool) {
-	scope := forge.RepoScope(r.owner, r.name)
-	unlisted := func(all []forge.Label) []forge.Label {
-		return slices.DeleteFunc(slices.Clone(all), keep)
-	}
-	doomed := unlisted(all)
-	if len(doomed) > 0 && write {
-		fresh, err := e.fc.ListLabels(forge.WithMaxAge(ctx, 0), scope)
-		if err != nil {
-			o.failErr(err)
-			return
-		}
-		doomed = unlisted(fresh)
-	}
-	if max := e.obj.GetMaxDeletionsPerRepository(); len(doomed) > max {
-		o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted labels (%s), more than maxDeletionsPerRepository %d; deleted none",
-			len(doomed), labelNames(doomed), max)
-		return
-	}
-	for _, l := range doomed {
-		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", l.Name))
-		o.removes++
-		if !write {
-			continue
-		}
-		if err := e.fc.DeleteLabel(ctx, scope, l.ID); err != nil {
-			o.failErr(err)
-			return
-		}
-		o.deleted++
-	}
-}
-
-func labelNames(ls []forge.Label) string {
-	names := make([]string, len(ls))
-	for i, l := range ls {
-		names[i] = strconv.Quote(l.Name)
-	}
-	return boundList(names)
 }
 
 // applyLabel brings one listed label to the spec: update it where it

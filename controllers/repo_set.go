@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -414,4 +415,59 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 			max, rs.nouns, boundList(over), deleted, rs.nouns)
 	}
 	return fmt.Sprintf("deleted %d %s of the set in %d of %d repositories", deleted, rs.nouns, touched, len(repos)), nil
+}
+
+// unlisted is how a set kind deletes, in Authoritative mode, the objects
+// of one repository it does not list.
+type unlisted[T any] struct {
+	// keep holds what stays: listed, preserved, or another resource's.
+	keep func(T) bool
+	// relist takes the repository's listing now, never a kept one.
+	relist func(ctx context.Context) ([]T, error)
+	name   func(T) string
+	del    func(ctx context.Context, item T) error
+	max    int
+	nouns  string
+}
+
+// deleteUnlisted deletes, within u.max, the objects of all that u.keep
+// does not keep. Deletions decide on a listing taken now, after this
+// pass's own writes, never on the kept one: an object renamed since (into
+// a preserve pattern, say) is seen under its current name, and every
+// object deleted is one just read. More than u.max in the repository:
+// none is deleted (TooManyDeletions). Without write it only reports.
+func deleteUnlisted[T any](ctx context.Context, o *repoOutcome, all []T, u unlisted[T], write bool) {
+	doomedOf := func(all []T) []T {
+		return slices.DeleteFunc(slices.Clone(all), u.keep)
+	}
+	doomed := doomedOf(all)
+	if len(doomed) > 0 && write {
+		fresh, err := u.relist(forge.WithMaxAge(ctx, 0))
+		if err != nil {
+			o.failErr(err)
+			return
+		}
+		doomed = doomedOf(fresh)
+	}
+	if len(doomed) > u.max {
+		names := make([]string, len(doomed))
+		for i, d := range doomed {
+			names[i] = strconv.Quote(u.name(d))
+		}
+		o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted %s (%s), more than maxDeletionsPerRepository %d; deleted none",
+			len(doomed), u.nouns, boundList(names), u.max)
+		return
+	}
+	for _, d := range doomed {
+		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", u.name(d)))
+		o.removes++
+		if !write {
+			continue
+		}
+		if err := u.del(ctx, d); err != nil && !forge.IsNotFound(err) {
+			o.failErr(err)
+			return
+		}
+		o.deleted++
+	}
 }
