@@ -49,6 +49,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
+	"github.com/forgeops/forge-operator/internal/testmanager"
 )
 
 // workload is the W1 shape of the scale issue: per organization 5 hooks,
@@ -180,12 +181,14 @@ type benchRun struct {
 	// members, when set, is how many repositories the run's set resources
 	// cover: the figures are printed per repository too.
 	members int
+	// restart stops the manager and starts a new one on the same forge
+	// and namespace.
+	restart func()
 }
 
 // newRun starts a run; scene sets the forge up before the manager starts.
 func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.Server)) *benchRun {
 	resetPeakRSS()
-	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{kube: map[string]int{}}
 	latency := benchLatency()
 	fake := fakeforge.New(fakeforge.WithToken(token))
@@ -210,18 +213,17 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	// shared API server, and their passes against a stopped fake forge
 	// would be counted as this run's writes.
 	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
-	mgr, err := ctrl.NewManager(mgrCfg, mo)
-	if err != nil {
-		b.Fatal(err)
-	}
 	// The operator keeps its secret digest key (hooks' and Actions
 	// secrets') here, creating it on first use.
 	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
-	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: w1Sync, SecretDigestKey: digestKey}); err != nil {
-		b.Fatal(err)
+	startManager := func() func() {
+		stop, err := testmanager.Start(mgrCfg, mo, controllers.Options{SyncInterval: w1Sync, SecretDigestKey: digestKey})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func() { _ = stop() }
 	}
-	mgrDone := make(chan struct{})
-	go func() { _ = mgr.Start(ctx); close(mgrDone) }()
+	stopManager := startManager()
 
 	k8s, err := client.New(cfg, client.Options{Scheme: mo.Scheme})
 	if err != nil {
@@ -229,7 +231,8 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	}
 	run := &benchRun{b: b, fake: fake, rec: rec, k8s: k8s, ns: ns, qps: qps,
 		spec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
-		stop: func() { cancel(); <-mgrDone; srv.Close() }}
+		stop: func() { stopManager(); srv.Close() }}
+	run.restart = func() { stopManager(); stopManager = startManager() }
 	run.apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: digestKey.Namespace}}); err != nil &&
 		!apierrors.IsAlreadyExists(err) {
@@ -311,6 +314,28 @@ func (r *benchRun) converge(n int) recorded {
 	return recorded{calls: calls, rest: restCalls, intervals: intervals}
 }
 
+// restartAtRest restarts the manager of a run at rest and prints what
+// being sure again costs it: the forge reads of the first half interval
+// (before any listing's regular check is due again: at most one listing
+// per scope, objects settling from their listings, not a read each), and
+// no write to the forge or to Kubernetes.
+func (r *benchRun) restartAtRest(n int) {
+	r.rec.reset()
+	start := time.Now()
+	r.restart()
+	time.Sleep(w1Sync / 2)
+	calls, kube := r.rec.snapshot()
+	scopes := map[string]bool{}
+	for _, c := range calls {
+		if c.method == http.MethodGet {
+			scopes[c.path] = true
+		}
+	}
+	fmt.Printf("  after a manager restart at rest, over %s: %d forge reads (%.3f per object) of %d paths, %d forge writes, %d Kubernetes writes\n",
+		time.Since(start).Round(time.Second), reads(calls), float64(reads(calls))/float64(n), len(scopes),
+		len(calls)-reads(calls), writes(kube))
+}
+
 func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	// The forge side: organizations, repositories and runners exist (users
 	// register runners); the operator adopts the organizations and creates
@@ -356,6 +381,7 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 		}
 	}
 	run.converge(w.objects())
+	run.restartAtRest(w.objects())
 }
 
 // repoOrg is the organization repository r lives in: round robin, so that
