@@ -56,6 +56,7 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // hooks keep theirs), and sent again only when the Secret's value differs
 // from it, the secret is missing, or it was adopted.
 type actionsSecretKind struct {
+	kindBase[forgev1.ActionsSecret, forgev1.ActionsSecretList]
 	digests *secretdigest.Digester
 	sent    *sentSecrets
 }
@@ -95,8 +96,6 @@ func (s *sentSecrets) put(uid types.UID, a []forgev1.AppliedSecret) {
 	s.m[uid] = a[0]
 }
 
-func (actionsSecretKind) New() *forgev1.ActionsSecret { return &forgev1.ActionsSecret{} }
-func (actionsSecretKind) NewList() client.ObjectList  { return &forgev1.ActionsSecretList{} }
 func (actionsSecretKind) Secrets(s *forgev1.ActionsSecret) []string {
 	return []string{s.Spec.ValueFrom.SecretKeyRef.Name}
 }
@@ -244,10 +243,10 @@ func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) 
 
 // actionsVariableKind manages Actions variables: addressed by name, value
 // read back from the scope's listing and corrected like any field.
-type actionsVariableKind struct{}
+type actionsVariableKind struct {
+	kindBase[forgev1.ActionsVariable, forgev1.ActionsVariableList]
+}
 
-func (actionsVariableKind) New() *forgev1.ActionsVariable { return &forgev1.ActionsVariable{} }
-func (actionsVariableKind) NewList() client.ObjectList    { return &forgev1.ActionsVariableList{} }
 func (actionsVariableKind) Secrets(v *forgev1.ActionsVariable) []string {
 	if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
 		return []string{vf.SecretKeyRef.Name}

@@ -23,8 +23,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -37,11 +35,9 @@ import (
 
 // branchProtectionKind manages one branch protection rule, addressed by its
 // rule name in its repository (the forge gives rules no id).
-type branchProtectionKind struct{}
-
-func (branchProtectionKind) New() *forgev1.BranchProtection             { return &forgev1.BranchProtection{} }
-func (branchProtectionKind) NewList() client.ObjectList                 { return &forgev1.BranchProtectionList{} }
-func (branchProtectionKind) Secrets(*forgev1.BranchProtection) []string { return nil }
+type branchProtectionKind struct {
+	kindBase[forgev1.BranchProtection, forgev1.BranchProtectionList]
+}
 
 func ruleScope(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) }
 

@@ -33,14 +33,11 @@ import (
 // set kind of the loop on the set machinery LabelSet runs on (repo_set.go).
 // Each pass lists the repositories, then each repository's rules once, and
 // writes only what differs.
-type branchProtectionSetKind struct{}
-
-func (branchProtectionSetKind) New() *forgev1.BranchProtectionSet {
-	return &forgev1.BranchProtectionSet{}
+type branchProtectionSetKind struct {
+	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
 }
-func (branchProtectionSetKind) NewList() client.ObjectList                    { return &forgev1.BranchProtectionSetList{} }
-func (branchProtectionSetKind) Secrets(*forgev1.BranchProtectionSet) []string { return nil }
-func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string       { return "" }
+
+func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }
 func (branchProtectionSetKind) Describe(*forgev1.BranchProtectionSet) string {
 	return "the branch protection rules of the set"
 }

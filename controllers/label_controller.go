@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"slices"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -36,13 +34,12 @@ import (
 // labelKind manages issue labels of a repository or an organization,
 // adopted by name. The forge allows several labels of one name: adoption
 // then stalls with the ids, rather than guess.
-type labelKind struct{}
+type labelKind struct {
+	kindBase[forgev1.Label, forgev1.LabelList]
+}
 
-func (labelKind) New() *forgev1.Label             { return &forgev1.Label{} }
-func (labelKind) NewList() client.ObjectList      { return &forgev1.LabelList{} }
-func (labelKind) Secrets(*forgev1.Label) []string { return nil }
-func (labelKind) Key(l *forgev1.Label) string     { return labelScope(l).key() + "|label:" + l.LabelName() }
-func labelScope(l *forgev1.Label) scope           { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
+func (labelKind) Key(l *forgev1.Label) string { return labelScope(l).key() + "|label:" + l.LabelName() }
+func labelScope(l *forgev1.Label) scope       { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
 
 func (labelKind) Describe(l *forgev1.Label) string {
 	return fmt.Sprintf("label %q in %s", l.LabelName(), labelScope(l).describe())

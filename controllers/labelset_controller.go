@@ -40,13 +40,12 @@ import (
 // labelSetKind applies one label list to many repositories: a set kind of
 // the loop (reconciler.SetKind). Each pass lists the repositories, then
 // each repository's labels once, and writes only what differs.
-type labelSetKind struct{}
+type labelSetKind struct {
+	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
+}
 
-func (labelSetKind) New() *forgev1.LabelSet             { return &forgev1.LabelSet{} }
-func (labelSetKind) NewList() client.ObjectList         { return &forgev1.LabelSetList{} }
-func (labelSetKind) Secrets(*forgev1.LabelSet) []string { return nil }
-func (labelSetKind) Key(*forgev1.LabelSet) string       { return "" }
-func (labelSetKind) Describe(*forgev1.LabelSet) string  { return "the labels of the set" }
+func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }
+func (labelSetKind) Describe(*forgev1.LabelSet) string { return "the labels of the set" }
 func (labelSetKind) Connect(context.Context, *forgev1.LabelSet, *reconciler.Pass) (reconciler.External, error) {
 	return nil, errors.New("a LabelSet is synced as a set")
 }

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -35,11 +33,9 @@ import (
 
 // organizationKind manages organizations: created by POST /orgs, adopted by
 // name, updated field by field, deleted by DELETE /orgs/{org}.
-type organizationKind struct{}
-
-func (organizationKind) New() *forgev1.Organization             { return &forgev1.Organization{} }
-func (organizationKind) NewList() client.ObjectList             { return &forgev1.OrganizationList{} }
-func (organizationKind) Secrets(*forgev1.Organization) []string { return nil }
+type organizationKind struct {
+	kindBase[forgev1.Organization, forgev1.OrganizationList]
+}
 
 // Key: forge user and organization names are case-insensitive.
 func (organizationKind) Key(o *forgev1.Organization) string {

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"slices"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -37,11 +35,10 @@ import (
 // Gitea has the projects API yet: such a server answers its routes with a
 // plain-text 404 and the resource stalls as Unsupported (the loop checks
 // again when the Forge, and so its version, changes).
-type projectKind struct{}
+type projectKind struct {
+	kindBase[forgev1.Project, forgev1.ProjectList]
+}
 
-func (projectKind) New() *forgev1.Project             { return &forgev1.Project{} }
-func (projectKind) NewList() client.ObjectList        { return &forgev1.ProjectList{} }
-func (projectKind) Secrets(*forgev1.Project) []string { return nil }
 func (projectKind) Key(p *forgev1.Project) string {
 	return projectScope(p).key() + "|project:" + p.Spec.Title
 }

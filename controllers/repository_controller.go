@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -42,11 +41,9 @@ const defaultMaxCollaboratorRemovals = 5
 // repositoryKind manages repositories: identified by the forge's id,
 // adopted by name (or by a previous name, then renamed in place), observed
 // from the owner's repository listing, settings written field by field.
-type repositoryKind struct{}
-
-func (repositoryKind) New() *forgev1.Repository             { return &forgev1.Repository{} }
-func (repositoryKind) NewList() client.ObjectList           { return &forgev1.RepositoryList{} }
-func (repositoryKind) Secrets(*forgev1.Repository) []string { return nil }
+type repositoryKind struct {
+	kindBase[forgev1.Repository, forgev1.RepositoryList]
+}
 
 // Key: owner and repository names are case-insensitive on the forge.
 func (repositoryKind) Key(r *forgev1.Repository) string {

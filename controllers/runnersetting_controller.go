@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -37,11 +35,9 @@ import (
 // register themselves: there is nothing to create, so a runner not found
 // yet keeps the resource waiting (retried with backoff) until it appears.
 // Deleting with deletionPolicy Delete re-enables the runner.
-type runnerSettingKind struct{}
-
-func (runnerSettingKind) New() *forgev1.RunnerSetting             { return &forgev1.RunnerSetting{} }
-func (runnerSettingKind) NewList() client.ObjectList              { return &forgev1.RunnerSettingList{} }
-func (runnerSettingKind) Secrets(*forgev1.RunnerSetting) []string { return nil }
+type runnerSettingKind struct {
+	kindBase[forgev1.RunnerSetting, forgev1.RunnerSettingList]
+}
 
 // Key: a runner picked by id and one picked by name may still be the same
 // runner; the loop's check on status.id (the runner's id) catches that.

@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -43,11 +42,9 @@ const defaultMaxRemovals = 10
 // adopted by name (or a previous name, then renamed), observed from the
 // organization's team listing, with members and repositories listed per
 // team when managed.
-type teamKind struct{}
-
-func (teamKind) New() *forgev1.Team             { return &forgev1.Team{} }
-func (teamKind) NewList() client.ObjectList     { return &forgev1.TeamList{} }
-func (teamKind) Secrets(*forgev1.Team) []string { return nil }
+type teamKind struct {
+	kindBase[forgev1.Team, forgev1.TeamList]
+}
 
 // Key: team names are unique in an organization without case.
 func (teamKind) Key(t *forgev1.Team) string {
