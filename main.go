@@ -92,11 +92,8 @@ func main() {
 	flag.StringVar(&denyCIDRs, "forge-deny-cidrs", forge.DefaultDenyCIDRs,
 		"Comma-separated CIDRs no Forge may connect to, checked on the address dialled (after DNS, on redirects too); empty allows every address.")
 	flag.DurationVar(&reconcileTimeout, "reconcile-timeout", 2*time.Minute, "The longest one pass of any controller may take; a forge that does not answer in time gets a ForgeError condition and a retry.")
-	// client-go's defaults (5 qps, 10 burst; controller-runtime raises them
-	// to 20 and 30) hold a large first sync back: 1,160 objects need about
-	// two writes each.
-	flag.Float64Var(&kubeAPIQPS, "kube-api-qps", 100, "Requests per second the manager may send to the Kubernetes API server.")
-	flag.IntVar(&kubeAPIBurst, "kube-api-burst", 200, "Requests the manager may send to the Kubernetes API server at once.")
+	flag.Float64Var(&kubeAPIQPS, "kube-api-qps", manager.DefaultKubeAPIQPS, "Requests per second the manager may send to the Kubernetes API server.")
+	flag.IntVar(&kubeAPIBurst, "kube-api-burst", manager.DefaultKubeAPIBurst, "Requests the manager may send to the Kubernetes API server at once.")
 	flag.IntVar(&maxReconcilesPerForge, "max-reconciles-per-forge", 0, "How many resources of one Forge, per kind, are reconciled at once, and as many for all Forges of one namespace and all Forges at one server; 0 means --max-concurrent-reconciles minus 1 (at least 1), which keeps a worker of every kind free for the other tenants.")
 	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
 		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+

@@ -47,6 +47,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 	"github.com/forgeops/forge-operator/internal/testmanager"
@@ -205,7 +206,12 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 
 	mgrCfg := rest.CopyConfig(cfg)
-	mgrCfg.QPS, mgrCfg.Burst = 200, 400
+	// The manager's own defaults (--kube-api-qps, --kube-api-burst);
+	// BENCH_KUBE_QPS (burst twice that) tries others.
+	mgrCfg.QPS, mgrCfg.Burst = manager.DefaultKubeAPIQPS, manager.DefaultKubeAPIBurst
+	if v, err := strconv.ParseFloat(os.Getenv("BENCH_KUBE_QPS"), 32); err == nil && v > 0 {
+		mgrCfg.QPS, mgrCfg.Burst = float32(v), int(2*v)
+	}
 	mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return kubeTransport{rec: rec, next: rt} })
 	ctrl.SetLogger(logr.Discard())
 	mo := testenv.ManagerOptions()
