@@ -38,7 +38,7 @@ import (
 // PlanEnv is what Plan works with.
 type PlanEnv struct {
 	// Forge is the forge's client; Plan reaches it only through forge.ReadOnly.
-	Forge forge.Interface
+	Forge *forge.Client
 	// Server is what the forge is, from its reported version.
 	Server forge.Server
 	// WebURL is the forge's web root, for the URLs of its objects.

@@ -129,6 +129,7 @@ type Client struct {
 	demand    *demand           // foreground calls on the limiter, shared like it
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
+	readOnly  bool              // GETs only (ReadOnly)
 }
 
 var _ Interface = (*Client)(nil)
@@ -394,6 +395,9 @@ func (c *Client) redactorFor(cl call, extra ...string) *strings.Replacer {
 // do performs one request through the rate limiter, with metrics and
 // logging, and turns every failure into *Error.
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
+	if err := c.refuseWrite(cl); err != nil {
+		return nil, err
+	}
 	red := c.redactorFor(cl, secretsOf(ctx)...)
 	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
 	if err := c.wait(ctx); err != nil {
