@@ -496,43 +496,24 @@ func (s *Server) storeAllowLists(r *repo, b *branchRule, users, teams [4][]int64
 	b.mergeTeams, b.approvalsTeams = s.keepTeams(r, teams[2]), s.keepTeams(r, teams[3])
 }
 
-// editRuleReq is the PATCH body: lists are nil when not sent (or null).
-type editRuleReq struct {
-	Priority                      *int64   `json:"priority"`
-	EnablePush                    *bool    `json:"enable_push"`
-	EnablePushWhitelist           *bool    `json:"enable_push_whitelist"`
-	PushWhitelistUsernames        []string `json:"push_whitelist_usernames"`
-	PushWhitelistTeams            []string `json:"push_whitelist_teams"`
-	PushWhitelistDeployKeys       *bool    `json:"push_whitelist_deploy_keys"`
-	EnableForcePush               *bool    `json:"enable_force_push"`
-	EnableForcePushAllowlist      *bool    `json:"enable_force_push_allowlist"`
-	ForcePushAllowlistUsernames   []string `json:"force_push_allowlist_usernames"`
-	ForcePushAllowlistTeams       []string `json:"force_push_allowlist_teams"`
-	ForcePushAllowlistDeployKeys  *bool    `json:"force_push_allowlist_deploy_keys"`
-	EnableMergeWhitelist          *bool    `json:"enable_merge_whitelist"`
-	MergeWhitelistUsernames       []string `json:"merge_whitelist_usernames"`
-	MergeWhitelistTeams           []string `json:"merge_whitelist_teams"`
-	EnableStatusCheck             *bool    `json:"enable_status_check"`
-	StatusCheckContexts           []string `json:"status_check_contexts"`
-	RequiredApprovals             *int64   `json:"required_approvals"`
-	EnableApprovalsWhitelist      *bool    `json:"enable_approvals_whitelist"`
-	ApprovalsWhitelistUsernames   []string `json:"approvals_whitelist_username"`
-	ApprovalsWhitelistTeams       []string `json:"approvals_whitelist_teams"`
-	BlockOnRejectedReviews        *bool    `json:"block_on_rejected_reviews"`
-	BlockOnOfficialReviewRequests *bool    `json:"block_on_official_review_requests"`
-	BlockOnOutdatedBranch         *bool    `json:"block_on_outdated_branch"`
-	DismissStaleApprovals         *bool    `json:"dismiss_stale_approvals"`
-	IgnoreStaleApprovals          *bool    `json:"ignore_stale_approvals"`
-	RequireSignedCommits          *bool    `json:"require_signed_commits"`
-	ProtectedFilePatterns         *string  `json:"protected_file_patterns"`
-	UnprotectedFilePatterns       *string  `json:"unprotected_file_patterns"`
-	BlockAdminMergeOverride       *bool    `json:"block_admin_merge_override"`
+// The PATCH body is the client's forge.EditBranchProtectionOption: what
+// is not sent (or is null) decodes as nil, as the forge's own option does.
+
+// names is a list of the body: nil when not sent.
+func names(p *[]string) []string {
+	if p == nil {
+		return nil
+	}
+	if *p == nil {
+		return []string{}
+	}
+	return *p
 }
 
 // applyToggles applies the push and force-push switches the way the forge
 // does: an allow-list switch only under its enable_* sent true in the same
 // PATCH, its deploy-keys switch only under both.
-func (req *editRuleReq) applyToggles(b *branchRule) {
+func applyToggles(req *forge.EditBranchProtectionOption, b *branchRule) {
 	if req.EnablePush != nil {
 		b.canPush = *req.EnablePush
 		if !b.canPush {
@@ -574,7 +555,7 @@ func (s *Server) editBranchProtection(c *rc) {
 	if !ok {
 		return
 	}
-	var req editRuleReq
+	var req forge.EditBranchProtectionOption
 	if !c.bind(&req) || !c.notArchived(r) {
 		return
 	}
@@ -584,12 +565,12 @@ func (s *Server) editBranchProtection(c *rc) {
 		return
 	}
 	next := *b
-	req.applyToggles(&next)
+	applyToggles(&req, &next)
 	set(&next.priority, req.Priority)
 	set(&next.enableMergeWhitelist, req.EnableMergeWhitelist)
 	set(&next.enableStatusCheck, req.EnableStatusCheck)
 	if req.StatusCheckContexts != nil {
-		next.statusCheckContexts = req.StatusCheckContexts
+		next.statusCheckContexts = names(req.StatusCheckContexts)
 	}
 	if req.RequiredApprovals != nil && *req.RequiredApprovals >= 0 {
 		next.requiredApprovals = *req.RequiredApprovals
@@ -617,10 +598,10 @@ func (s *Server) editBranchProtection(c *rc) {
 		dst   *[]int64
 		keep  func(*repo, []int64) []int64
 	}{
-		{req.PushWhitelistUsernames != nil, req.PushWhitelistUsernames, &next.whitelistUsers, s.keepWriters},
-		{forcePushUsersSent, req.ForcePushAllowlistUsernames, &next.forcePushUsers, s.keepWriters},
-		{req.MergeWhitelistUsernames != nil, req.MergeWhitelistUsernames, &next.mergeUsers, s.keepWriters},
-		{req.ApprovalsWhitelistUsernames != nil, req.ApprovalsWhitelistUsernames, &next.approvalsUsers, s.keepPRReaders},
+		{req.PushWhitelistUsernames != nil, names(req.PushWhitelistUsernames), &next.whitelistUsers, s.keepWriters},
+		{forcePushUsersSent, names(req.ForcePushAllowlistUsernames), &next.forcePushUsers, s.keepWriters},
+		{req.MergeWhitelistUsernames != nil, names(req.MergeWhitelistUsernames), &next.mergeUsers, s.keepWriters},
+		{req.ApprovalsWhitelistUsernames != nil, names(req.ApprovalsWhitelistUsernames), &next.approvalsUsers, s.keepPRReaders},
 	}
 	for _, l := range userLists {
 		if !l.sent {
@@ -637,8 +618,8 @@ func (s *Server) editBranchProtection(c *rc) {
 			names []string
 			dst   *[]int64
 		}{
-			{req.PushWhitelistTeams, &next.whitelistTeams}, {req.ForcePushAllowlistTeams, &next.forcePushTeams},
-			{req.MergeWhitelistTeams, &next.mergeTeams}, {req.ApprovalsWhitelistTeams, &next.approvalsTeams},
+			{names(req.PushWhitelistTeams), &next.whitelistTeams}, {names(req.ForcePushAllowlistTeams), &next.forcePushTeams},
+			{names(req.MergeWhitelistTeams), &next.mergeTeams}, {names(req.ApprovalsWhitelistTeams), &next.approvalsTeams},
 		} {
 			if l.names == nil {
 				continue
