@@ -67,6 +67,7 @@ type branchProtection struct {
 	obj   *forgev1.BranchProtection
 	fc    forge.Interface
 	scope scope
+	found *forge.BranchProtection // as Observe found it
 }
 
 func (e *branchProtection) spec() *forgev1.BranchProtectionRule {
@@ -82,6 +83,7 @@ func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation,
 	if have == nil {
 		return reconciler.Observation{}, nil
 	}
+	e.found = have
 	d := ruleDiff(e.spec(), have)
 	return reconciler.Observation{Exists: true, Name: have.RuleName, Changes: d.changes, Diff: reconciler.Fields(d.changes)}, nil
 }
@@ -94,16 +96,8 @@ func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, 
 	return reconciler.Observation{Exists: true, Name: name}, nil
 }
 
-func (e *branchProtection) Update(ctx context.Context, obs reconciler.Observation) error {
-	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
-	if err != nil {
-		return err
-	}
-	have := findRule(all, obs.Name)
-	if have == nil {
-		return reconciler.Wait(forgev1.ReasonNotFound, "branch protection rule %q is gone from %s", obs.Name, e.scope.describe())
-	}
-	return editRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec(), have)
+func (e *branchProtection) Update(ctx context.Context, _ reconciler.Observation) error {
+	return editRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec(), e.found)
 }
 
 func (e *branchProtection) Delete(ctx context.Context, obs reconciler.Observation) error {
