@@ -71,7 +71,7 @@ func TestLabelSetSummary(t *testing.T) {
 		{2, repoOutcome{merged: 2}, "2 repositories: merged 2 labels"},
 	}
 	for _, c := range cases {
-		if got := summary(c.repos, c.o); got != c.want {
+		if got := summaryOf(c.repos, c.o, "label", "labels"); got != c.want {
 			t.Errorf("summary = %q, want %q", got, c.want)
 		}
 	}

@@ -182,12 +182,9 @@ func bound(s string) string {
 	return strings.ToValidUTF8(s[:forge.MaxMessage-3], "") + "..."
 }
 
-// summary is the Event of a LabelSet pass that wrote:
-// "3 repositories: created 12, updated 4, renamed 1, deleted 2 labels".
-func summary(repos int, t repoOutcome) string { return summaryOf(repos, t, "label", "labels") }
-
 // summaryOf is the Event of a set's pass that wrote, its objects named by
-// noun and nouns.
+// noun1 and nouns: "3 repositories: created 12, updated 4, renamed 1,
+// deleted 2 labels".
 func summaryOf(repos int, t repoOutcome, noun1, nouns string) string {
 	var parts []string
 	for _, c := range []struct {
