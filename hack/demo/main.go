@@ -160,10 +160,16 @@ func run(ctx context.Context, o options) error {
 	if err := waitReady(ctx, k8s, []ref{{"Organization", "acme"}}, o.timeout, false); err != nil {
 		return err
 	}
-	if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web", Description: "Acme's web site"}); err != nil {
+	// The Repository sample "web" creates acme/web when it is missing: the
+	// operator may get there first (it is not held back by this script).
+	switch _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web", Description: "Acme's web site"}); {
+	case forge.IsConflict(err):
+		fmt.Println("    repository acme/web exists already: the Repository sample created it first")
+	case err != nil:
 		return fmt.Errorf("create repository acme/web: %w", err)
+	default:
+		fmt.Println("    created repository acme/web through the forge API")
 	}
-	fmt.Println("    created repository acme/web through the forge API")
 	for _, name := range []string{"api", "sandbox-play"} {
 		if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: name}); err != nil {
 			return fmt.Errorf("create repository acme/%s: %w", name, err)
