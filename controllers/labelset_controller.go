@@ -475,7 +475,7 @@ func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.L
 // it wrote: the set adopts by name, so a label of a listed name is the
 // set's in every matched repository (the README says so).
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
-	claims, err := e.claims(forge.WithMaxAge(ctx, 0))
+	claims, err := e.claims(forge.Fresh(ctx))
 	if err != nil {
 		return "", err
 	}

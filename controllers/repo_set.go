@@ -148,11 +148,11 @@ func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any
 // failErr records a forge failure, classified as every kind does; a read
 // that gave way is none.
 func (o *repoOutcome) failErr(err error) {
-	if errors.Is(err, forge.ErrYield) {
+	c, ok := reconciler.Classify(err)
+	if c.Yield {
 		o.yielded = true
 		return
 	}
-	c, ok := reconciler.Classify(err)
 	if !ok {
 		c = reconciler.Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}
 	}
@@ -365,7 +365,7 @@ func boundList(items []string) string {
 // Orphan; a repository that is gone has nothing left to delete.
 func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 	doomed func(ctx context.Context, r repo) ([]T, error), del func(ctx context.Context, r repo, item T) error) (string, error) {
-	ctx = forge.WithMaxAge(ctx, 0)
+	ctx = forge.Fresh(ctx)
 	repos, _, err := rs.repositories(ctx)
 	if forge.IsNotFound(err) {
 		// The organization is gone, and its objects with it: holding the
@@ -439,7 +439,7 @@ func deleteUnlisted[T any](ctx context.Context, o *repoOutcome, all []T, u unlis
 	}
 	doomed := doomedOf(all)
 	if len(doomed) > 0 && write {
-		fresh, err := u.relist(forge.WithMaxAge(ctx, 0))
+		fresh, err := u.relist(forge.Fresh(ctx))
 		if err != nil {
 			o.failErr(err)
 			return

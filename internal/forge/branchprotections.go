@@ -100,24 +100,11 @@ import (
 //     archived" (the message only for site admins). 423 is KindUnknown:
 //     read Error.StatusCode. The listing still answers.
 
-// bpCall is a call on a repository's branch protection route.
-func bpCall(op, method, owner, repo string, name ...string) call {
-	cl := call{op: op, method: method, route: "/repos/{owner}/{repo}/branch_protections", args: []any{owner, repo}}
-	if len(name) > 0 {
-		// The name is one escaped path segment (release%2F%2A): Gitea 1.24
-		// and 1.25 route {name} as one segment and would not match a raw
-		// slash; 1.26 takes both. The forge unescapes it.
-		cl.route += "/{name}"
-		cl.args = append(cl.args, name[0])
-	}
-	return cl
-}
-
 // ListBranchProtections implements BranchProtectionsClient. The forge
 // answers every rule in one array, ignoring page and limit, so one request
 // is made; it is held to the listing bounds all the same.
 func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
-	cl := bpCall(fmt.Sprintf("list branch protections of %s/%s", owner, repo), http.MethodGet, owner, repo)
+	cl := branchProtections.call(RepoScope(owner, repo), http.MethodGet, "list", branchProtections.plural)
 	resp, err := c.do(ctx, cl)
 	if err != nil {
 		return nil, err
@@ -151,7 +138,7 @@ func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) 
 
 // CreateBranchProtection implements BranchProtectionsClient.
 func (c *Client) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
-	cl := bpCall(fmt.Sprintf("create branch protection %q in %s/%s", bp.RuleName, owner, repo), http.MethodPost, owner, repo)
+	cl := branchProtections.call(RepoScope(owner, repo), http.MethodPost, "create", branchProtections.one(bp.RuleName))
 	cl.body = bp
 	return c.fetchRule(ctx, cl)
 }
@@ -167,15 +154,14 @@ func (c *Client) EditBranchProtection(ctx context.Context, owner, repo, name str
 			*l = &[]string{}
 		}
 	}
-	cl := bpCall(fmt.Sprintf("edit branch protection %q in %s/%s", name, owner, repo), http.MethodPatch, owner, repo, name)
+	cl := branchProtections.call(RepoScope(owner, repo), http.MethodPatch, "edit", branchProtections.one(name), name)
 	cl.body = opt
 	return c.fetchRule(ctx, cl)
 }
 
 // DeleteBranchProtection implements BranchProtectionsClient.
 func (c *Client) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
-	_, err := c.do(ctx, bpCall(fmt.Sprintf("delete branch protection %q in %s/%s", name, owner, repo), http.MethodDelete, owner, repo, name))
-	return err
+	return branchProtections.delete(ctx, c, RepoScope(owner, repo), name)
 }
 
 // fetchRule makes a write that answers the rule; an answer without a rule

@@ -21,8 +21,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // fetch makes call cl and decodes its JSON answer into a new T.
@@ -100,68 +102,61 @@ func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
 // ListHooks implements HooksClient. A repository's list has X-Total-Count
 // only, no Link: listAll pages by count and short pages.
 func (c *Client) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	cl := scopedCall(scope, "list hooks of "+scope.describe(), http.MethodGet, "/hooks")
-	return listAll(ctx, c, cl, decodeArray[Hook], func(h Hook) int64 { return h.ID })
+	return hooks.list(ctx, c, scope)
 }
 
 // GetHook implements HooksClient.
 func (c *Client) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return fetch[Hook](ctx, c, scopedCall(scope, fmt.Sprintf("get hook %d of %s", id, scope.describe()), http.MethodGet, "/hooks/{id}", id))
+	return hooks.get(ctx, c, scope, id)
 }
 
 // CreateHook implements HooksClient. The op names the hook by type only:
 // chat webhook URLs are secrets.
 func (c *Client) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
-	cl := scopedCall(scope, fmt.Sprintf("create %s hook in %s", opt.Type, scope.describe()), http.MethodPost, "/hooks")
-	cl.body, cl.secrets = opt, hookSecrets(opt.Config, opt.AuthorizationHeader)
-	return fetch[Hook](ctx, c, cl)
+	return hooks.create(ctx, c, scope, opt.Type+" hook", opt, hookSecrets(opt.Config, opt.AuthorizationHeader)...)
 }
 
 // EditHook implements HooksClient.
 func (c *Client) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
-	cl := scopedCall(scope, fmt.Sprintf("edit hook %d of %s", id, scope.describe()), http.MethodPatch, "/hooks/{id}", id)
-	cl.body, cl.secrets = opt, hookSecrets(opt.Config, opt.AuthorizationHeader)
-	return fetch[Hook](ctx, c, cl)
+	return hooks.edit(ctx, c, scope, id, opt, hookSecrets(opt.Config, opt.AuthorizationHeader)...)
 }
 
 // DeleteHook implements HooksClient.
 func (c *Client) DeleteHook(ctx context.Context, scope Scope, id int64) error {
-	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete hook %d of %s", id, scope.describe()), http.MethodDelete, "/hooks/{id}", id))
-	return err
+	return hooks.delete(ctx, c, scope, id)
+}
+
+func cloneHook(h Hook) Hook {
+	h.Config = maps.Clone(h.Config)
+	h.Events = slices.Clone(h.Events)
+	return h
 }
 
 // ---- labels ----
 
 // ListLabels implements LabelsClient.
 func (c *Client) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	cl := scopedCall(scope, "list labels in "+scope.String(), http.MethodGet, "/labels")
-	return listAll(ctx, c, cl, decodeArray[Label], func(l Label) int64 { return l.ID })
+	return labels.list(ctx, c, scope)
 }
 
 // GetLabel implements LabelsClient.
 func (c *Client) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	cl := scopedCall(scope, fmt.Sprintf("get label %d in %s", id, scope), http.MethodGet, "/labels/{id}", id)
-	return fetch[Label](ctx, c, cl)
+	return labels.get(ctx, c, scope, id)
 }
 
 // CreateLabel implements LabelsClient.
 func (c *Client) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	cl := scopedCall(scope, fmt.Sprintf("create label %q in %s", opt.Name, scope), http.MethodPost, "/labels")
-	cl.body = opt
-	return fetch[Label](ctx, c, cl)
+	return labels.create(ctx, c, scope, labels.one(opt.Name), opt)
 }
 
 // EditLabel implements LabelsClient.
 func (c *Client) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	cl := scopedCall(scope, fmt.Sprintf("edit label %d in %s", id, scope), http.MethodPatch, "/labels/{id}", id)
-	cl.body = opt
-	return fetch[Label](ctx, c, cl)
+	return labels.edit(ctx, c, scope, id, opt)
 }
 
 // DeleteLabel implements LabelsClient.
 func (c *Client) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
-	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete label %d in %s", id, scope), http.MethodDelete, "/labels/{id}", id))
-	return err
+	return labels.delete(ctx, c, scope, id)
 }
 
 // ---- projects ----
@@ -171,75 +166,73 @@ func (c *Client) ListProjects(ctx context.Context, scope Scope, state string) ([
 	if state == "" {
 		state = "open"
 	}
-	cl := scopedCall(scope, fmt.Sprintf("list %s projects in %s", state, scope), http.MethodGet, "/projects")
+	cl := projects.call(scope, http.MethodGet, "list", state+" projects")
 	cl.query = url.Values{"state": {state}}
-	return listAll(ctx, c, cl, decodeArray[Project], func(p Project) int64 { return p.ID })
+	return projects.listing(ctx, c, cl)
 }
 
 // GetProject implements ProjectsClient.
 func (c *Client) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	cl := scopedCall(scope, fmt.Sprintf("get project %d in %s", id, scope), http.MethodGet, "/projects/{id}", id)
-	return fetch[Project](ctx, c, cl)
+	return projects.get(ctx, c, scope, id)
 }
 
 // CreateProject implements ProjectsClient.
 func (c *Client) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
-	cl := scopedCall(scope, fmt.Sprintf("create project %q in %s", opt.Title, scope), http.MethodPost, "/projects")
-	cl.body = opt
-	return fetch[Project](ctx, c, cl)
+	return projects.create(ctx, c, scope, projects.one(opt.Title), opt)
 }
 
 // EditProject implements ProjectsClient.
 func (c *Client) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
-	cl := scopedCall(scope, fmt.Sprintf("edit project %d in %s", id, scope), http.MethodPatch, "/projects/{id}", id)
-	cl.body = opt
-	return fetch[Project](ctx, c, cl)
+	return projects.edit(ctx, c, scope, id, opt)
 }
 
 // DeleteProject implements ProjectsClient.
 func (c *Client) DeleteProject(ctx context.Context, scope Scope, id int64) error {
-	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete project %d in %s", id, scope), http.MethodDelete, "/projects/{id}", id))
-	return err
+	return projects.delete(ctx, c, scope, id)
 }
 
 // ---- runners ----
 
-// ListRunners implements RunnersClient. The list comes as
-// {"runners": [...], "total_count": N}.
+// ListRunners implements RunnersClient.
 func (c *Client) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	cl := scopedCall(scope, "list runners in "+scope.String(), http.MethodGet, "/actions/runners")
-	decode := func(resp *response) (pageResult[Runner], error) {
-		var body struct {
-			Runners    []Runner `json:"runners"`
-			TotalCount *int     `json:"total_count"`
-		}
-		if err := json.Unmarshal(resp.body, &body); err != nil {
-			return pageResult[Runner]{}, err
-		}
-		total := -1
-		if body.TotalCount != nil {
-			total = *body.TotalCount
-		}
-		return pageResult[Runner]{items: body.Runners, total: total}, nil
+	return runners.list(ctx, c, scope)
+}
+
+// decodeRunners reads a page of runners: {"runners": [...], "total_count": N}.
+func decodeRunners(resp *response) (pageResult[Runner], error) {
+	var body struct {
+		Runners    []Runner `json:"runners"`
+		TotalCount *int     `json:"total_count"`
 	}
-	return listAll(ctx, c, cl, decode, func(r Runner) int64 { return r.ID })
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return pageResult[Runner]{}, err
+	}
+	total := -1
+	if body.TotalCount != nil {
+		total = *body.TotalCount
+	}
+	return pageResult[Runner]{items: body.Runners, total: total}, nil
 }
 
 // GetRunner implements RunnersClient.
 func (c *Client) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	cl := scopedCall(scope, fmt.Sprintf("get runner %d in %s", id, scope), http.MethodGet, "/actions/runners/{id}", id)
-	return fetch[Runner](ctx, c, cl)
+	return runners.get(ctx, c, scope, id)
 }
 
-// EditRunner implements RunnersClient.
+// EditRunner implements RunnersClient; the op says what the edit does.
 func (c *Client) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
 	verb := "enable"
 	if disabled {
 		verb = "disable"
 	}
-	cl := scopedCall(scope, fmt.Sprintf("%s runner %d in %s", verb, id, scope), http.MethodPatch, "/actions/runners/{id}", id)
+	cl := runners.call(scope, http.MethodPatch, verb, runners.one(id), id)
 	cl.body = map[string]bool{"disabled": disabled}
 	return fetch[Runner](ctx, c, cl)
+}
+
+func cloneRunner(r Runner) Runner {
+	r.Labels = slices.Clone(r.Labels)
+	return r
 }
 
 // ---- repositories ----
@@ -339,32 +332,32 @@ func teamCall(id int64, op, method, suffix string, extra ...any) call {
 
 // ListTeams implements TeamsClient.
 func (c *Client) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	cl := call{op: "list teams of organization " + org, method: http.MethodGet, route: "/orgs/{org}/teams", args: []any{org}}
-	return listAll(ctx, c, cl, decodeArray[Team], func(t Team) int64 { return t.ID })
+	return teams.list(ctx, c, OrgScope(org))
 }
 
 // GetTeam implements TeamsClient.
 func (c *Client) GetTeam(ctx context.Context, _ string, id int64) (*Team, error) {
-	return fetch[Team](ctx, c, teamCall(id, fmt.Sprintf("get team %d", id), http.MethodGet, ""))
+	return teams.get(ctx, c, Scope{}, id)
 }
 
 // CreateTeam implements TeamsClient.
 func (c *Client) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
-	cl := call{op: fmt.Sprintf("create team %q in organization %s", opt.Name, org), method: http.MethodPost, route: "/orgs/{org}/teams", args: []any{org}, body: opt}
-	return fetch[Team](ctx, c, cl)
+	return teams.create(ctx, c, OrgScope(org), teams.one(opt.Name), opt)
 }
 
 // EditTeam implements TeamsClient.
 func (c *Client) EditTeam(ctx context.Context, _ string, id int64, opt EditTeamOption) (*Team, error) {
-	cl := teamCall(id, fmt.Sprintf("edit team %d", id), http.MethodPatch, "")
-	cl.body = opt
-	return fetch[Team](ctx, c, cl)
+	return teams.edit(ctx, c, Scope{}, id, opt)
 }
 
 // DeleteTeam implements TeamsClient.
 func (c *Client) DeleteTeam(ctx context.Context, _ string, id int64) error {
-	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("delete team %d", id), http.MethodDelete, ""))
-	return err
+	return teams.delete(ctx, c, Scope{}, id)
+}
+
+func cloneTeam(t Team) Team {
+	t.UnitsMap = maps.Clone(t.UnitsMap)
+	return t
 }
 
 // ListTeamMembers implements TeamsClient.
@@ -407,14 +400,13 @@ func (c *Client) RemoveTeamRepo(ctx context.Context, id int64, org, repo string)
 
 // ListActionsSecrets implements ActionsClient.
 func (c *Client) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	cl := scopedCall(scope, "list Actions secrets of "+scope.describe(), http.MethodGet, "/actions/secrets")
-	return listAll(ctx, c, cl, decodeArray[ActionsSecret], nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name }))
+	return secrets.list(ctx, c, scope)
 }
 
 // PutActionsSecret implements ActionsClient. The value is redacted from
 // any answer the forge gives.
 func (c *Client) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
-	cl := scopedCall(scope, fmt.Sprintf("set Actions secret %s of %s", name, scope.describe()), http.MethodPut, "/actions/secrets/{name}", name)
+	cl := secrets.call(scope, http.MethodPut, "set", secrets.one(name), name)
 	cl.body = map[string]string{"data": data, "description": description}
 	_, err := c.do(WithSecrets(ctx, data), cl)
 	return err
@@ -422,27 +414,27 @@ func (c *Client) PutActionsSecret(ctx context.Context, scope Scope, name, data, 
 
 // DeleteActionsSecret implements ActionsClient.
 func (c *Client) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
-	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete Actions secret %s of %s", name, scope.describe()), http.MethodDelete, "/actions/secrets/{name}", name))
-	return err
+	return secrets.delete(ctx, c, scope, name)
 }
 
 // ListActionsVariables implements ActionsClient.
 func (c *Client) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	cl := scopedCall(scope, "list Actions variables of "+scope.describe(), http.MethodGet, "/actions/variables")
-	return listAll(ctx, c, cl, decodeArray[ActionsVariable], nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name }))
+	return variables.list(ctx, c, scope)
 }
 
-// CreateActionsVariable implements ActionsClient.
+// CreateActionsVariable implements ActionsClient: POST to the variable's
+// own route, answering no object.
 func (c *Client) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	cl := scopedCall(scope, fmt.Sprintf("create Actions variable %s of %s", name, scope.describe()), http.MethodPost, "/actions/variables/{name}", name)
-	cl.body = map[string]string{"value": value, "description": description}
-	_, err := c.do(ctx, cl)
-	return err
+	return c.putVariable(ctx, scope, http.MethodPost, "create", name, value, description)
 }
 
 // UpdateActionsVariable implements ActionsClient.
 func (c *Client) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	cl := scopedCall(scope, fmt.Sprintf("update Actions variable %s of %s", name, scope.describe()), http.MethodPut, "/actions/variables/{name}", name)
+	return c.putVariable(ctx, scope, http.MethodPut, "update", name, value, description)
+}
+
+func (c *Client) putVariable(ctx context.Context, scope Scope, method, verb, name, value, description string) error {
+	cl := variables.call(scope, method, verb, variables.one(name), name)
 	cl.body = map[string]string{"value": value, "description": description}
 	_, err := c.do(ctx, cl)
 	return err
@@ -450,8 +442,7 @@ func (c *Client) UpdateActionsVariable(ctx context.Context, scope Scope, name, v
 
 // DeleteActionsVariable implements ActionsClient.
 func (c *Client) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
-	_, err := c.do(ctx, scopedCall(scope, fmt.Sprintf("delete Actions variable %s of %s", name, scope.describe()), http.MethodDelete, "/actions/variables/{name}", name))
-	return err
+	return variables.delete(ctx, c, scope, name)
 }
 
 // nameID gives listAll a number per name (an FNV hash), for objects the

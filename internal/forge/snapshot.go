@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,13 +32,13 @@ import (
 // A drift check of one object used to cost one GET by id, and an adoption
 // look-up one listing of the object's whole scope. With hundreds of labels
 // per repository and a rate budget of 10 requests a second that does not
-// keep up (issue 14). Snapshots serves the reads of labels, hooks, projects
-// and runners from one listing per scope instead: every object of a
+// keep up (issue 14). Snapshots serves the reads of every listed resource
+// (resource.go) from one listing per scope instead: every object of a
 // repository's labels (or of an organization's hooks, ...) is observed from
 // the same listing, which is taken again only when it is older than the
-// reader allows (WithMaxAge: the loop passes the object's sync interval),
-// so a scope costs one listing per sync interval however many objects it
-// holds.
+// reader allows (ReadPolicy.MaxAge: the loop passes the object's sync
+// interval), so a scope costs one listing per sync interval however many
+// objects it holds.
 //
 // What the operator writes through Snapshots updates the listing at once
 // (a create adds the answer, an edit replaces the object, a delete removes
@@ -55,118 +54,134 @@ import (
 // /user/orgs); one missing there may still exist (an organization the user
 // does not belong to), so it is read by name.
 //
-// Reads without WithMaxAge (plan, export, tests) pass through uncached.
+// Reads under no ReadPolicy (plan, export, tests) pass through uncached.
 
-// ErrYield is returned to a background check (WithBackground) instead of
-// reading the forge while other calls wait for its rate budget.
+// ErrYield is returned to a background check (ReadPolicy.Background)
+// instead of reading the forge while other calls wait for its rate budget.
 var ErrYield = errors.New("yielding the forge's rate budget to pending creates and updates")
 
-type ctxKey int
+// ReadPolicy is how the reads of one pass through Snapshots may be
+// served. The loop makes one per pass, hands it to the pass's context
+// (WithReadPolicy) and, when the pass is done, asks the same value which
+// listings it was served from (OldestListing). Reads under no policy (plan,
+// export, tests) pass through uncached.
+type ReadPolicy struct {
+	// MaxAge lets reads be served from a listing taken at most MaxAge ago.
+	// A listing a little younger is taken again already (by a twentieth of
+	// MaxAge, at most a second), so that a reader coming back every MaxAge
+	// finds it stale rather than a hair too young, and no object sees the
+	// forge older than MaxAge. Zero: every read lists afresh.
+	MaxAge time.Duration
+	// ListedAfter further requires a listing that started after it. An
+	// adoption look-up passes the time its resource was created: whatever
+	// someone made on the forge before applying the resource is then in
+	// the listing, and is adopted rather than duplicated.
+	ListedAfter time.Time
+	// Background marks a routine drift check: its calls do not count as
+	// demand on the forge's budget (Busy), and a read that would call the
+	// forge while the forge is busy returns ErrYield instead.
+	Background bool
 
-const (
-	maxAgeKey ctxKey = iota
-	listedAfterKey
-	backgroundKey
-	listingsKey
-)
+	seen *listingsSeen // shared by the copies Fresh makes
+}
 
-// listings records when the listings read in a context were taken.
-type listings struct {
+// listingsSeen records when the oldest listing a pass read was taken.
+type listingsSeen struct {
 	mu     sync.Mutex
 	oldest time.Time
 }
 
-// WithListings has reads through Snapshots in the returned context record
-// when the listings they were served from were taken (OldestListing).
-func WithListings(ctx context.Context) context.Context {
-	return context.WithValue(ctx, listingsKey, &listings{})
+type policyKey struct{}
+
+// WithReadPolicy has the reads through Snapshots in the returned context
+// follow p, and record in p the listings they were served from.
+func WithReadPolicy(ctx context.Context, p *ReadPolicy) context.Context {
+	if p.seen == nil {
+		p.seen = &listingsSeen{}
+	}
+	return context.WithValue(ctx, policyKey{}, p)
 }
 
-// OldestListing is when the oldest listing read in ctx (WithListings) was
-// taken; zero when none was.
-func OldestListing(ctx context.Context) time.Time {
-	l, _ := ctx.Value(listingsKey).(*listings)
-	if l == nil {
+// policyOf is ctx's read policy; the zero policy when it has none.
+func policyOf(ctx context.Context) *ReadPolicy {
+	if p, _ := ctx.Value(policyKey{}).(*ReadPolicy); p != nil {
+		return p
+	}
+	return &ReadPolicy{}
+}
+
+// OldestListing is when the oldest listing read under p was taken; zero
+// when none was.
+func (p *ReadPolicy) OldestListing() time.Time {
+	if p == nil || p.seen == nil {
 		return time.Time{}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.oldest
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
+	return p.seen.oldest
 }
 
-// used records that ctx's pass read a listing taken at t.
-func used(ctx context.Context, t time.Time) {
-	l, _ := ctx.Value(listingsKey).(*listings)
-	if l == nil || t.IsZero() {
+// used records that a read under p was served from a listing taken at t.
+func (p *ReadPolicy) used(t time.Time) {
+	if p.seen == nil || t.IsZero() {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.oldest.IsZero() || t.Before(l.oldest) {
-		l.oldest = t
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
+	if p.seen.oldest.IsZero() || t.Before(p.seen.oldest) {
+		p.seen.oldest = t
 	}
 }
 
-// WithMaxAge lets reads through Snapshots in ctx be served from a listing
-// taken at most d ago. A listing a little younger than d is taken again
-// already (by a twentieth of d, at most a second), so that a reader coming
-// back every d finds it stale rather than a hair too young, and no object
-// sees the forge older than d.
+// withPolicy is ctx with a copy of its read policy that change alters;
+// what the copy reads is recorded in the original.
+func withPolicy(ctx context.Context, change func(*ReadPolicy)) context.Context {
+	p := *policyOf(ctx)
+	change(&p)
+	return context.WithValue(ctx, policyKey{}, &p)
+}
+
+// Fresh is ctx with reads that list afresh (MaxAge 0): a guard about to
+// remove what a listing does not show reads the forge as it is now.
+func Fresh(ctx context.Context) context.Context {
+	return withPolicy(ctx, func(p *ReadPolicy) { p.MaxAge = 0 })
+}
+
+// WithMaxAge is ctx with its read policy's MaxAge set to d.
 func WithMaxAge(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, maxAgeKey, d)
+	return withPolicy(ctx, func(p *ReadPolicy) { p.MaxAge = d })
 }
 
-func maxAgeOf(ctx context.Context) time.Duration {
-	d, _ := ctx.Value(maxAgeKey).(time.Duration)
-	return d
-}
-
-// WithListedAfter further requires a listing that started after t. An
-// adoption look-up passes the time its resource was created: whatever
-// someone made on the forge before applying the resource is then in the
-// listing, and is adopted rather than duplicated.
-func WithListedAfter(ctx context.Context, t time.Time) context.Context {
-	return context.WithValue(ctx, listedAfterKey, t)
-}
-
-// usable reports whether a listing that started at fetched serves ctx.
-func usable(ctx context.Context, fetched time.Time) bool {
-	maxAge := maxAgeOf(ctx)
-	if maxAge <= 0 || fetched.IsZero() {
-		return false
-	}
-	if after, _ := ctx.Value(listedAfterKey).(time.Time); fetched.Before(after) {
-		return false
-	}
-	return time.Since(fetched) < maxAge-min(maxAge/20, time.Second)
-}
-
-// WithBackground marks calls in ctx as a routine drift check: they do not
-// count as demand on the forge's budget (Busy), and a read through
-// Snapshots that would call the forge while the forge is busy returns
-// ErrYield instead.
+// WithBackground is ctx with its read policy marked Background.
 func WithBackground(ctx context.Context) context.Context {
-	return context.WithValue(ctx, backgroundKey, true)
+	return withPolicy(ctx, func(p *ReadPolicy) { p.Background = true })
 }
 
 // IsBackground reports whether ctx is a background check's.
-func IsBackground(ctx context.Context) bool {
-	b, _ := ctx.Value(backgroundKey).(bool)
-	return b
+func IsBackground(ctx context.Context) bool { return policyOf(ctx).Background }
+
+// usable reports whether a listing that started at fetched serves p.
+func (p *ReadPolicy) usable(fetched time.Time) bool {
+	if p.MaxAge <= 0 || fetched.IsZero() || fetched.Before(p.ListedAfter) {
+		return false
+	}
+	return time.Since(fetched) < p.MaxAge-min(p.MaxAge/20, time.Second)
 }
 
 // Snapshots wraps fc, serving reads from shared listings per scope (see
-// above). Methods not overridden pass through.
+// above). Methods not overridden pass through. Each resource's store is
+// made from its declaration (resource.go).
 type Snapshots struct {
 	Interface
 	busy     func() bool
 	kept     *budgets
+	stores   []interface{ forgetAll() }
 	orgs     *store[Organization]
+	repos    *store[Repository]
 	labels   *store[Label]
 	hooks    *store[Hook]
 	projects *store[Project]
 	runners  *store[Runner]
-	repos    *store[Repository]
 	teams    *store[Team]
 	secrets  *store[ActionsSecret]
 	vars     *store[ActionsVariable]
@@ -176,41 +191,30 @@ type Snapshots struct {
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
 func NewSnapshots(fc Interface) *Snapshots {
 	kept := &budgets{forge: NewBudget(MaxKeptBytes)}
-	s := &Snapshots{
-		Interface: fc,
-		kept:      kept,
-		orgs:      newStore(kept, func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }),
-		labels:    newStore(kept, func(l Label) int64 { return l.ID }, func(l Label) Label { return l }),
-		hooks: newStore(kept, func(h Hook) int64 { return h.ID }, func(h Hook) Hook {
-			h.Config = maps.Clone(h.Config)
-			h.Events = slices.Clone(h.Events)
-			return h
-		}),
-		projects: newStore(kept, func(p Project) int64 { return p.ID }, func(p Project) Project { return p }),
-		runners: newStore(kept, func(r Runner) int64 { return r.ID }, func(r Runner) Runner {
-			r.Labels = slices.Clone(r.Labels)
-			return r
-		}),
-		secrets: newStore(kept, secretID, func(v ActionsSecret) ActionsSecret { return v }),
-		vars:    newStore(kept, variableID, func(v ActionsVariable) ActionsVariable { return v }),
-		bps:     newStore(kept, ruleID, cloneRule),
-		teams: newStore(kept, func(t Team) int64 { return t.ID }, func(t Team) Team {
-			t.UnitsMap = maps.Clone(t.UnitsMap)
-			return t
-		}),
-		repos: newStore(kept, func(r Repository) int64 { return r.ID }, func(r Repository) Repository {
-			r.Topics = slices.Clone(r.Topics)
-			if r.Owner != nil {
-				o := *r.Owner
-				r.Owner = &o
-			}
-			return r
-		}),
-	}
+	s := &Snapshots{Interface: fc, kept: kept}
+	s.orgs = keepStore(s, newStore(kept, func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }))
+	s.repos = keepStore(s, newStore(kept, func(r Repository) int64 { return r.ID }, cloneRepo))
+	s.labels = keepStore(s, labels.store(kept))
+	s.hooks = keepStore(s, hooks.store(kept))
+	s.projects = keepStore(s, projects.store(kept))
+	s.runners = keepStore(s, runners.store(kept))
+	s.teams = keepStore(s, teams.store(kept))
+	s.secrets = keepStore(s, secrets.store(kept))
+	s.vars = keepStore(s, variables.store(kept))
+	s.bps = keepStore(s, branchProtections.store(kept))
 	if b, ok := fc.(interface{ Busy() bool }); ok {
 		s.busy = b.Busy
 	}
 	return s
+}
+
+func cloneRepo(r Repository) Repository {
+	r.Topics = slices.Clone(r.Topics)
+	if r.Owner != nil {
+		o := *r.Owner
+		r.Owner = &o
+	}
+	return r
 }
 
 // Within has s keep its listings within b too, a budget shared by every
@@ -223,20 +227,19 @@ func (s *Snapshots) Within(b *Budget) *Snapshots {
 // KeptBytes is the estimated size of the listings s keeps.
 func (s *Snapshots) KeptBytes() int64 { return s.kept.forge.Used() }
 
+// keepStore lists st among the stores of s (for Close).
+func keepStore[T any](s *Snapshots, st *store[T]) *store[T] {
+	s.stores = append(s.stores, st)
+	return st
+}
+
 // Close forgets every kept listing, giving their bytes back to the
 // manager's budget: a Snapshots replaced or dropped holds nothing.
 func (s *Snapshots) Close() {
 	s.kept.closed.Store(true)
-	s.orgs.forgetAll()
-	s.labels.forgetAll()
-	s.hooks.forgetAll()
-	s.projects.forgetAll()
-	s.runners.forgetAll()
-	s.repos.forgetAll()
-	s.teams.forgetAll()
-	s.secrets.forgetAll()
-	s.vars.forgetAll()
-	s.bps.forgetAll()
+	for _, st := range s.stores {
+		st.forgetAll()
+	}
 }
 
 // Busy reports whether foreground calls wait for the forge's budget.
@@ -265,7 +268,7 @@ func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
 }
 
 func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
-	if maxAgeOf(ctx) > 0 {
+	if policyOf(ctx).MaxAge > 0 {
 		all, err := s.ListMyOrgs(ctx)
 		// A server or token that cannot list them still reads by name.
 		if k := KindOf(err); err != nil && k != KindRouteNotFound && k != KindForbidden {
@@ -386,11 +389,9 @@ func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topic
 
 // ---- teams: one listing per organization ----
 
-func teamsKey(org string) string { return strings.ToLower(org) }
-
 func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	return s.teams.list(ctx, s, teamsKey(org), func(ctx context.Context) ([]Team, error) {
-		return s.Interface.ListTeams(ctx, org)
+	return listIn(ctx, s, s.teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
+		return s.Interface.ListTeams(ctx, sc.Owner)
 	})
 }
 
@@ -401,79 +402,56 @@ func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, e
 }
 
 func (s *Snapshots) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
-	t, err := s.Interface.CreateTeam(ctx, org, opt)
-	s.teams.wrote(teamsKey(org), t, 0, err)
-	return t, err
+	return s.teams.answer(OrgScope(org))(s.Interface.CreateTeam(ctx, org, opt))
 }
 
 func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error) {
-	t, err := s.Interface.EditTeam(ctx, org, id, opt)
-	s.teams.wrote(teamsKey(org), t, 0, err)
-	return t, err
+	return s.teams.answer(OrgScope(org))(s.Interface.EditTeam(ctx, org, id, opt))
 }
 
 func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
-	err := s.Interface.DeleteTeam(ctx, org, id)
-	s.teams.wrote(teamsKey(org), nil, id, err)
-	return err
+	return s.teams.deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
 }
 
 // ---- Actions secrets and variables: one listing per scope; a write
 // answers no object, so the listing records what was sent (names as the
 // forge keeps them, upper case) and a failed write drops it ----
 
-var (
-	secretID   = nameID[ActionsSecret](func(v ActionsSecret) string { return v.Name })
-	variableID = nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })
-)
-
 func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	return s.secrets.list(ctx, s, scope.String(), func(ctx context.Context) ([]ActionsSecret, error) {
-		return s.Interface.ListActionsSecrets(ctx, scope)
-	})
+	return listIn(ctx, s, s.secrets, scope, s.Interface.ListActionsSecrets)
 }
 
 func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
-	err := s.Interface.PutActionsSecret(ctx, scope, name, data, description)
-	s.secrets.wrote(scope.String(), &ActionsSecret{Name: strings.ToUpper(name), Description: description}, 0, err)
-	return err
+	return s.secrets.sent(scope, &ActionsSecret{Name: strings.ToUpper(name), Description: description})(
+		s.Interface.PutActionsSecret(ctx, scope, name, data, description))
 }
 
 func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
-	err := s.Interface.DeleteActionsSecret(ctx, scope, name)
-	s.secrets.wrote(scope.String(), nil, secretID(ActionsSecret{Name: strings.ToUpper(name)}), err)
-	return err
+	return s.secrets.deleted(scope, secrets.key(ActionsSecret{Name: strings.ToUpper(name)}))(
+		s.Interface.DeleteActionsSecret(ctx, scope, name))
 }
 
 func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	return s.vars.list(ctx, s, scope.String(), func(ctx context.Context) ([]ActionsVariable, error) {
-		return s.Interface.ListActionsVariables(ctx, scope)
-	})
+	return listIn(ctx, s, s.vars, scope, s.Interface.ListActionsVariables)
 }
 
 func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	err := s.Interface.CreateActionsVariable(ctx, scope, name, value, description)
-	s.vars.wrote(scope.String(), &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description}, 0, err)
-	return err
+	return s.vars.sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+		s.Interface.CreateActionsVariable(ctx, scope, name, value, description))
 }
 
 func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	err := s.Interface.UpdateActionsVariable(ctx, scope, name, value, description)
-	s.vars.wrote(scope.String(), &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description}, 0, err)
-	return err
+	return s.vars.sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+		s.Interface.UpdateActionsVariable(ctx, scope, name, value, description))
 }
 
 func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
-	err := s.Interface.DeleteActionsVariable(ctx, scope, name)
-	s.vars.wrote(scope.String(), nil, variableID(ActionsVariable{Name: strings.ToUpper(name)}), err)
-	return err
+	return s.vars.deleted(scope, variables.key(ActionsVariable{Name: strings.ToUpper(name)}))(
+		s.Interface.DeleteActionsVariable(ctx, scope, name))
 }
 
 // ---- branch protections: one listing per repository, rules kept by
 // name; creates and edits answer the rule, which replaces it ----
-
-// ruleID gives a store the number it keeps a rule by: its name's.
-var ruleID = nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName })
 
 func cloneRule(bp BranchProtection) BranchProtection {
 	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
@@ -484,94 +462,67 @@ func cloneRule(bp BranchProtection) BranchProtection {
 	return bp
 }
 
-func bpsKey(owner, repo string) string { return RepoScope(owner, repo).String() }
-
 func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
-	return s.bps.list(ctx, s, bpsKey(owner, repo), func(ctx context.Context) ([]BranchProtection, error) {
-		return s.Interface.ListBranchProtections(ctx, owner, repo)
+	return listIn(ctx, s, s.bps, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
+		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
 	})
 }
 
 func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
-	out, err := s.Interface.CreateBranchProtection(ctx, owner, repo, bp)
-	s.bps.wrote(bpsKey(owner, repo), out, 0, err)
-	return out, err
+	return s.bps.answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
 }
 
 func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
-	out, err := s.Interface.EditBranchProtection(ctx, owner, repo, name, opt)
-	s.bps.wrote(bpsKey(owner, repo), out, 0, err)
-	return out, err
+	return s.bps.answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
 }
 
 func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
-	err := s.Interface.DeleteBranchProtection(ctx, owner, repo, name)
-	s.bps.wrote(bpsKey(owner, repo), nil, ruleID(BranchProtection{RuleName: name}), err)
-	return err
+	return s.bps.deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
+		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }
 
 // ---- labels ----
 
 func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	return s.labels.list(ctx, s, scope.String(), func(ctx context.Context) ([]Label, error) {
-		return s.Interface.ListLabels(ctx, scope)
-	})
+	return listIn(ctx, s, s.labels, scope, s.Interface.ListLabels)
 }
 
 func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return byID(ctx, s.labels, id,
-		func() (*Label, error) { return s.Interface.GetLabel(ctx, scope, id) },
-		func() ([]Label, error) { return s.ListLabels(ctx, scope) })
+	return getIn(ctx, s, s.labels, scope, id, s.Interface.GetLabel, s.ListLabels)
 }
 
 func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	l, err := s.Interface.CreateLabel(ctx, scope, opt)
-	s.labels.wrote(scope.String(), l, 0, err)
-	return l, err
+	return s.labels.answer(scope)(s.Interface.CreateLabel(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	l, err := s.Interface.EditLabel(ctx, scope, id, opt)
-	s.labels.wrote(scope.String(), l, 0, err)
-	return l, err
+	return s.labels.answer(scope)(s.Interface.EditLabel(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
-	err := s.Interface.DeleteLabel(ctx, scope, id)
-	s.labels.wrote(scope.String(), nil, id, err)
-	return err
+	return s.labels.deleted(scope, id)(s.Interface.DeleteLabel(ctx, scope, id))
 }
 
 // ---- hooks ----
 
 func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	return s.hooks.list(ctx, s, scope.String(), func(ctx context.Context) ([]Hook, error) {
-		return s.Interface.ListHooks(ctx, scope)
-	})
+	return listIn(ctx, s, s.hooks, scope, s.Interface.ListHooks)
 }
 
 func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return byID(ctx, s.hooks, id,
-		func() (*Hook, error) { return s.Interface.GetHook(ctx, scope, id) },
-		func() ([]Hook, error) { return s.ListHooks(ctx, scope) })
+	return getIn(ctx, s, s.hooks, scope, id, s.Interface.GetHook, s.ListHooks)
 }
 
 func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
-	h, err := s.Interface.CreateHook(ctx, scope, opt)
-	s.hooks.wrote(scope.String(), h, 0, err)
-	return h, err
+	return s.hooks.answer(scope)(s.Interface.CreateHook(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
-	h, err := s.Interface.EditHook(ctx, scope, id, opt)
-	s.hooks.wrote(scope.String(), h, 0, err)
-	return h, err
+	return s.hooks.answer(scope)(s.Interface.EditHook(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
-	err := s.Interface.DeleteHook(ctx, scope, id)
-	s.hooks.wrote(scope.String(), nil, id, err)
-	return err
+	return s.hooks.deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
 }
 
 // ---- projects: the listing of state "all" serves every read ----
@@ -583,60 +534,93 @@ func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string)
 		}
 		return s.Interface.ListProjects(ctx, scope, state)
 	}
-	return s.projects.list(ctx, s, scope.String(), func(ctx context.Context) ([]Project, error) {
-		return s.Interface.ListProjects(ctx, scope, "all")
+	return listIn(ctx, s, s.projects, scope, func(ctx context.Context, sc Scope) ([]Project, error) {
+		return s.Interface.ListProjects(ctx, sc, "all")
 	})
 }
 
 func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	return byID(ctx, s.projects, id,
-		func() (*Project, error) { return s.Interface.GetProject(ctx, scope, id) },
-		func() ([]Project, error) { return s.ListProjects(ctx, scope, "all") })
+	return getIn(ctx, s, s.projects, scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
+		return s.ListProjects(ctx, sc, "all")
+	})
 }
 
 func (s *Snapshots) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
-	p, err := s.Interface.CreateProject(ctx, scope, opt)
-	s.projects.wrote(scope.String(), p, 0, err)
-	return p, err
+	return s.projects.answer(scope)(s.Interface.CreateProject(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
-	p, err := s.Interface.EditProject(ctx, scope, id, opt)
-	s.projects.wrote(scope.String(), p, 0, err)
-	return p, err
+	return s.projects.answer(scope)(s.Interface.EditProject(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) error {
-	err := s.Interface.DeleteProject(ctx, scope, id)
-	s.projects.wrote(scope.String(), nil, id, err)
-	return err
+	return s.projects.deleted(scope, id)(s.Interface.DeleteProject(ctx, scope, id))
 }
 
 // ---- runners ----
 
 func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	return s.runners.list(ctx, s, scope.String(), func(ctx context.Context) ([]Runner, error) {
-		return s.Interface.ListRunners(ctx, scope)
-	})
+	return listIn(ctx, s, s.runners, scope, s.Interface.ListRunners)
 }
 
 func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return byID(ctx, s.runners, id,
-		func() (*Runner, error) { return s.Interface.GetRunner(ctx, scope, id) },
-		func() ([]Runner, error) { return s.ListRunners(ctx, scope) })
+	return getIn(ctx, s, s.runners, scope, id, s.Interface.GetRunner, s.ListRunners)
 }
 
 func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
-	r, err := s.Interface.EditRunner(ctx, scope, id, disabled)
-	s.runners.wrote(scope.String(), r, 0, err)
-	return r, err
+	return s.runners.answer(scope)(s.Interface.EditRunner(ctx, scope, id, disabled))
+}
+
+// ---- the shapes every resource's cached calls share ----
+
+// scopeKey is what a store keeps scope's listing by: the forge's owner and
+// repository names are case-insensitive.
+func scopeKey(scope Scope) string { return strings.ToLower(scope.String()) }
+
+// listIn serves scope's listing of st (list takes it from the forge).
+func listIn[T any](ctx context.Context, s *Snapshots, st *store[T], scope Scope, list func(context.Context, Scope) ([]T, error)) ([]T, error) {
+	return st.list(ctx, s, scopeKey(scope), func(ctx context.Context) ([]T, error) { return list(ctx, scope) })
+}
+
+// getIn reads object id of scope (byID): get is the forge's GET, list the
+// cached listing.
+func getIn[T any](ctx context.Context, s *Snapshots, st *store[T], scope Scope, id int64,
+	get func(context.Context, Scope, int64) (*T, error), list func(context.Context, Scope) ([]T, error)) (*T, error) {
+	return byID(ctx, st, id,
+		func() (*T, error) { return get(ctx, scope, id) },
+		func() ([]T, error) { return list(ctx, scope) })
+}
+
+// answer records what a create or an edit in scope answered (or its
+// failure) and passes it on.
+func (st *store[T]) answer(scope Scope) func(*T, error) (*T, error) {
+	return func(v *T, err error) (*T, error) {
+		st.wrote(scopeKey(scope), v, 0, err)
+		return v, err
+	}
+}
+
+// sent records v as what a write in scope that answers no object made.
+func (st *store[T]) sent(scope Scope, v *T) func(error) error {
+	return func(err error) error {
+		st.wrote(scopeKey(scope), v, 0, err)
+		return err
+	}
+}
+
+// deleted records the delete of the object keyed id in scope.
+func (st *store[T]) deleted(scope Scope, id int64) func(error) error {
+	return func(err error) error {
+		st.wrote(scopeKey(scope), nil, id, err)
+		return err
+	}
 }
 
 // byID reads object id: by get (the forge's GET) when ctx allows no
 // listing, else out of the scope's listing (list); one the listing lacks is
 // asked of get, which answers not found when it is gone.
 func byID[T any](ctx context.Context, st *store[T], id int64, get func() (*T, error), list func() ([]T, error)) (*T, error) {
-	if maxAgeOf(ctx) <= 0 {
+	if policyOf(ctx).MaxAge <= 0 {
 		return get()
 	}
 	all, err := list()
@@ -849,16 +833,17 @@ func (st *store[T]) forgetAll() {
 // list returns the scope's objects: the kept listing when ctx allows its
 // age, else a new one (shared with concurrent readers of the scope).
 func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
+	pol := policyOf(ctx)
 	st.mu.Lock()
 	e := st.entries[key]
 	if e == nil {
 		e = &entry[T]{}
 		st.entries[key] = e
 	}
-	for e.listing != nil || usable(ctx, e.fetched) {
-		if usable(ctx, e.fetched) {
+	for e.listing != nil || pol.usable(e.fetched) {
+		if pol.usable(e.fetched) {
 			out := st.copyOf(e.items)
-			used(ctx, e.fetched)
+			pol.used(e.fetched)
 			e.read = time.Now()
 			st.mu.Unlock()
 			return out, nil
@@ -873,12 +858,12 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 			return nil, &Error{Op: "wait for a listing of " + key, Kind: KindNetwork, Err: ctx.Err()}
 		}
 		st.mu.Lock()
-		if after, _ := ctx.Value(listedAfterKey).(time.Time); maxAgeOf(ctx) > 0 && !f.start.Before(after) {
+		if pol.MaxAge > 0 && !f.start.Before(pol.ListedAfter) {
 			defer st.mu.Unlock()
 			if f.err != nil {
 				return nil, f.err
 			}
-			used(ctx, f.start)
+			pol.used(f.start)
 			if !e.fetched.IsZero() {
 				return st.copyOf(e.items), nil // with the writes made since
 			}
@@ -914,7 +899,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 	if err != nil {
 		return nil, err
 	}
-	used(ctx, f.start)
+	pol.used(f.start)
 	return st.copyOf(items), nil
 }
 

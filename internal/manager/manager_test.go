@@ -21,6 +21,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
 func TestParseNamespaces(t *testing.T) {
@@ -63,5 +67,21 @@ func TestMetricsOptions(t *testing.T) {
 	}
 	if o := MetricsOptions(":8443", true, "", true); len(o.TLSOpts) != 0 {
 		t.Errorf("--enable-http2 still restricts the protocols: %+v", o)
+	}
+}
+
+func TestCacheOptionsStripManagedFields(t *testing.T) {
+	for _, o := range []cache.Options{CacheOptions(nil), CacheOptions([]string{"team-a"})} {
+		obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
+		if o.DefaultTransform == nil {
+			t.Fatal("no transform: cached objects keep their managedFields")
+		}
+		out, err := o.DefaultTransform(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mf := out.(*corev1.ConfigMap).ManagedFields; len(mf) != 0 {
+			t.Errorf("cached object keeps managedFields %v", mf)
+		}
 	}
 }

@@ -107,6 +107,10 @@ type Class struct {
 	// RetryAfter is the delay the forge asked for (429 Retry-After); 0
 	// leaves the delay to the backoff.
 	RetryAfter time.Duration
+	// Yield: a routine check gave way to creates and updates waiting for
+	// the forge's budget (forge.ErrYield). No failure: nothing is
+	// recorded, no Warning emitted; the check comes back later.
+	Yield bool
 }
 
 // Classify tells what an error means for the resource it failed, in the
@@ -116,6 +120,9 @@ type Class struct {
 // does not know, those of the Kubernetes API among them: controller-runtime
 // retries those with its own backoff.
 func Classify(err error) (c Class, ok bool) {
+	if errors.Is(err, forge.ErrYield) {
+		return Class{Yield: true, Message: err.Error()}, true
+	}
 	if le, isLoop := asError(err); isLoop {
 		return Class{State: le.State, Reason: le.Reason, Message: le.Error()}, true
 	}

@@ -174,6 +174,8 @@ type Pass struct {
 	// succeeded without its response arriving, so look before creating.
 	Pending bool
 
+	reads *forge.ReadPolicy // how the pass reads the forge (readPolicy)
+
 	claimedBy func(ctx context.Context, id int64) (string, error)
 }
 

@@ -102,8 +102,10 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	orig := obj.DeepCopyObject().(T)
 
-	out, err := r.pass(r.passContext(ctx, req.NamespacedName, obj), obj)
-	if errors.Is(err, forge.ErrYield) {
+	ctx, reads := r.readPolicy(ctx, req.NamespacedName, obj)
+	out, err := r.pass(ctx, obj, reads)
+	c, ok := Classify(err)
+	if err != nil && c.Yield {
 		// A routine check gave way to creates and updates waiting for the
 		// forge's budget: nothing was read, nothing is written.
 		return ctrl.Result{RequeueAfter: yieldDelay(r.interval(obj)), Priority: new(handler.LowPriority)}, nil
@@ -112,7 +114,6 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	ctx, finish := FinishContext(ctx)
 	defer finish()
 	if err != nil {
-		c, ok := Classify(err)
 		if !ok {
 			// A Kubernetes API failure: let controller-runtime retry with its backoff.
 			return ctrl.Result{}, err
@@ -132,32 +133,32 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return res, nil
 }
 
-// passContext is the context of a pass over obj: the forge reads may be
-// served from listings no older than its sync interval, unless a create
-// may have happened unseen or a reconcile was requested (then the pass
-// lists afresh); a routine drift check is marked background, to give way
-// to other work (schedule.go).
-func (r *Reconciler[T]) passContext(ctx context.Context, key types.NamespacedName, obj T) context.Context {
+// readPolicy is how a pass over obj reads the forge, and ctx with it: the
+// forge reads may be served from listings no older than its sync interval,
+// unless a create may have happened unseen or a reconcile was requested
+// (then the pass lists afresh); a routine drift check is marked background,
+// to give way to other work (schedule.go). The pass's next check is
+// scheduled from the listings the policy records.
+func (r *Reconciler[T]) readPolicy(ctx context.Context, key types.NamespacedName, obj T) (context.Context, *forge.ReadPolicy) {
 	interval := r.interval(obj)
 	status := obj.GetManagedStatus()
+	reads := &forge.ReadPolicy{}
 	// A requested reconcile (the annotation) reads the forge afresh too.
 	nothingAsked := pendingMark(obj) == "" &&
 		obj.GetAnnotations()[forgev1.ReconcileRequestedAtAnnotation] == status.LastHandledReconcileAt
 	if nothingAsked {
-		ctx = forge.WithMaxAge(ctx, interval)
+		reads.MaxAge = interval
 	}
 	if !status.Known() || status.ObservedGeneration != obj.GetGeneration() {
 		// Looking for an object to adopt, or applying a changed spec (a
 		// set's new label may rename one someone just made): what was made
 		// on the forge before the resource or its change was applied must
 		// be in the listing.
-		ctx = forge.WithListedAfter(ctx, r.schedule.changedBefore(key, obj))
+		reads.ListedAfter = r.schedule.changedBefore(key, obj)
 	}
 	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
-	if settled && r.schedule.routine(key, interval, time.Now()) {
-		ctx = forge.WithBackground(ctx)
-	}
-	return forge.WithListings(ctx)
+	reads.Background = settled && r.schedule.routine(key, interval, time.Now())
+	return forge.WithReadPolicy(ctx, reads), reads
 }
 
 // readyAtGeneration reports whether obj's status describes its generation
@@ -166,14 +167,15 @@ func readyAtGeneration(obj forgev1.Managed) bool {
 	return obj.GetManagedStatus().ObservedGeneration == obj.GetGeneration() && conditions.IsReady(obj, obj.GetGeneration())
 }
 
-// nextCheck is the delay until obj's next drift check (schedule.go).
-func (r *Reconciler[T]) nextCheck(ctx context.Context, obj T) time.Duration {
+// nextCheck is the delay until obj's next drift check (schedule.go), from
+// the oldest listing the pass read.
+func (r *Reconciler[T]) nextCheck(pass *Pass, obj T) time.Duration {
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	return r.schedule.next(key, obj.GetUID(), r.interval(obj), forge.OldestListing(ctx), time.Now())
+	return r.schedule.next(key, obj.GetUID(), r.interval(obj), pass.reads.OldestListing(), time.Now())
 }
 
 // pass does the work; status is written by the caller.
-func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
+func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy) (Outcome, error) {
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
 
@@ -190,6 +192,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	pass.reads = reads
 	if err := r.checkKeyConflict(ctx, obj); err != nil {
 		return Outcome{}, err
 	}
@@ -232,7 +235,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T) (Outcome, error) {
 	what := r.kind.Describe(obj)
 
 	if observe {
-		out := observed(status, obs, what, r.nextCheck(ctx, obj))
+		out := observed(status, obs, what, r.nextCheck(pass, obj))
 		out.More = append(out.More, obs.Notices...)
 		return out, nil
 	}
@@ -271,7 +274,7 @@ func Decide(obs Observation) Action {
 // act makes the forge object match the spec after Observe found obs:
 // create it, replace it, update it, or record that it matches.
 func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External, obs Observation, what string) (Outcome, error) {
-	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
+	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
 			return Outcome{}, err

@@ -157,6 +157,20 @@ func TestClassifyLeavesKubernetesErrors(t *testing.T) {
 	}
 }
 
+// TestClassifyYield: a read that gave way (forge.ErrYield), wrapped by a
+// kind or not, is known as a yield, never as a failure to report.
+func TestClassifyYield(t *testing.T) {
+	for _, err := range []error{forge.ErrYield, fmt.Errorf("observe label bug: %w", forge.ErrYield)} {
+		c, ok := Classify(err)
+		if !ok || !c.Yield || c.Reason != "" {
+			t.Errorf("Classify(%v) = %+v, %v; want a yield without a reason", err, c, ok)
+		}
+	}
+	if c, _ := Classify(&forge.Error{Kind: forge.KindServer, StatusCode: 500}); c.Yield {
+		t.Errorf("a 500 is classified as a yield: %+v", c)
+	}
+}
+
 // TestBackoff checks that waiting retries back off exponentially, capped
 // by MaxBackoff and by the object's sync interval, that stalled ones never
 // retry sooner than the interval, and that a success starts over.

@@ -112,7 +112,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		return Outcome{}, err
 	}
 	interval := r.interval(obj)
-	out := Outcome{Requeue: r.nextCheck(ctx, obj), check: true}
+	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true}
 	wasReady := readyAtGeneration(obj)
 	if res.Changes != "" {
 		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}

@@ -25,6 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/manager"
 )
 
 // Scheme holds the Kubernetes types and the operator's, as the manager's
@@ -36,14 +37,16 @@ func Scheme() *k8sruntime.Scheme {
 	return s
 }
 
-// ManagerOptions are the options of a manager in a test: Scheme, no
-// metrics or health endpoint, and controller names that may repeat (a test
+// ManagerOptions are the options of a manager in a test: Scheme, the
+// manager's cache options over all namespaces, no metrics or health
+// endpoint, and controller names that may repeat (a test
 // binary may run several managers). Tests add their cache or leader
 // election settings.
 func ManagerOptions() ctrl.Options {
 	skip := true
 	return ctrl.Options{
 		Scheme:                 Scheme(),
+		Cache:                  manager.CacheOptions(nil), // as main's
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: &skip},

@@ -40,7 +40,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -218,7 +217,7 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	// Only this run's namespace: the resources of earlier runs stay in the
 	// shared API server, and their passes against a stopped fake forge
 	// would be counted as this run's writes.
-	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mo.Cache = manager.CacheOptions([]string{ns})
 	// The operator keeps its secret digest key (hooks' and Actions
 	// secrets') here, creating it on first use.
 	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}

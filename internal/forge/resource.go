@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// resource declares one kind of object the forge keeps in a scope (an
+// organization or a repository): its route, what it is keyed by, how it is
+// copied. The client's calls (list, get, create, edit, delete) and the
+// listing cache of Snapshots (a store per resource, by-key reads) are made
+// from it; a resource's own code is only what differs: the bodies it sends,
+// the secrets in them, an answer that is not the object.
+type resource[T any] struct {
+	noun, plural string // "label", "labels": in every call's op
+	// path is the collection under the scope ("/labels"), item one
+	// object's segment under it ("/{id}" or, for objects the forge
+	// addresses by name, "/{name}").
+	path, item string
+	// outside, when set, is one object's route outside its scope
+	// ("/teams/{id}"): the forge addresses it by its id alone, and ops name
+	// no scope.
+	outside string
+	// of names the scope in ops as "of repository acme/web" rather than
+	// "in acme/web".
+	of bool
+	// key is what a listing keeps an object by: its id, or a number made of
+	// its name (nameID) for objects the forge addresses by name.
+	key func(T) int64
+	// clone copies an object deeply (nil: a copy of the value will do).
+	clone func(T) T
+	// decode reads one page of the listing (nil: a JSON array).
+	decode func(*response) (pageResult[T], error)
+}
+
+// where names scope in an op of verb.
+func (r *resource[T]) where(scope Scope, verb string) string {
+	switch {
+	case !r.of:
+		return "in " + scope.String()
+	case verb == "create":
+		return "in " + scope.describe()
+	}
+	return "of " + scope.describe()
+}
+
+// call is a call on the collection (no key) or on one object (key) of
+// scope; its op is "verb what where", e.g. `get label 5 in acme/web`.
+func (r *resource[T]) call(scope Scope, method, verb, what string, key ...any) call {
+	if len(key) > 0 && r.outside != "" {
+		return call{op: verb + " " + what, method: method, route: r.outside, args: key}
+	}
+	route, args := scope.routePrefix()
+	route += r.path
+	if len(key) > 0 {
+		route += r.item
+		args = append(args, key...)
+	}
+	return call{op: verb + " " + what + " " + r.where(scope, verb), method: method, route: route, args: args}
+}
+
+// one names one object in an op: `label 5`, `team "core"`.
+func (r *resource[T]) one(key any) string {
+	if s, ok := key.(string); ok {
+		return fmt.Sprintf("%s %q", r.noun, s)
+	}
+	return fmt.Sprintf("%s %v", r.noun, key)
+}
+
+// listing makes a listing call, page by page, to the end.
+func (r *resource[T]) listing(ctx context.Context, c *Client, cl call) ([]T, error) {
+	decode := r.decode
+	if decode == nil {
+		decode = decodeArray[T]
+	}
+	return listAll(ctx, c, cl, decode, r.key)
+}
+
+func (r *resource[T]) list(ctx context.Context, c *Client, scope Scope) ([]T, error) {
+	return r.listing(ctx, c, r.call(scope, http.MethodGet, "list", r.plural))
+}
+
+func (r *resource[T]) get(ctx context.Context, c *Client, scope Scope, key any) (*T, error) {
+	return fetch[T](ctx, c, r.call(scope, http.MethodGet, "get", r.one(key), key))
+}
+
+// create posts body to the collection; what names the object in the op
+// (r.one(name)), secrets are values in body that errors must not show.
+func (r *resource[T]) create(ctx context.Context, c *Client, scope Scope, what string, body any, secrets ...string) (*T, error) {
+	cl := r.call(scope, http.MethodPost, "create", what)
+	cl.body, cl.secrets = body, secrets
+	return fetch[T](ctx, c, cl)
+}
+
+func (r *resource[T]) edit(ctx context.Context, c *Client, scope Scope, key, body any, secrets ...string) (*T, error) {
+	cl := r.call(scope, http.MethodPatch, "edit", r.one(key), key)
+	cl.body, cl.secrets = body, secrets
+	return fetch[T](ctx, c, cl)
+}
+
+func (r *resource[T]) delete(ctx context.Context, c *Client, scope Scope, key any) error {
+	_, err := c.do(ctx, r.call(scope, http.MethodDelete, "delete", r.one(key), key))
+	return err
+}
+
+// store makes the listing cache of this resource in a Snapshots.
+func (r *resource[T]) store(kept *budgets) *store[T] {
+	clone := r.clone
+	if clone == nil {
+		clone = func(v T) T { return v }
+	}
+	return newStore(kept, r.key, clone)
+}
+
+// Declarations. Each resource's own calls are in calls.go (or its own
+// file), its cache in snapshot.go; both use these.
+var (
+	hooks = &resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
+		key: func(h Hook) int64 { return h.ID }, clone: cloneHook}
+	labels = &resource[Label]{noun: "label", plural: "labels", path: "/labels", item: "/{id}",
+		key: func(l Label) int64 { return l.ID }}
+	projects = &resource[Project]{noun: "project", plural: "projects", path: "/projects", item: "/{id}",
+		key: func(p Project) int64 { return p.ID }}
+	runners = &resource[Runner]{noun: "runner", plural: "runners", path: "/actions/runners", item: "/{id}",
+		key: func(r Runner) int64 { return r.ID }, clone: cloneRunner, decode: decodeRunners}
+	teams = &resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,
+		key: func(t Team) int64 { return t.ID }, clone: cloneTeam}
+	secrets = &resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,
+		key: nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name })}
+	variables = &resource[ActionsVariable]{noun: "Actions variable", plural: "Actions variables", path: "/actions/variables", item: "/{name}", of: true,
+		key: nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })}
+	// The name is one escaped path segment (release%2F%2A): Gitea 1.24 and
+	// 1.25 route {name} as one segment and would not match a raw slash;
+	// 1.26 takes both. The forge unescapes it.
+	branchProtections = &resource[BranchProtection]{noun: "branch protection", plural: "branch protections", path: "/branch_protections", item: "/{name}",
+		key: nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName }), clone: cloneRule}
+)
