@@ -120,18 +120,31 @@ func (r *resource[T]) delete(ctx context.Context, c *Client, scope Scope, key an
 	return err
 }
 
-// store makes the listing cache of this resource in a Snapshots.
-func (r *resource[T]) store(kept *budgets) *store[T] {
+// cache is this resource's listing store in s, made on first use.
+func (r *resource[T]) cache(s *Snapshots) *store[T] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.stores[r]; ok {
+		return st.(*store[T])
+	}
 	clone := r.clone
 	if clone == nil {
 		clone = func(v T) T { return v }
 	}
-	return newStore(kept, r.key, clone)
+	st := newStore(s.kept, r.key, clone)
+	s.stores[r] = st
+	return st
 }
 
 // Declarations. Each resource's own calls are in calls.go (or its own
-// file), its cache in snapshot.go; both use these.
+// file), its cached calls in snapshot.go; both use these.
 var (
+	// Organizations and repositories are listed by calls of their own
+	// (orgrepos.go); their declarations make their stores.
+	organizations = &resource[Organization]{noun: "organization", plural: "organizations",
+		key: func(o Organization) int64 { return o.ID }}
+	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
+		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
 	hooks = &resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
 		key: func(h Hook) int64 { return h.ID }, clone: cloneHook}
 	labels = &resource[Label]{noun: "label", plural: "labels", path: "/labels", item: "/{id}",

@@ -173,35 +173,16 @@ func (p *ReadPolicy) usable(fetched time.Time) bool {
 // made from its declaration (resource.go).
 type Snapshots struct {
 	Interface
-	busy     func() bool
-	kept     *budgets
-	stores   []interface{ forgetAll() }
-	orgs     *store[Organization]
-	repos    *store[Repository]
-	labels   *store[Label]
-	hooks    *store[Hook]
-	projects *store[Project]
-	runners  *store[Runner]
-	teams    *store[Team]
-	secrets  *store[ActionsSecret]
-	vars     *store[ActionsVariable]
-	bps      *store[BranchProtection]
+	busy func() bool
+	kept *budgets
+
+	mu     sync.Mutex
+	stores map[any]interface{ forgetAll() } // by resource declaration (resource.cache)
 }
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
 func NewSnapshots(fc Interface) *Snapshots {
-	kept := &budgets{forge: NewBudget(MaxKeptBytes)}
-	s := &Snapshots{Interface: fc, kept: kept}
-	s.orgs = keepStore(s, newStore(kept, func(o Organization) int64 { return o.ID }, func(o Organization) Organization { return o }))
-	s.repos = keepStore(s, newStore(kept, func(r Repository) int64 { return r.ID }, cloneRepo))
-	s.labels = keepStore(s, labels.store(kept))
-	s.hooks = keepStore(s, hooks.store(kept))
-	s.projects = keepStore(s, projects.store(kept))
-	s.runners = keepStore(s, runners.store(kept))
-	s.teams = keepStore(s, teams.store(kept))
-	s.secrets = keepStore(s, secrets.store(kept))
-	s.vars = keepStore(s, variables.store(kept))
-	s.bps = keepStore(s, branchProtections.store(kept))
+	s := &Snapshots{Interface: fc, kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}
 	if b, ok := fc.(interface{ Busy() bool }); ok {
 		s.busy = b.Busy
 	}
@@ -227,16 +208,12 @@ func (s *Snapshots) Within(b *Budget) *Snapshots {
 // KeptBytes is the estimated size of the listings s keeps.
 func (s *Snapshots) KeptBytes() int64 { return s.kept.forge.Used() }
 
-// keepStore lists st among the stores of s (for Close).
-func keepStore[T any](s *Snapshots, st *store[T]) *store[T] {
-	s.stores = append(s.stores, st)
-	return st
-}
-
 // Close forgets every kept listing, giving their bytes back to the
 // manager's budget: a Snapshots replaced or dropped holds nothing.
 func (s *Snapshots) Close() {
 	s.kept.closed.Store(true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, st := range s.stores {
 		st.forgetAll()
 	}
@@ -264,7 +241,7 @@ func (s *Snapshots) yield(ctx context.Context) error { return Yield(ctx, s) }
 const myOrgs = "user"
 
 func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
-	return s.orgs.list(ctx, s, myOrgs, s.Interface.ListMyOrgs)
+	return organizations.cache(s).list(ctx, s, myOrgs, s.Interface.ListMyOrgs)
 }
 
 func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
@@ -288,20 +265,20 @@ func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, err
 
 func (s *Snapshots) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
 	o, err := s.Interface.CreateOrg(ctx, opt)
-	s.orgs.wrote(myOrgs, o, 0, err)
+	organizations.cache(s).wrote(myOrgs, o, 0, err)
 	return o, err
 }
 
 func (s *Snapshots) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
 	o, err := s.Interface.EditOrg(ctx, name, opt)
-	s.orgs.wrote(myOrgs, o, 0, err)
+	organizations.cache(s).wrote(myOrgs, o, 0, err)
 	return o, err
 }
 
 // DeleteOrg drops the listing: the id of the name deleted is not at hand.
 func (s *Snapshots) DeleteOrg(ctx context.Context, name string) error {
 	err := s.Interface.DeleteOrg(ctx, name)
-	s.orgs.drop(myOrgs)
+	organizations.cache(s).drop(myOrgs)
 	return err
 }
 
@@ -311,28 +288,28 @@ func orgReposKey(org string) string   { return "org:" + strings.ToLower(org) }
 func userReposKey(user string) string { return "user:" + strings.ToLower(user) }
 
 func (s *Snapshots) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
-	return s.repos.list(ctx, s, orgReposKey(org), func(ctx context.Context) ([]Repository, error) {
+	return repositories.cache(s).list(ctx, s, orgReposKey(org), func(ctx context.Context) ([]Repository, error) {
 		return s.Interface.ListOrgRepos(ctx, org)
 	})
 }
 
 func (s *Snapshots) ListUserRepos(ctx context.Context, user string) ([]Repository, error) {
-	return s.repos.list(ctx, s, userReposKey(user), func(ctx context.Context) ([]Repository, error) {
+	return repositories.cache(s).list(ctx, s, userReposKey(user), func(ctx context.Context) ([]Repository, error) {
 		return s.Interface.ListUserRepos(ctx, user)
 	})
 }
 
 // wroteRepo records a repository's new state in its owner's listing.
 func (s *Snapshots) wroteRepo(owner string, r *Repository, err error) {
-	s.repos.wrote(orgReposKey(owner), r, 0, err)
-	s.repos.wrote(userReposKey(owner), r, 0, err)
+	repositories.cache(s).wrote(orgReposKey(owner), r, 0, err)
+	repositories.cache(s).wrote(userReposKey(owner), r, 0, err)
 }
 
 // dropRepos forgets owner's listings: a write whose answer is not the
 // repository (topics, a delete by name).
 func (s *Snapshots) dropRepos(owner string) {
-	s.repos.drop(orgReposKey(owner))
-	s.repos.drop(userReposKey(owner))
+	repositories.cache(s).drop(orgReposKey(owner))
+	repositories.cache(s).drop(userReposKey(owner))
 }
 
 func (s *Snapshots) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
@@ -376,13 +353,13 @@ func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topic
 		lower[i] = strings.ToLower(t)
 	}
 	for _, key := range []string{orgReposKey(owner), userReposKey(owner)} {
-		r, ok := s.repos.find(key, func(r Repository) bool { return strings.EqualFold(r.Name, repo) })
+		r, ok := repositories.cache(s).find(key, func(r Repository) bool { return strings.EqualFold(r.Name, repo) })
 		if !ok {
-			s.repos.drop(key)
+			repositories.cache(s).drop(key)
 			continue
 		}
 		r.Topics = lower
-		s.repos.wrote(key, &r, 0, nil)
+		repositories.cache(s).wrote(key, &r, 0, nil)
 	}
 	return nil
 }
@@ -390,27 +367,27 @@ func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topic
 // ---- teams: one listing per organization ----
 
 func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	return listIn(ctx, s, s.teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
+	return listIn(ctx, s, teams.cache(s), OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
 		return s.Interface.ListTeams(ctx, sc.Owner)
 	})
 }
 
 func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
-	return byID(ctx, s.teams, id,
+	return byID(ctx, teams.cache(s), id,
 		func() (*Team, error) { return s.Interface.GetTeam(ctx, org, id) },
 		func() ([]Team, error) { return s.ListTeams(ctx, org) })
 }
 
 func (s *Snapshots) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
-	return s.teams.answer(OrgScope(org))(s.Interface.CreateTeam(ctx, org, opt))
+	return teams.cache(s).answer(OrgScope(org))(s.Interface.CreateTeam(ctx, org, opt))
 }
 
 func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error) {
-	return s.teams.answer(OrgScope(org))(s.Interface.EditTeam(ctx, org, id, opt))
+	return teams.cache(s).answer(OrgScope(org))(s.Interface.EditTeam(ctx, org, id, opt))
 }
 
 func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
-	return s.teams.deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
+	return teams.cache(s).deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
 }
 
 // ---- Actions secrets and variables: one listing per scope; a write
@@ -418,35 +395,35 @@ func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error 
 // forge keeps them, upper case) and a failed write drops it ----
 
 func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	return listIn(ctx, s, s.secrets, scope, s.Interface.ListActionsSecrets)
+	return listIn(ctx, s, secrets.cache(s), scope, s.Interface.ListActionsSecrets)
 }
 
 func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
-	return s.secrets.sent(scope, &ActionsSecret{Name: strings.ToUpper(name), Description: description})(
+	return secrets.cache(s).sent(scope, &ActionsSecret{Name: strings.ToUpper(name), Description: description})(
 		s.Interface.PutActionsSecret(ctx, scope, name, data, description))
 }
 
 func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
-	return s.secrets.deleted(scope, secrets.key(ActionsSecret{Name: strings.ToUpper(name)}))(
+	return secrets.cache(s).deleted(scope, secrets.key(ActionsSecret{Name: strings.ToUpper(name)}))(
 		s.Interface.DeleteActionsSecret(ctx, scope, name))
 }
 
 func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	return listIn(ctx, s, s.vars, scope, s.Interface.ListActionsVariables)
+	return listIn(ctx, s, variables.cache(s), scope, s.Interface.ListActionsVariables)
 }
 
 func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return s.vars.sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
 		s.Interface.CreateActionsVariable(ctx, scope, name, value, description))
 }
 
 func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return s.vars.sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
 		s.Interface.UpdateActionsVariable(ctx, scope, name, value, description))
 }
 
 func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
-	return s.vars.deleted(scope, variables.key(ActionsVariable{Name: strings.ToUpper(name)}))(
+	return variables.cache(s).deleted(scope, variables.key(ActionsVariable{Name: strings.ToUpper(name)}))(
 		s.Interface.DeleteActionsVariable(ctx, scope, name))
 }
 
@@ -463,66 +440,66 @@ func cloneRule(bp BranchProtection) BranchProtection {
 }
 
 func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
-	return listIn(ctx, s, s.bps, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
+	return listIn(ctx, s, branchProtections.cache(s), RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
 		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
 	})
 }
 
 func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
-	return s.bps.answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
 }
 
 func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
-	return s.bps.answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
 }
 
 func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
-	return s.bps.deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
+	return branchProtections.cache(s).deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
 		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }
 
 // ---- labels ----
 
 func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	return listIn(ctx, s, s.labels, scope, s.Interface.ListLabels)
+	return listIn(ctx, s, labels.cache(s), scope, s.Interface.ListLabels)
 }
 
 func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return getIn(ctx, s, s.labels, scope, id, s.Interface.GetLabel, s.ListLabels)
+	return getIn(ctx, s, labels.cache(s), scope, id, s.Interface.GetLabel, s.ListLabels)
 }
 
 func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	return s.labels.answer(scope)(s.Interface.CreateLabel(ctx, scope, opt))
+	return labels.cache(s).answer(scope)(s.Interface.CreateLabel(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	return s.labels.answer(scope)(s.Interface.EditLabel(ctx, scope, id, opt))
+	return labels.cache(s).answer(scope)(s.Interface.EditLabel(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
-	return s.labels.deleted(scope, id)(s.Interface.DeleteLabel(ctx, scope, id))
+	return labels.cache(s).deleted(scope, id)(s.Interface.DeleteLabel(ctx, scope, id))
 }
 
 // ---- hooks ----
 
 func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	return listIn(ctx, s, s.hooks, scope, s.Interface.ListHooks)
+	return listIn(ctx, s, hooks.cache(s), scope, s.Interface.ListHooks)
 }
 
 func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return getIn(ctx, s, s.hooks, scope, id, s.Interface.GetHook, s.ListHooks)
+	return getIn(ctx, s, hooks.cache(s), scope, id, s.Interface.GetHook, s.ListHooks)
 }
 
 func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
-	return s.hooks.answer(scope)(s.Interface.CreateHook(ctx, scope, opt))
+	return hooks.cache(s).answer(scope)(s.Interface.CreateHook(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
-	return s.hooks.answer(scope)(s.Interface.EditHook(ctx, scope, id, opt))
+	return hooks.cache(s).answer(scope)(s.Interface.EditHook(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
-	return s.hooks.deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
+	return hooks.cache(s).deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
 }
 
 // ---- projects: the listing of state "all" serves every read ----
@@ -534,41 +511,41 @@ func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string)
 		}
 		return s.Interface.ListProjects(ctx, scope, state)
 	}
-	return listIn(ctx, s, s.projects, scope, func(ctx context.Context, sc Scope) ([]Project, error) {
+	return listIn(ctx, s, projects.cache(s), scope, func(ctx context.Context, sc Scope) ([]Project, error) {
 		return s.Interface.ListProjects(ctx, sc, "all")
 	})
 }
 
 func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	return getIn(ctx, s, s.projects, scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
+	return getIn(ctx, s, projects.cache(s), scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
 		return s.ListProjects(ctx, sc, "all")
 	})
 }
 
 func (s *Snapshots) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
-	return s.projects.answer(scope)(s.Interface.CreateProject(ctx, scope, opt))
+	return projects.cache(s).answer(scope)(s.Interface.CreateProject(ctx, scope, opt))
 }
 
 func (s *Snapshots) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
-	return s.projects.answer(scope)(s.Interface.EditProject(ctx, scope, id, opt))
+	return projects.cache(s).answer(scope)(s.Interface.EditProject(ctx, scope, id, opt))
 }
 
 func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) error {
-	return s.projects.deleted(scope, id)(s.Interface.DeleteProject(ctx, scope, id))
+	return projects.cache(s).deleted(scope, id)(s.Interface.DeleteProject(ctx, scope, id))
 }
 
 // ---- runners ----
 
 func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	return listIn(ctx, s, s.runners, scope, s.Interface.ListRunners)
+	return listIn(ctx, s, runners.cache(s), scope, s.Interface.ListRunners)
 }
 
 func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return getIn(ctx, s, s.runners, scope, id, s.Interface.GetRunner, s.ListRunners)
+	return getIn(ctx, s, runners.cache(s), scope, id, s.Interface.GetRunner, s.ListRunners)
 }
 
 func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
-	return s.runners.answer(scope)(s.Interface.EditRunner(ctx, scope, id, disabled))
+	return runners.cache(s).answer(scope)(s.Interface.EditRunner(ctx, scope, id, disabled))
 }
 
 // ---- the shapes every resource's cached calls share ----

@@ -562,16 +562,16 @@ func TestSnapshotsEvictIdleScopes(t *testing.T) {
 		}
 	}
 	// Scope 0 has not been read for a while.
-	s.labels.mu.Lock()
-	s.labels.entries[RepoScope("acme", "0").String()].read = time.Now().Add(-2 * IdleAfter)
-	s.labels.mu.Unlock()
+	labels.cache(s).mu.Lock()
+	labels.cache(s).entries[RepoScope("acme", "0").String()].read = time.Now().Add(-2 * IdleAfter)
+	labels.cache(s).mu.Unlock()
 	if _, err := s.ListLabels(ctx, RepoScope("acme", "new")); err != nil {
 		t.Fatal(err)
 	}
-	s.labels.mu.Lock()
-	_, idle := s.labels.entries[RepoScope("acme", "0").String()]
-	fresh := s.labels.entries[RepoScope("acme", "new").String()]
-	s.labels.mu.Unlock()
+	labels.cache(s).mu.Lock()
+	_, idle := labels.cache(s).entries[RepoScope("acme", "0").String()]
+	fresh := labels.cache(s).entries[RepoScope("acme", "new").String()]
+	labels.cache(s).mu.Unlock()
 	if idle || fresh == nil || fresh.fetched.IsZero() || s.KeptBytes() > MaxKeptBytes {
 		t.Fatalf("idle scope kept %v, new scope kept %v, %d bytes; want the idle one evicted for the new, within %d", idle, fresh != nil && !fresh.fetched.IsZero(), s.KeptBytes(), MaxKeptBytes)
 	}
