@@ -141,7 +141,7 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 	if len(s.Status.Failures) != 0 {
 		t.Fatalf("failures recorded for a pass that gave way: %+v", s.Status.Failures)
 	}
-	if c, ok := reconciler.Classify(err); ok {
-		t.Fatalf("giving way classified as a failure: %+v", c)
+	if c, ok := reconciler.Classify(err); !ok || !c.Yield || c.Reason != "" {
+		t.Fatalf("giving way classified as %+v (known %v), want a yield with no failure reason", c, ok)
 	}
 }
