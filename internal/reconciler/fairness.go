@@ -18,14 +18,18 @@ package reconciler
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -41,16 +45,44 @@ import (
 // namespaces' Forges at one dead server, still leaves a worker of every
 // pool to the others, while one Forge's resources of different kinds go on
 // side by side.
+//
+// A pass turned away is parked, and woken (put back in the queue at once)
+// when a pass that holds what it lacked ends: one Forge with a backlog
+// runs at its share without pause, rather than every turned-away request
+// waiting out a delay while its share's workers idle (a manager with the
+// default flags, two workers and a share of one, converged one Forge's
+// labels at five a second). The delay stays as the fallback when the
+// controller does not watch Wakeups.
 type Fairness struct {
 	limit    int
 	mu       sync.Mutex
 	inFlight map[string]int
+	parked   []parkedPass
+	woken    chan event.GenericEvent
+}
+
+type parkedPass struct {
+	req    reconcile.Request
+	tenant Tenant
 }
 
 // NewFairness allows limit passes per Forge, per namespace and per server
 // at once (at least 1).
 func NewFairness(limit int) *Fairness {
-	return &Fairness{limit: max(limit, 1), inFlight: map[string]int{}}
+	return &Fairness{limit: max(limit, 1), inFlight: map[string]int{}, woken: make(chan event.GenericEvent, wakeBuffer)}
+}
+
+// wakeBuffer is how many woken requests wait for the controller to take
+// them; a wake that does not fit is left to the fallback delay.
+const wakeBuffer = 1024
+
+// Wakeups is the source of the requests woken when their tenant's slot
+// frees: the controller that runs Fair watches it. Nil stays nil.
+func (f *Fairness) Wakeups() source.Source {
+	if f == nil {
+		return nil
+	}
+	return source.Channel(f.woken, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](wakeBuffer))
 }
 
 // ForKind returns a Fairness of the same limit for one more controller's
@@ -85,15 +117,15 @@ func (t Tenant) keys() []string {
 }
 
 // acquire takes a slot of the tenant; ok is false when its Forge, its
-// namespace or its server has no free slot.
-func (f *Fairness) acquire(t Tenant) (release func(), ok bool) {
+// namespace or its server has no free slot, and req is parked until one
+// frees.
+func (f *Fairness) acquire(t Tenant, req reconcile.Request) (release func(), ok bool) {
 	keys := t.keys()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, k := range keys {
-		if f.inFlight[k] >= f.limit {
-			return nil, false
-		}
+	if !f.free(keys) {
+		f.park(req, t)
+		return nil, false
 	}
 	for _, k := range keys {
 		f.inFlight[k]++
@@ -106,7 +138,45 @@ func (f *Fairness) acquire(t Tenant) (release func(), ok bool) {
 				delete(f.inFlight, k)
 			}
 		}
+		f.wake()
 	}, true
+}
+
+// free reports whether every one of keys has a slot; f.mu is held.
+func (f *Fairness) free(keys []string) bool {
+	for _, k := range keys {
+		if f.inFlight[k] >= f.limit {
+			return false
+		}
+	}
+	return true
+}
+
+// park records req as waiting for a slot of t, once; f.mu is held.
+func (f *Fairness) park(req reconcile.Request, t Tenant) {
+	for _, p := range f.parked {
+		if p.req == req {
+			return
+		}
+	}
+	f.parked = append(f.parked, parkedPass{req: req, tenant: t})
+}
+
+// wake puts back in the queue the longest parked request whose tenant now
+// has a free slot; f.mu is held.
+func (f *Fairness) wake() {
+	for i, p := range f.parked {
+		if !f.free(p.tenant.keys()) {
+			continue
+		}
+		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: p.req.Namespace, Name: p.req.Name}}
+		select {
+		case f.woken <- event.GenericEvent{Object: obj}:
+			f.parked = slices.Delete(f.parked, i, i+1)
+		default: // full: the fallback delay brings it back
+		}
+		return
+	}
 }
 
 // TenantOf names the tenant a request's pass works for; ok is false when
@@ -135,7 +205,7 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 		if !ok {
 			return inner.Reconcile(ctx, req)
 		}
-		release, ok := fair.acquire(t)
+		release, ok := fair.acquire(t, req)
 		if !ok {
 			log.FromContext(ctx).V(1).Info("deferred: its tenant has its share of the workers", "forge", t.Forge.Name)
 			return reconcile.Result{RequeueAfter: Jitter(busy), Priority: new(handler.LowPriority)}, nil

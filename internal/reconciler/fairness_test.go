@@ -159,3 +159,57 @@ func TestFairPerNamespaceAndServer(t *testing.T) {
 	}
 	close(unblock)
 }
+
+// TestFairWakesParked: a pass turned away for its tenant's share is put
+// back in the queue as soon as a pass of that tenant ends, oldest first,
+// and only when its tenant then has a slot; a request is parked once.
+func TestFairWakesParked(t *testing.T) {
+	f := NewFairness(1)
+	a := Tenant{Forge: types.NamespacedName{Namespace: "ns-a", Name: "a"}}
+	b := Tenant{Forge: types.NamespacedName{Namespace: "ns-b", Name: "b"}}
+	req := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+	}
+	woken := func() []string {
+		var out []string
+		for {
+			select {
+			case e := <-f.woken:
+				out = append(out, e.Object.GetName())
+			default:
+				return out
+			}
+		}
+	}
+	releaseA, ok := f.acquire(a, req("a-1"))
+	if !ok {
+		t.Fatal("a-1 found no slot")
+	}
+	releaseB, ok := f.acquire(b, req("b-1"))
+	if !ok {
+		t.Fatal("b-1 found no slot beside a-1")
+	}
+	for _, name := range []string{"a-2", "b-2", "a-3", "a-2"} {
+		tenant := a
+		if name[0] == 'b' {
+			tenant = b
+		}
+		if _, ok := f.acquire(tenant, req(name)); ok {
+			t.Fatalf("%s took a slot its tenant holds", name)
+		}
+	}
+	if got := woken(); len(got) != 0 {
+		t.Fatalf("woken before any pass ended: %v", got)
+	}
+	releaseB()
+	if got := woken(); len(got) != 1 || got[0] != "b-2" {
+		t.Fatalf("b-1 ended: woke %v, want b-2 (a's passes still wait for a-1)", got)
+	}
+	releaseA()
+	if got := woken(); len(got) != 1 || got[0] != "a-2" {
+		t.Fatalf("a-1 ended: woke %v, want a-2 only, the oldest of a", got)
+	}
+	if len(f.parked) != 1 || f.parked[0].req != req("a-3") {
+		t.Fatalf("still parked: %+v, want a-3 alone (a-2 parked once)", f.parked)
+	}
+}

@@ -106,6 +106,10 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		b = b.Watches(&forgev1.Repository{}, handler.EnqueueRequestsFromMapFunc(r.forRepository),
 			builder.WithPredicates(becameReady{}))
 	}
+	fair := opts.Fairness.ForKind()
+	if fair != nil {
+		b = b.WatchesRawSource(fair.Wakeups())
+	}
 	return b.Named(strings.ToLower(kindName)).
 		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
@@ -118,7 +122,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
-		Complete(Fair(r, opts.Fairness.ForKind(), r.tenantOf, opts.ReconcileTimeout))
+		Complete(Fair(r, fair, r.tenantOf, opts.ReconcileTimeout))
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.

@@ -22,13 +22,11 @@ import (
 	"net/http"
 	"os"
 	"regexp"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,13 +41,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
-	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
-	"github.com/forgeops/forge-operator/internal/testmanager"
 )
 
 // workload is the W1 shape of the scale issue: per organization 5 hooks,
@@ -168,16 +163,17 @@ const w1Sync = 30 * time.Second
 // latency added), a manager watching the run's namespace only, and a Forge
 // "gitea" Ready in that namespace.
 type benchRun struct {
-	b      *testing.B
-	fake   *fakeforge.Server
-	rec    *recorder
-	k8s    client.Client
-	ns     string
-	qps    float64
-	spec   forgev1.ManagedSpec
-	sample func() uint64
-	start  time.Time
-	stop   func()
+	b     *testing.B
+	fake  *fakeforge.Server
+	rec   *recorder
+	k8s   client.Client
+	ns    string
+	qps   float64
+	spec  forgev1.ManagedSpec
+	start time.Time
+	stop  func()
+	// proc is the manager's process.
+	proc *managerProcess
 	// members, when set, is how many repositories the run's set resources
 	// cover: the figures are printed per repository too.
 	members int
@@ -204,40 +200,37 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	scene(fake)
 	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 
-	mgrCfg := rest.CopyConfig(cfg)
-	// The manager's own defaults (--kube-api-qps, --kube-api-burst);
-	// BENCH_KUBE_QPS (burst twice that) tries others.
-	mgrCfg.QPS, mgrCfg.Burst = manager.DefaultKubeAPIQPS, manager.DefaultKubeAPIBurst
-	if v, err := strconv.ParseFloat(os.Getenv("BENCH_KUBE_QPS"), 32); err == nil && v > 0 {
-		mgrCfg.QPS, mgrCfg.Burst = float32(v), int(2*v)
-	}
-	mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return kubeTransport{rec: rec, next: rt} })
-	ctrl.SetLogger(logr.Discard())
-	mo := testenv.ManagerOptions()
-	// Only this run's namespace: the resources of earlier runs stay in the
+	// The manager runs as its own process (process_test.go), watching
+	// only this run's namespace: the resources of earlier runs stay in the
 	// shared API server, and their passes against a stopped fake forge
-	// would be counted as this run's writes.
-	mo.Cache = manager.CacheOptions([]string{ns})
-	// The operator keeps its secret digest key (hooks' and Actions
-	// secrets') here, creating it on first use.
+	// would be counted as this run's writes. It keeps its secret digest key
+	// (hooks' and Actions secrets') in forge-operator-system, creating it
+	// on first use.
+	ctrl.SetLogger(logr.Discard()) // the benchmark's own clients
+	proxy, err := startKubeProxy(cfg, rec)
+	if err != nil {
+		b.Fatal(err)
+	}
 	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
-	startManager := func() func() {
-		stop, err := testmanager.Start(mgrCfg, mo, controllers.Options{SyncInterval: w1Sync, SecretDigestKey: digestKey})
+	logDir := b.TempDir()
+	startManager := func() *managerProcess {
+		p, err := startManagerProcess(proxy.URL, ns, digestKey.String(), logDir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return func() { _ = stop() }
+		return p
 	}
-	stopManager := startManager()
+	proc := startManager()
 
-	k8s, err := client.New(cfg, client.Options{Scheme: mo.Scheme})
+	k8s, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	run := &benchRun{b: b, fake: fake, rec: rec, k8s: k8s, ns: ns, qps: qps,
 		spec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
-		stop: func() { stopManager(); srv.Close() }}
-	run.restart = func() { stopManager(); stopManager = startManager() }
+		proc: proc}
+	run.stop = func() { run.proc.stop(); proxy.Close(); srv.Close() }
+	run.restart = func() { run.proc.stop(); run.proc = startManager() }
 	run.apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: digestKey.Namespace}}); err != nil &&
 		!apierrors.IsAlreadyExists(err) {
@@ -281,7 +274,6 @@ type recorded struct {
 // it returns the calls, for figures of a workload's own.
 func (r *benchRun) converge(n int) recorded {
 	b := r.b
-	r.sample = sampleMemory()
 	waitReady(b, r.k8s, r.ns, n+1, 30*time.Minute)
 	ready := time.Since(r.start)
 	calls, kube := r.rec.snapshot()
@@ -294,8 +286,6 @@ func (r *benchRun) converge(n int) recorded {
 	}
 	time.Sleep(rest)
 	restCalls, restKube := r.rec.snapshot()
-	peakHeap := r.sample()
-	cpu := cpuSeconds()
 
 	fmt.Printf("\n%s: %d objects, fake forge +%s per call, sync interval %s, Forge qps %s\n",
 		b.Name(), n, benchLatency(), w1Sync, qpsText(r.qps))
@@ -311,8 +301,8 @@ func (r *benchRun) converge(n int) recorded {
 		fmt.Printf("  per repository: %.2f forge calls to converge, %.3f forge reads per sync interval at rest\n",
 			float64(len(calls))/float64(r.members), float64(reads(restCalls))/float64(r.members)/intervals)
 	}
-	fmt.Printf("  process (manager and the in-process fake): peak RSS %d MiB, peak Go heap %d MiB, CPU %.1fs\n",
-		peakRSS()>>20, peakHeap>>20, cpu)
+	fmt.Printf("  manager process: peak RSS %d MiB, CPU %.1fs (the benchmark's own process, with the fake forge: peak RSS %d MiB)\n",
+		r.proc.peakRSS()>>20, r.proc.cpuSeconds(), peakRSS()>>20)
 	b.ReportMetric(ready.Seconds(), "s-to-ready")
 	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
 	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
@@ -516,27 +506,6 @@ func largestGap(calls []call, from time.Time) float64 {
 	return gap
 }
 
-// sampleMemory samples the Go heap until stopped and returns its peak.
-func sampleMemory() func() uint64 {
-	var peak uint64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}()
-	return func() uint64 { close(done); <-stopped; return peak }
-}
-
 // resetPeakRSS returns what earlier runs in this process left to the
 // system and restarts the high-water mark, so that each run's peak RSS is
 // its own (Linux: writing 5 to clear_refs resets VmHWM).
@@ -545,28 +514,8 @@ func resetPeakRSS() {
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
-// peakRSS is the process's high-water resident set (VmHWM).
-func peakRSS() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
+// peakRSS is the benchmark process's high-water resident set (VmHWM).
+func peakRSS() uint64 { return procStatusKB(os.Getpid(), "VmHWM:") << 10 }
 
 func effectiveQPS(qps float64) float64 {
 	if qps > 0 {

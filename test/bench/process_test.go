@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/forgeops/forge-operator/internal/manager"
+)
+
+// The benchmarks run the operator as users do: its own binary (main.go,
+// built once per benchmark process) with its default flags but for the
+// namespace and sync interval, in a process of its own, so that its
+// memory and CPU are its own and not the fake forge's or the benchmark's.
+// It reaches the API server through kubeProxy, which counts its requests.
+
+// managerBinary builds the operator's manager into a temporary directory.
+var managerBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "forge-operator-bench-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "..") // the module root, from test/bench
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the manager: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// startKubeProxy serves the API server of cfg on loopback over plain HTTP,
+// authenticating as cfg, and counts the requests through it (rec).
+func startKubeProxy(cfg *rest.Config, rec *recorder) (*httptest.Server, error) {
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	return httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Transport:     kubeTransport{rec: rec, next: rt},
+		FlushInterval: -1, // watches stream
+	}), nil
+}
+
+// managerProcess is one run of the manager's binary.
+type managerProcess struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startManagerProcess runs the manager against the API server at
+// kubeURL (a kubeProxy), watching ns, with its Kubernetes client limits
+// (BENCH_KUBE_QPS overrides the default --kube-api-qps, the burst twice
+// that) and its secret digest key at digestKey; its log goes to logDir.
+func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess, error) {
+	bin, err := managerBinary()
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig := filepath.Join(logDir, "kubeconfig")
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: kubeURL}
+	kc.AuthInfos["bench"] = &clientcmdapi.AuthInfo{}
+	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
+	kc.CurrentContext = "bench"
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		return nil, err
+	}
+	qps, burst := float64(manager.DefaultKubeAPIQPS), manager.DefaultKubeAPIBurst
+	if v, err := strconv.ParseFloat(os.Getenv("BENCH_KUBE_QPS"), 64); err == nil && v > 0 {
+		qps, burst = v, int(2*v)
+	}
+	log, err := os.Create(filepath.Join(logDir, fmt.Sprintf("manager-%d.log", time.Now().UnixNano())))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin,
+		"--watch-namespaces="+ns, "--sync-interval="+w1Sync.String(),
+		"--health-probe-bind-address=0", "--metrics-bind-address=0",
+		"--kube-api-qps="+strconv.FormatFloat(qps, 'f', -1, 64), "--kube-api-burst="+strconv.Itoa(burst),
+		"--secret-digest-key="+digestKey)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		_ = log.Close()
+		return nil, err
+	}
+	p := &managerProcess{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = log.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends the manager as Kubernetes does (SIGTERM, then SIGKILL).
+func (p *managerProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// peakRSS is the process's high-water resident set (VmHWM).
+func (p *managerProcess) peakRSS() uint64 {
+	return procStatusKB(p.cmd.Process.Pid, "VmHWM:") << 10
+}
+
+// cpuSeconds is the CPU time the process used (user and system).
+func (p *managerProcess) cpuSeconds() float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): utime and
+	// stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(fields[11], 64)
+	st, _ := strconv.ParseFloat(fields[12], 64)
+	return (ut + st) / 100
+}
+
+// procStatusKB reads a kB figure of /proc/<pid>/status.
+func procStatusKB(pid int, key string) uint64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
