@@ -127,6 +127,9 @@ func (f *Fairness) acquire(t Tenant, req reconcile.Request) (release func(), ok 
 		f.park(req, t)
 		return nil, false
 	}
+	// Running now (its fallback delay or an event brought it back first):
+	// no longer waiting.
+	f.parked = slices.DeleteFunc(f.parked, func(p parkedPass) bool { return p.req == req })
 	for _, k := range keys {
 		f.inFlight[k]++
 	}

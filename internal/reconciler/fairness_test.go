@@ -212,4 +212,21 @@ func TestFairWakesParked(t *testing.T) {
 	if len(f.parked) != 1 || f.parked[0].req != req("a-3") {
 		t.Fatalf("still parked: %+v, want a-3 alone (a-2 parked once)", f.parked)
 	}
+	// a-3 comes back first, by its fallback delay, and takes the slot
+	// a-2 was woken for: it waits no more, and the end of its pass wakes
+	// nothing (a-2 is in the queue already and finds the slot free).
+	releaseA3, ok := f.acquire(a, req("a-3"))
+	if !ok {
+		t.Fatal("a-3 found no slot after a-1 ended")
+	}
+	if len(f.parked) != 0 {
+		t.Fatalf("a-3 runs but is still parked: %+v", f.parked)
+	}
+	releaseA3()
+	if got := woken(); len(got) != 0 {
+		t.Fatalf("a-3 ended: woke %v, want nothing", got)
+	}
+	if _, ok := f.acquire(a, req("a-2")); !ok {
+		t.Fatal("the woken a-2 found no slot")
+	}
 }
