@@ -20,6 +20,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,7 @@ type Fairness struct {
 	inFlight map[string]int
 	parked   []parkedPass
 	woken    chan event.GenericEvent
+	watched  atomic.Bool // Wakeups is watched
 }
 
 type parkedPass struct {
@@ -76,12 +78,17 @@ func NewFairness(limit int) *Fairness {
 // them; a wake that does not fit is left to the fallback delay.
 const wakeBuffer = 1024
 
+// parkedFallback is when a parked request comes back by itself, in case
+// no wake reaches it.
+const parkedFallback = time.Minute
+
 // Wakeups is the source of the requests woken when their tenant's slot
 // frees: the controller that runs Fair watches it. Nil stays nil.
 func (f *Fairness) Wakeups() source.Source {
 	if f == nil {
 		return nil
 	}
+	f.watched.Store(true)
 	return source.Channel(f.woken, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](wakeBuffer))
 }
 
@@ -165,6 +172,14 @@ func (f *Fairness) park(req reconcile.Request, t Tenant) {
 	f.parked = append(f.parked, parkedPass{req: req, tenant: t})
 }
 
+// passOn wakes a parked request whose tenant has a slot: a woken request
+// that turns out to need none (its resource is gone) hands its turn on.
+func (f *Fairness) passOn() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.wake()
+}
+
 // wake puts back in the queue the longest parked request whose tenant now
 // has a free slot; f.mu is held.
 func (f *Fairness) wake() {
@@ -187,9 +202,10 @@ func (f *Fairness) wake() {
 type TenantOf func(ctx context.Context, req reconcile.Request) (t Tenant, ok bool, err error)
 
 // Fair runs inner only when the request's tenant has a free slot;
-// otherwise the request comes back after a short delay, at low priority,
-// so that other tenants' requests waiting in the queue go first. Without a
-// Fairness it returns inner.
+// otherwise the request is parked until a pass of its tenant ends (with
+// Wakeups watched; after a short delay without), and comes back at low
+// priority by itself only as a fallback, so that other tenants' requests
+// waiting in the queue go first. Without a Fairness it returns inner.
 func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout time.Duration) reconcile.Reconciler {
 	if fair == nil {
 		return inner
@@ -197,11 +213,16 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 	if timeout <= 0 {
 		timeout = DefaultReconcileTimeout
 	}
-	// Soon enough to take a slot freed by a pass that ran into the timeout,
-	// rare enough that a large backlog of one tenant costs little.
+	// Without wakeups: soon enough to take a slot freed by a pass that ran
+	// into the timeout, rare enough that a large backlog of one tenant
+	// costs little.
 	busy := min(max(timeout/10, 200*time.Millisecond), 5*time.Second)
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		t, ok, err := tenantOf(ctx, req)
+		if err != nil || !ok {
+			// A woken request that takes no slot passes its wake on.
+			fair.passOn()
+		}
 		if err != nil {
 			return reconcile.Result{}, err
 		}
@@ -211,7 +232,16 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 		release, ok := fair.acquire(t, req)
 		if !ok {
 			log.FromContext(ctx).V(1).Info("deferred: its tenant has its share of the workers", "forge", t.Forge.Name)
-			return reconcile.Result{RequeueAfter: Jitter(busy), Priority: new(handler.LowPriority)}, nil
+			// Woken in turn when watched: the delay is then only a safety
+			// net, long enough that requests coming back by it seldom take
+			// a slot out of turn (at 5 s, they took a random share of a
+			// backlog's slots: one Forge's labels of a repository were
+			// created over a minute, its listing taken again meanwhile).
+			delay := busy
+			if fair.watched.Load() {
+				delay = max(busy, parkedFallback)
+			}
+			return reconcile.Result{RequeueAfter: delay, Priority: new(handler.LowPriority)}, nil
 		}
 		defer release()
 		return inner.Reconcile(ctx, req)

@@ -230,3 +230,66 @@ func TestFairWakesParked(t *testing.T) {
 		t.Fatal("the woken a-2 found no slot")
 	}
 }
+
+// TestFairWatchedWaitsForItsTurn: with Wakeups watched, a turned-away
+// request comes back by itself only after parkedFallback (its wake brings
+// it sooner), and a woken request whose resource is gone hands its turn to
+// the next parked one.
+func TestFairWatchedWaitsForItsTurn(t *testing.T) {
+	f := NewFairness(1)
+	_ = f.Wakeups()
+	a := Tenant{Forge: types.NamespacedName{Namespace: "ns-a", Name: "a"}}
+	req := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+	}
+	tenantOf := func(_ context.Context, r reconcile.Request) (Tenant, bool, error) {
+		return a, r.Name != "gone", nil
+	}
+	r := Fair(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		return reconcile.Result{}, nil
+	}), f, tenantOf, time.Minute)
+	next := func() string {
+		select {
+		case e := <-f.woken:
+			return e.Object.GetName()
+		default:
+			return ""
+		}
+	}
+
+	release, ok := f.acquire(a, req("a-1"))
+	if !ok {
+		t.Fatal("a-1 found no slot")
+	}
+	res, err := r.Reconcile(context.Background(), req("a-2"))
+	if err != nil || res.RequeueAfter != parkedFallback {
+		t.Fatalf("a-2 turned away: %+v, %v; want it back by itself after %s", res, err, parkedFallback)
+	}
+	release() // a-1 ends
+	if got := next(); got != "a-2" {
+		t.Fatalf("a-1 ended: woke %q, want a-2", got)
+	}
+
+	// "gone" and a-3 wait behind a-4; a-4's end wakes "gone" alone, whose
+	// resource has gone by the time it runs: it needs no slot, and hands
+	// its turn on to a-3.
+	release, _ = f.acquire(a, req("a-4"))
+	for _, name := range []string{"gone", "a-3"} {
+		if _, ok := f.acquire(a, req(name)); ok {
+			t.Fatalf("%s took the slot a-4 holds", name)
+		}
+	}
+	release()
+	if got := next(); got != "gone" {
+		t.Fatalf("a-4 ended: woke %q, want gone", got)
+	}
+	if got := next(); got != "" {
+		t.Fatalf("a-4's end woke %q too; one slot frees one turn", got)
+	}
+	if _, err := r.Reconcile(context.Background(), req("gone")); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got != "a-3" {
+		t.Fatalf("gone ran without a slot and woke %q, want a-3", got)
+	}
+}

@@ -70,9 +70,11 @@ var (
 // Forge's default rate limit and at qps 100, and prints what the scale issue
 // counts: seconds to all Ready, forge calls and Kubernetes writes per object
 // to converge, forge reads per object per sync interval at rest and the
-// largest lateness of a drift check, and the process's peak memory and CPU.
+// largest lateness of a drift check, and the manager process's peak memory and CPU.
 // Printed, never asserted. W1_SIZES=small limits it to the small variant,
-// W1_REST sets how long the at-rest phase watches (default 3 sync intervals).
+// W1_REST sets how long the at-rest phase watches (default 3 sync intervals),
+// BENCH_TRACE names a file to write every forge call of a converge to
+// (seconds after the apply, method, path), for the order things happen in.
 func BenchmarkW1(b *testing.B) {
 	sizes := map[string]workload{"W1/10": w1Small, "W1": w1}
 	order := []string{"W1/10", "W1"}
@@ -277,6 +279,13 @@ func (r *benchRun) converge(n int) recorded {
 	waitReady(b, r.k8s, r.ns, n+1, 30*time.Minute)
 	ready := time.Since(r.start)
 	calls, kube := r.rec.snapshot()
+	if f := os.Getenv("BENCH_TRACE"); f != "" {
+		var out strings.Builder
+		for _, c := range calls {
+			fmt.Fprintf(&out, "%.2f %s %s\n", c.at.Sub(r.start).Seconds(), c.method, c.path)
+		}
+		_ = os.WriteFile(f, []byte(out.String()), 0o644)
+	}
 
 	// At rest: no change, only drift checks.
 	r.rec.reset()
