@@ -367,7 +367,7 @@ func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topic
 // ---- teams: one listing per organization ----
 
 func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	return listIn(ctx, s, teams.cache(s), OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
+	return listIn(ctx, s, teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
 		return s.Interface.ListTeams(ctx, sc.Owner)
 	})
 }
@@ -395,7 +395,7 @@ func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error 
 // forge keeps them, upper case) and a failed write drops it ----
 
 func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	return listIn(ctx, s, secrets.cache(s), scope, s.Interface.ListActionsSecrets)
+	return listIn(ctx, s, secrets, scope, s.Interface.ListActionsSecrets)
 }
 
 func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
@@ -409,7 +409,7 @@ func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name s
 }
 
 func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	return listIn(ctx, s, variables.cache(s), scope, s.Interface.ListActionsVariables)
+	return listIn(ctx, s, variables, scope, s.Interface.ListActionsVariables)
 }
 
 func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
@@ -440,7 +440,7 @@ func cloneRule(bp BranchProtection) BranchProtection {
 }
 
 func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
-	return listIn(ctx, s, branchProtections.cache(s), RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
+	return listIn(ctx, s, branchProtections, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
 		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
 	})
 }
@@ -461,11 +461,11 @@ func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, nam
 // ---- labels ----
 
 func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	return listIn(ctx, s, labels.cache(s), scope, s.Interface.ListLabels)
+	return listIn(ctx, s, labels, scope, s.Interface.ListLabels)
 }
 
 func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return getIn(ctx, s, labels.cache(s), scope, id, s.Interface.GetLabel, s.ListLabels)
+	return getIn(ctx, s, labels, scope, id, s.Interface.GetLabel, s.ListLabels)
 }
 
 func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
@@ -483,11 +483,11 @@ func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) erro
 // ---- hooks ----
 
 func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	return listIn(ctx, s, hooks.cache(s), scope, s.Interface.ListHooks)
+	return listIn(ctx, s, hooks, scope, s.Interface.ListHooks)
 }
 
 func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return getIn(ctx, s, hooks.cache(s), scope, id, s.Interface.GetHook, s.ListHooks)
+	return getIn(ctx, s, hooks, scope, id, s.Interface.GetHook, s.ListHooks)
 }
 
 func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
@@ -511,13 +511,13 @@ func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string)
 		}
 		return s.Interface.ListProjects(ctx, scope, state)
 	}
-	return listIn(ctx, s, projects.cache(s), scope, func(ctx context.Context, sc Scope) ([]Project, error) {
+	return listIn(ctx, s, projects, scope, func(ctx context.Context, sc Scope) ([]Project, error) {
 		return s.Interface.ListProjects(ctx, sc, "all")
 	})
 }
 
 func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	return getIn(ctx, s, projects.cache(s), scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
+	return getIn(ctx, s, projects, scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
 		return s.ListProjects(ctx, sc, "all")
 	})
 }
@@ -537,11 +537,11 @@ func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) er
 // ---- runners ----
 
 func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	return listIn(ctx, s, runners.cache(s), scope, s.Interface.ListRunners)
+	return listIn(ctx, s, runners, scope, s.Interface.ListRunners)
 }
 
 func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return getIn(ctx, s, runners.cache(s), scope, id, s.Interface.GetRunner, s.ListRunners)
+	return getIn(ctx, s, runners, scope, id, s.Interface.GetRunner, s.ListRunners)
 }
 
 func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
@@ -554,16 +554,17 @@ func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disab
 // repository names are case-insensitive.
 func scopeKey(scope Scope) string { return strings.ToLower(scope.String()) }
 
-// listIn serves scope's listing of st (list takes it from the forge).
-func listIn[T any](ctx context.Context, s *Snapshots, st *store[T], scope Scope, list func(context.Context, Scope) ([]T, error)) ([]T, error) {
-	return st.list(ctx, s, scopeKey(scope), func(ctx context.Context) ([]T, error) { return list(ctx, scope) })
+// listIn serves scope's listing of resource r (list takes it from the
+// forge).
+func listIn[T any](ctx context.Context, s *Snapshots, r *resource[T], scope Scope, list func(context.Context, Scope) ([]T, error)) ([]T, error) {
+	return r.cache(s).list(ctx, s, scopeKey(scope), func(ctx context.Context) ([]T, error) { return list(ctx, scope) })
 }
 
-// getIn reads object id of scope (byID): get is the forge's GET, list the
-// cached listing.
-func getIn[T any](ctx context.Context, s *Snapshots, st *store[T], scope Scope, id int64,
+// getIn reads object id of resource r in scope (byID): get is the forge's
+// GET, list the cached listing.
+func getIn[T any](ctx context.Context, s *Snapshots, r *resource[T], scope Scope, id int64,
 	get func(context.Context, Scope, int64) (*T, error), list func(context.Context, Scope) ([]T, error)) (*T, error) {
-	return byID(ctx, st, id,
+	return byID(ctx, r.cache(s), id,
 		func() (*T, error) { return get(ctx, scope, id) },
 		func() ([]T, error) { return list(ctx, scope) })
 }
