@@ -62,17 +62,13 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.status = reconciler.NewStatusWriter(mgr)
 	r.backoff = reconciler.NewBackoff(r.Options)
-	b := ctrl.NewControllerManagedBy(mgr)
-	fair := r.Options.Fairness.ForKind()
-	if fair != nil {
-		b = b.WatchesRawSource(fair.Wakeups())
-	}
-	return b.Named("forge").
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("forge").
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout}).
-		Complete(reconciler.Fair(r, fair, r.tenantOf, r.Options.ReconcileTimeout))
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
+	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
 // forgeOfForge: a Forge's own check counts against its share too.

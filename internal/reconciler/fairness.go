@@ -25,6 +25,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -64,8 +65,8 @@ type Fairness struct {
 }
 
 type parkedPass struct {
-	req    reconcile.Request
-	tenant Tenant
+	req  reconcile.Request
+	keys []string // its tenant's (Tenant.keys), what it waits for
 }
 
 // NewFairness allows limit passes per Forge, per namespace and per server
@@ -131,7 +132,7 @@ func (f *Fairness) acquire(t Tenant, req reconcile.Request) (release func(), ok 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.free(keys) {
-		f.park(req, t)
+		f.park(req, keys)
 		return nil, false
 	}
 	// Running now (its fallback delay or an event brought it back first):
@@ -162,14 +163,15 @@ func (f *Fairness) free(keys []string) bool {
 	return true
 }
 
-// park records req as waiting for a slot of t, once; f.mu is held.
-func (f *Fairness) park(req reconcile.Request, t Tenant) {
+// park records req as waiting for a slot of every one of keys, once; f.mu
+// is held.
+func (f *Fairness) park(req reconcile.Request, keys []string) {
 	for _, p := range f.parked {
 		if p.req == req {
 			return
 		}
 	}
-	f.parked = append(f.parked, parkedPass{req: req, tenant: t})
+	f.parked = append(f.parked, parkedPass{req: req, keys: keys})
 }
 
 // passOn wakes a parked request whose tenant has a slot: a woken request
@@ -184,7 +186,7 @@ func (f *Fairness) passOn() {
 // has a free slot; f.mu is held.
 func (f *Fairness) wake() {
 	for i, p := range f.parked {
-		if !f.free(p.tenant.keys()) {
+		if !f.free(p.keys) {
 			continue
 		}
 		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: p.req.Namespace, Name: p.req.Name}}
@@ -246,6 +248,19 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 		defer release()
 		return inner.Reconcile(ctx, req)
 	})
+}
+
+// CompleteFair completes the controller b builds with inner behind a
+// Fairness of its own (f.ForKind), watching the wakes of the requests it
+// parks; with no f, inner alone. Every controller with a share of the
+// workers is built through it, so none leaves its parked requests to the
+// fallback delay.
+func CompleteFair(b *builder.Builder, inner reconcile.Reconciler, f *Fairness, tenantOf TenantOf, timeout time.Duration) error {
+	fair := f.ForKind()
+	if fair != nil {
+		b = b.WatchesRawSource(fair.Wakeups())
+	}
+	return b.Complete(Fair(inner, fair, tenantOf, timeout))
 }
 
 // ServerOf is the server key of Forge ref, read from c; "" when the Forge

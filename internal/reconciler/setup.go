@@ -106,11 +106,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		b = b.Watches(&forgev1.Repository{}, handler.EnqueueRequestsFromMapFunc(r.forRepository),
 			builder.WithPredicates(becameReady{}))
 	}
-	fair := opts.Fairness.ForKind()
-	if fair != nil {
-		b = b.WatchesRawSource(fair.Wakeups())
-	}
-	return b.Named(strings.ToLower(kindName)).
+	b = b.Named(strings.ToLower(kindName)).
 		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
 		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
@@ -121,8 +117,8 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout}).
-		Complete(Fair(r, fair, r.tenantOf, opts.ReconcileTimeout))
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout})
+	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.
