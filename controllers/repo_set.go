@@ -242,7 +242,7 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 	for _, k := range owners {
 		wanted := byOwner[k]
 		listed, err := rs.ownerRepos(ctx, wanted)
-		if errors.Is(err, forge.ErrYield) {
+		if c, _ := reconciler.Classify(err); c.Yield {
 			return nil, nil, err // the whole pass gives way
 		}
 		if err != nil {

@@ -327,7 +327,7 @@ func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user strin
 
 // teamCall is a call on /teams/{id}...
 func teamCall(id int64, op, method, suffix string, extra ...any) call {
-	return call{op: op, method: method, route: "/teams/{id}" + suffix, args: append([]any{id}, extra...)}
+	return call{op: op, method: method, route: teams.outside + suffix, args: append([]any{id}, extra...)}
 }
 
 // ListTeams implements TeamsClient.
