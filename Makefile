@@ -33,14 +33,16 @@ all: generate manifests fmt vet lint test
 ##@ Development
 
 .PHONY: generate
-generate: ## Generate deepcopy code for the API types.
+generate: ## Generate deepcopy code, the kinds' accessors and PROJECT from the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+	go run ./hack/kindgen
 
 .PHONY: manifests
-manifests: ## Generate CRDs, their kustomization and RBAC from the kubebuilder markers.
+manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, and the samples' kustomization.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true rbac:roleName=manager-role paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	hack/crd-kustomization.sh > config/crd/kustomization.yaml.tmp && mv config/crd/kustomization.yaml.tmp config/crd/kustomization.yaml
+	hack/samples-kustomization.sh > config/samples/kustomization.yaml.tmp && mv config/samples/kustomization.yaml.tmp config/samples/kustomization.yaml
 
 .PHONY: fmt
 fmt: ## Run gofmt on the tree.

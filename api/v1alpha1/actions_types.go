@@ -88,6 +88,7 @@ type ActionsSecretSpec struct {
 	ActionsScope `json:",inline"`
 
 	// deletionPolicy: Delete (default) deletes the secret on the forge; Orphan leaves it.
+	// +forge:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
@@ -146,6 +147,7 @@ type ActionsVariableSpec struct {
 	ActionsScope `json:",inline"`
 
 	// deletionPolicy: Delete (default) deletes the variable on the forge; Orphan leaves it.
+	// +forge:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
@@ -208,24 +210,4 @@ func ActionsNameOf(spec *ActionsScope, metadataName string) string {
 		return string(*spec.Name)
 	}
 	return strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(metadataName))
-}
-
-var (
-	_ Managed = &ActionsSecret{}
-	_ Managed = &ActionsVariable{}
-)
-
-func (s *ActionsSecret) GetManagedSpec() *ManagedSpec { return &s.Spec.ManagedSpec }
-func (s *ActionsSecret) GetDeletionPolicy() DeletionPolicy {
-	return effective(s.Spec.DeletionPolicy, DeletionPolicyDelete)
-}
-func (s *ActionsSecret) GetManagedStatus() *ManagedStatus     { return &s.Status.ManagedStatus }
-func (s *ActionsSecret) GetConditions() []metav1.Condition    { return s.Status.Conditions }
-func (s *ActionsSecret) SetConditions(c []metav1.Condition)   { s.Status.Conditions = c }
-func (v *ActionsVariable) GetManagedSpec() *ManagedSpec       { return &v.Spec.ManagedSpec }
-func (v *ActionsVariable) GetManagedStatus() *ManagedStatus   { return &v.Status.ManagedStatus }
-func (v *ActionsVariable) GetConditions() []metav1.Condition  { return v.Status.Conditions }
-func (v *ActionsVariable) SetConditions(c []metav1.Condition) { v.Status.Conditions = c }
-func (v *ActionsVariable) GetDeletionPolicy() DeletionPolicy {
-	return effective(v.Spec.DeletionPolicy, DeletionPolicyDelete)
 }

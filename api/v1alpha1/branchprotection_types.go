@@ -334,45 +334,6 @@ func init() {
 	SchemeBuilder.Register(&BranchProtection{}, &BranchProtectionList{}, &BranchProtectionSet{}, &BranchProtectionSetList{})
 }
 
-var (
-	_ Managed = &BranchProtection{}
-	_ Managed = &BranchProtectionSet{}
-)
-
-// GetManagedSpec returns the shared spec fields.
-func (b *BranchProtection) GetManagedSpec() *ManagedSpec { return &b.Spec.ManagedSpec }
-
-// GetDeletionPolicy returns the deletion policy, Delete by default.
-func (b *BranchProtection) GetDeletionPolicy() DeletionPolicy {
-	return effective(b.Spec.DeletionPolicy, DeletionPolicyDelete)
-}
-
-// GetManagedStatus returns the shared status block.
-func (b *BranchProtection) GetManagedStatus() *ManagedStatus { return &b.Status.ManagedStatus }
-
-// GetConditions returns the status conditions.
-func (b *BranchProtection) GetConditions() []metav1.Condition { return b.Status.Conditions }
-
-// SetConditions replaces the status conditions.
-func (b *BranchProtection) SetConditions(c []metav1.Condition) { b.Status.Conditions = c }
-
-// GetManagedSpec returns the shared spec fields.
-func (s *BranchProtectionSet) GetManagedSpec() *ManagedSpec { return &s.Spec.ManagedSpec }
-
-// GetDeletionPolicy returns the deletion policy, Orphan by default.
-func (s *BranchProtectionSet) GetDeletionPolicy() DeletionPolicy {
-	return effective(s.Spec.DeletionPolicy, DeletionPolicyOrphan)
-}
-
-// GetManagedStatus returns the shared status block.
-func (s *BranchProtectionSet) GetManagedStatus() *ManagedStatus { return &s.Status.ManagedStatus }
-
-// GetConditions returns the status conditions.
-func (s *BranchProtectionSet) GetConditions() []metav1.Condition { return s.Status.Conditions }
-
-// SetConditions replaces the status conditions.
-func (s *BranchProtectionSet) SetConditions(c []metav1.Condition) { s.Status.Conditions = c }
-
 // GetMode returns the mode, Additive by default.
 func (s *BranchProtectionSet) GetMode() SetMode {
 	if s.Spec.Mode == "" {

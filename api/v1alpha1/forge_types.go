@@ -174,12 +174,6 @@ type Forge struct {
 	Status ForgeStatus `json:"status,omitempty"`
 }
 
-// GetConditions returns the status conditions.
-func (f *Forge) GetConditions() []metav1.Condition { return f.Status.Conditions }
-
-// SetConditions replaces the status conditions.
-func (f *Forge) SetConditions(c []metav1.Condition) { f.Status.Conditions = c }
-
 // +kubebuilder:object:root=true
 
 // ForgeList is a list of Forges.

@@ -154,25 +154,6 @@ func init() {
 	SchemeBuilder.Register(&LabelSet{}, &LabelSetList{})
 }
 
-var _ Managed = &LabelSet{}
-
-// GetManagedSpec returns the shared spec fields.
-func (s *LabelSet) GetManagedSpec() *ManagedSpec { return &s.Spec.ManagedSpec }
-
-// GetDeletionPolicy returns the deletion policy, Orphan by default.
-func (s *LabelSet) GetDeletionPolicy() DeletionPolicy {
-	return effective(s.Spec.DeletionPolicy, DeletionPolicyOrphan)
-}
-
-// GetManagedStatus returns the shared status block.
-func (s *LabelSet) GetManagedStatus() *ManagedStatus { return &s.Status.ManagedStatus }
-
-// GetConditions returns the status conditions.
-func (s *LabelSet) GetConditions() []metav1.Condition { return s.Status.Conditions }
-
-// SetConditions replaces the status conditions.
-func (s *LabelSet) SetConditions(c []metav1.Condition) { s.Status.Conditions = c }
-
 // GetMode returns the mode, Additive by default.
 func (s *LabelSet) GetMode() SetMode {
 	if s.Spec.Mode == "" {

@@ -74,22 +74,3 @@ type RepoHookList struct {
 func init() {
 	SchemeBuilder.Register(&RepoHook{}, &RepoHookList{})
 }
-
-var _ Managed = &RepoHook{}
-
-// GetManagedSpec returns the shared spec fields.
-func (h *RepoHook) GetManagedSpec() *ManagedSpec { return &h.Spec.ManagedSpec }
-
-// GetDeletionPolicy returns the deletion policy, Delete by default.
-func (h *RepoHook) GetDeletionPolicy() DeletionPolicy {
-	return effective(h.Spec.DeletionPolicy, DeletionPolicyDelete)
-}
-
-// GetManagedStatus returns the shared status block.
-func (h *RepoHook) GetManagedStatus() *ManagedStatus { return &h.Status.ManagedStatus }
-
-// GetConditions returns the status conditions.
-func (h *RepoHook) GetConditions() []metav1.Condition { return h.Status.Conditions }
-
-// SetConditions replaces the status conditions.
-func (h *RepoHook) SetConditions(c []metav1.Condition) { h.Status.Conditions = c }

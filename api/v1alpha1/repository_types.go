@@ -294,18 +294,3 @@ type RepositoryList struct {
 func init() {
 	SchemeBuilder.Register(&Repository{}, &RepositoryList{})
 }
-
-var _ Managed = &Repository{}
-
-func (r *Repository) GetManagedSpec() *ManagedSpec { return &r.Spec.ManagedSpec }
-
-// GetDeletionPolicy gives Orphan, Archive or Delete (default Orphan).
-func (r *Repository) GetDeletionPolicy() DeletionPolicy {
-	return effective(DeletionPolicy(r.Spec.DeletionPolicy), DeletionPolicyOrphan)
-}
-
-func (r *Repository) GetManagedStatus() *ManagedStatus { return &r.Status.ManagedStatus }
-
-func (r *Repository) GetConditions() []metav1.Condition { return r.Status.Conditions }
-
-func (r *Repository) SetConditions(c []metav1.Condition) { r.Status.Conditions = c }

@@ -100,6 +100,7 @@ type TeamSpec struct {
 
 	// deletionPolicy: Delete (default) deletes the team (never its members'
 	// accounts); Orphan leaves it. The Owners team is never deleted.
+	// +forge:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
@@ -232,18 +233,3 @@ type TeamList struct {
 func init() {
 	SchemeBuilder.Register(&Team{}, &TeamList{})
 }
-
-var _ Managed = &Team{}
-
-func (t *Team) GetManagedSpec() *ManagedSpec { return &t.Spec.ManagedSpec }
-
-// GetDeletionPolicy gives Delete (default) or Orphan.
-func (t *Team) GetDeletionPolicy() DeletionPolicy {
-	return effective(t.Spec.DeletionPolicy, DeletionPolicyDelete)
-}
-
-func (t *Team) GetManagedStatus() *ManagedStatus { return &t.Status.ManagedStatus }
-
-func (t *Team) GetConditions() []metav1.Condition { return t.Status.Conditions }
-
-func (t *Team) SetConditions(c []metav1.Condition) { t.Status.Conditions = c }
