@@ -156,12 +156,12 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 		}
 	}
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative && !o.yielded {
-		deleteUnlisted(ctx, o, all, unlisted[forge.BranchProtection]{
+		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.BranchProtection]{
 			keep: func(b forge.BranchProtection) bool {
 				return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
 			},
-			relist: func(ctx context.Context) ([]forge.BranchProtection, error) {
-				return e.fc.ListBranchProtections(ctx, r.owner, r.name)
+			relist: func(ctx context.Context, fresh forge.Interface) ([]forge.BranchProtection, error) {
+				return fresh.ListBranchProtections(ctx, r.owner, r.name)
 			},
 			name: func(b forge.BranchProtection) string { return b.RuleName },
 			del: func(ctx context.Context, b forge.BranchProtection) error {
@@ -181,8 +181,8 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
-		func(ctx context.Context, r repo) ([]string, error) {
-			all, err := e.fc.ListBranchProtections(ctx, r.owner, r.name)
+		func(ctx context.Context, fresh forge.Interface, r repo) ([]string, error) {
+			all, err := fresh.ListBranchProtections(ctx, r.owner, r.name)
 			var out []string
 			for _, spec := range e.obj.Spec.Rules {
 				name := string(spec.RuleName)

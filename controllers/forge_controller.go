@@ -134,7 +134,7 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 	}
 	// The check of the Forge itself is no create or update the drift
 	// checks of its resources should give way to.
-	ctx = forge.WithBackground(ctx)
+	fc = forge.Reading(fc, &forge.ReadPolicy{Background: true})
 	version, err := fc.Version(ctx)
 	var user *forge.User
 	if err == nil {

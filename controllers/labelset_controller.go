@@ -235,14 +235,16 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative {
 		scope := forge.RepoScope(r.owner, r.name)
-		deleteUnlisted(ctx, o, all, unlisted[forge.Label]{
+		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.Label]{
 			keep: func(l forge.Label) bool {
 				return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
 			},
-			relist: func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, scope) },
-			name:   func(l forge.Label) string { return l.Name },
-			del:    func(ctx context.Context, l forge.Label) error { return e.fc.DeleteLabel(ctx, scope, l.ID) },
-			max:    e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
+			relist: func(ctx context.Context, fresh forge.Interface) ([]forge.Label, error) {
+				return fresh.ListLabels(ctx, scope)
+			},
+			name: func(l forge.Label) string { return l.Name },
+			del:  func(ctx context.Context, l forge.Label) error { return e.fc.DeleteLabel(ctx, scope, l.ID) },
+			max:  e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
 		}, write)
 	}
 	return o
@@ -475,13 +477,13 @@ func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.L
 // it wrote: the set adopts by name, so a label of a listed name is the
 // set's in every matched repository (the README says so).
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
-	claims, err := e.claims(forge.Fresh(ctx))
+	claims, err := e.claims(ctx)
 	if err != nil {
 		return "", err
 	}
 	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
-		func(ctx context.Context, r repo) ([]forge.Label, error) {
-			all, err := e.fc.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
+		func(ctx context.Context, fresh forge.Interface, r repo) ([]forge.Label, error) {
+			all, err := fresh.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
 			return e.listedIn(all, claims, r), err
 		},
 		func(ctx context.Context, r repo, l forge.Label) error {

@@ -358,15 +358,17 @@ func boundList(items []string) string {
 }
 
 // removeListed deletes a set's objects from every matched repository
-// (deletionPolicy Delete), from listings taken now: doomed lists those of
-// r that the set lists and no other resource holds, del deletes one. A
+// (deletionPolicy Delete), from listings taken now: doomed lists, through
+// fresh (a view of the set's client that lists afresh), those of r that the
+// set lists and no other resource holds, del deletes one. A
 // repository that would lose more than max loses none and the set keeps
 // its finalizer (Stalled) until the limit is raised or the policy is
 // Orphan; a repository that is gone has nothing left to delete.
 func removeListed[T any](ctx context.Context, rs *repoSet, max int,
-	doomed func(ctx context.Context, r repo) ([]T, error), del func(ctx context.Context, r repo, item T) error) (string, error) {
-	ctx = forge.Fresh(ctx)
-	repos, _, err := rs.repositories(ctx)
+	doomed func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error), del func(ctx context.Context, r repo, item T) error) (string, error) {
+	fresh := *rs
+	fresh.fc = forge.Fresh(rs.fc)
+	repos, _, err := fresh.repositories(ctx)
 	if forge.IsNotFound(err) {
 		// The organization is gone, and its objects with it: holding the
 		// finalizer would block the set's deletion for ever.
@@ -379,7 +381,7 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 	var errs []error
 	var over []string
 	for _, r := range repos {
-		items, err := doomed(ctx, r)
+		items, err := doomed(ctx, fresh.fc, r)
 		if err != nil {
 			if !forge.IsNotFound(err) {
 				errs = append(errs, err)
@@ -419,8 +421,9 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 type unlisted[T any] struct {
 	// keep holds what stays: listed, preserved, or another resource's.
 	keep func(T) bool
-	// relist takes the repository's listing now, never a kept one.
-	relist func(ctx context.Context) ([]T, error)
+	// relist takes the repository's listing through fresh, a view of the
+	// set's client that lists afresh: now, never a kept one.
+	relist func(ctx context.Context, fresh forge.Interface) ([]T, error)
 	name   func(T) string
 	del    func(ctx context.Context, item T) error
 	max    int
@@ -428,18 +431,18 @@ type unlisted[T any] struct {
 }
 
 // deleteUnlisted deletes, within u.max, the objects of all that u.keep
-// does not keep. Deletions decide on a listing taken now, after this
+// does not keep, relisted through a fresh view of fc. Deletions decide on a listing taken now, after this
 // pass's own writes, never on the kept one: an object renamed since (into
 // a preserve pattern, say) is seen under its current name, and every
 // object deleted is one just read. More than u.max in the repository:
 // none is deleted (TooManyDeletions). Without write it only reports.
-func deleteUnlisted[T any](ctx context.Context, o *repoOutcome, all []T, u unlisted[T], write bool) {
+func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutcome, all []T, u unlisted[T], write bool) {
 	doomedOf := func(all []T) []T {
 		return slices.DeleteFunc(slices.Clone(all), u.keep)
 	}
 	doomed := doomedOf(all)
 	if len(doomed) > 0 && write {
-		fresh, err := u.relist(forge.Fresh(ctx))
+		fresh, err := u.relist(ctx, forge.Fresh(fc))
 		if err != nil {
 			o.failErr(err)
 			return

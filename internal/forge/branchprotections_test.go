@@ -90,8 +90,8 @@ func ruleNamesOf(all []BranchProtection) []string {
 
 func TestSnapshotsBranchProtections(t *testing.T) {
 	f := &ruleForge{rules: []BranchProtection{{RuleName: "main", StatusCheckContexts: []string{"ci"}}}}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Minute)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Minute})
+	ctx := context.Background()
 
 	// Two readers of the repository's rules within the max age: one listing.
 	for range 2 {

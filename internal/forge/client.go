@@ -130,6 +130,9 @@ type Client struct {
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 	readOnly  bool              // GETs only (ReadOnly)
+	// bg marks a background check's copy (Snapshots.Reading): its waits
+	// for the budget are no demand (Busy).
+	bg bool
 }
 
 var _ Interface = (*Client)(nil)
@@ -196,9 +199,9 @@ func New(cfg Config) (*Client, error) {
 }
 
 // wait takes a token from the forge's budget, counting the wait as demand
-// unless ctx is a background check's (see Busy).
+// unless c is a background check's copy (see Busy).
 func (c *Client) wait(ctx context.Context) error {
-	if !IsBackground(ctx) {
+	if !c.bg {
 		c.demand.waiting.Add(1)
 		defer func() {
 			c.demand.waiting.Add(-1)
@@ -214,6 +217,16 @@ func (c *Client) wait(ctx context.Context) error {
 // and the next of a stream of them (their Kubernetes writes), when no call
 // happens to wait.
 func (c *Client) Busy() bool { return c.demand.busy() }
+
+// asBackground is a copy of c for a background check (Snapshots.Reading):
+// the same forge, credentials and budget, its waits counted as no demand.
+func (c *Client) asBackground() Interface {
+	bg := *c
+	bg.bg = true
+	return &bg
+}
+
+func (c *Client) background() bool { return c.bg }
 
 // busyWindow is how long after a foreground call the budget counts as busy.
 const busyWindow = time.Second

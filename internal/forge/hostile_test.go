@@ -523,11 +523,11 @@ func TestKeptListingsBoundedUnderAHostileForge(t *testing.T) {
 	}}
 	c, _ := hostileClient(t, srv)
 	s := forge.NewSnapshots(c).Within(forge.NewBudget(forge.MaxManagerKeptBytes))
-	kept := forge.WithMaxAge(ctx(t), time.Hour)
+	kept := s.Reading(&forge.ReadPolicy{MaxAge: time.Hour})
 	var peak uint64
 	for i := range 6 {
 		// The reader's copy is dropped at once: what stays is what is kept.
-		if n := listedLabels(t, s, kept, forge.RepoScope("acme", fmt.Sprint(i))); n != perPage*pages {
+		if n := listedLabels(t, kept, ctx(t), forge.RepoScope("acme", fmt.Sprint(i))); n != perPage*pages {
 			t.Fatalf("scope %d: %d labels", i, n)
 		}
 		runtime.GC()

@@ -65,15 +65,14 @@ func TestSnapshotsConfirmAMissWithGet(t *testing.T) {
 		}
 	}})
 
-	s := forge.NewSnapshots(fc)
-	kept := forge.WithMaxAge(ctx, time.Hour)
-	all, err := s.ListLabels(kept, web)
+	kept := forge.NewSnapshots(fc).Reading(&forge.ReadPolicy{MaxAge: time.Hour})
+	all, err := kept.ListLabels(ctx, web)
 	mustNoErr(t, err)
 	if slices.ContainsFunc(all, func(l forge.Label) bool { return l.ID == target.ID }) {
 		t.Fatal("the listing was meant to miss the target: the fault did not shift it")
 	}
 	fake.ClearRequests()
-	got, err := s.GetLabel(kept, web, target.ID)
+	got, err := kept.GetLabel(ctx, web, target.ID)
 	if err != nil || got.ID != target.ID {
 		t.Fatalf("get label %d: %+v, %v; want it found by the forge's GET", target.ID, got, err)
 	}
@@ -88,7 +87,7 @@ func TestSnapshotsConfirmAMissWithGet(t *testing.T) {
 	}
 	// A label really gone is still not found.
 	mustNoErr(t, fc.DeleteLabel(ctx, web, target.ID))
-	if _, err := s.GetLabel(kept, web, target.ID); !forge.IsNotFound(err) {
+	if _, err := kept.GetLabel(ctx, web, target.ID); !forge.IsNotFound(err) {
 		t.Fatalf("a deleted label: %v, want not found", err)
 	}
 }

@@ -61,10 +61,11 @@ import (
 var ErrYield = errors.New("yielding the forge's rate budget to pending creates and updates")
 
 // ReadPolicy is how the reads of one pass through Snapshots may be
-// served. The loop makes one per pass, hands it to the pass's context
-// (WithReadPolicy) and, when the pass is done, asks the same value which
-// listings it was served from (OldestListing). Reads under no policy (plan,
-// export, tests) pass through uncached.
+// served. The loop makes one per pass and reads the forge through
+// Reading(client, policy), a view of the client bound to it; when the pass
+// is done, it asks the same value which listings it was served from
+// (OldestListing). A Snapshots read under no policy (plan, export, tests)
+// passes through uncached.
 type ReadPolicy struct {
 	// MaxAge lets reads be served from a listing taken at most MaxAge ago.
 	// A listing a little younger is taken again already (by a twentieth of
@@ -91,21 +92,46 @@ type listingsSeen struct {
 	oldest time.Time
 }
 
-type policyKey struct{}
+// Reading is fc reading under p: for Snapshots, a view sharing its
+// listings whose reads follow p and record in p the listings they were
+// served from; a background policy also has the client's waits for the
+// rate budget count as no demand. Any other client is returned as it is.
+func Reading(fc Interface, p *ReadPolicy) Interface {
+	if s, ok := fc.(*Snapshots); ok {
+		return s.Reading(p)
+	}
+	return fc
+}
 
-// WithReadPolicy has the reads through Snapshots in the returned context
-// follow p, and record in p the listings they were served from.
-func WithReadPolicy(ctx context.Context, p *ReadPolicy) context.Context {
+// Reading is the view of s that reads under p (see the function Reading).
+func (s *Snapshots) Reading(p *ReadPolicy) *Snapshots {
 	if p.seen == nil {
 		p.seen = &listingsSeen{}
 	}
-	return context.WithValue(ctx, policyKey{}, p)
+	v := &Snapshots{Interface: s.inner, inner: s.inner, shared: s.shared, policy: p}
+	if b, ok := s.inner.(interface{ asBackground() Interface }); ok && p.Background {
+		v.Interface = b.asBackground()
+	}
+	return v
 }
 
-// policyOf is ctx's read policy; the zero policy when it has none.
-func policyOf(ctx context.Context) *ReadPolicy {
-	if p, _ := ctx.Value(policyKey{}).(*ReadPolicy); p != nil {
-		return p
+// Fresh is fc with reads that list afresh (MaxAge 0), what they read still
+// recorded in its policy: a guard about to remove what a listing does not
+// show reads the forge as it is now.
+func Fresh(fc Interface) Interface {
+	s, ok := fc.(*Snapshots)
+	if !ok || s.policy == nil {
+		return fc
+	}
+	p := *s.policy
+	p.MaxAge = 0
+	return s.Reading(&p)
+}
+
+// pol is the policy s reads under; the zero policy for none.
+func (s *Snapshots) pol() *ReadPolicy {
+	if s.policy != nil {
+		return s.policy
 	}
 	return &ReadPolicy{}
 }
@@ -133,33 +159,6 @@ func (p *ReadPolicy) used(t time.Time) {
 	}
 }
 
-// withPolicy is ctx with a copy of its read policy that change alters;
-// what the copy reads is recorded in the original.
-func withPolicy(ctx context.Context, change func(*ReadPolicy)) context.Context {
-	p := *policyOf(ctx)
-	change(&p)
-	return context.WithValue(ctx, policyKey{}, &p)
-}
-
-// Fresh is ctx with reads that list afresh (MaxAge 0): a guard about to
-// remove what a listing does not show reads the forge as it is now.
-func Fresh(ctx context.Context) context.Context {
-	return withPolicy(ctx, func(p *ReadPolicy) { p.MaxAge = 0 })
-}
-
-// WithMaxAge is ctx with its read policy's MaxAge set to d.
-func WithMaxAge(ctx context.Context, d time.Duration) context.Context {
-	return withPolicy(ctx, func(p *ReadPolicy) { p.MaxAge = d })
-}
-
-// WithBackground is ctx with its read policy marked Background.
-func WithBackground(ctx context.Context) context.Context {
-	return withPolicy(ctx, func(p *ReadPolicy) { p.Background = true })
-}
-
-// IsBackground reports whether ctx is a background check's.
-func IsBackground(ctx context.Context) bool { return policyOf(ctx).Background }
-
 // usable reports whether a listing that started at fetched serves p.
 func (p *ReadPolicy) usable(fetched time.Time) bool {
 	if p.MaxAge <= 0 || fetched.IsZero() || fetched.Before(p.ListedAfter) {
@@ -172,7 +171,16 @@ func (p *ReadPolicy) usable(fetched time.Time) bool {
 // above). Methods not overridden pass through. Each resource's store is
 // made from its declaration (resource.go).
 type Snapshots struct {
+	// Interface is the client the calls go to: inner, or for a background
+	// view, inner's background copy.
 	Interface
+	inner  Interface
+	policy *ReadPolicy // nil: reads pass through uncached (Reading)
+	*shared
+}
+
+// shared is what every view of one Snapshots shares: its listings.
+type shared struct {
 	busy func() bool
 	kept *budgets
 
@@ -182,7 +190,7 @@ type Snapshots struct {
 
 // NewSnapshots wraps fc. Its Busy is fc's when fc has one.
 func NewSnapshots(fc Interface) *Snapshots {
-	s := &Snapshots{Interface: fc, kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}
+	s := &Snapshots{Interface: fc, inner: fc, shared: &shared{kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}}
 	if b, ok := fc.(interface{ Busy() bool }); ok {
 		s.busy = b.Busy
 	}
@@ -222,19 +230,22 @@ func (s *Snapshots) Close() {
 // Busy reports whether foreground calls wait for the forge's budget.
 func (s *Snapshots) Busy() bool { return s.busy != nil && s.busy() }
 
-// Yield is ErrYield when ctx is a background check's and fc's rate budget
-// is busy (fc has a Busy method saying so); nil otherwise. Snapshots ask it
-// before every read that would call the forge; the loop asks it before a
-// check reads anything at all.
-func Yield(ctx context.Context, fc any) error {
+// Yield is ErrYield when fc reads for a background check (Reading) and its
+// rate budget is busy (fc has a Busy method saying so); nil otherwise.
+// Snapshots ask it before every read that would call the forge; the loop
+// asks it before a check reads anything at all.
+func Yield(fc any) error {
+	bg, isBG := fc.(interface{ background() bool })
 	b, ok := fc.(interface{ Busy() bool })
-	if IsBackground(ctx) && ok && b.Busy() {
+	if isBG && bg.background() && ok && b.Busy() {
 		return ErrYield
 	}
 	return nil
 }
 
-func (s *Snapshots) yield(ctx context.Context) error { return Yield(ctx, s) }
+func (s *Snapshots) background() bool { return s.pol().Background }
+
+func (s *Snapshots) yield() error { return Yield(s) }
 
 // ---- organizations: the user's own are listed, others read by name ----
 
@@ -245,7 +256,7 @@ func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
 }
 
 func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
-	if policyOf(ctx).MaxAge > 0 {
+	if s.pol().MaxAge > 0 {
 		all, err := s.ListMyOrgs(ctx)
 		// A server or token that cannot list them still reads by name.
 		if k := KindOf(err); err != nil && k != KindRouteNotFound && k != KindForbidden {
@@ -257,7 +268,7 @@ func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, err
 			}
 		}
 	}
-	if err := s.yield(ctx); err != nil {
+	if err := s.yield(); err != nil {
 		return nil, err
 	}
 	return s.Interface.GetOrg(ctx, name)
@@ -373,7 +384,7 @@ func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
 }
 
 func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
-	return byID(ctx, teams.cache(s), id,
+	return byID(s, teams.cache(s), id,
 		func() (*Team, error) { return s.Interface.GetTeam(ctx, org, id) },
 		func() ([]Team, error) { return s.ListTeams(ctx, org) })
 }
@@ -506,7 +517,7 @@ func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error
 
 func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
 	if state != "all" {
-		if err := s.yield(ctx); err != nil {
+		if err := s.yield(); err != nil {
 			return nil, err
 		}
 		return s.Interface.ListProjects(ctx, scope, state)
@@ -564,7 +575,7 @@ func listIn[T any](ctx context.Context, s *Snapshots, r *resource[T], scope Scop
 // GET, list the cached listing.
 func getIn[T any](ctx context.Context, s *Snapshots, r *resource[T], scope Scope, id int64,
 	get func(context.Context, Scope, int64) (*T, error), list func(context.Context, Scope) ([]T, error)) (*T, error) {
-	return byID(ctx, r.cache(s), id,
+	return byID(s, r.cache(s), id,
 		func() (*T, error) { return get(ctx, scope, id) },
 		func() ([]T, error) { return list(ctx, scope) })
 }
@@ -594,11 +605,11 @@ func (st *store[T]) deleted(scope Scope, id int64) func(error) error {
 	}
 }
 
-// byID reads object id: by get (the forge's GET) when ctx allows no
+// byID reads object id: by get (the forge's GET) when s's policy allows no
 // listing, else out of the scope's listing (list); one the listing lacks is
 // asked of get, which answers not found when it is gone.
-func byID[T any](ctx context.Context, st *store[T], id int64, get func() (*T, error), list func() ([]T, error)) (*T, error) {
-	if policyOf(ctx).MaxAge <= 0 {
+func byID[T any](s *Snapshots, st *store[T], id int64, get func() (*T, error), list func() ([]T, error)) (*T, error) {
+	if s.pol().MaxAge <= 0 {
 		return get()
 	}
 	all, err := list()
@@ -808,10 +819,10 @@ func (st *store[T]) forgetAll() {
 	}
 }
 
-// list returns the scope's objects: the kept listing when ctx allows its
+// list returns the scope's objects: the kept listing when s's policy allows its
 // age, else a new one (shared with concurrent readers of the scope).
 func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
-	pol := policyOf(ctx)
+	pol := s.pol()
 	st.mu.Lock()
 	e := st.entries[key]
 	if e == nil {
@@ -848,7 +859,7 @@ func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch fu
 			return st.copyOf(f.items), nil
 		}
 	}
-	if err := s.yield(ctx); err != nil {
+	if err := s.yield(); err != nil {
 		st.mu.Unlock()
 		return nil, err
 	}

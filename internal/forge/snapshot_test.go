@@ -134,8 +134,8 @@ func TestSnapshotsOneListingServesTheScope(t *testing.T) {
 	f := &labelForge{}
 	f.external("bug")
 	f.external("docs")
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Minute)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Minute})
+	ctx := context.Background()
 
 	for range 20 {
 		l, err := s.GetLabel(ctx, web, 2)
@@ -164,37 +164,73 @@ func TestSnapshotsOneListingServesTheScope(t *testing.T) {
 	}
 }
 
+// A pass reads through a view bound to its policy (Reading); Fresh of that
+// view lists afresh and still records, in the pass's policy, what it read.
+func TestSnapshotsFreshViewListsAfresh(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	pass := &ReadPolicy{MaxAge: time.Hour}
+	s := NewSnapshots(f)
+	view, ctx := s.Reading(pass), context.Background()
+	if _, err := view.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	first := pass.OldestListing()
+	if first.IsZero() {
+		t.Fatal("the pass's policy recorded no listing")
+	}
+	f.external("drift")
+	all, err := view.ListLabels(ctx, web)
+	if err != nil || len(all) != 1 || f.lists.Load() != 1 {
+		t.Fatalf("within max age: %v, %v, %d listings; want the kept listing", names(all), err, f.lists.Load())
+	}
+	all, err = Fresh(view).ListLabels(ctx, web)
+	if err != nil || len(all) != 2 || f.lists.Load() != 2 {
+		t.Fatalf("fresh: %v, %v, %d listings; want a new listing with the drift", names(all), err, f.lists.Load())
+	}
+	if !pass.OldestListing().Equal(first) {
+		t.Fatal("the fresh read changed the pass's oldest listing")
+	}
+	// What the fresh view listed serves the pass's view too.
+	if all, _ := view.ListLabels(ctx, web); len(all) != 2 || f.lists.Load() != 2 {
+		t.Fatalf("after the fresh listing: %v, %d listings", names(all), f.lists.Load())
+	}
+	if got := Fresh(f); got != Interface(f) {
+		t.Fatal("Fresh of a client that keeps no listings is not the client itself")
+	}
+}
+
 func TestSnapshotsNeverOlderThanMaxAge(t *testing.T) {
 	f := &labelForge{}
 	f.external("bug")
 	s := NewSnapshots(f)
-	short := WithMaxAge(context.Background(), 20*time.Millisecond)
-	if _, err := s.ListLabels(short, web); err != nil {
+	short, ctx := s.Reading(&ReadPolicy{MaxAge: 20 * time.Millisecond}), context.Background()
+	if _, err := short.ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
 	f.external("drift") // someone adds a label on the forge
 	time.Sleep(30 * time.Millisecond)
-	all, err := s.ListLabels(short, web)
+	all, err := short.ListLabels(ctx, web)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("after max age: %v, %v; want the external label seen", names(all), err)
 	}
 	if got := f.lists.Load(); got != 2 {
 		t.Fatalf("listings = %d, want 2", got)
 	}
-	// Without a max age every read goes to the forge, GETs as GETs.
-	if _, err := s.GetLabel(context.Background(), web, 1); err != nil {
+	// Without a policy every read goes to the forge, GETs as GETs.
+	if _, err := s.GetLabel(ctx, web, 1); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.gets.Load(); got != 1 {
-		t.Fatalf("GETs = %d, want 1 without WithMaxAge", got)
+		t.Fatalf("GETs = %d, want 1 without a policy", got)
 	}
 }
 
 func TestSnapshotsSeeTheirOwnWrites(t *testing.T) {
 	f := &labelForge{}
 	f.external("bug")
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	if _, err := s.ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +262,8 @@ func TestSnapshotsSeeTheirOwnWrites(t *testing.T) {
 // misses what the operator just created.
 func TestSnapshotsReplayWritesMadeDuringAListing(t *testing.T) {
 	f := &labelForge{hold: make(chan struct{}), listing: make(chan struct{})}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	done := make(chan []Label)
 	go func() {
 		all, _ := s.ListLabels(ctx, web)
@@ -255,8 +291,8 @@ func TestSnapshotsReplayWritesMadeDuringAListing(t *testing.T) {
 // again rather than trusted.
 func TestSnapshotsDropTheListingAfterAFailedWrite(t *testing.T) {
 	f := &labelForge{}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	if _, err := s.ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +312,8 @@ func TestSnapshotsDropTheListingAfterAFailedWrite(t *testing.T) {
 func TestSnapshotsConcurrentReadersShareOneListing(t *testing.T) {
 	f := &labelForge{hold: make(chan struct{}), listing: make(chan struct{})}
 	f.external("bug")
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	results := make(chan error, 10)
 	wg.Go(func() {
@@ -313,23 +349,24 @@ func TestSnapshotsBackgroundChecksYieldWhileBusy(t *testing.T) {
 	f := &labelForge{}
 	f.external("bug")
 	s := NewSnapshots(f)
-	bg := WithBackground(WithMaxAge(context.Background(), time.Hour))
+	ctx := context.Background()
+	bg := s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true})
 	f.busy.Store(true)
-	if _, err := s.GetLabel(bg, web, 1); !errors.Is(err, ErrYield) {
+	if _, err := bg.GetLabel(ctx, web, 1); !errors.Is(err, ErrYield) {
 		t.Fatalf("background read while busy: %v, want ErrYield", err)
 	}
 	if got := f.lists.Load(); got != 0 {
 		t.Fatalf("listings = %d, want none while yielding", got)
 	}
 	// Foreground reads never yield; what they list serves the check too.
-	if _, err := s.GetLabel(WithMaxAge(context.Background(), time.Hour), web, 1); err != nil {
+	if _, err := s.Reading(&ReadPolicy{MaxAge: time.Hour}).GetLabel(ctx, web, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetLabel(bg, web, 1); err != nil {
+	if _, err := bg.GetLabel(ctx, web, 1); err != nil {
 		t.Fatalf("background read of a fresh listing: %v", err)
 	}
 	f.busy.Store(false)
-	if _, err := s.ListLabels(WithBackground(WithMaxAge(context.Background(), time.Nanosecond)), web); err != nil {
+	if _, err := s.Reading(&ReadPolicy{MaxAge: time.Nanosecond, Background: true}).ListLabels(ctx, web); err != nil {
 		t.Fatalf("background read when idle: %v", err)
 	}
 	if got := f.lists.Load(); got != 2 {
@@ -338,8 +375,8 @@ func TestSnapshotsBackgroundChecksYieldWhileBusy(t *testing.T) {
 }
 
 func TestSnapshotsHandOutCopies(t *testing.T) {
-	s := NewSnapshots(&hookForge{hooks: []Hook{{ID: 1, Type: "gitea", Config: map[string]string{"url": "https://ci"}, Events: []string{"push"}}}})
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(&hookForge{hooks: []Hook{{ID: 1, Type: "gitea", Config: map[string]string{"url": "https://ci"}, Events: []string{"push"}}}}).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	h, err := s.GetHook(ctx, OrgScope("acme"), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -393,8 +430,8 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 	if c.Busy() {
 		t.Fatal("busy a window after the last foreground call")
 	}
-	bg, cancelBG := context.WithCancel(WithBackground(context.Background()))
-	go func() { waiting <- c.wait(bg) }()
+	bg, cancelBG := context.WithCancel(context.Background())
+	go func() { waiting <- c.asBackground().(*Client).wait(bg) }()
 	time.Sleep(20 * time.Millisecond)
 	if c.Busy() {
 		t.Fatal("a background check counts as demand")
@@ -427,8 +464,8 @@ func (f *orgForge) GetOrg(_ context.Context, name string) (*Organization, error)
 // name, since the listing holds only the user's own.
 func TestSnapshotsOrganizations(t *testing.T) {
 	f := &orgForge{}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	for range 5 {
 		o, err := s.GetOrg(ctx, "acme") // names are case-insensitive
 		if err != nil || o.Description != "ours" {
@@ -466,8 +503,8 @@ func (f *sizedForge) ListLabels(context.Context, Scope) ([]Label, error) {
 // that, a listing serves its reader and is not kept.
 func TestSnapshotsKeepABoundedNumberOfObjects(t *testing.T) {
 	f := &sizedForge{n: MaxKeptItems*3/5 + 1}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	a, b := RepoScope("acme", "a"), RepoScope("acme", "b")
 	for _, scope := range []Scope{a, b, a, b} {
 		all, err := s.ListLabels(ctx, scope)
@@ -501,8 +538,8 @@ func (f *bigForge) ListLabels(_ context.Context, sc Scope) ([]Label, error) {
 // they are: past it, a listing serves its reader and is not kept.
 func TestSnapshotsKeepABoundedNumberOfBytes(t *testing.T) {
 	f := &bigForge{n: 4, size: 2 << 20} // 8 MiB a scope: four fit in 32 MiB
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	const scopes = 10
 	for round := range 2 {
 		for i := range scopes {
@@ -531,18 +568,18 @@ func TestSnapshotsShareTheManagersBudget(t *testing.T) {
 	manager := NewBudget(10 << 20)
 	f := &bigForge{n: 4, size: 2 << 20}
 	one, two := NewSnapshots(f).Within(manager), NewSnapshots(f).Within(manager)
-	ctx := WithMaxAge(context.Background(), time.Hour)
-	if _, err := one.ListLabels(ctx, web); err != nil {
+	ctx, hour := context.Background(), &ReadPolicy{MaxAge: time.Hour}
+	if _, err := one.Reading(hour).ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := two.ListLabels(ctx, web); err != nil {
+	if _, err := two.Reading(hour).ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
 	if one.KeptBytes() == 0 || two.KeptBytes() != 0 || manager.Used() != one.KeptBytes() {
 		t.Fatalf("kept: one %d, two %d, manager %d; want the first only", one.KeptBytes(), two.KeptBytes(), manager.Used())
 	}
 	one.Close()
-	if _, err := two.ListLabels(ctx, web); err != nil {
+	if _, err := two.Reading(hour).ListLabels(ctx, web); err != nil {
 		t.Fatal(err)
 	}
 	if two.KeptBytes() == 0 || manager.Used() != two.KeptBytes() {
@@ -554,8 +591,8 @@ func TestSnapshotsShareTheManagersBudget(t *testing.T) {
 // still read is never evicted for another's sake.
 func TestSnapshotsEvictIdleScopes(t *testing.T) {
 	f := &bigForge{n: 4, size: 2 << 20}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	for i := range 4 {
 		if _, err := s.ListLabels(ctx, RepoScope("acme", fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
@@ -626,8 +663,8 @@ func (f *actionsForge) DeleteActionsVariable(_ context.Context, _ Scope, name st
 // repository is not preceded by a second listing.
 func TestSnapshotsActionsWritesKeepTheListing(t *testing.T) {
 	f := &actionsForge{}
-	s := NewSnapshots(f)
-	ctx := WithMaxAge(context.Background(), time.Hour)
+	s := NewSnapshots(f).Reading(&ReadPolicy{MaxAge: time.Hour})
+	ctx := context.Background()
 	for _, n := range []string{"deploy_token", "registry_password"} {
 		if _, err := s.ListActionsSecrets(ctx, web); err != nil {
 			t.Fatal(err)

@@ -102,7 +102,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	orig := obj.DeepCopyObject().(T)
 
-	ctx, reads := r.readPolicy(ctx, req.NamespacedName, obj)
+	reads := r.readPolicy(req.NamespacedName, obj)
 	out, err := r.pass(ctx, obj, reads)
 	c, ok := Classify(err)
 	if err != nil && c.Yield {
@@ -133,13 +133,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return res, nil
 }
 
-// readPolicy is how a pass over obj reads the forge, and ctx with it: the
-// forge reads may be served from listings no older than its sync interval,
+// readPolicy is how a pass over obj reads the forge (connect binds the
+// pass's client to it): from listings no older than its sync interval,
 // unless a create may have happened unseen or a reconcile was requested
 // (then the pass lists afresh); a routine drift check is marked background,
 // to give way to other work (schedule.go). The pass's next check is
 // scheduled from the listings the policy records.
-func (r *Reconciler[T]) readPolicy(ctx context.Context, key types.NamespacedName, obj T) (context.Context, *forge.ReadPolicy) {
+func (r *Reconciler[T]) readPolicy(key types.NamespacedName, obj T) *forge.ReadPolicy {
 	interval := r.interval(obj)
 	status := obj.GetManagedStatus()
 	reads := &forge.ReadPolicy{}
@@ -158,7 +158,7 @@ func (r *Reconciler[T]) readPolicy(ctx context.Context, key types.NamespacedName
 	}
 	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
 	reads.Background = settled && r.schedule.routine(key, interval, time.Now())
-	return forge.WithReadPolicy(ctx, reads), reads
+	return reads
 }
 
 // readyAtGeneration reports whether obj's status describes its generation
@@ -180,7 +180,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	status := obj.GetManagedStatus()
 
 	if !obj.GetDeletionTimestamp().IsZero() {
-		return r.finalize(ctx, obj)
+		return r.finalize(ctx, obj, reads)
 	}
 	if spec.Suspend {
 		return Outcome{Summary: conditions.Summary{State: conditions.Idle, Reason: forgev1.ReasonSuspended,
@@ -188,11 +188,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	}
 	observe := spec.ManagementPolicy == forgev1.ManagementPolicyObserve
 
-	pass, err := r.connect(ctx, obj)
+	pass, err := r.connect(ctx, obj, reads)
 	if err != nil {
 		return Outcome{}, err
 	}
-	pass.reads = reads
 	if err := r.checkKeyConflict(ctx, obj); err != nil {
 		return Outcome{}, err
 	}
@@ -203,7 +202,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 		}
 	}
 
-	if err := forge.Yield(ctx, pass.Forge); err != nil {
+	if err := forge.Yield(pass.Forge); err != nil {
 		return Outcome{}, err // before reading a Secret or the forge
 	}
 	if sk, ok := r.kind.(SetKind[T]); ok {
@@ -435,7 +434,7 @@ func observed(status *forgev1.ManagedStatus, obs Observation, what string, next 
 }
 
 // finalize handles a resource being deleted.
-func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
+func (r *Reconciler[T]) finalize(ctx context.Context, obj T, reads *forge.ReadPolicy) (Outcome, error) {
 	if !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) {
 		return Outcome{}, nil
 	}
@@ -488,16 +487,16 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (Outcome, error) {
 	}
 
 	if isSet {
-		return r.removeSet(ctx, sk, obj)
+		return r.removeSet(ctx, sk, obj, reads)
 	}
-	return r.deleteOnForge(ctx, obj, what)
+	return r.deleteOnForge(ctx, obj, what, reads)
 }
 
 // deleteOnForge deletes obj's forge object (a missing one, or a missing
 // parent, counts as deleted), then drops the finalizer. A kind's Delete
 // that leaves the object on purpose (Left) drops it too, with its Event.
-func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string) (Outcome, error) {
-	pass, err := r.connect(ctx, obj)
+func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, reads *forge.ReadPolicy) (Outcome, error) {
+	pass, err := r.connect(ctx, obj, reads)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -541,8 +540,8 @@ func (r *Reconciler[T]) forgeGone(ctx context.Context, obj T) (bool, error) {
 	return err == nil && !f.DeletionTimestamp.IsZero(), err
 }
 
-// connect resolves the Forge and its client.
-func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
+// connect resolves the Forge and its client, reading under reads.
+func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPolicy) (*Pass, error) {
 	ref := obj.GetManagedSpec().ForgeRef.Name
 	var f forgev1.Forge
 	if err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref}, &f); err != nil {
@@ -574,7 +573,8 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T) (*Pass, error) {
 		return nil, err
 	}
 	return &Pass{
-		Forge:   fc,
+		Forge:   forge.Reading(fc, reads),
+		reads:   reads,
 		Server:  forge.NewServer(f.Status.ServerVersion),
 		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
 		Reader:  r.reader,

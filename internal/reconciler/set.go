@@ -26,6 +26,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // SetKind is implemented by a kind whose resource manages many forge
@@ -181,8 +182,8 @@ func failureText(fs []MemberFailure) string {
 }
 
 // removeSet removes a set resource's forge objects (deletionPolicy Delete).
-func (r *Reconciler[T]) removeSet(ctx context.Context, sk SetKind[T], obj T) (Outcome, error) {
-	pass, err := r.connect(ctx, obj)
+func (r *Reconciler[T]) removeSet(ctx context.Context, sk SetKind[T], obj T, reads *forge.ReadPolicy) (Outcome, error) {
+	pass, err := r.connect(ctx, obj, reads)
 	if err != nil {
 		return Outcome{}, err
 	}
