@@ -53,13 +53,18 @@ import (
 // runs at its share without pause, rather than every turned-away request
 // waiting out a delay while its share's workers idle (a manager with the
 // default flags, two workers and a share of one, converged one Forge's
-// labels at five a second). The delay stays as the fallback when the
-// controller does not watch Wakeups.
+// labels at five a second). The slot a pass frees is held for the request
+// it wakes (for wakeHold), so that a request that comes back another way
+// (its fallback delay, an event) cannot take it out of turn: parked
+// requests run in the order they were turned away, which keeps a backlog's
+// order (one repository's labels together, served by one listing). The
+// delay stays as the fallback when the controller does not watch Wakeups.
 type Fairness struct {
 	limit    int
 	mu       sync.Mutex
 	inFlight map[string]int
 	parked   []parkedPass
+	held     []heldSlot
 	woken    chan event.GenericEvent
 	watched  atomic.Bool // Wakeups is watched
 }
@@ -67,6 +72,13 @@ type Fairness struct {
 type parkedPass struct {
 	req  reconcile.Request
 	keys []string // its tenant's (Tenant.keys), what it waits for
+}
+
+// heldSlot is a slot of every one of keys kept for a woken request until
+// it comes to take it, or until expires.
+type heldSlot struct {
+	parkedPass
+	expires time.Time
 }
 
 // NewFairness allows limit passes per Forge, per namespace and per server
@@ -82,6 +94,11 @@ const wakeBuffer = 1024
 // parkedFallback is when a parked request comes back by itself, in case
 // no wake reaches it.
 const parkedFallback = time.Minute
+
+// wakeHold is how long the slot a woken request was woken for is kept for
+// it: the time it takes to come through the queue, which other requests
+// turned away meanwhile do not hold up.
+const wakeHold = 5 * time.Second
 
 // Wakeups is the source of the requests woken when their tenant's slot
 // frees: the controller that runs Fair watches it. Nil stays nil.
@@ -131,13 +148,14 @@ func (f *Fairness) acquire(t Tenant, req reconcile.Request) (release func(), ok 
 	keys := t.keys()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.free(keys) {
+	if !f.free(keys, req) {
 		f.park(req, keys)
 		return nil, false
 	}
-	// Running now (its fallback delay or an event brought it back first):
-	// no longer waiting.
+	// Running now (woken, or its fallback delay or an event brought it
+	// back first): no longer waiting, its held slot taken.
 	f.parked = slices.DeleteFunc(f.parked, func(p parkedPass) bool { return p.req == req })
+	f.unhold(req)
 	for _, k := range keys {
 		f.inFlight[k]++
 	}
@@ -153,14 +171,28 @@ func (f *Fairness) acquire(t Tenant, req reconcile.Request) (release func(), ok 
 	}, true
 }
 
-// free reports whether every one of keys has a slot; f.mu is held.
-func (f *Fairness) free(keys []string) bool {
+// free reports whether every one of keys has a slot for req, counting the
+// slots held for other woken requests as taken; f.mu is held.
+func (f *Fairness) free(keys []string, req reconcile.Request) bool {
+	now := time.Now()
+	f.held = slices.DeleteFunc(f.held, func(h heldSlot) bool { return now.After(h.expires) })
 	for _, k := range keys {
-		if f.inFlight[k] >= f.limit {
+		n := f.inFlight[k]
+		for _, h := range f.held {
+			if h.req != req && slices.Contains(h.keys, k) {
+				n++
+			}
+		}
+		if n >= f.limit {
 			return false
 		}
 	}
 	return true
+}
+
+// unhold drops the slot held for req; f.mu is held.
+func (f *Fairness) unhold(req reconcile.Request) {
+	f.held = slices.DeleteFunc(f.held, func(h heldSlot) bool { return h.req == req })
 }
 
 // park records req as waiting for a slot of every one of keys, once; f.mu
@@ -175,24 +207,27 @@ func (f *Fairness) park(req reconcile.Request, keys []string) {
 }
 
 // passOn wakes a parked request whose tenant has a slot: a woken request
-// that turns out to need none (its resource is gone) hands its turn on.
-func (f *Fairness) passOn() {
+// that turns out to need none (its resource is gone) hands its turn, and
+// the slot held for it, on.
+func (f *Fairness) passOn(req reconcile.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.unhold(req)
 	f.wake()
 }
 
 // wake puts back in the queue the longest parked request whose tenant now
-// has a free slot; f.mu is held.
+// has a free slot, and holds the slot for it; f.mu is held.
 func (f *Fairness) wake() {
 	for i, p := range f.parked {
-		if !f.free(p.keys) {
+		if !f.free(p.keys, p.req) {
 			continue
 		}
 		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: p.req.Namespace, Name: p.req.Name}}
 		select {
 		case f.woken <- event.GenericEvent{Object: obj}:
 			f.parked = slices.Delete(f.parked, i, i+1)
+			f.held = append(f.held, heldSlot{parkedPass: p, expires: time.Now().Add(wakeHold)})
 		default: // full: the fallback delay brings it back
 		}
 		return
@@ -223,7 +258,7 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 		t, ok, err := tenantOf(ctx, req)
 		if err != nil || !ok {
 			// A woken request that takes no slot passes its wake on.
-			fair.passOn()
+			fair.passOn(req)
 		}
 		if err != nil {
 			return reconcile.Result{}, err

@@ -18,6 +18,7 @@ package reconciler
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -212,22 +213,64 @@ func TestFairWakesParked(t *testing.T) {
 	if len(f.parked) != 1 || f.parked[0].req != req("a-3") {
 		t.Fatalf("still parked: %+v, want a-3 alone (a-2 parked once)", f.parked)
 	}
-	// a-3 comes back first, by its fallback delay, and takes the slot
-	// a-2 was woken for: it waits no more, and the end of its pass wakes
-	// nothing (a-2 is in the queue already and finds the slot free).
-	releaseA3, ok := f.acquire(a, req("a-3"))
+	// a-3 comes back first, by its fallback delay: the slot is held for
+	// a-2, woken for it, so a-3 waits on in its place, and a-2 takes it.
+	if _, ok := f.acquire(a, req("a-3")); ok {
+		t.Fatal("a-3 took the slot held for the woken a-2")
+	}
+	if len(f.parked) != 1 || f.parked[0].req != req("a-3") {
+		t.Fatalf("parked: %+v, want a-3 alone, once", f.parked)
+	}
+	releaseA2, ok := f.acquire(a, req("a-2"))
 	if !ok {
-		t.Fatal("a-3 found no slot after a-1 ended")
-	}
-	if len(f.parked) != 0 {
-		t.Fatalf("a-3 runs but is still parked: %+v", f.parked)
-	}
-	releaseA3()
-	if got := woken(); len(got) != 0 {
-		t.Fatalf("a-3 ended: woke %v, want nothing", got)
-	}
-	if _, ok := f.acquire(a, req("a-2")); !ok {
 		t.Fatal("the woken a-2 found no slot")
+	}
+	if got := woken(); len(got) != 0 {
+		t.Fatalf("a-2 runs: woke %v, want nothing", got)
+	}
+	releaseA2()
+	if got := woken(); len(got) != 1 || got[0] != "a-3" {
+		t.Fatalf("a-2 ended: woke %v, want a-3 in its turn", got)
+	}
+	// A woken request that needs no slot after all (its resource is gone)
+	// hands the held slot on: here to nobody, so anyone may take it.
+	f.passOn(req("a-3"))
+	if slices.ContainsFunc(f.held, func(h heldSlot) bool { return h.req == req("a-3") }) {
+		t.Fatalf("a slot still held for a-3 after it passed its turn on: %+v", f.held)
+	}
+	releaseA4, ok := f.acquire(a, req("a-4"))
+	if !ok {
+		t.Fatal("a-4 found no slot after a-3 passed its turn on")
+	}
+	releaseA4()
+}
+
+// A slot held for a woken request that never comes is free again after
+// wakeHold.
+func TestFairHeldSlotExpires(t *testing.T) {
+	f := NewFairness(1)
+	a := Tenant{Forge: types.NamespacedName{Namespace: "ns-a", Name: "a"}}
+	req := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+	}
+	release, ok := f.acquire(a, req("a-1"))
+	if !ok {
+		t.Fatal("a-1 found no slot")
+	}
+	if _, ok := f.acquire(a, req("a-2")); ok {
+		t.Fatal("a-2 took a-1's slot")
+	}
+	release() // wakes a-2 and holds the slot for it
+	if _, ok := f.acquire(a, req("a-3")); ok {
+		t.Fatal("a-3 took the slot held for a-2")
+	}
+	f.mu.Lock()
+	for i := range f.held {
+		f.held[i].expires = time.Now().Add(-time.Millisecond) // a-2 never came
+	}
+	f.mu.Unlock()
+	if _, ok := f.acquire(a, req("a-3")); !ok {
+		t.Fatal("a-3 found no slot after the hold for a-2 expired")
 	}
 }
 
@@ -268,6 +311,9 @@ func TestFairWatchedWaitsForItsTurn(t *testing.T) {
 	release() // a-1 ends
 	if got := next(); got != "a-2" {
 		t.Fatalf("a-1 ended: woke %q, want a-2", got)
+	}
+	if res, err := r.Reconcile(context.Background(), req("a-2")); err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("the woken a-2: %+v, %v; want it run in the slot held for it", res, err)
 	}
 
 	// "gone" and a-3 wait behind a-4; a-4's end wakes "gone" alone, whose
