@@ -128,6 +128,22 @@ func Fresh(fc Interface) Interface {
 	return s.Reading(&p)
 }
 
+// Lenient is fc with reads that accept listings up to times its policy's
+// MaxAge old (ListedAfter still holds), still recorded in its policy: for a
+// guard that reads a slowly changing fact of a scope (is the repository
+// archived?) before a write, which need not list the scope again every
+// interval while a long first sync writes into it piecemeal. A policy that
+// lists afresh (MaxAge 0) stays afresh.
+func Lenient(fc Interface, times int) Interface {
+	s, ok := fc.(*Snapshots)
+	if !ok || s.policy == nil {
+		return fc
+	}
+	p := *s.policy
+	p.MaxAge *= time.Duration(times)
+	return s.Reading(&p)
+}
+
 // pol is the policy s reads under; the zero policy for none.
 func (s *Snapshots) pol() *ReadPolicy {
 	if s.policy != nil {

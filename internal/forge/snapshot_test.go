@@ -200,6 +200,34 @@ func TestSnapshotsFreshViewListsAfresh(t *testing.T) {
 	}
 }
 
+// A lenient view (a guard's) takes a listing up to its times the pass's
+// MaxAge old; one that started before ListedAfter still does not serve it.
+func TestSnapshotsLenientViewTakesOlderListings(t *testing.T) {
+	f := &labelForge{}
+	f.external("bug")
+	ctx := context.Background()
+	s := NewSnapshots(f)
+	view := s.Reading(&ReadPolicy{MaxAge: 50 * time.Millisecond})
+	if _, err := view.ListLabels(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if _, err := Lenient(view, 10).ListLabels(ctx, web); err != nil || f.lists.Load() != 1 {
+		t.Fatalf("lenient read: %v, %d listings; want the kept listing", err, f.lists.Load())
+	}
+	if _, err := view.ListLabels(ctx, web); err != nil || f.lists.Load() != 2 {
+		t.Fatalf("the pass's own read: %v, %d listings; want a new listing past its MaxAge", err, f.lists.Load())
+	}
+	later := s.Reading(&ReadPolicy{MaxAge: time.Hour, ListedAfter: time.Now().Add(time.Millisecond)})
+	time.Sleep(2 * time.Millisecond)
+	if _, err := Lenient(later, 10).ListLabels(ctx, web); err != nil || f.lists.Load() != 3 {
+		t.Fatalf("lenient read of a newer resource: %v, %d listings; want a listing after ListedAfter", err, f.lists.Load())
+	}
+	if got := Lenient(s.Reading(&ReadPolicy{}), 10); got.(*Snapshots).pol().MaxAge != 0 {
+		t.Fatal("a lenient view of a fresh policy does not list afresh")
+	}
+}
+
 func TestSnapshotsNeverOlderThanMaxAge(t *testing.T) {
 	f := &labelForge{}
 	f.external("bug")
