@@ -544,7 +544,6 @@ func (s *Server) deleteOrg(c *rc) {
 		return
 	}
 	s.deleteOwned(owner{id: o.id})
-	s.deleteTeamsOf(o)
 	delete(s.st.orgs, o.id)
 	c.noContent()
 }

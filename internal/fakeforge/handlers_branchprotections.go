@@ -139,7 +139,7 @@ func (c *rc) ruleNotFound() {
 // teamHasRepo: the team is given the repository (team_repo), directly or
 // by including all of its organization's.
 func teamHasRepo(t *team, r *repo) bool {
-	return t.orgID == r.orgID && (t.repos[r.id] || t.includesAll)
+	return t.owner.id == r.orgID && (t.repos[r.id] || t.includesAll)
 }
 
 // teamUnitMode is a team's access to a unit: admin and Owners have all.
@@ -161,7 +161,7 @@ func (s *Server) teamReaders(r *repo) []*team {
 	if r.orgID == 0 {
 		return nil
 	}
-	for _, t := range s.st.teams {
+	for _, t := range s.st.teams.rows {
 		if teamHasRepo(t, r) && (modeRank[teamUnitMode(t, "repo.code")] >= 1 || modeRank[teamUnitMode(t, "repo.pulls")] >= 1) {
 			out = append(out, t)
 		}
@@ -178,7 +178,7 @@ func (s *Server) userUnitMode(r *repo, u *user, unit string) string {
 		return "owner"
 	}
 	best := r.collaborators[u.id]
-	for _, t := range s.st.teams {
+	for _, t := range s.st.teams.rows {
 		if teamHasRepo(t, r) && t.members[u.id] && modeRank[teamUnitMode(t, unit)] > modeRank[best] {
 			best = teamUnitMode(t, unit)
 		}
@@ -198,7 +198,7 @@ func (s *Server) prReaders(r *repo) []*user {
 			out = append(out, u)
 			continue
 		}
-		for _, t := range s.st.teams {
+		for _, t := range s.st.teams.rows {
 			if teamHasRepo(t, r) && t.members[u.id] && modeRank[teamUnitMode(t, "repo.pulls")] >= 1 {
 				out = append(out, u)
 				break
@@ -239,8 +239,8 @@ func (c *rc) teamIDs(r *repo, names []string) ([]int64, bool) {
 	ids := make([]int64, 0, len(names))
 	for _, n := range names {
 		var found *team
-		for _, t := range c.s.st.teams {
-			if t.orgID == r.orgID && strings.EqualFold(t.name, n) {
+		for _, t := range c.s.st.teams.in(owner{id: r.orgID}) {
+			if strings.EqualFold(t.name, n) {
 				found = t
 			}
 		}

@@ -64,7 +64,7 @@ func (s *Server) listHooks(c *rc) {
 	if !ok {
 		return
 	}
-	hooks := sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow })
+	hooks := s.st.hooks.in(ow)
 	// Repository hook lists carry X-Total-Count only, no Link; organization
 	// hook lists carry Link too from Gitea 1.26.
 	servePage(c, hooks, !ow.repo && c.fl.orgHookLink(), func(h *hook) map[string]any { return s.hookJSON(c, h) })
@@ -73,8 +73,8 @@ func (s *Server) listHooks(c *rc) {
 // lookupHook finds hook {id} of the owner; another owner's id is 404.
 func (c *rc) lookupHook(ow owner) *hook {
 	id, ok := c.id("id")
-	h := c.s.st.hooks[id]
-	if !ok || h == nil || h.owner != ow {
+	h, found := c.s.st.hooks.get(ow, id)
+	if !ok || !found {
 		if ow.repo {
 			c.notFound("not found")
 		} else {
@@ -146,7 +146,7 @@ func (s *Server) createHook(c *rc) {
 		return
 	}
 	h := &hook{
-		owner: ow, typ: req.Type, url: req.Config["url"],
+		row: row{owner: ow}, typ: req.Type, url: req.Config["url"],
 		contentType: req.Config["content_type"], secret: req.Config["secret"],
 		events: c.expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
 		authHeader: req.AuthorizationHeader,
@@ -167,10 +167,9 @@ func (s *Server) createHook(c *rc) {
 	if c.fl.hasHookName() {
 		h.name = req.Name
 	}
-	h.id = s.st.next("hook")
 	h.created = time.Now().UTC().Truncate(time.Second)
 	h.updated = h.created
-	s.st.hooks[h.id] = h
+	s.st.hooks.add(h)
 	c.json(http.StatusCreated, s.hookJSON(c, h))
 }
 
@@ -239,7 +238,7 @@ func (s *Server) editHook(c *rc) {
 func (s *Server) deleteHook(c *rc) {
 	if ow, ok := c.hookOwner(); ok {
 		if h := c.lookupHook(ow); h != nil {
-			delete(s.st.hooks, h.id)
+			s.st.hooks.remove(h.id)
 			c.noContent()
 		}
 	}
@@ -267,7 +266,7 @@ func (s *Server) listLabels(c *rc) {
 	if !ok {
 		return
 	}
-	labels := sortedByID(s.st.labels, func(l *label) bool { return l.owner == ow })
+	labels := s.st.labels.in(ow)
 	// Sorted by name like the forge's default; duplicates keep id order.
 	slices.SortStableFunc(labels, func(a, b *label) int { return cmp.Compare(a.name, b.name) })
 	servePage(c, labels, false, func(l *label) map[string]any { return s.labelJSON(l) })
@@ -277,11 +276,11 @@ func (s *Server) listLabels(c *rc) {
 func (c *rc) lookupLabel(ow owner) *label {
 	raw := c.r.PathValue("id")
 	if id, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		if l := c.s.st.labels[id]; l != nil && l.owner == ow {
+		if l, ok := c.s.st.labels.get(ow, id); ok {
 			return l
 		}
 	} else {
-		for _, l := range sortedByID(c.s.st.labels, func(l *label) bool { return l.owner == ow }) {
+		for _, l := range c.s.st.labels.in(ow) {
 			if l.name == raw {
 				return l
 			}
@@ -329,11 +328,11 @@ func (s *Server) createLabel(c *rc) {
 	}
 	// No uniqueness check: the forge allows two labels with one name.
 	l := &label{
-		id: s.st.next("label"), owner: ow, name: req.Name, color: color,
+		row: row{owner: ow}, name: req.Name, color: color,
 		description: req.Description, exclusive: req.Exclusive,
 		archived: req.IsArchived && ow.repo, // org create ignores is_archived
 	}
-	s.st.labels[l.id] = l
+	s.st.labels.add(l)
 	c.json(http.StatusCreated, s.labelJSON(l))
 }
 
@@ -387,8 +386,8 @@ func (s *Server) deleteLabel(c *rc) {
 	}
 	// An unknown id is a silent success.
 	if id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64); err == nil {
-		if l := s.st.labels[id]; l != nil && l.owner == ow {
-			delete(s.st.labels, id)
+		if _, ok := s.st.labels.get(ow, id); ok {
+			s.st.labels.remove(id)
 		}
 	}
 	c.noContent()
@@ -400,7 +399,7 @@ func (s *Server) projectJSON(p *project) map[string]any {
 	out := map[string]any{
 		"id": p.id, "title": p.title, "description": p.description, "card_type": p.cardType,
 		"template_type": p.templateType, "state": p.state(), "is_closed": p.closed,
-		"repo_id": p.repoID, "type": "repository", "html_url": s.projectURL(p),
+		"repo_id": p.owner.id, "type": "repository", "html_url": s.projectURL(p),
 		"created_at": p.created.Format(time.RFC3339), "updated_at": p.updated.Format(time.RFC3339),
 		"num_issues": 0, "num_open_issues": 0, "num_closed_issues": 0,
 	}
@@ -427,8 +426,8 @@ func (s *Server) listProjects(c *rc) {
 	}
 	q := c.r.URL.Query()
 	state := q.Get("state")
-	projects := sortedByID(s.st.projects, func(p *project) bool {
-		if p.repoID != r.id {
+	projects := s.st.projects.where(func(p *project) bool {
+		if p.owner != (owner{repo: true, id: r.id}) {
 			return false
 		}
 		switch state {
@@ -445,8 +444,8 @@ func (s *Server) listProjects(c *rc) {
 
 func (c *rc) lookupProject(r *repo) *project {
 	id, ok := c.id("id")
-	p := c.s.st.projects[id]
-	if !ok || p == nil || p.repoID != r.id {
+	p, found := c.s.st.projects.get(owner{repo: true, id: r.id}, id)
+	if !ok || !found {
 		c.notFound("project does not exist [id: " + c.r.PathValue("id") + "]")
 		return nil
 	}
@@ -503,10 +502,10 @@ func (s *Server) createProject(c *rc) {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	p := &project{
-		id: s.st.next("project"), repoID: r.id, title: req.Title, description: req.Description,
+		row: row{owner: owner{repo: true, id: r.id}}, title: req.Title, description: req.Description,
 		cardType: req.CardType, templateType: req.TemplateType, created: now, updated: now,
 	}
-	s.st.projects[p.id] = p
+	s.st.projects.add(p)
 	c.json(http.StatusCreated, s.projectJSON(p))
 }
 
@@ -572,7 +571,7 @@ func (s *Server) deleteProject(c *rc) {
 		return
 	}
 	if p := c.lookupProject(r); p != nil {
-		delete(s.st.projects, p.id)
+		s.st.projects.remove(p.id)
 		c.noContent()
 	}
 }
@@ -614,7 +613,7 @@ func (s *Server) listRunners(c *rc) {
 		c.error(http.StatusBadRequest, "invalid disabled value: "+q.Get("disabled"))
 		return
 	}
-	runners := sortedByID(s.st.runners, func(r *runner) bool {
+	runners := s.st.runners.where(func(r *runner) bool {
 		return r.owner == ow && (disabled == nil || r.disabled == *disabled)
 	})
 	page, limit := paging(q)
@@ -629,9 +628,9 @@ func (s *Server) listRunners(c *rc) {
 // lookupRunner finds {id}; unknown and other-scope runners are both 404.
 func (c *rc) lookupRunner(ow owner) *runner {
 	id, ok := c.id("id")
-	r := c.s.st.runners[id]
+	r, found := c.s.st.runners.at(id)
 	switch {
-	case !ok || r == nil:
+	case !ok || !found:
 		c.notFoundMsg("Runner not found")
 		return nil
 	case r.owner != ow:
@@ -688,7 +687,7 @@ func (s *Server) editRunner(c *rc) {
 func (s *Server) deleteRunner(c *rc) {
 	if ow, ok := c.runnerScope(); ok {
 		if r := c.lookupRunner(ow); r != nil {
-			delete(s.st.runners, r.id)
+			s.st.runners.remove(r.id)
 			c.noContent()
 		}
 	}

@@ -39,8 +39,7 @@ var teamUnits = []string{"repo.code", "repo.issues", "repo.ext_issues", "repo.wi
 	"repo.pulls", "repo.releases", "repo.projects", "repo.packages", "repo.actions"}
 
 type team struct {
-	id          int64
-	orgID       int64
+	row         // an organization's
 	name        string
 	description string
 	// mode is "none" (access per unit), "admin" or "owner".
@@ -64,17 +63,9 @@ func allUnits(mode string) map[string]string {
 }
 
 func (s *Server) addOwnersTeam(o *org) {
-	t := &team{id: s.st.next("team"), orgID: o.id, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
+	t := &team{row: row{owner: owner{id: o.id}}, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
 		units: allUnits("owner"), members: o.owners, repos: map[int64]bool{}}
-	s.st.teams[t.id] = t
-}
-
-func (s *Server) deleteTeamsOf(o *org) {
-	for id, t := range s.st.teams {
-		if t.orgID == o.id {
-			delete(s.st.teams, id)
-		}
-	}
+	s.st.teams.add(t)
 }
 
 func (s *Server) teamJSON(t *team) map[string]any {
@@ -102,7 +93,7 @@ func (s *Server) listTeams(c *rc) {
 	if o == nil || !c.requireToken() {
 		return
 	}
-	all := sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id })
+	all := s.st.teams.in(owner{id: o.id})
 	slices.SortStableFunc(all, func(a, b *team) int {
 		return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
 	})
@@ -166,8 +157,8 @@ func (s *Server) checkTeamName(o *org, name string, except int64) (int, string) 
 	case !maxSize(name, 255):
 		return http.StatusUnprocessableEntity, "[Name]: MaxSize"
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && t.id != except && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if t.id != except && strings.EqualFold(t.name, name) {
 			return http.StatusUnprocessableEntity, fmt.Sprintf("team already exists [org_id: %d, name: %s]", o.id, strings.ToLower(name))
 		}
 	}
@@ -185,7 +176,7 @@ func (s *Server) createTeam(c *rc) {
 	if !c.bind(&req) {
 		return
 	}
-	t := &team{orgID: o.id, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
+	t := &team{row: row{owner: owner{id: o.id}}, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
 	if req.Name != nil {
 		t.name = *req.Name
 	}
@@ -202,20 +193,19 @@ func (s *Server) createTeam(c *rc) {
 		c.error(http.StatusInternalServerError, "units permission should not be empty")
 		return
 	}
-	t.id = s.st.next("team")
-	s.st.teams[t.id] = t
+	s.st.teams.add(t)
 	c.json(http.StatusCreated, s.teamJSON(t))
 }
 
 // team resolves /teams/{id} for an owner of its organization; 404 otherwise.
 func (c *rc) team() (*team, *org) {
 	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
-	t := c.s.st.teams[id]
-	if err != nil || t == nil {
+	t, found := c.s.st.teams.at(id)
+	if err != nil || !found {
 		c.error(http.StatusNotFound, "not found")
 		return nil, nil
 	}
-	o := c.s.st.orgs[t.orgID]
+	o := c.s.st.orgs[t.owner.id]
 	if !c.requireOrgOwner(o) {
 		return nil, nil
 	}
@@ -271,7 +261,7 @@ func (s *Server) editTeam(c *rc) {
 // deleteTeam is DELETE /teams/{id}; the forge deletes Owners too.
 func (s *Server) deleteTeam(c *rc) {
 	if t, _ := c.team(); t != nil {
-		delete(s.st.teams, t.id)
+		s.st.teams.remove(t.id)
 		c.noContent()
 	}
 }
@@ -337,14 +327,14 @@ func (s *Server) listTeamRepos(c *rc) {
 	if t == nil {
 		return
 	}
-	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.orgID) })
+	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.owner.id) })
 	servePage(c, all, true, s.repoJSON)
 }
 
 // teamRepo resolves {org}/{repo} of a team's organization; 404 otherwise.
 func (c *rc) teamRepo(t *team) *repo {
 	r := c.s.repoByName(c.r.PathValue("org"), c.r.PathValue("repo"))
-	if r == nil || r.orgID != t.orgID {
+	if r == nil || r.orgID != t.owner.id {
 		c.error(http.StatusNotFound, "not found")
 		return nil
 	}
@@ -395,8 +385,8 @@ func (s *Server) Team(orgName, name string) (forge.Team, bool) {
 	if o == nil {
 		return forge.Team{}, false
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if strings.EqualFold(t.name, name) {
 			return t.toForge(), true
 		}
 	}
@@ -412,7 +402,7 @@ func (s *Server) Teams(orgName string) []forge.Team {
 		return nil
 	}
 	var out []forge.Team
-	for _, t := range sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id }) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
 		out = append(out, t.toForge())
 	}
 	slices.SortFunc(out, func(a, b forge.Team) int { return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
@@ -452,8 +442,8 @@ func (s *Server) teamSet(orgName, name string, get func(*team) []string) []strin
 	if o == nil {
 		return nil
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if strings.EqualFold(t.name, name) {
 			out := get(t)
 			slices.Sort(out)
 			return out
