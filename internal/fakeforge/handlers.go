@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // rc is one API request being handled, with Server.mu held.
@@ -269,33 +271,15 @@ func (s *Server) routes() *http.ServeMux {
 	h("PATCH /api/v1/orgs/{org}", s.editOrg)
 	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
 
-	for _, prefix := range []string{"/api/v1/orgs/{org}", "/api/v1/repos/{owner}/{repo}"} {
-		h("GET "+prefix+"/hooks", s.listHooks)
-		h("POST "+prefix+"/hooks", s.createHook)
-		h("GET "+prefix+"/hooks/{id}", s.getHook)
-		h("PATCH "+prefix+"/hooks/{id}", s.editHook)
-		h("DELETE "+prefix+"/hooks/{id}", s.deleteHook)
-
-		h("GET "+prefix+"/labels", s.listLabels)
-		h("POST "+prefix+"/labels", s.createLabel)
-		h("GET "+prefix+"/labels/{id}", s.getLabel)
-		h("PATCH "+prefix+"/labels/{id}", s.editLabel)
-		h("DELETE "+prefix+"/labels/{id}", s.deleteLabel)
-
-		h("GET "+prefix+"/actions/runners", s.listRunners)
-		h("GET "+prefix+"/actions/runners/{id}", s.getRunner)
-		h("PATCH "+prefix+"/actions/runners/{id}", s.editRunner)
-		h("DELETE "+prefix+"/actions/runners/{id}", s.deleteRunner)
-		h("POST "+prefix+"/actions/runners/registration-token", s.registrationToken)
-		h("GET "+prefix+"/actions/runners/registration-token", s.registrationToken)
+	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
+		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
+		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 		s.actionsRoutes(h, prefix)
 	}
-
-	h("GET /api/v1/repos/{owner}/{repo}/projects", s.listProjects)
-	h("POST /api/v1/repos/{owner}/{repo}/projects", s.createProject)
-	h("GET /api/v1/repos/{owner}/{repo}/projects/{id}", s.getProject)
-	h("PATCH /api/v1/repos/{owner}/{repo}/projects/{id}", s.editProject)
-	h("DELETE /api/v1/repos/{owner}/{repo}/projects/{id}", s.deleteProject)
+	hookRes.serve(h, s.createHook, s.editHook)
+	labelRes.serve(h, s.createLabel, s.editLabel)
+	runnerRes.serve(h, nil, s.editRunner)
+	projectRes.serve(h, s.createProject, s.editProject)
 
 	s.repoRoutes(h)
 	s.teamRoutes(h)

@@ -22,7 +22,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -87,17 +86,26 @@ func (t *team) toForge() forge.Team {
 		IncludesAllRepositories: t.includesAll, CanCreateOrgRepo: t.canCreate, UnitsMap: maps.Clone(t.units)}
 }
 
-// listTeams is GET /orgs/{org}/teams: by name, X-Total-Count and Link.
-func (s *Server) listTeams(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireToken() {
-		return
-	}
-	all := s.st.teams.in(owner{id: o.id})
-	slices.SortStableFunc(all, func(a, b *team) int {
-		return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
-	})
-	servePage(c, all, true, s.teamJSON)
+// teamRes serves GET /orgs/{org}/teams (by name, X-Total-Count and Link)
+// and /teams/{id}, which is for the owners of the team's organization.
+var teamRes = &resource[*team]{
+	route: forge.Resources().Teams, scopes: []string{forge.OrgRoute},
+	table: func(st *state) *table[*team] { return st.teams },
+	may: func(c *rc, o *org, _ *repo, verb string) bool {
+		if verb == "list" {
+			return c.requireToken()
+		}
+		return c.requireOrgOwner(o)
+	},
+	missing: func(c *rc, _ owner, _ *team) { c.error(http.StatusNotFound, "not found") },
+	order: func(_ *rc, ts []*team) ([]*team, bool) {
+		slices.SortStableFunc(ts, func(a, b *team) int {
+			return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
+		})
+		return ts, true
+	},
+	link: func(*rc, owner) bool { return true },
+	json: func(c *rc, t *team) map[string]any { return c.s.teamJSON(t) },
 }
 
 type teamReq struct {
@@ -168,10 +176,11 @@ func (s *Server) checkTeamName(o *org, name string, except int64) (int, string) 
 // createTeam is POST /orgs/{org}/teams: a non-admin team without units is
 // a 500; a taken name (any case) 422.
 func (s *Server) createTeam(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireOrgOwner(o) {
+	ow, ok := teamRes.scope(c, "create")
+	if !ok {
 		return
 	}
+	o := s.st.orgs[ow.id]
 	var req teamReq
 	if !c.bind(&req) {
 		return
@@ -199,23 +208,11 @@ func (s *Server) createTeam(c *rc) {
 
 // team resolves /teams/{id} for an owner of its organization; 404 otherwise.
 func (c *rc) team() (*team, *org) {
-	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
-	t, found := c.s.st.teams.at(id)
-	if err != nil || !found {
-		c.error(http.StatusNotFound, "not found")
+	t, ok := teamRes.find(c, "edit")
+	if !ok {
 		return nil, nil
 	}
-	o := c.s.st.orgs[t.owner.id]
-	if !c.requireOrgOwner(o) {
-		return nil, nil
-	}
-	return t, o
-}
-
-func (s *Server) getTeam(c *rc) {
-	if t, _ := c.team(); t != nil {
-		c.json(http.StatusOK, s.teamJSON(t))
-	}
+	return t, c.s.st.orgs[t.owner.id]
 }
 
 // editTeam is PATCH /teams/{id}: name and description when sent;
@@ -256,14 +253,6 @@ func (s *Server) editTeam(c *rc) {
 		attachUnits(t, req)
 	}
 	c.json(http.StatusOK, s.teamJSON(t))
-}
-
-// deleteTeam is DELETE /teams/{id}; the forge deletes Owners too.
-func (s *Server) deleteTeam(c *rc) {
-	if t, _ := c.team(); t != nil {
-		s.st.teams.remove(t.id)
-		c.noContent()
-	}
 }
 
 // listTeamMembers is GET /teams/{id}/members: by login, X-Total-Count and Link.
@@ -364,17 +353,15 @@ func (s *Server) removeTeamRepo(c *rc) {
 }
 
 func (s *Server) teamRoutes(h func(string, func(*rc))) {
-	h("GET /api/v1/orgs/{org}/teams", s.listTeams)
-	h("POST /api/v1/orgs/{org}/teams", s.createTeam)
-	h("GET /api/v1/teams/{id}", s.getTeam)
-	h("PATCH /api/v1/teams/{id}", s.editTeam)
-	h("DELETE /api/v1/teams/{id}", s.deleteTeam)
-	h("GET /api/v1/teams/{id}/members", s.listTeamMembers)
-	h("PUT /api/v1/teams/{id}/members/{user}", s.addTeamMember)
-	h("DELETE /api/v1/teams/{id}/members/{user}", s.removeTeamMember)
-	h("GET /api/v1/teams/{id}/repos", s.listTeamRepos)
-	h("PUT /api/v1/teams/{id}/repos/{org}/{repo}", s.addTeamRepo)
-	h("DELETE /api/v1/teams/{id}/repos/{org}/{repo}", s.removeTeamRepo)
+	// The forge deletes Owners too.
+	teamRes.serve(h, s.createTeam, s.editTeam)
+	team := "/api/v1" + teamRes.route.Outside
+	h("GET "+team+"/members", s.listTeamMembers)
+	h("PUT "+team+"/members/{user}", s.addTeamMember)
+	h("DELETE "+team+"/members/{user}", s.removeTeamMember)
+	h("GET "+team+"/repos", s.listTeamRepos)
+	h("PUT "+team+"/repos/{org}/{repo}", s.addTeamRepo)
+	h("DELETE "+team+"/repos/{org}/{repo}", s.removeTeamRepo)
 }
 
 // Team gives a team of an organization by name (any case).

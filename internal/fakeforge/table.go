@@ -16,6 +16,13 @@ limitations under the License.
 
 package fakeforge
 
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
 // row is what every object kept in a table has: its id and its owner (an
 // organization or a repository).
 type row struct {
@@ -78,4 +85,181 @@ func (t *table[P]) drop(ow owner) {
 			delete(t.rows, id)
 		}
 	}
+}
+
+// resource serves one resource the forge package declares (forge.Route)
+// from its table: listing, get and delete are the same for every resource,
+// and create and edit find their scope and object as they do. The fields
+// say only where Gitea differs.
+type resource[P object] struct {
+	route forge.Route
+	// scopes are the scope routes it is served under (forge.OrgRoute,
+	// forge.RepoRoute); none when the route is outside every scope.
+	scopes []string
+	table  func(*state) *table[P]
+	// served, when set, answers like a server without the route when false.
+	served func(*Server) bool
+	// may checks the caller may do verb ("list", "get", "create", "edit",
+	// "delete") in the organization o or the repository r, answering the
+	// refusal itself.
+	may func(c *rc, o *org, r *repo, verb string) bool
+	// missing answers an object not found in ow; other is the object of
+	// that id in another scope, if any.
+	missing func(c *rc, ow owner, other P)
+	// name, when set, finds a non-numeric item by this name (labels).
+	name func(P) string
+	// order filters and orders a listing (nil: by id); false when it answered.
+	order func(c *rc, items []P) ([]P, bool)
+	// link says whether Link goes with X-Total-Count on a listing.
+	link func(c *rc, ow owner) bool
+	// page answers a listing itself (nil: servePage).
+	page func(c *rc, items []P)
+	json func(c *rc, p P) map[string]any
+	// quietDelete: deleting an unknown id succeeds, and a name is not
+	// looked up (labels).
+	quietDelete bool
+}
+
+// serve registers the resource's routes with the create and edit handlers
+// (nil: none) of its own.
+func (k *resource[P]) serve(h func(string, func(*rc)), create, edit func(*rc)) {
+	item := func(method string, fn func(*rc)) {
+		if k.route.Outside != "" {
+			h(method+" /api/v1"+k.route.Outside, fn)
+			return
+		}
+		for _, scope := range k.scopes {
+			h(method+" /api/v1"+scope+k.route.Path+k.route.Item, fn)
+		}
+	}
+	for _, scope := range k.scopes {
+		h("GET /api/v1"+scope+k.route.Path, k.list)
+		if create != nil {
+			h("POST /api/v1"+scope+k.route.Path, create)
+		}
+	}
+	item("GET", k.get)
+	if edit != nil {
+		item("PATCH", edit)
+	}
+	item("DELETE", k.delete)
+}
+
+// scope resolves the scope of a route and checks the caller may do verb there.
+func (k *resource[P]) scope(c *rc, verb string) (owner, bool) {
+	if k.served != nil && !k.served(c.s) {
+		c.routeNotFound()
+		return owner{}, false
+	}
+	ow, o, r, ok := c.scope()
+	return ow, ok && k.may(c, o, r, verb)
+}
+
+// find resolves the scope and the object {id} of a route for verb.
+func (k *resource[P]) find(c *rc, verb string) (P, bool) {
+	if k.route.Outside != "" {
+		return k.findOutside(c, verb)
+	}
+	var none P
+	ow, ok := k.scope(c, verb)
+	if !ok {
+		return none, false
+	}
+	t := k.table(&c.s.st)
+	raw := c.r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case err == nil:
+		if p, ok := t.get(ow, id); ok {
+			return p, true
+		}
+	case k.name != nil:
+		for _, p := range t.in(ow) {
+			if k.name(p) == raw {
+				return p, true
+			}
+		}
+	}
+	other, _ := t.at(id)
+	k.missing(c, ow, other)
+	return none, false
+}
+
+// findOutside resolves /{id} outside any scope: an unknown id is not found
+// before the caller's rights in the object's scope are checked.
+func (k *resource[P]) findOutside(c *rc, verb string) (P, bool) {
+	var none P
+	id, _ := c.id("id")
+	p, ok := k.table(&c.s.st).at(id)
+	if !ok {
+		k.missing(c, owner{}, none)
+		return none, false
+	}
+	var o *org
+	var r *repo
+	if ow := p.head().owner; ow.repo {
+		r = c.s.st.repos[ow.id]
+	} else {
+		o = c.s.st.orgs[ow.id]
+	}
+	if !k.may(c, o, r, verb) {
+		return none, false
+	}
+	return p, true
+}
+
+func (k *resource[P]) list(c *rc) {
+	ow, ok := k.scope(c, "list")
+	if !ok {
+		return
+	}
+	items := k.table(&c.s.st).in(ow)
+	if k.order != nil {
+		if items, ok = k.order(c, items); !ok {
+			return
+		}
+	}
+	if k.page != nil {
+		k.page(c, items)
+		return
+	}
+	servePage(c, items, k.link != nil && k.link(c, ow), func(p P) map[string]any { return k.json(c, p) })
+}
+
+func (k *resource[P]) get(c *rc) {
+	if p, ok := k.find(c, "get"); ok {
+		c.json(http.StatusOK, k.json(c, p))
+	}
+}
+
+func (k *resource[P]) delete(c *rc) {
+	if !k.quietDelete {
+		if p, ok := k.find(c, "delete"); ok {
+			k.table(&c.s.st).remove(p.head().id)
+			c.noContent()
+		}
+		return
+	}
+	ow, ok := k.scope(c, "delete")
+	if !ok {
+		return
+	}
+	if id, ok := c.id("id"); ok {
+		if _, found := k.table(&c.s.st).get(ow, id); found {
+			k.table(&c.s.st).remove(id)
+		}
+	}
+	c.noContent()
+}
+
+// reads says whether verb only reads.
+func reads(verb string) bool { return verb == "list" || verb == "get" }
+
+// administers checks the caller owns the organization or administers the
+// repository, whatever the verb (hooks, runners, Actions secrets).
+func (c *rc) administers(o *org, r *repo, _ string) bool {
+	if o != nil {
+		return c.requireOrgOwner(o)
+	}
+	return c.requireRepoAdmin(r)
 }
