@@ -274,12 +274,12 @@ func (s *Server) routes() *http.ServeMux {
 	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
 		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
-		s.actionsRoutes(h, prefix)
 	}
-	hookRes.serve(h, s.createHook, s.editHook)
-	labelRes.serve(h, s.createLabel, s.editLabel)
-	runnerRes.serve(h, nil, s.editRunner)
-	projectRes.serve(h, s.createProject, s.editProject)
+	hookRes.serve(h, onCollection("POST", s.createHook), onItem("PATCH", s.editHook))
+	labelRes.serve(h, onCollection("POST", s.createLabel), onItem("PATCH", s.editLabel))
+	runnerRes.serve(h, onItem("PATCH", s.editRunner))
+	projectRes.serve(h, onCollection("POST", s.createProject), onItem("PATCH", s.editProject))
+	s.actionsRoutes(h)
 
 	s.repoRoutes(h)
 	s.teamRoutes(h)

@@ -230,7 +230,7 @@ var labelRes = &resource[*label]{
 		c.notFound("label does not exist [label_id: " + c.r.PathValue("id") + "]")
 	},
 	// A non-numeric {id} is looked up by name.
-	name: func(l *label) string { return l.name },
+	named: func(l *label, name string) bool { return l.name == name },
 	// Sorted by name like the forge's default; duplicates keep id order.
 	order: func(_ *rc, ls []*label) ([]*label, bool) {
 		slices.SortStableFunc(ls, func(a, b *label) int { return cmp.Compare(a.name, b.name) })

@@ -354,7 +354,7 @@ func (s *Server) removeTeamRepo(c *rc) {
 
 func (s *Server) teamRoutes(h func(string, func(*rc))) {
 	// The forge deletes Owners too.
-	teamRes.serve(h, s.createTeam, s.editTeam)
+	teamRes.serve(h, onCollection("POST", s.createTeam), onItem("PATCH", s.editTeam))
 	team := "/api/v1" + teamRes.route.Outside
 	h("GET "+team+"/members", s.listTeamMembers)
 	h("PUT "+team+"/members/{user}", s.addTeamMember)

@@ -37,8 +37,8 @@ type state struct {
 	projects  *table[*project]
 	runners   *table[*runner]
 	teams     *table[*team]
-	secrets   actionsStore
-	variables actionsStore
+	secrets   *table[*actionsValue]
+	variables *table[*actionsValue]
 	regTokens map[owner]string // registration token per scope
 }
 
@@ -52,8 +52,8 @@ func newState() state {
 		projects:  newTable[*project](),
 		runners:   newTable[*runner](),
 		teams:     newTable[*team](),
-		secrets:   actionsStore{},
-		variables: actionsStore{},
+		secrets:   newTable[*actionsValue](),
+		variables: newTable[*actionsValue](),
 		regTokens: map[owner]string{},
 	}
 }
@@ -229,9 +229,9 @@ func (s *Server) deleteOwned(ow owner) {
 	s.st.projects.drop(ow)
 	s.st.runners.drop(ow)
 	s.st.teams.drop(ow)
+	s.st.secrets.drop(ow)
+	s.st.variables.drop(ow)
 	delete(s.st.regTokens, ow)
-	delete(s.st.secrets, ow)
-	delete(s.st.variables, ow)
 }
 
 func sortedByID[V any](m map[int64]V, keep func(V) bool) []V {

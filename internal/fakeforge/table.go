@@ -18,7 +18,9 @@ package fakeforge
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -73,6 +75,17 @@ func (t *table[P]) in(ow owner) []P {
 	return t.where(func(p P) bool { return p.head().owner == ow })
 }
 
+// first is the first object of ow, by id, that keep is true for.
+func (t *table[P]) first(ow owner, keep func(P) bool) (P, bool) {
+	for _, p := range t.in(ow) {
+		if keep(p) {
+			return p, true
+		}
+	}
+	var none P
+	return none, false
+}
+
 // where gives the objects keep is true for, by id.
 func (t *table[P]) where(keep func(P) bool) []P { return sortedByID(t.rows, keep) }
 
@@ -106,8 +119,14 @@ type resource[P object] struct {
 	// missing answers an object not found in ow; other is the object of
 	// that id in another scope, if any.
 	missing func(c *rc, ow owner, other P)
-	// name, when set, finds a non-numeric item by this name (labels).
-	name func(P) string
+	// named, when set, finds an item by its name: every item of a
+	// "/{name}" route, a non-numeric one of an "/{id}" route (labels).
+	named func(p P, name string) bool
+	// rest: the item's name is the rest of the path (branch protections).
+	rest bool
+	// routed, when set, checks the item's name finds a route on this
+	// release, answering itself when not.
+	routed func(c *rc) bool
 	// order filters and orders a listing (nil: by id); false when it answered.
 	order func(c *rc, items []P) ([]P, bool)
 	// link says whether Link goes with X-Total-Count on a listing.
@@ -120,29 +139,45 @@ type resource[P object] struct {
 	quietDelete bool
 }
 
-// serve registers the resource's routes with the create and edit handlers
-// (nil: none) of its own.
-func (k *resource[P]) serve(h func(string, func(*rc)), create, edit func(*rc)) {
-	item := func(method string, fn func(*rc)) {
-		if k.route.Outside != "" {
-			h(method+" /api/v1"+k.route.Outside, fn)
-			return
-		}
-		for _, scope := range k.scopes {
-			h(method+" /api/v1"+scope+k.route.Path+k.route.Item, fn)
+// handler is one route of a resource: a method on its collection or on one
+// item.
+type handler struct {
+	method string
+	item   bool
+	fn     func(*rc) // nil: no such route
+}
+
+func onCollection(method string, fn func(*rc)) handler { return handler{method, false, fn} }
+func onItem(method string, fn func(*rc)) handler       { return handler{method, true, fn} }
+
+// serve registers the generic list, get and delete routes and the
+// resource's own handlers; an own handler of the same method and place
+// replaces a generic one.
+func (k *resource[P]) serve(h func(string, func(*rc)), own ...handler) {
+	all := []handler{onCollection("GET", k.list), onItem("GET", k.get), onItem("DELETE", k.delete)}
+	for _, o := range own {
+		all = slices.DeleteFunc(all, func(g handler) bool { return g.method == o.method && g.item == o.item })
+		all = append(all, o)
+	}
+	item := k.route.Item
+	if k.rest {
+		item = strings.TrimSuffix(item, "}") + "...}"
+	}
+	for _, hd := range all {
+		switch {
+		case hd.fn == nil:
+		case hd.item && k.route.Outside != "":
+			h(hd.method+" /api/v1"+k.route.Outside, hd.fn)
+		default:
+			for _, scope := range k.scopes {
+				p := "/api/v1" + scope + k.route.Path
+				if hd.item {
+					p += item
+				}
+				h(hd.method+" "+p, hd.fn)
+			}
 		}
 	}
-	for _, scope := range k.scopes {
-		h("GET /api/v1"+scope+k.route.Path, k.list)
-		if create != nil {
-			h("POST /api/v1"+scope+k.route.Path, create)
-		}
-	}
-	item("GET", k.get)
-	if edit != nil {
-		item("PATCH", edit)
-	}
-	item("DELETE", k.delete)
 }
 
 // scope resolves the scope of a route and checks the caller may do verb there.
@@ -155,33 +190,41 @@ func (k *resource[P]) scope(c *rc, verb string) (owner, bool) {
 	return ow, ok && k.may(c, o, r, verb)
 }
 
-// find resolves the scope and the object {id} of a route for verb.
+// find resolves the scope and the object of a route for verb.
 func (k *resource[P]) find(c *rc, verb string) (P, bool) {
 	if k.route.Outside != "" {
 		return k.findOutside(c, verb)
 	}
 	var none P
 	ow, ok := k.scope(c, verb)
-	if !ok {
+	if !ok || (k.routed != nil && !k.routed(c)) {
 		return none, false
 	}
+	return k.lookup(c, ow)
+}
+
+// lookup finds the item of the route in ow, answering when it is missing.
+func (k *resource[P]) lookup(c *rc, ow owner) (P, bool) {
 	t := k.table(&c.s.st)
+	byName := k.route.Item == "/{name}"
 	raw := c.r.PathValue("id")
+	if byName {
+		raw = c.r.PathValue("name")
+	}
 	id, err := strconv.ParseInt(raw, 10, 64)
 	switch {
-	case err == nil:
+	case !byName && err == nil:
 		if p, ok := t.get(ow, id); ok {
 			return p, true
 		}
-	case k.name != nil:
-		for _, p := range t.in(ow) {
-			if k.name(p) == raw {
-				return p, true
-			}
+	case k.named != nil:
+		if p, ok := t.first(ow, func(p P) bool { return k.named(p, raw) }); ok {
+			return p, true
 		}
 	}
 	other, _ := t.at(id)
 	k.missing(c, ow, other)
+	var none P
 	return none, false
 }
 
