@@ -39,22 +39,26 @@ type state struct {
 	teams     *table[*team]
 	secrets   *table[*actionsValue]
 	variables *table[*actionsValue]
-	regTokens map[owner]string // registration token per scope
+	// branchRules are the repositories' branch protection rules
+	// (handlers_branchprotections.go).
+	branchRules *table[*branchRule]
+	regTokens   map[owner]string // registration token per scope
 }
 
 func newState() state {
 	return state{
-		seq:       map[string]int64{},
-		orgs:      map[int64]*org{},
-		repos:     map[int64]*repo{},
-		hooks:     newTable[*hook](),
-		labels:    newTable[*label](),
-		projects:  newTable[*project](),
-		runners:   newTable[*runner](),
-		teams:     newTable[*team](),
-		secrets:   newTable[*actionsValue](),
-		variables: newTable[*actionsValue](),
-		regTokens: map[owner]string{},
+		seq:         map[string]int64{},
+		orgs:        map[int64]*org{},
+		repos:       map[int64]*repo{},
+		hooks:       newTable[*hook](),
+		labels:      newTable[*label](),
+		projects:    newTable[*project](),
+		runners:     newTable[*runner](),
+		teams:       newTable[*team](),
+		secrets:     newTable[*actionsValue](),
+		variables:   newTable[*actionsValue](),
+		branchRules: newTable[*branchRule](),
+		regTokens:   map[owner]string{},
 	}
 }
 
@@ -99,8 +103,6 @@ type repo struct {
 	// oldNames are the names it had (lower case); their paths redirect here.
 	oldNames []string
 	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
-	// branchRules are its branch protection rules (handlers_branchprotections.go).
-	branchRules []*branchRule
 }
 
 type hook struct {
@@ -231,6 +233,7 @@ func (s *Server) deleteOwned(ow owner) {
 	s.st.teams.drop(ow)
 	s.st.secrets.drop(ow)
 	s.st.variables.drop(ow)
+	s.st.branchRules.drop(ow)
 	delete(s.st.regTokens, ow)
 }
 

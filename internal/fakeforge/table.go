@@ -222,7 +222,10 @@ func (k *resource[P]) lookup(c *rc, ow owner) (P, bool) {
 			return p, true
 		}
 	}
-	other, _ := t.at(id)
+	var other P
+	if !byName {
+		other, _ = t.at(id)
+	}
 	k.missing(c, ow, other)
 	var none P
 	return none, false
