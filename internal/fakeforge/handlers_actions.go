@@ -60,7 +60,7 @@ func actionsRes(route forge.Route, tab func(*state) *table[*actionsValue], missi
 			slices.SortFunc(vs, func(a, b *actionsValue) int { return cmp.Compare(a.name, b.name) })
 			return vs, true
 		},
-		link: func(*rc, owner) bool { return true },
+		link: withLink,
 		json: func(_ *rc, v *actionsValue) map[string]any { return json(v) },
 	}
 }

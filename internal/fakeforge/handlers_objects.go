@@ -360,7 +360,7 @@ var projectRes = &resource[*project]{
 		slices.Reverse(ps)
 		return ps, true
 	},
-	link: func(*rc, owner) bool { return true },
+	link: withLink,
 	json: func(c *rc, p *project) map[string]any { return c.s.projectJSON(p) },
 }
 

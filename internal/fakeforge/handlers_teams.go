@@ -104,7 +104,7 @@ var teamRes = &resource[*team]{
 		})
 		return ts, true
 	},
-	link: func(*rc, owner) bool { return true },
+	link: withLink,
 	json: func(c *rc, t *team) map[string]any { return c.s.teamJSON(t) },
 }
 

@@ -102,12 +102,12 @@ func (t *table[P]) drop(ow owner) {
 
 // resource serves one resource the forge package declares (forge.Route)
 // from its table: listing, get and delete are the same for every resource,
-// and create and edit find their scope and object as they do. The fields
-// say only where Gitea differs.
+// and its own create and edit handlers resolve their scope (scope) and
+// object (find) through it. The fields say only where Gitea differs.
 type resource[P object] struct {
 	route forge.Route
-	// scopes are the scope routes it is served under (forge.OrgRoute,
-	// forge.RepoRoute); none when the route is outside every scope.
+	// scopes are the scope routes it is listed under (forge.OrgRoute,
+	// forge.RepoRoute), and its items too unless the route has Outside.
 	scopes []string
 	table  func(*state) *table[P]
 	// served, when set, answers like a server without the route when false.
@@ -129,7 +129,8 @@ type resource[P object] struct {
 	routed func(c *rc) bool
 	// order filters and orders a listing (nil: by id); false when it answered.
 	order func(c *rc, items []P) ([]P, bool)
-	// link says whether Link goes with X-Total-Count on a listing.
+	// link says whether Link goes with X-Total-Count on a listing (nil:
+	// X-Total-Count only).
 	link func(c *rc, ow owner) bool
 	// page answers a listing itself (nil: servePage).
 	page func(c *rc, items []P)
@@ -297,6 +298,9 @@ func (k *resource[P]) delete(c *rc) {
 	}
 	c.noContent()
 }
+
+// withLink: the listing has Link in every scope and release.
+func withLink(*rc, owner) bool { return true }
 
 // reads says whether verb only reads.
 func reads(verb string) bool { return verb == "list" || verb == "get" }
