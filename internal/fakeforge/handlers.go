@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // rc is one API request being handled, with Server.mu held.
@@ -269,33 +271,15 @@ func (s *Server) routes() *http.ServeMux {
 	h("PATCH /api/v1/orgs/{org}", s.editOrg)
 	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
 
-	for _, prefix := range []string{"/api/v1/orgs/{org}", "/api/v1/repos/{owner}/{repo}"} {
-		h("GET "+prefix+"/hooks", s.listHooks)
-		h("POST "+prefix+"/hooks", s.createHook)
-		h("GET "+prefix+"/hooks/{id}", s.getHook)
-		h("PATCH "+prefix+"/hooks/{id}", s.editHook)
-		h("DELETE "+prefix+"/hooks/{id}", s.deleteHook)
-
-		h("GET "+prefix+"/labels", s.listLabels)
-		h("POST "+prefix+"/labels", s.createLabel)
-		h("GET "+prefix+"/labels/{id}", s.getLabel)
-		h("PATCH "+prefix+"/labels/{id}", s.editLabel)
-		h("DELETE "+prefix+"/labels/{id}", s.deleteLabel)
-
-		h("GET "+prefix+"/actions/runners", s.listRunners)
-		h("GET "+prefix+"/actions/runners/{id}", s.getRunner)
-		h("PATCH "+prefix+"/actions/runners/{id}", s.editRunner)
-		h("DELETE "+prefix+"/actions/runners/{id}", s.deleteRunner)
-		h("POST "+prefix+"/actions/runners/registration-token", s.registrationToken)
-		h("GET "+prefix+"/actions/runners/registration-token", s.registrationToken)
-		s.actionsRoutes(h, prefix)
+	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
+		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
+		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 	}
-
-	h("GET /api/v1/repos/{owner}/{repo}/projects", s.listProjects)
-	h("POST /api/v1/repos/{owner}/{repo}/projects", s.createProject)
-	h("GET /api/v1/repos/{owner}/{repo}/projects/{id}", s.getProject)
-	h("PATCH /api/v1/repos/{owner}/{repo}/projects/{id}", s.editProject)
-	h("DELETE /api/v1/repos/{owner}/{repo}/projects/{id}", s.deleteProject)
+	hookRes.serve(h, onCollection("POST", s.createHook), onItem("PATCH", s.editHook))
+	labelRes.serve(h, onCollection("POST", s.createLabel), onItem("PATCH", s.editLabel))
+	runnerRes.serve(h, onItem("PATCH", s.editRunner))
+	projectRes.serve(h, onCollection("POST", s.createProject), onItem("PATCH", s.editProject))
+	s.actionsRoutes(h)
 
 	s.repoRoutes(h)
 	s.teamRoutes(h)
@@ -544,7 +528,6 @@ func (s *Server) deleteOrg(c *rc) {
 		return
 	}
 	s.deleteOwned(owner{id: o.id})
-	s.deleteTeamsOf(o)
 	delete(s.st.orgs, o.id)
 	c.noContent()
 }

@@ -38,67 +38,72 @@ var (
 	actionsForbidden = regexp.MustCompile(`(?i)^GIT(EA|HUB)_`)
 )
 
+// actionsValue is a secret or a variable of a scope, by its upper-cased name.
 type actionsValue struct {
-	value, description string
+	row
+	name, value, description string
 }
 
-// actionsStore is one scope's secrets or variables by upper-cased name.
-type actionsStore map[owner]map[string]actionsValue
+// is says whether v is named name, in any case.
+func (v *actionsValue) is(name string) bool { return v.name == strings.ToUpper(name) }
 
-func (st actionsStore) of(ow owner) map[string]actionsValue {
-	if st[ow] == nil {
-		st[ow] = map[string]actionsValue{}
+// actionsRes serves secrets or variables: the scope's admins only, listed
+// by name with X-Total-Count and Link; an unknown name is 404 with missing.
+func actionsRes(route forge.Route, tab func(*state) *table[*actionsValue], missing string,
+	json func(*actionsValue) map[string]any) *resource[*actionsValue] {
+	return &resource[*actionsValue]{
+		route: route, scopes: []string{forge.OrgRoute, forge.RepoRoute}, table: tab,
+		may:     (*rc).administers,
+		missing: func(c *rc, _ owner, _ *actionsValue) { c.error(http.StatusNotFound, missing) },
+		named:   (*actionsValue).is,
+		order: func(_ *rc, vs []*actionsValue) ([]*actionsValue, bool) {
+			slices.SortFunc(vs, func(a, b *actionsValue) int { return cmp.Compare(a.name, b.name) })
+			return vs, true
+		},
+		link: withLink,
+		json: func(_ *rc, v *actionsValue) map[string]any { return json(v) },
 	}
-	return st[ow]
 }
 
-// actionsTarget resolves the scope and the {name} of an Actions route,
-// answering the forge's refusals.
-func (c *rc) actionsTarget(write bool) (owner, string, bool) {
-	ow, o, r, ok := c.scope()
-	if !ok {
-		return owner{}, "", false
-	}
-	if (o != nil && !c.requireOrgOwner(o)) || (r != nil && !c.requireRepoAdmin(r)) {
-		return owner{}, "", false
-	}
+var (
+	secretRes = actionsRes(forge.Resources().Secrets, func(st *state) *table[*actionsValue] { return st.secrets },
+		"secret was not found [name: ]", func(v *actionsValue) map[string]any {
+			return map[string]any{"name": v.name, "description": v.description, "created_at": "2026-01-01T00:00:00Z"}
+		})
+	variableRes = actionsRes(forge.Resources().Variables, func(st *state) *table[*actionsValue] { return st.variables },
+		"variable not found", variableJSON)
+)
+
+// actionsName reads the {name} of a write, upper-cased, answering the
+// forge's refusal of a name it does not take.
+func (c *rc) actionsName() (string, bool) {
 	name := c.r.PathValue("name")
 	// Gitea 1.24 checks secret names with its own message and lets CI be one.
 	secret1_24 := strings.Contains(c.r.URL.Path, "/actions/secrets/") && c.s.versionIs("1.24.")
-	if write && (!actionsName.MatchString(name) || actionsForbidden.MatchString(name) || (strings.EqualFold(name, "CI") && !secret1_24)) {
+	if !actionsName.MatchString(name) || actionsForbidden.MatchString(name) || (strings.EqualFold(name, "CI") && !secret1_24) {
 		msg := "invalid variable or secret name"
 		if secret1_24 {
 			msg = "invalid secret name"
 		}
 		c.error(http.StatusBadRequest, msg)
+		return "", false
+	}
+	return strings.ToUpper(name), true
+}
+
+// actionsWrite resolves the scope and the name of a write.
+func (c *rc) actionsWrite(k *resource[*actionsValue]) (owner, string, bool) {
+	ow, ok := k.scope(c, "create")
+	if !ok {
 		return owner{}, "", false
 	}
-	return ow, strings.ToUpper(name), true
-}
-
-func sortedNames(m map[string]actionsValue) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, cmp.Compare)
-	return names
-}
-
-func (s *Server) listSecrets(c *rc) {
-	ow, _, ok := c.actionsTarget(false)
-	if !ok {
-		return
-	}
-	m := s.st.secrets.of(ow)
-	servePage(c, sortedNames(m), true, func(n string) map[string]any {
-		return map[string]any{"name": n, "description": m[n].description, "created_at": "2026-01-01T00:00:00Z"}
-	})
+	name, ok := c.actionsName()
+	return ow, name, ok
 }
 
 // putSecret creates (201) or replaces (204) a secret, description included.
 func (s *Server) putSecret(c *rc) {
-	ow, name, ok := c.actionsTarget(true)
+	ow, name, ok := c.actionsWrite(secretRes)
 	if !ok {
 		return
 	}
@@ -113,58 +118,21 @@ func (s *Server) putSecret(c *rc) {
 		c.validation("[Data]: Required")
 		return
 	}
-	m := s.st.secrets.of(ow)
-	_, existed := m[name]
-	m[name] = actionsValue{value: req.Data, description: req.Description}
-	if existed {
+	if v, found := s.st.secrets.first(ow, func(v *actionsValue) bool { return v.is(name) }); found {
+		v.value, v.description = req.Data, req.Description
 		c.noContent()
 		return
 	}
+	s.st.secrets.add(&actionsValue{row: row{owner: ow}, name: name, value: req.Data, description: req.Description})
 	c.w.WriteHeader(http.StatusCreated)
 }
 
-func (s *Server) deleteSecret(c *rc) {
-	ow, name, ok := c.actionsTarget(false)
-	if !ok {
-		return
-	}
-	m := s.st.secrets.of(ow)
-	if _, found := m[name]; !found {
-		c.error(http.StatusNotFound, "secret was not found [name: ]")
-		return
-	}
-	delete(m, name)
-	c.noContent()
-}
-
-func (s *Server) variableJSON(ow owner, name string, v actionsValue) map[string]any {
-	j := map[string]any{"owner_id": ow.id, "repo_id": 0, "name": name, "data": v.value, "description": v.description}
-	if ow.repo {
-		j["owner_id"], j["repo_id"] = 0, ow.id
+func variableJSON(v *actionsValue) map[string]any {
+	j := map[string]any{"owner_id": v.owner.id, "repo_id": 0, "name": v.name, "data": v.value, "description": v.description}
+	if v.owner.repo {
+		j["owner_id"], j["repo_id"] = 0, v.owner.id
 	}
 	return j
-}
-
-func (s *Server) listVariables(c *rc) {
-	ow, _, ok := c.actionsTarget(false)
-	if !ok {
-		return
-	}
-	m := s.st.variables.of(ow)
-	servePage(c, sortedNames(m), true, func(n string) map[string]any { return s.variableJSON(ow, n, m[n]) })
-}
-
-func (s *Server) getVariable(c *rc) {
-	ow, name, ok := c.actionsTarget(false)
-	if !ok {
-		return
-	}
-	v, found := s.st.variables.of(ow)[name]
-	if !found {
-		c.error(http.StatusNotFound, "variable not found")
-		return
-	}
-	c.json(http.StatusOK, s.variableJSON(ow, name, v))
 }
 
 type variableReq struct {
@@ -173,79 +141,60 @@ type variableReq struct {
 	Description string `json:"description"`
 }
 
-// createVariable is POST: 201, or 409 for a name taken in any case.
-func (s *Server) createVariable(c *rc) {
-	ow, name, ok := c.actionsTarget(true)
-	if !ok {
-		return
-	}
+// variableWrite resolves the scope, the name and the body of a variable write.
+func (s *Server) variableWrite(c *rc) (owner, string, variableReq, bool) {
 	var req variableReq
-	if !c.bind(&req) {
-		return
+	ow, name, ok := c.actionsWrite(variableRes)
+	if !ok || !c.bind(&req) {
+		return ow, name, req, false
 	}
 	if req.Value == "" {
 		c.validation("[Value]: Required")
+		return ow, name, req, false
+	}
+	return ow, name, req, true
+}
+
+// createVariable is POST: 201, or 409 for a name taken in any case.
+func (s *Server) createVariable(c *rc) {
+	ow, name, req, ok := s.variableWrite(c)
+	if !ok {
 		return
 	}
-	m := s.st.variables.of(ow)
-	if _, found := m[name]; found {
+	if _, found := s.st.variables.first(ow, func(v *actionsValue) bool { return v.is(name) }); found {
 		c.error(http.StatusConflict, fmt.Sprintf("variable name %s already exists", name))
 		return
 	}
-	m[name] = actionsValue{value: req.Value, description: req.Description}
+	s.st.variables.add(&actionsValue{row: row{owner: ow}, name: name, value: req.Value, description: req.Description})
 	c.w.WriteHeader(http.StatusCreated)
 }
 
-// updateVariable is PUT: 204; an unknown name is 404; "name" renames.
+// updateVariable is PUT: 204; an unknown name is 404; "name" renames, over
+// a variable of that name if there is one.
 func (s *Server) updateVariable(c *rc) {
-	ow, name, ok := c.actionsTarget(true)
+	ow, name, req, ok := s.variableWrite(c)
 	if !ok {
 		return
 	}
-	var req variableReq
-	if !c.bind(&req) {
-		return
-	}
-	if req.Value == "" {
-		c.validation("[Value]: Required")
-		return
-	}
-	m := s.st.variables.of(ow)
-	if _, found := m[name]; !found {
+	v, found := s.st.variables.first(ow, func(v *actionsValue) bool { return v.is(name) })
+	if !found {
 		c.error(http.StatusNotFound, "variable not found")
 		return
 	}
-	delete(m, name)
 	if req.Name != "" {
-		name = strings.ToUpper(req.Name)
+		v.name = strings.ToUpper(req.Name)
 	}
-	m[name] = actionsValue{value: req.Value, description: req.Description}
+	if other, taken := s.st.variables.first(ow, func(o *actionsValue) bool { return o != v && o.name == v.name }); taken {
+		s.st.variables.remove(other.id)
+	}
+	v.value, v.description = req.Value, req.Description
 	c.noContent()
 }
 
-func (s *Server) deleteVariable(c *rc) {
-	ow, name, ok := c.actionsTarget(false)
-	if !ok {
-		return
-	}
-	m := s.st.variables.of(ow)
-	if _, found := m[name]; !found {
-		c.error(http.StatusNotFound, "variable not found")
-		return
-	}
-	delete(m, name)
-	c.noContent()
-}
-
-func (s *Server) actionsRoutes(h func(string, func(*rc)), prefix string) {
-	h("GET "+prefix+"/actions/secrets", s.listSecrets)
-	h("PUT "+prefix+"/actions/secrets/{name}", s.putSecret)
-	h("DELETE "+prefix+"/actions/secrets/{name}", s.deleteSecret)
-	h("GET "+prefix+"/actions/variables", s.listVariables)
-	h("GET "+prefix+"/actions/variables/{name}", s.getVariable)
-	h("POST "+prefix+"/actions/variables/{name}", s.createVariable)
-	h("PUT "+prefix+"/actions/variables/{name}", s.updateVariable)
-	h("DELETE "+prefix+"/actions/variables/{name}", s.deleteVariable)
+func (s *Server) actionsRoutes(h func(string, func(*rc))) {
+	// Secrets are written by PUT and never read one by one.
+	secretRes.serve(h, onItem("GET", nil), onItem("PUT", s.putSecret))
+	variableRes.serve(h, onItem("POST", s.createVariable), onItem("PUT", s.updateVariable))
 }
 
 // ActionsSecretValue gives a secret's value in a scope (tests only: the
@@ -257,8 +206,7 @@ func (s *Server) ActionsSecretValue(scope forge.Scope, name string) (string, boo
 	if !ok {
 		return "", false
 	}
-	v, found := s.st.secrets.of(ow)[strings.ToUpper(name)]
-	return v.value, found
+	return valueOf(s.st.secrets, ow, name)
 }
 
 // ActionsVariableValue gives a variable's value in a scope.
@@ -269,6 +217,12 @@ func (s *Server) ActionsVariableValue(scope forge.Scope, name string) (string, b
 	if !ok {
 		return "", false
 	}
-	v, found := s.st.variables.of(ow)[strings.ToUpper(name)]
-	return v.value, found
+	return valueOf(s.st.variables, ow, name)
+}
+
+func valueOf(t *table[*actionsValue], ow owner, name string) (string, bool) {
+	if v, found := t.first(ow, func(v *actionsValue) bool { return v.is(name) }); found {
+		return v.value, true
+	}
+	return "", false
 }

@@ -47,7 +47,7 @@ import (
 
 // branchRule is one rule as the forge stores it: allow-lists hold ids.
 type branchRule struct {
-	seq      int64 // creation order, for the listing's last tie-break
+	row      // a repository's; the id is the creation order, the listing's last tie-break
 	name     string
 	priority int64
 
@@ -74,40 +74,53 @@ type branchRule struct {
 // isGlobRule: a rule name holding one of these is a glob (IsRuleNameSpecial).
 func isGlobRule(name string) bool { return strings.ContainsAny(name, `*?\[]{}`) }
 
-// ruleNamed finds a rule by its exact name: SQLite compares branch_name
-// with case (MySQL would not).
-func (r *repo) ruleNamed(name string) *branchRule {
-	for _, b := range r.branchRules {
-		if b.name == name {
-			return b
+// bpRes serves the rules of a repository: its admins only (404 for the
+// repository, then 401 without a token, then 403 for a non-admin); a rule
+// found by its exact name (SQLite compares branch_name with case, MySQL
+// would not); the listing every rule in one array, no paging and no
+// X-Total-Count.
+var bpRes = &resource[*branchRule]{
+	route: forge.Resources().BranchProtections, scopes: []string{forge.RepoRoute},
+	table:   func(st *state) *table[*branchRule] { return st.branchRules },
+	may:     (*rc).administers,
+	missing: func(c *rc, _ owner, _ *branchRule) { c.ruleNotFound() },
+	named:   func(b *branchRule, name string) bool { return b.name == name },
+	rest:    true,
+	routed:  (*rc).ruleRouted,
+	order:   func(_ *rc, bs []*branchRule) ([]*branchRule, bool) { return sortedRules(bs), true },
+	page: func(c *rc, bs []*branchRule) {
+		out := []map[string]any{}
+		for _, b := range bs {
+			out = append(out, c.s.ruleJSON(b))
 		}
-	}
-	return nil
+		c.json(http.StatusOK, out)
+	},
+	json: func(c *rc, b *branchRule) map[string]any { return c.s.ruleJSON(b) },
 }
 
-// bpRepo resolves the repository of a branch protection route: 404, then
-// 401 without a token, then 403 for a non-admin.
-func (c *rc) bpRepo() *repo {
-	r := c.repo()
-	if r == nil || !c.requireRepoAdmin(r) {
-		return nil
-	}
-	return r
-}
-
-// ruleName is the {name...} of the route. Gitea 1.24 and 1.25 route
-// {name} as one segment: a raw slash in it (release/* unescaped) finds no
-// route there; 1.26 routes the rest of the path (*) and takes both forms.
-func (c *rc) ruleName() (string, bool) {
-	name := c.r.PathValue("name")
+// ruleRouted checks the {name...} of the route finds a route on this
+// release. Gitea 1.24 and 1.25 route {name} as one segment: a raw slash in
+// it (release/* unescaped) finds no route there; 1.26 routes the rest of
+// the path (*) and takes both forms.
+func (c *rc) ruleRouted() bool {
 	if c.s.versionIs("1.24.") || c.s.versionIs("1.25.") {
 		escaped := c.r.URL.EscapedPath()
 		if i := strings.Index(escaped, "/branch_protections/"); i >= 0 && strings.Contains(escaped[i+len("/branch_protections/"):], "/") {
 			c.routeNotFound()
-			return "", false
+			return false
 		}
 	}
-	return name, true
+	return true
+}
+
+// bpTarget resolves the repository of a rule's route and checks its name
+// finds a route.
+func (c *rc) bpTarget(verb string) (*repo, bool) {
+	ow, ok := bpRes.scope(c, verb)
+	if !ok || !c.ruleRouted() {
+		return nil, false
+	}
+	return c.s.st.repos[ow.id], true
 }
 
 // notArchived is the forge's mustNotBeArchived middleware: 423 (1.24
@@ -139,7 +152,7 @@ func (c *rc) ruleNotFound() {
 // teamHasRepo: the team is given the repository (team_repo), directly or
 // by including all of its organization's.
 func teamHasRepo(t *team, r *repo) bool {
-	return t.orgID == r.orgID && (t.repos[r.id] || t.includesAll)
+	return t.owner.id == r.orgID && (t.repos[r.id] || t.includesAll)
 }
 
 // teamUnitMode is a team's access to a unit: admin and Owners have all.
@@ -161,7 +174,7 @@ func (s *Server) teamReaders(r *repo) []*team {
 	if r.orgID == 0 {
 		return nil
 	}
-	for _, t := range s.st.teams {
+	for _, t := range s.st.teams.rows {
 		if teamHasRepo(t, r) && (modeRank[teamUnitMode(t, "repo.code")] >= 1 || modeRank[teamUnitMode(t, "repo.pulls")] >= 1) {
 			out = append(out, t)
 		}
@@ -178,7 +191,7 @@ func (s *Server) userUnitMode(r *repo, u *user, unit string) string {
 		return "owner"
 	}
 	best := r.collaborators[u.id]
-	for _, t := range s.st.teams {
+	for _, t := range s.st.teams.rows {
 		if teamHasRepo(t, r) && t.members[u.id] && modeRank[teamUnitMode(t, unit)] > modeRank[best] {
 			best = teamUnitMode(t, unit)
 		}
@@ -198,7 +211,7 @@ func (s *Server) prReaders(r *repo) []*user {
 			out = append(out, u)
 			continue
 		}
-		for _, t := range s.st.teams {
+		for _, t := range s.st.teams.rows {
 			if teamHasRepo(t, r) && t.members[u.id] && modeRank[teamUnitMode(t, "repo.pulls")] >= 1 {
 				out = append(out, u)
 				break
@@ -239,8 +252,8 @@ func (c *rc) teamIDs(r *repo, names []string) ([]int64, bool) {
 	ids := make([]int64, 0, len(names))
 	for _, n := range names {
 		var found *team
-		for _, t := range c.s.st.teams {
-			if t.orgID == r.orgID && strings.EqualFold(t.name, n) {
+		for _, t := range c.s.st.teams.in(owner{id: r.orgID}) {
+			if strings.EqualFold(t.name, n) {
 				found = t
 			}
 		}
@@ -300,7 +313,8 @@ func (s *Server) userByID(id int64) *user {
 
 // ---- JSON ----
 
-func (s *Server) ruleJSON(r *repo, b *branchRule) map[string]any {
+func (s *Server) ruleJSON(b *branchRule) map[string]any {
+	r := s.st.repos[b.owner.id]
 	readers, teams := s.prReaders(r), s.teamReaders(r)
 	userNames := func(ids []int64) []string {
 		out := []string{}
@@ -354,8 +368,7 @@ func (s *Server) ruleJSON(r *repo, b *branchRule) map[string]any {
 
 // sortedRules orders a repository's rules as the listing does: by
 // priority, plain names before globs, then by creation.
-func sortedRules(r *repo) []*branchRule {
-	out := slices.Clone(r.branchRules)
+func sortedRules(out []*branchRule) []*branchRule {
 	slices.SortStableFunc(out, func(a, b *branchRule) int {
 		if a.priority != b.priority {
 			return cmp.Compare(a.priority, b.priority)
@@ -366,43 +379,12 @@ func sortedRules(r *repo) []*branchRule {
 			}
 			return -1
 		}
-		return cmp.Compare(a.seq, b.seq)
+		return cmp.Compare(a.id, b.id)
 	})
 	return out
 }
 
 // ---- handlers ----
-
-// listBranchProtections is GET .../branch_protections: every rule in one
-// array, no paging and no X-Total-Count.
-func (s *Server) listBranchProtections(c *rc) {
-	r := c.bpRepo()
-	if r == nil {
-		return
-	}
-	out := []map[string]any{}
-	for _, b := range sortedRules(r) {
-		out = append(out, s.ruleJSON(r, b))
-	}
-	c.json(http.StatusOK, out)
-}
-
-func (s *Server) getBranchProtection(c *rc) {
-	r := c.bpRepo()
-	if r == nil {
-		return
-	}
-	name, ok := c.ruleName()
-	if !ok {
-		return
-	}
-	b := r.ruleNamed(name)
-	if b == nil {
-		c.ruleNotFound()
-		return
-	}
-	c.json(http.StatusOK, s.ruleJSON(r, b))
-}
 
 type createRuleReq struct {
 	BranchName string `json:"branch_name"`
@@ -432,10 +414,11 @@ func (c *rc) allowLists(r *repo, users, teams [4][]string) (u, t [4][]int64, ok 
 // as stored. Checks in order: the body, the archive (423), an empty name
 // (400), a taken name (403), unknown users then teams (422).
 func (s *Server) createBranchProtection(c *rc) {
-	r := c.bpRepo()
-	if r == nil {
+	ow, ok := bpRes.scope(c, "create")
+	if !ok {
 		return
 	}
+	r := s.st.repos[ow.id]
 	var req createRuleReq
 	if !c.bind(&req) || !c.notArchived(r) {
 		return
@@ -449,7 +432,7 @@ func (s *Server) createBranchProtection(c *rc) {
 		c.error(http.StatusBadRequest, "both rule_name and branch_name are empty")
 		return
 	}
-	if r.ruleNamed(name) != nil {
+	if _, taken := s.st.branchRules.first(ow, func(b *branchRule) bool { return b.name == name }); taken {
 		c.error(http.StatusForbidden, "Branch protection already exist")
 		return
 	}
@@ -462,7 +445,7 @@ func (s *Server) createBranchProtection(c *rc) {
 	now := time.Now().UTC().Truncate(time.Second)
 	push, force := f.EnablePush, f.EnablePush && f.EnableForcePush
 	b := &branchRule{
-		seq: s.st.next("branchRule"), name: name, priority: f.Priority,
+		row: row{owner: ow}, name: name, priority: f.Priority,
 		canPush: push, enableWhitelist: push && f.EnablePushWhitelist,
 		whitelistDeployKeys: push && f.EnablePushWhitelist && f.PushWhitelistDeployKeys,
 		canForcePush:        force, enableForcePushAllowlist: force && f.EnableForcePushAllowlist,
@@ -479,13 +462,13 @@ func (s *Server) createBranchProtection(c *rc) {
 	s.storeAllowLists(r, b, users, teams)
 	if b.priority == 0 {
 		// A new rule without a priority goes after the others: MAX+1.
-		for _, o := range r.branchRules {
+		for _, o := range s.st.branchRules.in(ow) {
 			b.priority = max(b.priority, o.priority)
 		}
 		b.priority++
 	}
-	r.branchRules = append(r.branchRules, b)
-	c.json(http.StatusCreated, s.ruleJSON(r, b))
+	s.st.branchRules.add(b)
+	c.json(http.StatusCreated, s.ruleJSON(b))
 }
 
 // storeAllowLists keeps of each list who may be in it.
@@ -547,11 +530,7 @@ func applyToggles(req *forge.EditBranchProtectionOption, b *branchRule) {
 // is sent changes; a list sent replaces the list (users, then teams,
 // checked as on create); required_approvals below 0 is ignored.
 func (s *Server) editBranchProtection(c *rc) {
-	r := c.bpRepo()
-	if r == nil {
-		return
-	}
-	name, ok := c.ruleName()
+	r, ok := c.bpTarget("edit")
 	if !ok {
 		return
 	}
@@ -559,9 +538,8 @@ func (s *Server) editBranchProtection(c *rc) {
 	if !c.bind(&req) || !c.notArchived(r) {
 		return
 	}
-	b := r.ruleNamed(name)
-	if b == nil {
-		c.ruleNotFound()
+	b, ok := bpRes.lookup(c, owner{repo: true, id: r.id})
+	if !ok {
 		return
 	}
 	next := *b
@@ -633,7 +611,7 @@ func (s *Server) editBranchProtection(c *rc) {
 	}
 	next.updated = time.Now().UTC().Truncate(time.Second)
 	*b = next
-	c.json(http.StatusOK, s.ruleJSON(r, b))
+	c.json(http.StatusOK, s.ruleJSON(b))
 }
 
 // deleteBranchProtection is DELETE .../branch_protections/{name}: 204, 404
@@ -641,11 +619,7 @@ func (s *Server) editBranchProtection(c *rc) {
 // middleware, before the look-up); 1.24 and 1.25 have no middleware there
 // and the store refuses after the look-up, a 500.
 func (s *Server) deleteBranchProtection(c *rc) {
-	r := c.bpRepo()
-	if r == nil {
-		return
-	}
-	name, ok := c.ruleName()
+	r, ok := c.bpTarget("delete")
 	if !ok {
 		return
 	}
@@ -653,9 +627,8 @@ func (s *Server) deleteBranchProtection(c *rc) {
 	if !old && !c.notArchived(r) {
 		return
 	}
-	b := r.ruleNamed(name)
-	if b == nil {
-		c.ruleNotFound()
+	b, ok := bpRes.lookup(c, owner{repo: true, id: r.id})
+	if !ok {
 		return
 	}
 	if r.archived {
@@ -666,17 +639,13 @@ func (s *Server) deleteBranchProtection(c *rc) {
 		c.error(http.StatusInternalServerError, msg)
 		return
 	}
-	r.branchRules = slices.DeleteFunc(r.branchRules, func(x *branchRule) bool { return x == b })
+	s.st.branchRules.remove(b.id)
 	c.noContent()
 }
 
 func (s *Server) branchProtectionRoutes(h func(string, func(*rc))) {
-	const base = "/api/v1/repos/{owner}/{repo}/branch_protections"
-	h("GET "+base, s.listBranchProtections)
-	h("POST "+base, s.createBranchProtection)
-	h("GET "+base+"/{name...}", s.getBranchProtection)
-	h("PATCH "+base+"/{name...}", s.editBranchProtection)
-	h("DELETE "+base+"/{name...}", s.deleteBranchProtection)
+	bpRes.serve(h, onCollection("POST", s.createBranchProtection), onItem("PATCH", s.editBranchProtection),
+		onItem("DELETE", s.deleteBranchProtection))
 }
 
 // BranchProtections gives a repository's rules as the listing answers
@@ -689,9 +658,9 @@ func (s *Server) BranchProtections(ownerName, repoName string) []forge.BranchPro
 		return nil
 	}
 	out := []forge.BranchProtection{}
-	for _, b := range sortedRules(r) {
+	for _, b := range sortedRules(s.st.branchRules.in(owner{repo: true, id: r.id})) {
 		var bp forge.BranchProtection
-		data, _ := json.Marshal(s.ruleJSON(r, b))
+		data, _ := json.Marshal(s.ruleJSON(b))
 		_ = json.Unmarshal(data, &bp)
 		out = append(out, bp)
 	}

@@ -98,7 +98,7 @@ func (s *Server) listOrgRepos(c *rc) {
 func (s *Server) issueLabels(is *issue) []*label {
 	var out []*label
 	for _, id := range is.labels {
-		if l := s.st.labels[id]; l != nil {
+		if l, ok := s.st.labels.at(id); ok {
 			out = append(out, l)
 		}
 	}
@@ -167,7 +167,7 @@ func (s *Server) listIssues(c *rc) {
 	q := c.r.URL.Query()
 	var want []int64
 	names := strings.Split(q.Get("labels"), ",")
-	for _, l := range sortedByID(s.st.labels, func(l *label) bool { return l.owner == (owner{repo: true, id: r.id}) }) {
+	for _, l := range s.st.labels.in(owner{repo: true, id: r.id}) {
 		if slices.ContainsFunc(names, func(n string) bool { return n == l.name || (s.foldLabelNames && strings.EqualFold(n, l.name)) }) {
 			want = append(want, l.id)
 		}
@@ -203,7 +203,7 @@ func (s *Server) listIssues(c *rc) {
 func (s *Server) addIssue(r *repo, title, body string, pull bool, labelIDs []int64) *issue {
 	is := &issue{id: s.st.next("issue"), number: int64(len(r.issues)) + 1, title: title, body: body, pull: pull, created: time.Now()}
 	for _, id := range labelIDs {
-		if l := s.st.labels[id]; l != nil && s.labelUsable(r, l) && !is.has(id) {
+		if l, ok := s.st.labels.at(id); ok && s.labelUsable(r, l) && !is.has(id) {
 			is.labels = append(is.labels, id)
 		}
 	}
@@ -290,21 +290,21 @@ func (s *Server) addIssueLabels(c *rc) {
 		return
 	}
 	if len(names) > 0 {
-		for _, l := range sortedByID(s.st.labels, func(l *label) bool { return s.labelUsable(r, l) }) {
+		for _, l := range s.st.labels.where(func(l *label) bool { return s.labelUsable(r, l) }) {
 			if slices.Contains(names, l.name) {
 				ids = append(ids, l.id)
 			}
 		}
 	}
 	for _, id := range ids {
-		l := s.st.labels[id]
-		if l == nil || !s.labelUsable(r, l) || is.has(id) {
+		l, ok := s.st.labels.at(id)
+		if !ok || !s.labelUsable(r, l) || is.has(id) {
 			continue
 		}
 		if scope := exclusiveScope(l); scope != "" {
 			is.labels = slices.DeleteFunc(is.labels, func(other int64) bool {
-				ol := s.st.labels[other]
-				return ol != nil && exclusiveScope(ol) == scope
+				ol, ok := s.st.labels.at(other)
+				return ok && exclusiveScope(ol) == scope
 			})
 		}
 		is.labels = append(is.labels, id)

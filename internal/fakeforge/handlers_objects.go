@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // ---- organization and repository hooks ----
@@ -45,52 +47,22 @@ func (s *Server) hookJSON(c *rc, h *hook) map[string]any {
 	return out
 }
 
-// hookOwner resolves {org} or {owner}/{repo} for the hooks routes: the
-// organization's owners or the repository's admins only, even to read.
-func (c *rc) hookOwner() (owner, bool) {
-	ow, o, r, ok := c.scope()
-	switch {
-	case !ok:
-		return owner{}, false
-	case o != nil:
-		return ow, c.requireOrgOwner(o)
-	default:
-		return ow, c.requireRepoAdmin(r)
-	}
-}
-
-func (s *Server) listHooks(c *rc) {
-	ow, ok := c.hookOwner()
-	if !ok {
-		return
-	}
-	hooks := sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow })
-	// Repository hook lists carry X-Total-Count only, no Link; organization
-	// hook lists carry Link too from Gitea 1.26.
-	servePage(c, hooks, !ow.repo && c.fl.orgHookLink(), func(h *hook) map[string]any { return s.hookJSON(c, h) })
-}
-
-// lookupHook finds hook {id} of the owner; another owner's id is 404.
-func (c *rc) lookupHook(ow owner) *hook {
-	id, ok := c.id("id")
-	h := c.s.st.hooks[id]
-	if !ok || h == nil || h.owner != ow {
+var hookRes = &resource[*hook]{
+	route: forge.Resources().Hooks, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	table: func(st *state) *table[*hook] { return st.hooks },
+	// The organization's owners or the repository's admins only, even to read.
+	may: (*rc).administers,
+	missing: func(c *rc, ow owner, _ *hook) {
 		if ow.repo {
 			c.notFound("not found")
-		} else {
-			c.notFound("webhook does not exist [id: " + c.r.PathValue("id") + "]")
+			return
 		}
-		return nil
-	}
-	return h
-}
-
-func (s *Server) getHook(c *rc) {
-	if ow, ok := c.hookOwner(); ok {
-		if h := c.lookupHook(ow); h != nil {
-			c.json(http.StatusOK, s.hookJSON(c, h))
-		}
-	}
+		c.notFound("webhook does not exist [id: " + c.r.PathValue("id") + "]")
+	},
+	// Repository hook lists carry X-Total-Count only, no Link; organization
+	// hook lists carry Link too from Gitea 1.26.
+	link: func(c *rc, ow owner) bool { return !ow.repo && c.fl.orgHookLink() },
+	json: func(c *rc, h *hook) map[string]any { return c.s.hookJSON(c, h) },
 }
 
 func (s *Server) validHookType(c *rc, t string) bool {
@@ -98,7 +70,7 @@ func (s *Server) validHookType(c *rc, t string) bool {
 }
 
 func (s *Server) createHook(c *rc) {
-	ow, ok := c.hookOwner()
+	ow, ok := hookRes.scope(c, "create")
 	if !ok {
 		return
 	}
@@ -146,7 +118,7 @@ func (s *Server) createHook(c *rc) {
 		return
 	}
 	h := &hook{
-		owner: ow, typ: req.Type, url: req.Config["url"],
+		row: row{owner: ow}, typ: req.Type, url: req.Config["url"],
 		contentType: req.Config["content_type"], secret: req.Config["secret"],
 		events: c.expandEvents(req.Events), active: req.Active, branchFilter: req.BranchFilter,
 		authHeader: req.AuthorizationHeader,
@@ -167,20 +139,15 @@ func (s *Server) createHook(c *rc) {
 	if c.fl.hasHookName() {
 		h.name = req.Name
 	}
-	h.id = s.st.next("hook")
 	h.created = time.Now().UTC().Truncate(time.Second)
 	h.updated = h.created
-	s.st.hooks[h.id] = h
+	s.st.hooks.add(h)
 	c.json(http.StatusCreated, s.hookJSON(c, h))
 }
 
 func (s *Server) editHook(c *rc) {
-	ow, ok := c.hookOwner()
+	h, ok := hookRes.find(c, "edit")
 	if !ok {
-		return
-	}
-	h := c.lookupHook(ow)
-	if h == nil {
 		return
 	}
 	var req struct {
@@ -236,15 +203,6 @@ func (s *Server) editHook(c *rc) {
 	c.json(http.StatusOK, s.hookJSON(c, h))
 }
 
-func (s *Server) deleteHook(c *rc) {
-	if ow, ok := c.hookOwner(); ok {
-		if h := c.lookupHook(ow); h != nil {
-			delete(s.st.hooks, h.id)
-			c.noContent()
-		}
-	}
-}
-
 // ---- labels ----
 
 func (s *Server) labelJSON(l *label) map[string]any {
@@ -254,54 +212,38 @@ func (s *Server) labelJSON(l *label) map[string]any {
 	}
 }
 
-// labelScopeWrite checks write access to a label scope.
-func (c *rc) labelScopeWrite(o *org, r *repo) bool {
-	if o != nil {
-		return c.requireOrgOwner(o)
-	}
-	return c.requireRepoWriter(r)
-}
-
-func (s *Server) listLabels(c *rc) {
-	ow, _, _, ok := c.scope()
-	if !ok {
-		return
-	}
-	labels := sortedByID(s.st.labels, func(l *label) bool { return l.owner == ow })
+var labelRes = &resource[*label]{
+	route: forge.Resources().Labels, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	table: func(st *state) *table[*label] { return st.labels },
+	// Anyone who sees the scope reads; writes need the organization's
+	// owners or the repository's writers.
+	may: func(c *rc, o *org, r *repo, verb string) bool {
+		switch {
+		case reads(verb):
+			return true
+		case o != nil:
+			return c.requireOrgOwner(o)
+		}
+		return c.requireRepoWriter(r)
+	},
+	missing: func(c *rc, _ owner, _ *label) {
+		c.notFound("label does not exist [label_id: " + c.r.PathValue("id") + "]")
+	},
+	// A non-numeric {id} is looked up by name.
+	named: func(l *label, name string) bool { return l.name == name },
 	// Sorted by name like the forge's default; duplicates keep id order.
-	slices.SortStableFunc(labels, func(a, b *label) int { return cmp.Compare(a.name, b.name) })
-	servePage(c, labels, false, func(l *label) map[string]any { return s.labelJSON(l) })
-}
-
-// lookupLabel finds {id} in the scope; a non-numeric id is looked up by name.
-func (c *rc) lookupLabel(ow owner) *label {
-	raw := c.r.PathValue("id")
-	if id, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		if l := c.s.st.labels[id]; l != nil && l.owner == ow {
-			return l
-		}
-	} else {
-		for _, l := range sortedByID(c.s.st.labels, func(l *label) bool { return l.owner == ow }) {
-			if l.name == raw {
-				return l
-			}
-		}
-	}
-	c.notFound("label does not exist [label_id: " + raw + "]")
-	return nil
-}
-
-func (s *Server) getLabel(c *rc) {
-	if ow, _, _, ok := c.scope(); ok {
-		if l := c.lookupLabel(ow); l != nil {
-			c.json(http.StatusOK, s.labelJSON(l))
-		}
-	}
+	order: func(_ *rc, ls []*label) ([]*label, bool) {
+		slices.SortStableFunc(ls, func(a, b *label) int { return cmp.Compare(a.name, b.name) })
+		return ls, true
+	},
+	json: func(c *rc, l *label) map[string]any { return c.s.labelJSON(l) },
+	// An unknown id is a silent success.
+	quietDelete: true,
 }
 
 func (s *Server) createLabel(c *rc) {
-	ow, o, r, ok := c.scope()
-	if !ok || !c.labelScopeWrite(o, r) {
+	ow, ok := labelRes.scope(c, "create")
+	if !ok {
 		return
 	}
 	var req struct {
@@ -329,21 +271,17 @@ func (s *Server) createLabel(c *rc) {
 	}
 	// No uniqueness check: the forge allows two labels with one name.
 	l := &label{
-		id: s.st.next("label"), owner: ow, name: req.Name, color: color,
+		row: row{owner: ow}, name: req.Name, color: color,
 		description: req.Description, exclusive: req.Exclusive,
 		archived: req.IsArchived && ow.repo, // org create ignores is_archived
 	}
-	s.st.labels[l.id] = l
+	s.st.labels.add(l)
 	c.json(http.StatusCreated, s.labelJSON(l))
 }
 
 func (s *Server) editLabel(c *rc) {
-	ow, o, r, ok := c.scope()
-	if !ok || !c.labelScopeWrite(o, r) {
-		return
-	}
-	l := c.lookupLabel(ow)
-	if l == nil {
+	l, ok := labelRes.find(c, "edit")
+	if !ok {
 		return
 	}
 	var req struct {
@@ -380,27 +318,13 @@ func (s *Server) editLabel(c *rc) {
 	c.json(http.StatusOK, s.labelJSON(l))
 }
 
-func (s *Server) deleteLabel(c *rc) {
-	ow, o, r, ok := c.scope()
-	if !ok || !c.labelScopeWrite(o, r) {
-		return
-	}
-	// An unknown id is a silent success.
-	if id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64); err == nil {
-		if l := s.st.labels[id]; l != nil && l.owner == ow {
-			delete(s.st.labels, id)
-		}
-	}
-	c.noContent()
-}
-
 // ---- projects ----
 
 func (s *Server) projectJSON(p *project) map[string]any {
 	out := map[string]any{
 		"id": p.id, "title": p.title, "description": p.description, "card_type": p.cardType,
 		"template_type": p.templateType, "state": p.state(), "is_closed": p.closed,
-		"repo_id": p.repoID, "type": "repository", "html_url": s.projectURL(p),
+		"repo_id": p.owner.id, "type": "repository", "html_url": s.projectURL(p),
 		"created_at": p.created.Format(time.RFC3339), "updated_at": p.updated.Format(time.RFC3339),
 		"num_issues": 0, "num_open_issues": 0, "num_closed_issues": 0,
 	}
@@ -410,62 +334,41 @@ func (s *Server) projectJSON(p *project) map[string]any {
 	return out
 }
 
-// projectsRepo resolves the repository of a projects route, or answers like
-// a server without the API.
-func (c *rc) projectsRepo() *repo {
-	if !c.s.projectsEnabled {
-		c.routeNotFound()
-		return nil
-	}
-	return c.repo()
-}
-
-func (s *Server) listProjects(c *rc) {
-	r := c.projectsRepo()
-	if r == nil {
-		return
-	}
-	q := c.r.URL.Query()
-	state := q.Get("state")
-	projects := sortedByID(s.st.projects, func(p *project) bool {
-		if p.repoID != r.id {
-			return false
-		}
-		switch state {
-		case "all":
-			return true
-		case "closed":
-			return p.closed
-		}
-		return !p.closed
-	})
-	slices.Reverse(projects) // newest first
-	servePage(c, projects, true, func(p *project) map[string]any { return s.projectJSON(p) })
-}
-
-func (c *rc) lookupProject(r *repo) *project {
-	id, ok := c.id("id")
-	p := c.s.st.projects[id]
-	if !ok || p == nil || p.repoID != r.id {
+var projectRes = &resource[*project]{
+	route: forge.Resources().Projects, scopes: []string{forge.RepoRoute},
+	table: func(st *state) *table[*project] { return st.projects },
+	// Without the API the routes answer like a server without them.
+	served: func(s *Server) bool { return s.projectsEnabled },
+	may: func(c *rc, _ *org, r *repo, verb string) bool {
+		return reads(verb) || c.requireRepoWriter(r)
+	},
+	missing: func(c *rc, _ owner, _ *project) {
 		c.notFound("project does not exist [id: " + c.r.PathValue("id") + "]")
-		return nil
-	}
-	return p
-}
-
-func (s *Server) getProject(c *rc) {
-	if r := c.projectsRepo(); r != nil {
-		if p := c.lookupProject(r); p != nil {
-			c.json(http.StatusOK, s.projectJSON(p))
-		}
-	}
+	},
+	// ?state= all, closed, or else open; newest first.
+	order: func(c *rc, ps []*project) ([]*project, bool) {
+		state := c.r.URL.Query().Get("state")
+		ps = slices.DeleteFunc(ps, func(p *project) bool {
+			switch state {
+			case "all":
+				return false
+			case "closed":
+				return !p.closed
+			}
+			return p.closed
+		})
+		slices.Reverse(ps)
+		return ps, true
+	},
+	link: withLink,
+	json: func(c *rc, p *project) map[string]any { return c.s.projectJSON(p) },
 }
 
 func validCardType(t string) bool { return t == "text_only" || t == "images_and_text" }
 
 func (s *Server) createProject(c *rc) {
-	r := c.projectsRepo()
-	if r == nil || !c.requireRepoWriter(r) {
+	ow, ok := projectRes.scope(c, "create")
+	if !ok {
 		return
 	}
 	var req struct {
@@ -503,20 +406,16 @@ func (s *Server) createProject(c *rc) {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	p := &project{
-		id: s.st.next("project"), repoID: r.id, title: req.Title, description: req.Description,
+		row: row{owner: ow}, title: req.Title, description: req.Description,
 		cardType: req.CardType, templateType: req.TemplateType, created: now, updated: now,
 	}
-	s.st.projects[p.id] = p
+	s.st.projects.add(p)
 	c.json(http.StatusCreated, s.projectJSON(p))
 }
 
 func (s *Server) editProject(c *rc) {
-	r := c.projectsRepo()
-	if r == nil || !c.requireRepoWriter(r) {
-		return
-	}
-	p := c.lookupProject(r)
-	if p == nil {
+	p, ok := projectRes.find(c, "edit")
+	if !ok {
 		return
 	}
 	var req struct {
@@ -566,17 +465,6 @@ func (s *Server) editProject(c *rc) {
 	c.json(http.StatusOK, s.projectJSON(p))
 }
 
-func (s *Server) deleteProject(c *rc) {
-	r := c.projectsRepo()
-	if r == nil || !c.requireRepoWriter(r) {
-		return
-	}
-	if p := c.lookupProject(r); p != nil {
-		delete(s.st.projects, p.id)
-		c.noContent()
-	}
-}
-
 // ---- actions runners ----
 
 func runnerJSON(r *runner) map[string]any {
@@ -590,55 +478,38 @@ func runnerJSON(r *runner) map[string]any {
 	}
 }
 
-// runnerScope resolves the scope of a runners route and checks the caller
-// administers it.
-func (c *rc) runnerScope() (owner, bool) {
-	ow, o, r, ok := c.scope()
-	if !ok {
-		return owner{}, false
-	}
-	if o != nil {
-		return ow, c.requireOrgOwner(o)
-	}
-	return ow, c.requireRepoAdmin(r)
-}
-
-func (s *Server) listRunners(c *rc) {
-	ow, ok := c.runnerScope()
-	if !ok {
-		return
-	}
-	q := c.r.URL.Query()
-	disabled, valid := parseQueryBool(q, "disabled")
-	if !valid {
-		c.error(http.StatusBadRequest, "invalid disabled value: "+q.Get("disabled"))
-		return
-	}
-	runners := sortedByID(s.st.runners, func(r *runner) bool {
-		return r.owner == ow && (disabled == nil || r.disabled == *disabled)
-	})
-	page, limit := paging(q)
-	from, to := pageOf(len(runners), page, limit)
-	out := []map[string]any{}
-	for _, r := range runners[from:to] {
-		out = append(out, runnerJSON(r))
-	}
-	c.json(http.StatusOK, map[string]any{"runners": out, "total_count": len(runners)})
-}
-
-// lookupRunner finds {id}; unknown and other-scope runners are both 404.
-func (c *rc) lookupRunner(ow owner) *runner {
-	id, ok := c.id("id")
-	r := c.s.st.runners[id]
-	switch {
-	case !ok || r == nil:
-		c.notFoundMsg("Runner not found")
-		return nil
-	case r.owner != ow:
+var runnerRes = &resource[*runner]{
+	route: forge.Resources().Runners, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	table: func(st *state) *table[*runner] { return st.runners },
+	may:   (*rc).administers,
+	// Unknown and other-scope runners are both 404, with their own messages.
+	missing: func(c *rc, _ owner, other *runner) {
+		if other == nil {
+			c.notFoundMsg("Runner not found")
+			return
+		}
 		c.notFoundMsg("No permission to access this runner")
-		return nil
-	}
-	return r
+	},
+	order: func(c *rc, rs []*runner) ([]*runner, bool) {
+		q := c.r.URL.Query()
+		disabled, valid := parseQueryBool(q, "disabled")
+		if !valid {
+			c.error(http.StatusBadRequest, "invalid disabled value: "+q.Get("disabled"))
+			return nil, false
+		}
+		return slices.DeleteFunc(rs, func(r *runner) bool { return disabled != nil && r.disabled != *disabled }), true
+	},
+	// One object with the page and the count, no paging headers.
+	page: func(c *rc, rs []*runner) {
+		page, limit := paging(c.r.URL.Query())
+		from, to := pageOf(len(rs), page, limit)
+		out := []map[string]any{}
+		for _, r := range rs[from:to] {
+			out = append(out, runnerJSON(r))
+		}
+		c.json(http.StatusOK, map[string]any{"runners": out, "total_count": len(rs)})
+	},
+	json: func(_ *rc, r *runner) map[string]any { return runnerJSON(r) },
 }
 
 // notFoundMsg is a 404 carrying a message, as the runners routes answer.
@@ -650,25 +521,13 @@ func (c *rc) notFoundMsg(msg string) {
 	c.error(http.StatusNotFound, msg)
 }
 
-func (s *Server) getRunner(c *rc) {
-	if ow, ok := c.runnerScope(); ok {
-		if r := c.lookupRunner(ow); r != nil {
-			c.json(http.StatusOK, runnerJSON(r))
-		}
-	}
-}
-
 func (s *Server) editRunner(c *rc) {
 	if !s.runnerEdit || !c.fl.hasRunnerEdit() {
 		http.Error(c.w, "Method Not Allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	ow, ok := c.runnerScope()
+	r, ok := runnerRes.find(c, "edit")
 	if !ok {
-		return
-	}
-	r := c.lookupRunner(ow)
-	if r == nil {
 		return
 	}
 	var req struct {
@@ -685,18 +544,9 @@ func (s *Server) editRunner(c *rc) {
 	c.json(http.StatusOK, runnerJSON(r))
 }
 
-func (s *Server) deleteRunner(c *rc) {
-	if ow, ok := c.runnerScope(); ok {
-		if r := c.lookupRunner(ow); r != nil {
-			delete(s.st.runners, r.id)
-			c.noContent()
-		}
-	}
-}
-
 // registrationToken returns the scope's current token, creating it once.
 func (s *Server) registrationToken(c *rc) {
-	ow, ok := c.runnerScope()
+	ow, ok := runnerRes.scope(c, "create")
 	if !ok {
 		return
 	}

@@ -22,7 +22,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -39,8 +38,7 @@ var teamUnits = []string{"repo.code", "repo.issues", "repo.ext_issues", "repo.wi
 	"repo.pulls", "repo.releases", "repo.projects", "repo.packages", "repo.actions"}
 
 type team struct {
-	id          int64
-	orgID       int64
+	row         // an organization's
 	name        string
 	description string
 	// mode is "none" (access per unit), "admin" or "owner".
@@ -64,17 +62,9 @@ func allUnits(mode string) map[string]string {
 }
 
 func (s *Server) addOwnersTeam(o *org) {
-	t := &team{id: s.st.next("team"), orgID: o.id, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
+	t := &team{row: row{owner: owner{id: o.id}}, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
 		units: allUnits("owner"), members: o.owners, repos: map[int64]bool{}}
-	s.st.teams[t.id] = t
-}
-
-func (s *Server) deleteTeamsOf(o *org) {
-	for id, t := range s.st.teams {
-		if t.orgID == o.id {
-			delete(s.st.teams, id)
-		}
-	}
+	s.st.teams.add(t)
 }
 
 func (s *Server) teamJSON(t *team) map[string]any {
@@ -96,17 +86,26 @@ func (t *team) toForge() forge.Team {
 		IncludesAllRepositories: t.includesAll, CanCreateOrgRepo: t.canCreate, UnitsMap: maps.Clone(t.units)}
 }
 
-// listTeams is GET /orgs/{org}/teams: by name, X-Total-Count and Link.
-func (s *Server) listTeams(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireToken() {
-		return
-	}
-	all := sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id })
-	slices.SortStableFunc(all, func(a, b *team) int {
-		return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
-	})
-	servePage(c, all, true, s.teamJSON)
+// teamRes serves GET /orgs/{org}/teams (by name, X-Total-Count and Link)
+// and /teams/{id}, which is for the owners of the team's organization.
+var teamRes = &resource[*team]{
+	route: forge.Resources().Teams, scopes: []string{forge.OrgRoute},
+	table: func(st *state) *table[*team] { return st.teams },
+	may: func(c *rc, o *org, _ *repo, verb string) bool {
+		if verb == "list" {
+			return c.requireToken()
+		}
+		return c.requireOrgOwner(o)
+	},
+	missing: func(c *rc, _ owner, _ *team) { c.error(http.StatusNotFound, "not found") },
+	order: func(_ *rc, ts []*team) ([]*team, bool) {
+		slices.SortStableFunc(ts, func(a, b *team) int {
+			return cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name))
+		})
+		return ts, true
+	},
+	link: withLink,
+	json: func(c *rc, t *team) map[string]any { return c.s.teamJSON(t) },
 }
 
 type teamReq struct {
@@ -166,8 +165,8 @@ func (s *Server) checkTeamName(o *org, name string, except int64) (int, string) 
 	case !maxSize(name, 255):
 		return http.StatusUnprocessableEntity, "[Name]: MaxSize"
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && t.id != except && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if t.id != except && strings.EqualFold(t.name, name) {
 			return http.StatusUnprocessableEntity, fmt.Sprintf("team already exists [org_id: %d, name: %s]", o.id, strings.ToLower(name))
 		}
 	}
@@ -177,15 +176,16 @@ func (s *Server) checkTeamName(o *org, name string, except int64) (int, string) 
 // createTeam is POST /orgs/{org}/teams: a non-admin team without units is
 // a 500; a taken name (any case) 422.
 func (s *Server) createTeam(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireOrgOwner(o) {
+	ow, ok := teamRes.scope(c, "create")
+	if !ok {
 		return
 	}
+	o := s.st.orgs[ow.id]
 	var req teamReq
 	if !c.bind(&req) {
 		return
 	}
-	t := &team{orgID: o.id, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
+	t := &team{row: row{owner: owner{id: o.id}}, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
 	if req.Name != nil {
 		t.name = *req.Name
 	}
@@ -202,30 +202,17 @@ func (s *Server) createTeam(c *rc) {
 		c.error(http.StatusInternalServerError, "units permission should not be empty")
 		return
 	}
-	t.id = s.st.next("team")
-	s.st.teams[t.id] = t
+	s.st.teams.add(t)
 	c.json(http.StatusCreated, s.teamJSON(t))
 }
 
 // team resolves /teams/{id} for an owner of its organization; 404 otherwise.
 func (c *rc) team() (*team, *org) {
-	id, err := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
-	t := c.s.st.teams[id]
-	if err != nil || t == nil {
-		c.error(http.StatusNotFound, "not found")
+	t, ok := teamRes.find(c, "edit")
+	if !ok {
 		return nil, nil
 	}
-	o := c.s.st.orgs[t.orgID]
-	if !c.requireOrgOwner(o) {
-		return nil, nil
-	}
-	return t, o
-}
-
-func (s *Server) getTeam(c *rc) {
-	if t, _ := c.team(); t != nil {
-		c.json(http.StatusOK, s.teamJSON(t))
-	}
+	return t, c.s.st.orgs[t.owner.id]
 }
 
 // editTeam is PATCH /teams/{id}: name and description when sent;
@@ -266,14 +253,6 @@ func (s *Server) editTeam(c *rc) {
 		attachUnits(t, req)
 	}
 	c.json(http.StatusOK, s.teamJSON(t))
-}
-
-// deleteTeam is DELETE /teams/{id}; the forge deletes Owners too.
-func (s *Server) deleteTeam(c *rc) {
-	if t, _ := c.team(); t != nil {
-		delete(s.st.teams, t.id)
-		c.noContent()
-	}
 }
 
 // listTeamMembers is GET /teams/{id}/members: by login, X-Total-Count and Link.
@@ -337,14 +316,14 @@ func (s *Server) listTeamRepos(c *rc) {
 	if t == nil {
 		return
 	}
-	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.orgID) })
+	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.owner.id) })
 	servePage(c, all, true, s.repoJSON)
 }
 
 // teamRepo resolves {org}/{repo} of a team's organization; 404 otherwise.
 func (c *rc) teamRepo(t *team) *repo {
 	r := c.s.repoByName(c.r.PathValue("org"), c.r.PathValue("repo"))
-	if r == nil || r.orgID != t.orgID {
+	if r == nil || r.orgID != t.owner.id {
 		c.error(http.StatusNotFound, "not found")
 		return nil
 	}
@@ -374,17 +353,15 @@ func (s *Server) removeTeamRepo(c *rc) {
 }
 
 func (s *Server) teamRoutes(h func(string, func(*rc))) {
-	h("GET /api/v1/orgs/{org}/teams", s.listTeams)
-	h("POST /api/v1/orgs/{org}/teams", s.createTeam)
-	h("GET /api/v1/teams/{id}", s.getTeam)
-	h("PATCH /api/v1/teams/{id}", s.editTeam)
-	h("DELETE /api/v1/teams/{id}", s.deleteTeam)
-	h("GET /api/v1/teams/{id}/members", s.listTeamMembers)
-	h("PUT /api/v1/teams/{id}/members/{user}", s.addTeamMember)
-	h("DELETE /api/v1/teams/{id}/members/{user}", s.removeTeamMember)
-	h("GET /api/v1/teams/{id}/repos", s.listTeamRepos)
-	h("PUT /api/v1/teams/{id}/repos/{org}/{repo}", s.addTeamRepo)
-	h("DELETE /api/v1/teams/{id}/repos/{org}/{repo}", s.removeTeamRepo)
+	// The forge deletes Owners too.
+	teamRes.serve(h, onCollection("POST", s.createTeam), onItem("PATCH", s.editTeam))
+	team := "/api/v1" + teamRes.route.Outside
+	h("GET "+team+"/members", s.listTeamMembers)
+	h("PUT "+team+"/members/{user}", s.addTeamMember)
+	h("DELETE "+team+"/members/{user}", s.removeTeamMember)
+	h("GET "+team+"/repos", s.listTeamRepos)
+	h("PUT "+team+"/repos/{org}/{repo}", s.addTeamRepo)
+	h("DELETE "+team+"/repos/{org}/{repo}", s.removeTeamRepo)
 }
 
 // Team gives a team of an organization by name (any case).
@@ -395,8 +372,8 @@ func (s *Server) Team(orgName, name string) (forge.Team, bool) {
 	if o == nil {
 		return forge.Team{}, false
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if strings.EqualFold(t.name, name) {
 			return t.toForge(), true
 		}
 	}
@@ -412,7 +389,7 @@ func (s *Server) Teams(orgName string) []forge.Team {
 		return nil
 	}
 	var out []forge.Team
-	for _, t := range sortedByID(s.st.teams, func(t *team) bool { return t.orgID == o.id }) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
 		out = append(out, t.toForge())
 	}
 	slices.SortFunc(out, func(a, b forge.Team) int { return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
@@ -452,8 +429,8 @@ func (s *Server) teamSet(orgName, name string, get func(*team) []string) []strin
 	if o == nil {
 		return nil
 	}
-	for _, t := range s.st.teams {
-		if t.orgID == o.id && strings.EqualFold(t.name, name) {
+	for _, t := range s.st.teams.in(owner{id: o.id}) {
+		if strings.EqualFold(t.name, name) {
 			out := get(t)
 			slices.Sort(out)
 			return out

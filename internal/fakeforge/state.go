@@ -32,29 +32,33 @@ type state struct {
 	seq       map[string]int64
 	orgs      map[int64]*org
 	repos     map[int64]*repo
-	hooks     map[int64]*hook
-	labels    map[int64]*label
-	projects  map[int64]*project
-	runners   map[int64]*runner
-	teams     map[int64]*team
-	secrets   actionsStore
-	variables actionsStore
-	regTokens map[owner]string // registration token per scope
+	hooks     *table[*hook]
+	labels    *table[*label]
+	projects  *table[*project]
+	runners   *table[*runner]
+	teams     *table[*team]
+	secrets   *table[*actionsValue]
+	variables *table[*actionsValue]
+	// branchRules are the repositories' branch protection rules
+	// (handlers_branchprotections.go).
+	branchRules *table[*branchRule]
+	regTokens   map[owner]string // registration token per scope
 }
 
 func newState() state {
 	return state{
-		seq:       map[string]int64{},
-		orgs:      map[int64]*org{},
-		repos:     map[int64]*repo{},
-		hooks:     map[int64]*hook{},
-		labels:    map[int64]*label{},
-		projects:  map[int64]*project{},
-		runners:   map[int64]*runner{},
-		teams:     map[int64]*team{},
-		secrets:   actionsStore{},
-		variables: actionsStore{},
-		regTokens: map[owner]string{},
+		seq:         map[string]int64{},
+		orgs:        map[int64]*org{},
+		repos:       map[int64]*repo{},
+		hooks:       newTable[*hook](),
+		labels:      newTable[*label](),
+		projects:    newTable[*project](),
+		runners:     newTable[*runner](),
+		teams:       newTable[*team](),
+		secrets:     newTable[*actionsValue](),
+		variables:   newTable[*actionsValue](),
+		branchRules: newTable[*branchRule](),
+		regTokens:   map[owner]string{},
 	}
 }
 
@@ -99,14 +103,10 @@ type repo struct {
 	// oldNames are the names it had (lower case); their paths redirect here.
 	oldNames []string
 	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
-	// branchRules are its branch protection rules (handlers_branchprotections.go).
-	branchRules []*branchRule
 }
 
 type hook struct {
-	id int64
-	// owner is the organization or repository; ids are one sequence for both.
-	owner        owner
+	row          // the organization or repository; ids are one sequence for both
 	typ          string
 	name         string
 	url          string
@@ -126,8 +126,7 @@ type slackMeta struct {
 }
 
 type label struct {
-	id          int64
-	owner       owner
+	row
 	name        string
 	color       string // 6 lower-case hex digits
 	description string
@@ -136,8 +135,7 @@ type label struct {
 }
 
 type project struct {
-	id           int64
-	repoID       int64
+	row          // a repository's
 	title        string
 	description  string
 	cardType     string
@@ -149,8 +147,7 @@ type project struct {
 }
 
 type runner struct {
-	id        int64
-	owner     owner
+	row
 	name      string
 	uuid      string
 	token     string
@@ -229,34 +226,18 @@ func (s *Server) orgHasRepos(o *org) bool {
 // deleteOwned removes what belongs to an org or repo, as the forge does
 // when it deletes the owner.
 func (s *Server) deleteOwned(ow owner) {
-	for id, l := range s.st.labels {
-		if l.owner == ow {
-			delete(s.st.labels, id)
-		}
-	}
-	for id, r := range s.st.runners {
-		if r.owner == ow {
-			delete(s.st.runners, id)
-		}
-	}
+	s.st.hooks.drop(ow)
+	s.st.labels.drop(ow)
+	s.st.projects.drop(ow)
+	s.st.runners.drop(ow)
+	s.st.teams.drop(ow)
+	s.st.secrets.drop(ow)
+	s.st.variables.drop(ow)
+	s.st.branchRules.drop(ow)
 	delete(s.st.regTokens, ow)
-	delete(s.st.secrets, ow)
-	delete(s.st.variables, ow)
-	for id, h := range s.st.hooks {
-		if h.owner == ow {
-			delete(s.st.hooks, id)
-		}
-	}
-	if ow.repo {
-		for id, p := range s.st.projects {
-			if p.repoID == ow.id {
-				delete(s.st.projects, id)
-			}
-		}
-	}
 }
 
-func sortedByID[T any](m map[int64]*T, keep func(*T) bool) []*T {
+func sortedByID[V any](m map[int64]V, keep func(V) bool) []V {
 	ids := make([]int64, 0, len(m))
 	for id, v := range m {
 		if keep == nil || keep(v) {
@@ -264,7 +245,7 @@ func sortedByID[T any](m map[int64]*T, keep func(*T) bool) []*T {
 		}
 	}
 	slices.Sort(ids)
-	out := make([]*T, len(ids))
+	out := make([]V, len(ids))
 	for i, id := range ids {
 		out[i] = m[id]
 	}
@@ -331,7 +312,7 @@ func (p *project) state() string {
 }
 
 func (s *Server) projectURL(p *project) string {
-	r := s.st.repos[p.repoID]
+	r := s.st.repos[p.owner.id]
 	if r == nil {
 		return ""
 	}
@@ -392,7 +373,7 @@ func (s *Server) Hooks(scope forge.Scope) []forge.Hook {
 		return nil
 	}
 	var out []forge.Hook
-	for _, h := range sortedByID(s.st.hooks, func(h *hook) bool { return h.owner == ow }) {
+	for _, h := range s.st.hooks.in(ow) {
 		out = append(out, h.toForge())
 	}
 	return out
@@ -408,7 +389,7 @@ func (s *Server) HookSecret(scope string, id int64) string {
 		return ""
 	}
 	ow, ok := s.scopeOwner(sc)
-	if h := s.st.hooks[id]; h != nil && ok && h.owner == ow {
+	if h, found := s.st.hooks.get(ow, id); found && ok {
 		return h.secret
 	}
 	return ""
@@ -423,7 +404,7 @@ func (s *Server) Labels(scope forge.Scope) []forge.Label {
 		return nil
 	}
 	var out []forge.Label
-	for _, l := range sortedByID(s.st.labels, func(l *label) bool { return l.owner == ow }) {
+	for _, l := range s.st.labels.in(ow) {
 		out = append(out, s.labelToForge(l))
 	}
 	return out
@@ -438,7 +419,7 @@ func (s *Server) Projects(ownerName, repoName string) []forge.Project {
 		return nil
 	}
 	var out []forge.Project
-	for _, p := range sortedByID(s.st.projects, func(p *project) bool { return p.repoID == r.id }) {
+	for _, p := range s.st.projects.in(owner{repo: true, id: r.id}) {
 		out = append(out, s.projectToForge(p))
 	}
 	return out
@@ -453,7 +434,7 @@ func (s *Server) Runners(scope forge.Scope) []forge.Runner {
 		return nil
 	}
 	var out []forge.Runner
-	for _, r := range sortedByID(s.st.runners, func(r *runner) bool { return r.owner == ow }) {
+	for _, r := range s.st.runners.in(ow) {
 		out = append(out, r.toForge())
 	}
 	return out
@@ -555,7 +536,7 @@ func (s *Server) RegisterRunner(scope forge.Scope, name string, labels ...string
 func (s *Server) SetRunnerStatus(id int64, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.st.runners[id]; r != nil {
+	if r, ok := s.st.runners.at(id); ok {
 		r.status = status
 	}
 }
@@ -564,7 +545,7 @@ func (s *Server) SetRunnerStatus(id int64, status string) {
 func (s *Server) SetRunnerBusy(id int64, busy bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.st.runners[id]; r != nil {
+	if r, ok := s.st.runners.at(id); ok {
 		r.busy = busy
 	}
 }
@@ -601,14 +582,13 @@ func (s *Server) removeRepo(r *repo) {
 
 func (s *Server) addRunner(ow owner, name, version string, labels []string, ephemeral bool) *runner {
 	r := &runner{
-		id: s.st.next("runner"), owner: ow, name: name, version: version, status: "offline",
+		row: row{owner: ow}, name: name, version: version, status: "offline",
 		uuid: randomUUID(), token: randomHex(20), labels: slices.Clone(labels), ephemeral: ephemeral,
 	}
 	if r.labels == nil {
 		r.labels = []string{}
 	}
-	s.st.runners[r.id] = r
-	return r
+	return s.st.runners.add(r)
 }
 
 func randomUUID() string {

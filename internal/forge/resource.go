@@ -136,6 +136,37 @@ func (r *resource[T]) cache(s *Snapshots) *store[T] {
 	return st
 }
 
+// Route is where the forge keeps one declared resource, read from its
+// declaration for a server that serves it (the fake forge).
+type Route struct {
+	Plural string // "labels"
+	// Path is the collection under a scope (OrgRoute or RepoRoute), Item
+	// one object's segment under it ("/{id}" or "/{name}").
+	Path, Item string
+	// Outside, when set, is one object's route outside its scope
+	// ("/teams/{id}").
+	Outside string
+}
+
+// Routes are the routes of the resources declared in a scope.
+type Routes struct {
+	Hooks, Labels, Projects, Runners, Teams Route
+	Secrets, Variables, BranchProtections   Route
+}
+
+// Resources gives the routes of the declared resources.
+func Resources() Routes {
+	return Routes{
+		Hooks: hooks.route(), Labels: labels.route(), Projects: projects.route(), Runners: runners.route(),
+		Teams: teams.route(), Secrets: secrets.route(), Variables: variables.route(),
+		BranchProtections: branchProtections.route(),
+	}
+}
+
+func (r *resource[T]) route() Route {
+	return Route{Plural: r.plural, Path: r.path, Item: r.item, Outside: r.outside}
+}
+
 // Declarations. Each resource's own calls are in calls.go (or its own
 // file), its cached calls in snapshot.go; both use these.
 var (

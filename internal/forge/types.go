@@ -370,13 +370,19 @@ func ParseScope(s string) (Scope, error) {
 	return Scope{Owner: owner, Repo: repo}, nil
 }
 
+// The route templates of the two scopes, under /api/v1.
+const (
+	OrgRoute  = "/orgs/{org}"
+	RepoRoute = "/repos/{owner}/{repo}"
+)
+
 // routePrefix gives the route template and the concrete path prefix of the
 // scope, e.g. "/repos/{owner}/{repo}" and "/repos/acme/web".
 func (s Scope) routePrefix() (string, []any) {
 	if s.IsOrg() {
-		return "/orgs/{org}", []any{s.Owner}
+		return OrgRoute, []any{s.Owner}
 	}
-	return "/repos/{owner}/{repo}", []any{s.Owner, s.Repo}
+	return RepoRoute, []any{s.Owner, s.Repo}
 }
 
 // forgeID gives the id of an object the forge answered with; doJSON
