@@ -21,7 +21,8 @@ limitations under the License.
 // controller-runtime manager: the usual flags, metrics, health checks and
 // leader election, plus --sync-interval, --max-concurrent-reconciles,
 // --reconcile-timeout, --max-reconciles-per-forge, --forge-deny-cidrs (the
-// addresses no Forge may reach), --secret-digest-key, and for least
+// addresses no Forge may reach), --secret-digest-key, --pprof-bind-address
+// (Go's profiles, for memory and CPU), and for least
 // privilege --watch-namespaces and --metrics-secure. `forge-operator export
 // ...` (package cli) works on a forge from outside the cluster instead.
 package main
@@ -78,6 +79,7 @@ func main() {
 		metricsCertDir          string
 		enableHTTP2             bool
 		secretDigestKey         string
+		pprofAddr               string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to, :8443 for HTTPS or :8080 for HTTP (--metrics-secure=false); 0 disables it.")
@@ -85,6 +87,7 @@ func main() {
 	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "", "A directory with tls.crt and tls.key for the metrics endpoint; without it the certificate is self-signed.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics endpoint (off: CVE-2023-44487 and CVE-2023-39325).")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma separated namespaces the manager watches; empty means all. With a list the manager needs permissions in those namespaces only.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoints (/debug/pprof/) bind to, such as localhost:6060; 0 disables them. They are unauthenticated: bind them to loopback.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health and readiness probes bind to.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
@@ -137,6 +140,7 @@ func main() {
 		Cache:                  manager.CacheOptions(namespaces),
 		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),
 		HealthProbeBindAddress: probeAddr,
+		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "forge-operator.forge.forgeops.dev",
 		// Hand leadership over at once on a clean stop (a rolling update),

@@ -86,6 +86,9 @@ type managerProcess struct {
 // kubeURL (a kubeProxy), watching ns, with its Kubernetes client limits
 // (BENCH_KUBE_QPS overrides the default --kube-api-qps, the burst twice
 // that) and its secret digest key at digestKey; its log goes to logDir.
+// BENCH_PPROF=host:port serves the manager's profiles there
+// (--pprof-bind-address), to take heap profiles while a workload runs:
+// go tool pprof -top -inuse_space http://host:port/debug/pprof/heap.
 func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess, error) {
 	bin, err := managerBinary()
 	if err != nil {
@@ -113,6 +116,9 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess
 		"--health-probe-bind-address=0", "--metrics-bind-address=0",
 		"--kube-api-qps="+strconv.FormatFloat(qps, 'f', -1, 64), "--kube-api-burst="+strconv.Itoa(burst),
 		"--secret-digest-key="+digestKey)
+	if addr := os.Getenv("BENCH_PPROF"); addr != "" {
+		cmd.Args = append(cmd.Args, "--pprof-bind-address="+addr)
+	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
