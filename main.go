@@ -35,9 +35,10 @@ import (
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -52,8 +53,18 @@ import (
 
 var scheme = runtime.NewScheme()
 
+// The manager's scheme holds the kinds it reads and writes through its
+// client and cache: its own and core/v1 (Secrets, ConfigMaps), and
+// coordination/v1, whose Leases leader election records its Events about
+// (as controller-runtime registers for a separate leader election config).
+// Leader election, Events and the metrics endpoint's TokenReviews and
+// SubjectAccessReviews are sent through client-go's typed clients, with
+// client-go's own scheme. Registering every built-in API group here as well
+// (kubebuilder's scaffold) kept a second copy of them in memory that nothing
+// looked up.
 func init() {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(corev1.AddToScheme(scheme))
+	utilruntime.Must(coordinationv1.AddToScheme(scheme))
 	utilruntime.Must(forgev1.AddToScheme(scheme))
 }
 

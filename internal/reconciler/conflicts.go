@@ -51,10 +51,11 @@ func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) er
 }
 
 // holder returns the oldest other resource (namespace/name) whose index
-// field equals value; with olderOnly, only if it is older than obj.
+// field equals value; with olderOnly, only if it is older than obj. It only
+// reads the cached objects (no copies).
 func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
 		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
 	}
 	items, err := meta.ExtractList(list)
