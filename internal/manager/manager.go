@@ -73,8 +73,7 @@ func ParseNamespaces(list string) ([]string, error) {
 // Cached objects are kept without their managedFields: the operator never
 // reads them, and with server-side apply (kubectl apply --server-side, Argo
 // CD) they are often the largest part of a small resource. Dropping them
-// is what kubebuilder's cache documentation suggests for memory; on the
-// W1 benchmark it is the difference between ... (see make bench).
+// is what kubebuilder's cache documentation suggests for memory.
 func CacheOptions(namespaces []string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	if len(namespaces) == 0 {

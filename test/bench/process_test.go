@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -43,12 +44,25 @@ import (
 // memory and CPU are its own and not the fake forge's or the benchmark's.
 // It reaches the API server through kubeProxy, which counts its requests.
 
+// binDir is the temporary directory managerBinary builds into; TestMain
+// removes it when the benchmarks are done.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // managerBinary builds the operator's manager into a temporary directory.
 var managerBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "forge-operator-bench-")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	bin := filepath.Join(dir, "manager")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = filepath.Join("..", "..") // the module root, from test/bench
