@@ -66,11 +66,11 @@ func actionsRes(route forge.Route, tab func(*state) *table[*actionsValue], missi
 }
 
 var (
-	secretRes = actionsRes(forge.Resources().Secrets, func(st *state) *table[*actionsValue] { return st.secrets },
+	secretRes = actionsRes(forge.RouteOf("Actions secrets"), func(st *state) *table[*actionsValue] { return st.secrets },
 		"secret was not found [name: ]", func(v *actionsValue) map[string]any {
 			return map[string]any{"name": v.name, "description": v.description, "created_at": "2026-01-01T00:00:00Z"}
 		})
-	variableRes = actionsRes(forge.Resources().Variables, func(st *state) *table[*actionsValue] { return st.variables },
+	variableRes = actionsRes(forge.RouteOf("Actions variables"), func(st *state) *table[*actionsValue] { return st.variables },
 		"variable not found", variableJSON)
 )
 

@@ -80,7 +80,7 @@ func isGlobRule(name string) bool { return strings.ContainsAny(name, `*?\[]{}`) 
 // would not); the listing every rule in one array, no paging and no
 // X-Total-Count.
 var bpRes = &resource[*branchRule]{
-	route: forge.Resources().BranchProtections, scopes: []string{forge.RepoRoute},
+	route: forge.RouteOf("branch protections"), scopes: []string{forge.RepoRoute},
 	table:   func(st *state) *table[*branchRule] { return st.branchRules },
 	may:     (*rc).administers,
 	missing: func(c *rc, _ owner, _ *branchRule) { c.ruleNotFound() },

@@ -48,7 +48,7 @@ func (s *Server) hookJSON(c *rc, h *hook) map[string]any {
 }
 
 var hookRes = &resource[*hook]{
-	route: forge.Resources().Hooks, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	route: forge.RouteOf("hooks"), scopes: []string{forge.OrgRoute, forge.RepoRoute},
 	table: func(st *state) *table[*hook] { return st.hooks },
 	// The organization's owners or the repository's admins only, even to read.
 	may: (*rc).administers,
@@ -213,7 +213,7 @@ func (s *Server) labelJSON(l *label) map[string]any {
 }
 
 var labelRes = &resource[*label]{
-	route: forge.Resources().Labels, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	route: forge.RouteOf("labels"), scopes: []string{forge.OrgRoute, forge.RepoRoute},
 	table: func(st *state) *table[*label] { return st.labels },
 	// Anyone who sees the scope reads; writes need the organization's
 	// owners or the repository's writers.
@@ -335,7 +335,7 @@ func (s *Server) projectJSON(p *project) map[string]any {
 }
 
 var projectRes = &resource[*project]{
-	route: forge.Resources().Projects, scopes: []string{forge.RepoRoute},
+	route: forge.RouteOf("projects"), scopes: []string{forge.RepoRoute},
 	table: func(st *state) *table[*project] { return st.projects },
 	// Without the API the routes answer like a server without them.
 	served: func(s *Server) bool { return s.projectsEnabled },
@@ -479,7 +479,7 @@ func runnerJSON(r *runner) map[string]any {
 }
 
 var runnerRes = &resource[*runner]{
-	route: forge.Resources().Runners, scopes: []string{forge.OrgRoute, forge.RepoRoute},
+	route: forge.RouteOf("runners"), scopes: []string{forge.OrgRoute, forge.RepoRoute},
 	table: func(st *state) *table[*runner] { return st.runners },
 	may:   (*rc).administers,
 	// Unknown and other-scope runners are both 404, with their own messages.

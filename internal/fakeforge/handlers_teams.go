@@ -89,7 +89,7 @@ func (t *team) toForge() forge.Team {
 // teamRes serves GET /orgs/{org}/teams (by name, X-Total-Count and Link)
 // and /teams/{id}, which is for the owners of the team's organization.
 var teamRes = &resource[*team]{
-	route: forge.Resources().Teams, scopes: []string{forge.OrgRoute},
+	route: forge.RouteOf("teams"), scopes: []string{forge.OrgRoute},
 	table: func(st *state) *table[*team] { return st.teams },
 	may: func(c *rc, o *org, _ *repo, verb string) bool {
 		if verb == "list" {

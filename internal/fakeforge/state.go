@@ -43,23 +43,34 @@ type state struct {
 	// (handlers_branchprotections.go).
 	branchRules *table[*branchRule]
 	regTokens   map[owner]string // registration token per scope
+	// tables are all of the above tables (tableIn), for deleteOwned.
+	tables []interface{ drop(owner) }
 }
 
 func newState() state {
-	return state{
-		seq:         map[string]int64{},
-		orgs:        map[int64]*org{},
-		repos:       map[int64]*repo{},
-		hooks:       newTable[*hook](),
-		labels:      newTable[*label](),
-		projects:    newTable[*project](),
-		runners:     newTable[*runner](),
-		teams:       newTable[*team](),
-		secrets:     newTable[*actionsValue](),
-		variables:   newTable[*actionsValue](),
-		branchRules: newTable[*branchRule](),
-		regTokens:   map[owner]string{},
+	st := state{
+		seq:       map[string]int64{},
+		orgs:      map[int64]*org{},
+		repos:     map[int64]*repo{},
+		regTokens: map[owner]string{},
 	}
+	st.hooks = tableIn[*hook](&st)
+	st.labels = tableIn[*label](&st)
+	st.projects = tableIn[*project](&st)
+	st.runners = tableIn[*runner](&st)
+	st.teams = tableIn[*team](&st)
+	st.secrets = tableIn[*actionsValue](&st)
+	st.variables = tableIn[*actionsValue](&st)
+	st.branchRules = tableIn[*branchRule](&st)
+	return st
+}
+
+// tableIn makes a table of st, whose objects go with their owner
+// (deleteOwned drops them from every table of st).
+func tableIn[P object](st *state) *table[P] {
+	t := newTable[P]()
+	st.tables = append(st.tables, t)
+	return t
 }
 
 // next gives the next id of a kind; each kind counts from 1.
@@ -226,14 +237,9 @@ func (s *Server) orgHasRepos(o *org) bool {
 // deleteOwned removes what belongs to an org or repo, as the forge does
 // when it deletes the owner.
 func (s *Server) deleteOwned(ow owner) {
-	s.st.hooks.drop(ow)
-	s.st.labels.drop(ow)
-	s.st.projects.drop(ow)
-	s.st.runners.drop(ow)
-	s.st.teams.drop(ow)
-	s.st.secrets.drop(ow)
-	s.st.variables.drop(ow)
-	s.st.branchRules.drop(ow)
+	for _, t := range s.st.tables {
+		t.drop(ow)
+	}
 	delete(s.st.regTokens, ow)
 }
 

@@ -148,19 +148,25 @@ type Route struct {
 	Outside string
 }
 
-// Routes are the routes of the resources declared in a scope.
-type Routes struct {
-	Hooks, Labels, Projects, Runners, Teams Route
-	Secrets, Variables, BranchProtections   Route
+// routes are the declared resources' routes, by plural (declare).
+var routes = map[string]Route{}
+
+// declare records r's route (RouteOf) and gives r back: every resource
+// a scope holds is declared through it.
+func declare[T any](r *resource[T]) *resource[T] {
+	routes[r.plural] = r.route()
+	return r
 }
 
-// Resources gives the routes of the declared resources.
-func Resources() Routes {
-	return Routes{
-		Hooks: hooks.route(), Labels: labels.route(), Projects: projects.route(), Runners: runners.route(),
-		Teams: teams.route(), Secrets: secrets.route(), Variables: variables.route(),
-		BranchProtections: branchProtections.route(),
+// RouteOf gives the route of the resource declared with plural ("labels",
+// "Actions secrets"); it panics for one never declared, a programming
+// error a server's first request would show.
+func RouteOf(plural string) Route {
+	r, ok := routes[plural]
+	if !ok {
+		panic("forge: no resource declared as " + plural)
 	}
+	return r
 }
 
 func (r *resource[T]) route() Route {
@@ -176,23 +182,23 @@ var (
 		key: func(o Organization) int64 { return o.ID }}
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-	hooks = &resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
-		key: func(h Hook) int64 { return h.ID }, clone: cloneHook}
-	labels = &resource[Label]{noun: "label", plural: "labels", path: "/labels", item: "/{id}",
-		key: func(l Label) int64 { return l.ID }}
-	projects = &resource[Project]{noun: "project", plural: "projects", path: "/projects", item: "/{id}",
-		key: func(p Project) int64 { return p.ID }}
-	runners = &resource[Runner]{noun: "runner", plural: "runners", path: "/actions/runners", item: "/{id}",
-		key: func(r Runner) int64 { return r.ID }, clone: cloneRunner, decode: decodeRunners}
-	teams = &resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,
-		key: func(t Team) int64 { return t.ID }, clone: cloneTeam}
-	secrets = &resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,
-		key: nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name })}
-	variables = &resource[ActionsVariable]{noun: "Actions variable", plural: "Actions variables", path: "/actions/variables", item: "/{name}", of: true,
-		key: nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })}
+	hooks = declare(&resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
+		key: func(h Hook) int64 { return h.ID }, clone: cloneHook})
+	labels = declare(&resource[Label]{noun: "label", plural: "labels", path: "/labels", item: "/{id}",
+		key: func(l Label) int64 { return l.ID }})
+	projects = declare(&resource[Project]{noun: "project", plural: "projects", path: "/projects", item: "/{id}",
+		key: func(p Project) int64 { return p.ID }})
+	runners = declare(&resource[Runner]{noun: "runner", plural: "runners", path: "/actions/runners", item: "/{id}",
+		key: func(r Runner) int64 { return r.ID }, clone: cloneRunner, decode: decodeRunners})
+	teams = declare(&resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,
+		key: func(t Team) int64 { return t.ID }, clone: cloneTeam})
+	secrets = declare(&resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,
+		key: nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name })})
+	variables = declare(&resource[ActionsVariable]{noun: "Actions variable", plural: "Actions variables", path: "/actions/variables", item: "/{name}", of: true,
+		key: nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })})
 	// The name is one escaped path segment (release%2F%2A): Gitea 1.24 and
 	// 1.25 route {name} as one segment and would not match a raw slash;
 	// 1.26 takes both. The forge unescapes it.
-	branchProtections = &resource[BranchProtection]{noun: "branch protection", plural: "branch protections", path: "/branch_protections", item: "/{name}",
-		key: nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName }), clone: cloneRule}
+	branchProtections = declare(&resource[BranchProtection]{noun: "branch protection", plural: "branch protections", path: "/branch_protections", item: "/{name}",
+		key: nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName }), clone: cloneRule})
 )
