@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,6 +38,35 @@ type registered struct {
 	setup func(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool, opts reconciler.Options) error
 	// planner reads the kind for plan, given every object being planned.
 	planner func(objs []*unstructured.Unstructured) (planner, error)
+	// inRepos says the kind's spec names a repository (a `repository`
+	// field) or selects repositories (`repositories`); repoScoped and
+	// guarded, that it waits for them (reconciler.RepoScoped) and checks
+	// before writing into one (reconciler.WriteGuard).
+	inRepos, repoScoped, guarded bool
+}
+
+// repoParts fills r's inRepos, repoScoped and guarded for kind.
+func repoParts[T forgev1.Managed](r registered, kind any) registered {
+	spec, _ := reflect.TypeFor[T]().Elem().FieldByName("Spec")
+	r.inRepos = hasJSONField(spec.Type, "repository") || hasJSONField(spec.Type, "repositories")
+	_, r.repoScoped = kind.(reconciler.RepoScoped[T])
+	_, r.guarded = kind.(reconciler.WriteGuard[T])
+	return r
+}
+
+// hasJSONField reports whether struct t has a field (or an inlined
+// struct's field) serialised as name.
+func hasJSONField(t reflect.Type, name string) bool {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == name:
+			return true
+		case f.Anonymous && f.Type.Kind() == reflect.Struct && hasJSONField(f.Type, name):
+			return true
+		}
+	}
+	return false
 }
 
 // registry is the one list of the managed kinds (every kind of the API but
@@ -63,25 +93,25 @@ func registry(digests *secretdigest.Digester) []registered {
 
 // setKind registers a set kind (one resource, many repositories).
 func setKind[T forgev1.Managed](kind reconciler.SetKind[T]) registered {
-	return registered{
+	return repoParts[T](registered{
 		kind:  kindName[T](kind),
 		setup: setupOf[T](kind),
 		planner: func(objs []*unstructured.Unstructured) (planner, error) {
 			return newSetPlanner(kind, objs)
 		},
-	}
+	}, kind)
 }
 
 // managedKind registers a kind of one forge object per resource; creates
 // says whether plan may report a create (RunnerSetting only selects).
 func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) registered {
-	return registered{
+	return repoParts[T](registered{
 		kind:  kindName(kind),
 		setup: setupOf(kind),
 		planner: func([]*unstructured.Unstructured) (planner, error) {
 			return kindPlanner[T]{kind: kind, creates: creates}, nil
 		},
-	}
+	}, kind)
 }
 
 func setupOf[T forgev1.Managed](kind reconciler.Kind[T]) func(context.Context, ctrl.Manager, *connection.Pool, reconciler.Options) error {

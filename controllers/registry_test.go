@@ -40,3 +40,28 @@ func TestRegistryHoldsEveryKind(t *testing.T) {
 		t.Errorf("registry holds %v, the API's managed kinds are %v", got, want)
 	}
 }
+
+// TestRepositoryKindsWaitForTheirRepositories: a kind whose spec names or
+// selects repositories waits for them (RepoRefs) and, but for a set (which
+// skips archived members itself), stalls before writing into an archived
+// one (BeforeWrite); both are optional interfaces the loop finds by type,
+// so a kind that leaves them out would build and run without either.
+func TestRepositoryKindsWaitForTheirRepositories(t *testing.T) {
+	// A RunnerSetting's repository holds the runner it selects, which
+	// act_runner registers once the repository exists: it waits for the
+	// runner (RunnerNotFound), not the repository, and its write is to the
+	// runner. A Team's repositories are what it grants, not where it writes.
+	notInRepo := map[string]bool{"RunnerSetting": true}
+	unguarded := map[string]bool{"LabelSet": true, "BranchProtectionSet": true, "Team": true, "RunnerSetting": true}
+	for _, k := range registry(nil) {
+		if !k.inRepos || notInRepo[k.kind] {
+			continue
+		}
+		if !k.repoScoped {
+			t.Errorf("%s names repositories but has no RepoRefs (reconciler.RepoScoped): it would not wait for them", k.kind)
+		}
+		if !k.guarded && !unguarded[k.kind] {
+			t.Errorf("%s names a repository but has no BeforeWrite (reconciler.WriteGuard): it would write into an archived one", k.kind)
+		}
+	}
+}

@@ -117,11 +117,10 @@ func (k hookKind[T]) BeforeWrite(ctx context.Context, obj T, pass *reconciler.Pa
 	return sc.beforeWrite(ctx, pass)
 }
 
-// RepoRefs of a LabelSet: the repositories it names, or every repository
-// of the organization it selects from. (Archived members are skipped by
-// the set itself.)
-func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string {
-	sel := s.Spec.Repositories
+// RepoRefs of a set: the repositories it names, or every repository of
+// the organization it selects from. (Archived members are skipped by the
+// set itself.)
+func selectedRepos(sel forgev1.RepositorySelector) []string {
 	if sel.Organization != nil {
 		return []string{string(*sel.Organization) + "/*"}
 	}
@@ -130,6 +129,12 @@ func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string {
 		out = append(out, string(n))
 	}
 	return out
+}
+
+func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string { return selectedRepos(s.Spec.Repositories) }
+
+func (branchProtectionSetKind) RepoRefs(s *forgev1.BranchProtectionSet) []string {
+	return selectedRepos(s.Spec.Repositories)
 }
 
 // RepoRefs of a Team: the repositories it lists, so that one added before

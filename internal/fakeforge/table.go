@@ -155,6 +155,10 @@ func onItem(method string, fn func(*rc)) handler       { return handler{method, 
 // resource's own handlers; an own handler of the same method and place
 // replaces a generic one.
 func (k *resource[P]) serve(h func(string, func(*rc)), own ...handler) {
+	if k.table == nil || k.may == nil || k.missing == nil || k.json == nil {
+		// Each is asked on the first request; say so at start instead.
+		panic("fakeforge: resource " + k.route.Plural + " needs table, may, missing and json")
+	}
 	all := []handler{onCollection("GET", k.list), onItem("GET", k.get), onItem("DELETE", k.delete)}
 	for _, o := range own {
 		all = slices.DeleteFunc(all, func(g handler) bool { return g.method == o.method && g.item == o.item })

@@ -173,8 +173,9 @@ func (r *resource[T]) route() Route {
 	return Route{Plural: r.plural, Path: r.path, Item: r.item, Outside: r.outside}
 }
 
-// Declarations. Each resource's own calls are in calls.go (or its own
-// file), its cached calls in snapshot.go; both use these.
+// Declarations of the first resources; their calls are in calls.go, their
+// cached calls in snapshot.go. A new resource keeps its declaration, calls
+// and cached calls together in a file of its own.
 var (
 	// Organizations and repositories are listed by calls of their own
 	// (orgrepos.go); their declarations make their stores.
