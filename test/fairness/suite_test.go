@@ -54,7 +54,8 @@ const (
 	// reconcileTimeout is the manager's --reconcile-timeout here: short, so
 	// that the specs wait for it a few times.
 	reconcileTimeout = 3 * time.Second
-	// workers is --max-concurrent-reconciles: two, the default.
+	// workers is --max-concurrent-reconciles: two, the smallest pool with
+	// a worker to share (the default is four).
 	workers = 2
 	timeout = 60 * time.Second
 	poll    = 100 * time.Millisecond
