@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package export_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/testenv"
+)
+
+// notExported are the kinds export never writes, and why.
+var notExported = map[string]string{
+	"Forge": "the Forge is what the export is applied beside (--forge-ref)",
+}
+
+// TestExportWritesEveryKind: an organization holding one of everything is
+// exported with a resource of every kind of the API, so that a kind added
+// to the API and not to export fails here rather than going unnoticed (or
+// is named in notExported with why).
+func TestExportWritesEveryKind(t *testing.T) {
+	fake, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	org := forge.OrgScope("acme")
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	must(fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "core", UnitsMap: map[string]string{"repo.code": "write"}}))
+	must(fc.CreateHook(ctx, org, forge.CreateHookOption{Type: "gitea", Active: true,
+		Config: map[string]string{"url": "https://ci.example.com", "content_type": "json"}}))
+	must(fc.CreateLabel(ctx, org, forge.CreateLabelOption{Name: "org-wide", Color: "ededed"}))
+	must(nil, fc.CreateActionsVariable(ctx, org, "REGISTRY", "registry.example.com", ""))
+	must(nil, fc.PutActionsSecret(ctx, org, "TOKEN", "s3cr3t", ""))
+	runner := fake.RegisterRunner(org, "builder")
+	must(fc.EditRunner(ctx, org, runner.ID, true))
+	for _, r := range []string{"api", "web", "solo"} {
+		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))
+	}
+	for _, r := range []string{"api", "web"} { // alike: a LabelSet and a BranchProtectionSet
+		must(fc.CreateLabel(ctx, forge.RepoScope("acme", r), forge.CreateLabelOption{Name: "kind/bug", Color: "d73a4a"}))
+		must(fc.CreateBranchProtection(ctx, "acme", r, forge.BranchProtection{RuleName: "main"}))
+	}
+	must(fc.CreateBranchProtection(ctx, "acme", "solo", forge.BranchProtection{RuleName: "release"}))
+	must(fc.CreateHook(ctx, forge.RepoScope("acme", "web"), forge.CreateHookOption{Type: "gitea", Active: true,
+		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
+	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
+
+	var kinds []string
+	for _, m := range regexp.MustCompile(`(?m)^kind: (\w+)$`).FindAllStringSubmatch(run(t, fc, "acme"), -1) {
+		if !slices.Contains(kinds, m[1]) {
+			kinds = append(kinds, m[1])
+		}
+	}
+	slices.Sort(kinds)
+	want := slices.DeleteFunc(slices.Sorted(slices.Values(testenv.Kinds())), func(k string) bool { return notExported[k] != "" })
+	if !slices.Equal(kinds, want) {
+		t.Errorf("export wrote kinds %v, want %v (every kind of the API but those in notExported)", kinds, want)
+	}
+}
