@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -214,6 +215,9 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		LeaderElection:          true,
 		LeaderElectionID:        "forge-operator.forge.forgeops.dev",
 		LeaderElectionNamespace: namespace,
+		// Controller names are checked per process: a repeated run
+		// (go test -count=2) sets them up again.
+		Controller: config.Controller{SkipNameValidation: new(true)},
 	})
 	if err != nil {
 		t.Fatal(err)
