@@ -20,6 +20,7 @@ import (
 	"slices"
 	"testing"
 
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -62,6 +63,24 @@ func TestRepositoryKindsWaitForTheirRepositories(t *testing.T) {
 		}
 		if !k.guarded && !unguarded[k.kind] {
 			t.Errorf("%s names a repository but has no BeforeWrite (reconciler.WriteGuard): it would write into an archived one", k.kind)
+		}
+	}
+}
+
+// Both set kinds wait for the repositories they select: those they name,
+// or every repository of the organization they select from.
+func TestSetsWaitForTheRepositoriesTheySelect(t *testing.T) {
+	acme := forgev1.OwnerName("acme")
+	byOrg := forgev1.RepositorySelector{Organization: &acme}
+	byName := forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web", "acme/api"}}
+	for _, tc := range []struct {
+		sel  forgev1.RepositorySelector
+		want []string
+	}{{byOrg, []string{"acme/*"}}, {byName, []string{"acme/web", "acme/api"}}} {
+		labels := (labelSetKind{}).RepoRefs(&forgev1.LabelSet{Spec: forgev1.LabelSetSpec{Repositories: tc.sel}})
+		rules := (branchProtectionSetKind{}).RepoRefs(&forgev1.BranchProtectionSet{Spec: forgev1.BranchProtectionSetSpec{Repositories: tc.sel}})
+		if !slices.Equal(labels, tc.want) || !slices.Equal(rules, tc.want) {
+			t.Errorf("%+v: LabelSet waits for %v, BranchProtectionSet for %v; want %v", tc.sel, labels, rules, tc.want)
 		}
 	}
 }
