@@ -41,24 +41,31 @@ const (
 	authHeader = "Bearer auth-header-secret"
 )
 
-// seed gives an organization with what a real one holds: hooks of several
-// kinds (one with a secret, a chat hook whose URL is a credential, one with
-// an authorization header), labels with names no Kubernetes name allows and
-// two of one name, and runners.
-func seed(t *testing.T) (*forge.Client, string) {
+// newForge starts a fake forge for t and gives it, a client of it, and
+// must, which fails t on an error.
+func newForge(t *testing.T) (*fakeforge.Server, *forge.Client, func(any, error)) {
 	t.Helper()
 	fake, srv := fakeforge.NewTestServer(t)
 	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	must := func(_ any, err error) {
+	return fake, fc, func(_ any, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// seed gives an organization with what a real one holds: hooks of several
+// kinds (one with a secret, a chat hook whose URL is a credential, one with
+// an authorization header), labels with names no Kubernetes name allows and
+// two of one name, and runners.
+func seed(t *testing.T) (*forge.Client, string) {
+	t.Helper()
+	fake, fc, must := newForge(t)
+	ctx := context.Background()
 	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "Acme", FullName: "Acme Corp"}))
 	must(fc.CreateHook(ctx, forge.OrgScope("Acme"), forge.CreateHookOption{Type: "gitea", Active: true,
 		Config: map[string]string{"url": "https://ci.example.com", "content_type": "json", "secret": hookSecret}}))
@@ -111,11 +118,7 @@ func TestExportHoldsNoCredential(t *testing.T) {
 // apiToken, a CI ?token=, user info) are exported as urlSecretRef with the
 // command that makes the Secret, never as text.
 func TestExportCredentialURLs(t *testing.T) {
-	_, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, fc, _ := newForge(t)
 	ctx := context.Background()
 	if _, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}); err != nil {
 		t.Fatal(err)
@@ -220,18 +223,8 @@ func TestExportNamesAreValidUniqueAndStable(t *testing.T) {
 // LabelSets, one per list, shared by the repositories that hold the same
 // list; archived repositories are left out.
 func TestExportRepositories(t *testing.T) {
-	fake, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, fc, must := newForge(t)
 	ctx := context.Background()
-	must := func(_ any, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
 	for _, r := range []string{"api", "web", "docs", "old"} {
 		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))
@@ -284,18 +277,8 @@ func TestExportRepositories(t *testing.T) {
 // every field is written at the forge's value (so applying adopts without
 // a write), lists only under their switch; archived repositories are left out.
 func TestExportBranchProtections(t *testing.T) {
-	fake, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, fc, must := newForge(t)
 	ctx := context.Background()
-	must := func(_ any, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
 	for _, r := range []string{"api", "web", "docs", "old"} {
 		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -37,18 +36,8 @@ var notExported = map[string]string{
 // to the API and not to export fails here rather than going unnoticed (or
 // is named in notExported with why).
 func TestExportWritesEveryKind(t *testing.T) {
-	fake, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, fc, must := newForge(t)
 	ctx := context.Background()
-	must := func(_ any, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	org := forge.OrgScope("acme")
 	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
 	must(fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "core", UnitsMap: map[string]string{"repo.code": "write"}}))
