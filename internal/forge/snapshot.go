@@ -119,13 +119,7 @@ func (s *Snapshots) Reading(p *ReadPolicy) *Snapshots {
 // recorded in its policy: a guard about to remove what a listing does not
 // show reads the forge as it is now.
 func Fresh(fc Interface) Interface {
-	s, ok := fc.(*Snapshots)
-	if !ok || s.policy == nil {
-		return fc
-	}
-	p := *s.policy
-	p.MaxAge = 0
-	return s.Reading(&p)
+	return adjusted(fc, func(p *ReadPolicy) { p.MaxAge = 0 })
 }
 
 // Lenient is fc with reads that accept listings up to times its policy's
@@ -135,12 +129,19 @@ func Fresh(fc Interface) Interface {
 // interval while a long first sync writes into it piecemeal. A policy that
 // lists afresh (MaxAge 0) stays afresh.
 func Lenient(fc Interface, times int) Interface {
+	return adjusted(fc, func(p *ReadPolicy) { p.MaxAge *= time.Duration(times) })
+}
+
+// adjusted is the view of fc under a copy of its policy that change
+// alters, recording what it reads in the original's record; fc itself
+// when it is no Snapshots view bound to a policy.
+func adjusted(fc Interface, change func(*ReadPolicy)) Interface {
 	s, ok := fc.(*Snapshots)
 	if !ok || s.policy == nil {
 		return fc
 	}
 	p := *s.policy
-	p.MaxAge *= time.Duration(times)
+	change(&p)
 	return s.Reading(&p)
 }
 
