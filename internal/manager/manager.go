@@ -28,7 +28,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -99,7 +98,7 @@ func MetricsOptions(addr string, secure bool, certDir string, enableHTTP2 bool) 
 	if !secure {
 		return opts
 	}
-	opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	opts.FilterProvider = metricsAuth
 	opts.CertDir = certDir
 	if !enableHTTP2 {
 		opts.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
