@@ -82,7 +82,7 @@ test-gitea-all: envtest ## Run the contract and end-to-end suites against each G
 	done
 
 .PHONY: bench
-bench: envtest ## Run the benchmarks and print their figures (never asserted); about 45 minutes (W1 20, W2 12), W1_SIZES=small W2_SIZES=small only their tenths.
+bench: envtest ## Run the benchmarks and print their figures (never asserted); about 30 minutes (W1 10, W2 12), W1_SIZES=small W2_SIZES=small only their tenths.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test -run '^$$' -bench . -benchmem -benchtime=$(or $(BENCHTIME),1s) -timeout 90m ./test/bench/ ./controllers/ ./internal/...
 
 ##@ Demo
