@@ -41,7 +41,9 @@ type registered struct {
 	// inRepos says the kind's spec names a repository (a `repository`
 	// field) or selects repositories (`repositories`); repoScoped and
 	// guarded, that it waits for them (reconciler.RepoScoped) and checks
-	// before writing into one (reconciler.WriteGuard).
+	// before writing into one (reconciler.WriteGuard). Only the registry's
+	// tests read them (TestRepositoryKindsWaitForTheirRepositories): the
+	// registry is the one place that still knows each kind's type.
 	inRepos, repoScoped, guarded bool
 }
 

@@ -434,8 +434,9 @@ type unlisted[T any] struct {
 // does not keep, relisted through a fresh view of fc. Deletions decide on
 // a listing taken now, after this pass's own writes, never on the kept
 // one: an object renamed since (into a preserve pattern, say) is seen
-// under its current name, and every object deleted is one just read. More than u.max in the repository:
-// none is deleted (TooManyDeletions). Without write it only reports.
+// under its current name, and every object deleted is one just read. More
+// than u.max in the repository: none is deleted (TooManyDeletions).
+// Without write it only reports.
 func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutcome, all []T, u unlisted[T], write bool) {
 	doomedOf := func(all []T) []T {
 		return slices.DeleteFunc(slices.Clone(all), u.keep)

@@ -117,9 +117,9 @@ func (k hookKind[T]) BeforeWrite(ctx context.Context, obj T, pass *reconciler.Pa
 	return sc.beforeWrite(ctx, pass)
 }
 
-// RepoRefs of a set: the repositories it names, or every repository of
-// the organization it selects from. (Archived members are skipped by the
-// set itself.)
+// selectedRepos is the RepoRefs of a set (LabelSet, BranchProtectionSet):
+// the repositories it names, or every repository of the organization it
+// selects from. (Archived members are skipped by the set itself.)
 func selectedRepos(sel forgev1.RepositorySelector) []string {
 	if sel.Organization != nil {
 		return []string{string(*sel.Organization) + "/*"}
