@@ -89,11 +89,15 @@ func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation,
 }
 
 func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, error) {
-	name := string(e.obj.Spec.RuleName)
-	if err := createRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec()); err != nil {
+	spec := e.spec()
+	got, err := e.fc.CreateBranchProtection(ctx, e.scope.Owner, e.scope.Repo, newRule(spec))
+	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
-	return reconciler.Observation{Exists: true, Name: name}, nil
+	// A field the forge did not take is Rejected; the loop still records
+	// the rule made.
+	made := reconciler.Observation{Exists: true, Name: string(e.obj.Spec.RuleName)}
+	return made, readBack(ctx, e.fc, e.scope.Owner, e.scope.Repo, spec, got, true)
 }
 
 func (e *branchProtection) Update(ctx context.Context, _ reconciler.Observation) error {

@@ -69,10 +69,11 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 // server: BranchProtections (always in charge of their rule) and older
 // BranchProtectionSets.
 func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
-	forges, err := e.sameServer(ctx)
+	servers, err := reconciler.ServersOf(ctx, e.cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
+	forges := servers.Forges()
 	var out []claim
 	for _, f := range forges {
 		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
@@ -85,7 +86,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				continue
 			}
 			target := string(b.Spec.Repository)
-			out = append(out, claim{who: "BranchProtection " + b.Namespace + "/" + b.Name, older: true,
+			out = append(out, claim{who: reconciler.Holder("BranchProtection", &b), older: true,
 				names:   map[string]bool{string(b.Spec.RuleName): true},
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
@@ -102,7 +103,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			for _, r := range s.Spec.Rules {
 				names[string(r.RuleName)] = true
 			}
-			out = append(out, claim{who: "BranchProtectionSet " + s.Namespace + "/" + s.Name, older: olderThan(s, e.obj), names: names,
+			out = append(out, claim{who: reconciler.Holder("BranchProtectionSet", s), older: reconciler.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}

@@ -362,7 +362,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 		if h != nil {
 			if c := e.changes(h); len(c.changes) > 0 {
 				if _, err := e.fc.EditHook(ctx, e.scope.Scope, h.ID, c.opt); err != nil {
-					return reconciler.Observation{}, err
+					return reconciler.Observation{Exists: true, ID: h.ID}, err
 				}
 			}
 			e.sent()

@@ -99,11 +99,14 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
-	// Organization labels ignore is_archived on create: archive in a second step.
+	// Organization labels ignore is_archived on create: archive in a second
+	// step (should that fail, the loop still records the label made).
 	if c := e.changes(l); len(c.changes) > 0 {
-		if l, err = e.fc.EditLabel(ctx, e.scope.Scope, l.ID, c.opt); err != nil {
-			return reconciler.Observation{}, err
+		edited, err := e.fc.EditLabel(ctx, e.scope.Scope, l.ID, c.opt)
+		if err != nil {
+			return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL}, err
 		}
+		l = edited
 	}
 	return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL}, nil
 }

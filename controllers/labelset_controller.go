@@ -104,10 +104,11 @@ type claim struct {
 // points at it (this one, and those of other namespaces or other names:
 // two tenants' sets on one server must not fight over its labels).
 func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
-	forges, err := e.sameServer(ctx)
+	servers, err := reconciler.ServersOf(ctx, e.cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
+	forges := servers.Forges()
 	var out []claim
 	for _, f := range forges {
 		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
@@ -120,7 +121,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				continue
 			}
 			target := string(*l.Spec.Repository)
-			out = append(out, claim{who: "Label " + l.Namespace + "/" + l.Name, older: true,
+			out = append(out, claim{who: reconciler.Holder("Label", &l), older: true,
 				names: map[string]bool{l.LabelName(): true}, id: l.Status.ID,
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
@@ -140,7 +141,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 					names[string(p)] = true
 				}
 			}
-			out = append(out, claim{who: "LabelSet " + s.Namespace + "/" + s.Name, older: olderThan(s, e.obj), names: names,
+			out = append(out, claim{who: reconciler.Holder("LabelSet", s), older: reconciler.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}

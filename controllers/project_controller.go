@@ -123,11 +123,14 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
-	// A project is created open: close it in a second step.
+	// A project is created open: close it in a second step (should that
+	// fail, the loop still records the project made).
 	if c := e.changes(p); len(c.changes) > 0 {
-		if p, err = e.fc.EditProject(ctx, e.scope.Scope, p.ID, c.opt); err != nil {
-			return reconciler.Observation{}, err
+		edited, err := e.fc.EditProject(ctx, e.scope.Scope, p.ID, c.opt)
+		if err != nil {
+			return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL}, err
 		}
+		p = edited
 	}
 	return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL}, nil
 }

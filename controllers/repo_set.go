@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -301,31 +300,6 @@ func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
 	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
-// sameServer lists the Forge objects (as namespace and name) that point at
-// the server this set's Forge points at (forge.ServerKey), its own first.
-// Without its Forge in the cache, only its own reference counts.
-func (rs *repoSet) sameServer(ctx context.Context) ([]types.NamespacedName, error) {
-	own := types.NamespacedName{Namespace: rs.obj.GetNamespace(), Name: rs.obj.GetManagedSpec().ForgeRef.Name}
-	var forges forgev1.ForgeList
-	if err := rs.cache.List(ctx, &forges); err != nil {
-		return nil, fmt.Errorf("list Forges: %w", err)
-	}
-	key := ""
-	for _, f := range forges.Items {
-		if f.Namespace == own.Namespace && f.Name == own.Name {
-			key = forge.ServerKey(f.Spec.URL)
-		}
-	}
-	out := []types.NamespacedName{own}
-	for _, f := range forges.Items {
-		n := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
-		if key != "" && n != own && forge.ServerKey(f.Spec.URL) == key {
-			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
 // setMatches says whether a selector picks a repository, by name only.
 func setMatches(sel forgev1.RepositorySelector) func(r repo) bool {
 	if sel.Organization != nil {
@@ -337,15 +311,6 @@ func setMatches(sel forgev1.RepositorySelector) func(r repo) bool {
 	return func(r repo) bool {
 		return slices.ContainsFunc(sel.Names, func(n forgev1.RepositoryName) bool { return strings.EqualFold(string(n), r.String()) })
 	}
-}
-
-// olderThan orders resources as the loop does: creation time, then name.
-func olderThan(a, b client.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	return a.GetName() < b.GetName()
 }
 
 // boundList joins at most ten entries, saying how many more there are.

@@ -66,6 +66,9 @@ type repository struct {
 	// collaborators (lower-cased login -> login) when they are managed.
 	found         *forge.Repository
 	collaborators map[string]string
+	// current is true when found was read just now by id (or made by this
+	// pass): its name may be used for a destructive write.
+	current bool
 }
 
 func (e *repository) owner() string { return string(e.obj.Spec.Owner) }
@@ -80,6 +83,7 @@ func (e *repository) Observe(ctx context.Context) (reconciler.Observation, error
 		return reconciler.Observation{}, err
 	}
 	e.found = found
+	e.settleCreated(found)
 	if e.obj.Spec.Collaborators != nil {
 		users, err := e.fc.ListCollaborators(ctx, e.owner(), found.Name)
 		if err != nil {
@@ -150,8 +154,74 @@ func (e *repository) report(r *forge.Repository) {
 	st.CloneURL, st.SSHURL, st.DefaultBranch, st.Empty, st.Archived = r.CloneURL, r.SSHURL, r.DefaultBranch, r.Empty, r.Archived
 	if e.pass.Pending && st.ID == 0 {
 		// Found after a create whose answer was lost: the operator made it.
-		st.Created = true
+		st.CreatedID = r.ID
 	}
+}
+
+// settleCreated moves the mark of earlier versions (status.created, which
+// named no id) to status.createdID while status.id still finds the
+// repository it was made for, and drops it otherwise: a repository made
+// by hand under the name of a created one that went is not the operator's.
+func (e *repository) settleCreated(found *forge.Repository) {
+	st := &e.obj.Status
+	if !st.Created {
+		return
+	}
+	if st.CreatedID == 0 && st.ID != 0 && found.ID == st.ID {
+		st.CreatedID = st.ID
+	}
+	st.Created = false
+}
+
+// fresh reads the repository afresh by its id, right before a write that
+// addresses it by name and destroys something (a rename, an archive, a
+// removal, a delete): the owner's listing it was found in may be older
+// than a rename, and the name read there may now be another repository's
+// (DESIGN "Addressing"). A repository that moved to another owner is not
+// written to: Stalled, reason Moved. A forge error, 404 included, is
+// returned as it is.
+func (e *repository) fresh(ctx context.Context) (*forge.Repository, error) {
+	if e.current {
+		return e.found, nil
+	}
+	r, err := e.fc.GetRepoByID(ctx, e.found.ID)
+	if err != nil {
+		return nil, err
+	}
+	if moved := movedFrom(e.owner(), e.found, r); moved != "" {
+		return nil, reconciler.Stall(forgev1.ReasonMoved,
+			"%s on the forge: nothing is written to it; change spec.owner, or delete the resource (which leaves it)", moved)
+	}
+	e.found, e.current = r, true
+	return r, nil
+}
+
+// movedFrom says where repository was, r read now by its id, went when it
+// is no longer the owner's: "" when it still is.
+func movedFrom(owner string, was, r *forge.Repository) string {
+	if r.Owner != nil && strings.EqualFold(r.Owner.Login, owner) {
+		return ""
+	}
+	now := "another owner"
+	if r.Owner != nil {
+		now = r.Owner.Login + "/" + r.Name
+	}
+	return fmt.Sprintf("repository %s/%s (id %d) has moved to %s", owner, was.Name, was.ID, now)
+}
+
+// destructive reports whether bringing r to the spec renames it, archives
+// it, or removes collaborators: writes that must address the repository
+// under the name it has now.
+func (e *repository) destructive(r *forge.Repository) bool {
+	s := e.obj.Spec
+	if r.Name != e.obj.RepoName() || s.Archived != nil && *s.Archived && !r.Archived {
+		return true
+	}
+	if s.Collaborators != nil {
+		_, _, remove := e.collaboratorChanges()
+		return len(remove) > 0
+	}
+	return false
 }
 
 func (e *repository) Create(ctx context.Context) (reconciler.Observation, error) {
@@ -184,23 +254,31 @@ func (e *repository) Create(ctx context.Context) (reconciler.Observation, error)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
-	e.obj.Status.Created = true
-	e.found, e.collaborators = r, map[string]string{}
+	e.obj.Status.CreatedID = r.ID
+	e.found, e.collaborators, e.current = r, map[string]string{}, true
 	e.report(r)
+	made := reconciler.Observation{Exists: true, ID: r.ID, URL: r.HTMLURL}
 	// The forge takes only these on create: the other settings, topics,
-	// collaborators and the archive follow as an update.
+	// collaborators and the archive follow as an update. Should that fail,
+	// the loop still records what was made.
 	if len(e.changes(r)) > 0 {
-		if err := e.Update(ctx, reconciler.Observation{Exists: true, ID: r.ID}); err != nil {
-			return reconciler.Observation{}, err
+		if err := e.Update(ctx, made); err != nil {
+			return made, err
 		}
 	}
-	return reconciler.Observation{Exists: true, ID: r.ID, URL: r.HTMLURL}, nil
+	return made, nil
 }
 
 // Update writes what differs in the order the forge needs: unarchive first,
 // then the settings (a rename among them), topics and collaborators, and
 // archive last.
 func (e *repository) Update(ctx context.Context, _ reconciler.Observation) error {
+	if e.destructive(e.found) {
+		if _, err := e.fresh(ctx); err != nil {
+			return err
+		}
+		e.report(e.found)
+	}
 	s, r := e.obj.Spec, e.found
 	name := r.Name
 	if s.Archived != nil && !*s.Archived && r.Archived {
@@ -253,6 +331,20 @@ func (e *repository) applyCollaborators(ctx context.Context, name string) (error
 			return nil, err
 		}
 		st.CollaboratorPermissions[strings.ToLower(string(c.User))] = c.Permission
+	}
+	if len(remove) > 0 {
+		// Removals decide on a listing taken now, after this pass's own
+		// writes, of the repository under the name it has now (DESIGN
+		// "Removals"); a failed listing removes nobody.
+		users, err := forge.Fresh(e.fc).ListCollaborators(ctx, e.owner(), name)
+		if err != nil {
+			return nil, err
+		}
+		e.collaborators = map[string]string{}
+		for _, u := range users {
+			e.collaborators[strings.ToLower(u.Login)] = u.Login
+		}
+		_, _, remove = e.collaboratorChanges()
 	}
 	limit := int(ptrOr(s.MaxCollaboratorRemovals, defaultMaxCollaboratorRemovals))
 	if len(remove) > limit {
@@ -336,10 +428,23 @@ func normalTopics(ts []string) []string {
 }
 
 func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) error {
-	name := e.found.Name
-	switch e.obj.GetDeletionPolicy() {
+	policy := e.obj.GetDeletionPolicy()
+	if policy != forgev1.DeletionPolicyArchive && policy != forgev1.DeletionPolicyDelete {
+		return nil
+	}
+	// Addressed by the name it has now, read by its id: a name read from a
+	// listing may since have passed to another repository.
+	r, err := e.fc.GetRepoByID(ctx, e.found.ID)
+	if err != nil {
+		return err // a 404 counts as deleted
+	}
+	if moved := movedFrom(e.owner(), e.found, r); moved != "" {
+		return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonMoved, "left the repository on the forge: %s since it was managed here", moved)
+	}
+	name := r.Name
+	switch policy {
 	case forgev1.DeletionPolicyArchive:
-		if !e.found.Archived {
+		if !r.Archived {
 			if _, err := e.fc.EditRepo(ctx, e.owner(), name, forge.EditRepoOption{Archived: new(true)}); err != nil {
 				return err
 			}
@@ -347,7 +452,7 @@ func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) err
 		return reconciler.Leave(corev1.EventTypeNormal, forgev1.ReasonArchived,
 			"archived repository %s/%s on the forge (deletionPolicy Archive)", e.owner(), name)
 	case forgev1.DeletionPolicyDelete:
-		if !e.obj.Status.Created && e.obj.GetAnnotations()[forgev1.AllowDeleteAnnotation] != "true" {
+		if created := e.obj.Status.CreatedID; (created == 0 || created != r.ID) && e.obj.GetAnnotations()[forgev1.AllowDeleteAnnotation] != "true" {
 			return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonOrphaned,
 				"left repository %s/%s on the forge: the operator adopted it rather than created it, and deletes such a repository only with the annotation %s: \"true\"",
 				e.owner(), name, forgev1.AllowDeleteAnnotation)

@@ -80,7 +80,7 @@ var _ = Describe("Repository", func() {
 		Expect(r.Status.CloneURL).To(Equal(got.CloneURL))
 		Expect(r.Status.DefaultBranch).To(Equal("trunk"))
 		Expect(r.Status.Empty).To(BeFalse(), "autoInit makes a first commit")
-		Expect(r.Status.Created).To(BeTrue())
+		Expect(r.Status.CreatedID).To(Equal(got.ID), "the created mark names the repository made")
 		Expect(got.Description).To(Equal("The website"))
 		Expect(got.Private).To(BeTrue())
 		Expect(got.HasWiki).To(BeFalse())
@@ -105,7 +105,7 @@ var _ = Describe("Repository", func() {
 		expectReady(r)
 		Expect(fake.WriteRequests()).To(BeEmpty())
 		eventWithReason(r, forgev1.ReasonAdopted)
-		Expect(r.Status.Created).To(BeFalse())
+		Expect(r.Status.CreatedID).To(BeZero())
 
 		Expect(fake.CreateRepo("acme", "website")).To(Succeed())
 		old := repoOf("website")

@@ -191,12 +191,15 @@ func (e *teamExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	if s.Repositories != nil {
 		e.repos = map[string]string{}
 	}
+	// Members and repositories follow as an update; should that fail (a
+	// user that does not exist), the loop still records the team made.
+	made := reconciler.Observation{Exists: true, ID: t.ID}
 	if len(e.changes()) > 0 {
-		if err := e.Update(ctx, reconciler.Observation{Exists: true, ID: t.ID}); err != nil {
-			return reconciler.Observation{}, err
+		if err := e.Update(ctx, made); err != nil {
+			return made, err
 		}
 	}
-	return reconciler.Observation{Exists: true, ID: t.ID}, nil
+	return made, nil
 }
 
 // Update edits the team's fields, then adds the missing members and

@@ -108,6 +108,10 @@ const (
 	// ReasonUserNotFound: a Team member does not exist on the forge; the
 	// others were applied (retried with backoff).
 	ReasonUserNotFound = "UserNotFound"
+	// ReasonMoved: the object (a repository) moved to another owner on the
+	// forge since it was read: nothing is written to it, and it is not
+	// deleted.
+	ReasonMoved = "Moved"
 )
 
 // Annotations the operator reads or writes.

@@ -231,8 +231,15 @@ type RepositoryStatus struct {
 	// archived as the forge reports it.
 	// +optional
 	Archived bool `json:"archived,omitempty"`
-	// created is true when the operator created the repository: only then
-	// may deletionPolicy Delete remove it without the allow-delete annotation.
+	// createdID is the id of the repository the operator created: only that
+	// repository may deletionPolicy Delete remove without the allow-delete
+	// annotation. One made by hand under the same name after the created one
+	// was deleted or moved is not it.
+	// +optional
+	CreatedID int64 `json:"createdID,omitempty"`
+	// created is the mark of earlier versions, which named no id: it is
+	// moved to createdID while status.id still finds the repository, and
+	// dropped otherwise.
 	// +optional
 	Created bool `json:"created,omitempty"`
 	// collaboratorPermissions is the permission last written (or found on

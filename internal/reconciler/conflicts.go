@@ -23,69 +23,193 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// checkKeyConflict stalls obj when an older resource has the same natural key.
-func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
-	key := r.kind.Key(obj)
-	if key == "" {
-		return nil
+// Claims: one answer to "who holds this forge object" (DESIGN
+// "Reconciliation semantics", Conflicts). A resource holds the forge object
+// of its natural key and of its status.id; holds are compared across every
+// namespace the manager watches and every Forge that points at the same
+// server (forge.ServerKey), so that two tenants' resources for one object
+// never both write to it. The indexes (setup.go) are cluster-wide, by the
+// natural key and by the id alone; the server is decided when asking,
+// from the Forges in the cache, so that a Forge whose URL changes moves
+// its resources' holds with it at once.
+
+// Servers is which Forge objects point at the server of one resource's
+// Forge: its own, and those of every namespace with the same server key.
+type Servers struct {
+	own  types.NamespacedName
+	same map[types.NamespacedName]bool
+}
+
+// ServersOf reads, from the manager's cache c, the Forges that point at the
+// server obj's Forge points at. Without its Forge in the cache (being
+// created, or gone), only its own Forge counts.
+func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Servers, error) {
+	own := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}
+	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}}
+	var forges forgev1.ForgeList
+	if err := c.List(ctx, &forges, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list Forges: %w", err)
 	}
-	other, err := r.holder(ctx, obj, indexKey, naturalKey(obj.GetManagedSpec().ForgeRef.Name, key), true)
+	key := ""
+	for i := range forges.Items {
+		if f := &forges.Items[i]; f.Namespace == own.Namespace && f.Name == own.Name {
+			key = forge.ServerKey(f.Spec.URL)
+		}
+	}
+	if key == "" {
+		return s, nil
+	}
+	for i := range forges.Items {
+		if f := &forges.Items[i]; forge.ServerKey(f.Spec.URL) == key {
+			s.same[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
+		}
+	}
+	return s, nil
+}
+
+// Forges lists the Forge objects of the server, its own first.
+func (s *Servers) Forges() []types.NamespacedName {
+	out := []types.NamespacedName{s.own}
+	for n := range s.same {
+		if n != s.own {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Reach reports whether a resource using Forge forgeRef in namespace ns
+// addresses the same server.
+func (s *Servers) Reach(ns, forgeRef string) bool {
+	return s.same[types.NamespacedName{Namespace: ns, Name: forgeRef}]
+}
+
+// Own reports whether a resource in namespace ns uses the very Forge object
+// of this one (the same credentials).
+func (s *Servers) Own(ns, forgeRef string) bool {
+	return s.own == types.NamespacedName{Namespace: ns, Name: forgeRef}
+}
+
+// Holds reports whether other, a resource using the same server, holds the
+// forge object of its natural key: one under the same Forge object always
+// does (it reads with the same credentials); one under another Forge only
+// once it has read it (status records it) or may have made it (a
+// create-pending mark), so that a tenant whose credentials cannot see an
+// object does not hold it.
+func (s *Servers) Holds(other forgev1.Managed) bool {
+	ns, ref := other.GetNamespace(), other.GetManagedSpec().ForgeRef.Name
+	if !s.Reach(ns, ref) {
+		return false
+	}
+	return s.Own(ns, ref) || other.GetManagedStatus().Known() || pendingMark(other) != ""
+}
+
+// Older orders resources by creation time, then namespace and name, so that
+// of two holders of one forge object exactly one is older: it keeps it.
+func Older(a, b client.Object) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	if a.GetNamespace() != b.GetNamespace() {
+		return a.GetNamespace() < b.GetNamespace()
+	}
+	return a.GetName() < b.GetName()
+}
+
+// Holder names a resource holding a forge object: "Repository team-a/web".
+func Holder(kind string, o client.Object) string {
+	return kind + " " + o.GetNamespace() + "/" + o.GetName()
+}
+
+// checkKeyConflict stalls obj when an older resource holds the object of
+// its natural key.
+func (r *Reconciler[T]) checkKeyConflict(ctx context.Context, obj T) error {
+	other, err := r.keyHolder(ctx, obj, true)
 	if err != nil || other == "" {
 		return err
 	}
-	return Stall(forgev1.ReasonConflict, "%s is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), r.kindName, other)
+	return Stall(forgev1.ReasonConflict, "%s is already managed by %s; delete one of the two resources", r.kind.Describe(obj), other)
 }
 
 // checkIDConflict stalls obj when an older resource already holds forge object id.
 func (r *Reconciler[T]) checkIDConflict(ctx context.Context, obj T, id int64) error {
-	other, err := r.holder(ctx, obj, indexID, idKey(obj.GetManagedSpec().ForgeRef.Name, id), true)
+	other, err := r.holder(ctx, obj, indexID, idValue(id), true)
 	if err != nil || other == "" {
 		return err
 	}
-	return Stall(forgev1.ReasonConflict, "%s (id %d) is already managed by %s %s; delete one of the two resources", r.kind.Describe(obj), id, r.kindName, other)
+	return Stall(forgev1.ReasonConflict, "%s (id %d) is already managed by %s; delete one of the two resources", r.kind.Describe(obj), id, other)
 }
 
-// holder returns the oldest other resource (namespace/name) whose index
-// field equals value; with olderOnly, only if it is older than obj. It only
-// reads the cached objects (no copies).
+// heldElsewhere names another resource, older or younger, that holds obj's
+// forge object by its natural key or by obj's status.id: a deletion then
+// leaves the object to it.
+func (r *Reconciler[T]) heldElsewhere(ctx context.Context, obj T) (string, error) {
+	other, err := r.keyHolder(ctx, obj, false)
+	if err != nil || other != "" {
+		return other, err
+	}
+	if id := obj.GetManagedStatus().ID; id != 0 {
+		return r.holder(ctx, obj, indexID, idValue(id), false)
+	}
+	return "", nil
+}
+
+func (r *Reconciler[T]) keyHolder(ctx context.Context, obj T, olderOnly bool) (string, error) {
+	key := r.kind.Key(obj)
+	if key == "" {
+		return "", nil
+	}
+	return r.holder(ctx, obj, indexKey, key, olderOnly)
+}
+
+// holder returns the oldest other resource of the kind holding the forge
+// object whose index field equals value, on obj's server, in any watched
+// namespace ("Kind namespace/name"); with olderOnly, only if it is older
+// than obj. Resources being deleted hold nothing. It only reads the cached
+// objects (no copies).
 func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, list, client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
 		return "", fmt.Errorf("list %s by %s: %w", r.kindName, index, err)
 	}
 	items, err := meta.ExtractList(list)
 	if err != nil {
 		return "", err
 	}
+	var servers *Servers
 	var oldest client.Object
 	for _, it := range items {
-		o := it.(client.Object)
+		o := it.(T)
 		if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() {
 			continue
 		}
-		if (!olderOnly || older(o, obj)) && (oldest == nil || older(o, oldest)) {
+		if olderOnly && !Older(o, obj) || oldest != nil && !Older(o, oldest) {
+			continue
+		}
+		if servers == nil {
+			if servers, err = ServersOf(ctx, r.client, obj); err != nil {
+				return "", err
+			}
+		}
+		if servers.Holds(o) {
 			oldest = o
 		}
 	}
 	if oldest == nil {
 		return "", nil
 	}
-	return oldest.GetNamespace() + "/" + oldest.GetName(), nil
+	return Holder(r.kindName, oldest), nil
 }
 
-// older orders resources by creation time, then name, so that exactly one of two is older.
-func older(a, b client.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	return a.GetName() < b.GetName()
-}
+func idValue(id int64) string { return strconv.FormatInt(id, 10) }
 
 // One returns the one item that match selects from a forge listing, nil when
 // none does. The forge allows several labels of one name, projects of one

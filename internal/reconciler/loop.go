@@ -192,9 +192,6 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := r.checkKeyConflict(ctx, obj); err != nil {
-		return Outcome{}, err
-	}
 	if observe {
 		// Observing never deletes, so it needs no finalizer.
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
@@ -216,11 +213,18 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err != nil {
 		return Outcome{}, err
 	}
+	// Conflicts are decided after Observe, so that a resource that yields
+	// to an older one has read the object all the same and holds it (its
+	// identity is kept below): the older one's deletion then leaves the
+	// object to it rather than removing it.
+	if err := r.checkKeyConflict(ctx, obj); err != nil {
+		return Outcome{}, keepIdentity(obj, obs, err)
+	}
 	if obs.Exists && obs.ID != 0 {
 		// A kind without ids has its identity in its natural key, whose
 		// conflicts checkKeyConflict found already.
 		if err := r.checkIDConflict(ctx, obj, obs.ID); err != nil {
-			return Outcome{}, err
+			return Outcome{}, keepIdentity(obj, obs, err)
 		}
 	}
 	// The finalizer goes on before the first write to the forge: in one
@@ -238,7 +242,19 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 		out.More = append(out.More, obs.Notices...)
 		return out, nil
 	}
-	return r.act(ctx, obj, pass, ext, obs, what)
+	out, err := r.act(ctx, obj, pass, ext, obs, what)
+	return out, keepIdentity(obj, obs, err)
+}
+
+// keepIdentity records in status the object a failing pass found (DESIGN
+// "Identity is recorded when seen"): a later rename or deletion then
+// addresses that object, not another one found by name. The status of a
+// failed pass is written all the same (Reconcile). It returns err.
+func keepIdentity[T forgev1.Managed](obj T, obs Observation, err error) error {
+	if err != nil && obs.Exists && !obs.Replace && (obs.ID != 0 || obs.Name != "") {
+		record(obj.GetManagedStatus(), obs)
+	}
+	return err
 }
 
 // Action is what a managed pass does about one forge object.
@@ -314,6 +330,9 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 	}
 	created, err := ext.Create(ctx)
 	if err != nil {
+		// A create that made the object and failed after it (a member that
+		// does not exist) says what it made: that is recorded at once.
+		_ = keepIdentity(obj, created, err)
 		return untrustedCreate(err, what)
 	}
 	record(status, created)
@@ -456,9 +475,14 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, reads *forge.ReadPo
 		keep = "the operator never created or adopted it"
 	}
 	if keep == "" {
-		// Another resource holding the same forge object keeps it alive.
-		if err := r.checkKeyConflict(ctx, obj); err != nil {
-			keep = "another resource manages it"
+		// Another resource holding the same forge object (older or younger,
+		// in any namespace, under any Forge of the server) keeps it alive.
+		other, err := r.heldElsewhere(ctx, obj)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if other != "" {
+			keep = other + " manages it too"
 		}
 	}
 	eventType := corev1.EventTypeNormal
@@ -508,7 +532,11 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 	if err != nil && !forge.IsNotFound(err) && !isParentMissing(err) {
 		return Outcome{}, err
 	}
-	if err == nil && obs.Exists {
+	// The object this resource held (status.id) is gone: one found under
+	// its natural key instead is another object, which it never held.
+	id := obj.GetManagedStatus().ID
+	held := id == 0 || obs.ID == 0 || obs.ID == id
+	if err == nil && obs.Exists && held {
 		if err := ext.Delete(ctx, obs); err != nil && !forge.IsNotFound(err) {
 			var left *Left
 			if !errors.As(err, &left) {
@@ -583,7 +611,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
-			return r.holder(ctx, obj, indexID, idKey(ref, id), false)
+			return r.holder(ctx, obj, indexID, idValue(id), false)
 		},
 	}, nil
 }

@@ -48,8 +48,9 @@ import (
 type fakeExternal struct {
 	calls   []string
 	observe Observation
-	// observeErr, createErr fail those calls when set.
-	observeErr, createErr error
+	// observeErr, createErr, updateErr fail those calls when set (a
+	// failed Create still returns created: what it made before failing).
+	observeErr, createErr, updateErr error
 	// created is what Create returns.
 	created Observation
 }
@@ -61,19 +62,16 @@ func (e *fakeExternal) Observe(context.Context) (Observation, error) {
 
 func (e *fakeExternal) Create(context.Context) (Observation, error) {
 	e.calls = append(e.calls, "Create")
-	if e.createErr != nil {
-		return Observation{}, e.createErr
-	}
-	return e.created, nil
+	return e.created, e.createErr
 }
 
 func (e *fakeExternal) Update(_ context.Context, obs Observation) error {
 	if obs.ID == 0 && obs.Name != "" {
 		e.calls = append(e.calls, "Update "+obs.Name)
-		return nil
+		return e.updateErr
 	}
 	e.calls = append(e.calls, "Update "+strconv.FormatInt(obs.ID, 10))
-	return nil
+	return e.updateErr
 }
 
 func (e *fakeExternal) Delete(_ context.Context, obs Observation) error {
@@ -120,7 +118,7 @@ func label(mutate ...func(*forgev1.Label)) *forgev1.Label {
 	for _, m := range mutate {
 		m(l)
 	}
-	l.UID = types.UID("uid-" + l.Name)
+	l.UID = types.UID("uid-" + l.Namespace + "/" + l.Name)
 	return l
 }
 
@@ -164,6 +162,14 @@ func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
 	return func(l *forgev1.Label) {
 		l.Spec.DeletionPolicy = policy
 		l.DeletionTimestamp = &t1
+	}
+}
+
+// forgeIn is a Ready Forge ns/name for url, another tenant's.
+func forgeIn(namespace, name, url string) *forgev1.Forge {
+	return &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Generation: 1},
+		Spec:       forgev1.ForgeSpec{URL: url},
 	}
 }
 
@@ -462,12 +468,77 @@ func TestPass(t *testing.T) {
 				ID: 5, Finalizer: true},
 		},
 		"ConflictByKey": {
-			reason: "The younger of two resources for one forge name stalls with Conflict, naming the older, before any forge call.",
+			reason: "The younger of two resources for one forge name stalls with Conflict, naming the older; it reads the object (so that it holds it too) and writes nothing.",
 			ext:    &fakeExternal{},
 			obj:    label(),
 			others: []client.Object{label(func(l *forgev1.Label) { l.Name, l.CreationTimestamp = "older", t0 })},
 			want: passResult{Ready: `False Conflict: label "bug" is already managed by Label default/older; delete one of the two resources`,
-				Stalled: true, Events: []string{`Warning Conflict label "bug" is already managed by Label default/older; delete one of the two resources`}},
+				Stalled: true, Calls: []string{"Observe"},
+				Events: []string{`Warning Conflict label "bug" is already managed by Label default/older; delete one of the two resources`}},
+		},
+		"ConflictAcrossNamespaces": {
+			reason: "Holds are server-wide: an older resource of another namespace, under its own Forge for the same server, that has read the object holds it; the younger stalls naming it, keeps the id it saw and writes nothing.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
+			obj:    label(),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid/"),
+				label(readyAt(5), func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+			want: passResult{Ready: `False Conflict: label "bug" is already managed by Label team-b/bug; delete one of the two resources`,
+				Stalled: true, ID: 5, Calls: []string{"Observe"},
+				Events: []string{`Warning Conflict label "bug" is already managed by Label team-b/bug; delete one of the two resources`}},
+		},
+		"NoHoldOnAnotherServer": {
+			reason: "A resource of another namespace whose Forge points at another server holds nothing here.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://other.invalid"),
+				label(readyAt(5), func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
+		},
+		"NoHoldUnseen": {
+			reason: "An older resource under another Forge of the server that has never read the object (its credentials may not see it) holds nothing.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"),
+				label(func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
+		},
+		"DeleteLeavesWhatAnotherHolds": {
+			reason: "Deleting the older of two holders (policy Delete) leaves the object to the younger, of another namespace: nothing is deleted.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"),
+				label(readyAt(5), func(l *forgev1.Label) {
+					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", metav1.NewTime(t1.Add(time.Hour))
+				})},
+			want: passResult{Gone: true, Events: []string{`Normal Orphaned left label "bug" on the forge: Label team-b/bug manages it too`}},
+		},
+		"DeleteSparesAnotherObjectOfTheName": {
+			reason: "A resource whose object (status.id 5) is gone deletes nothing: the object now found under its name (id 6) is another one, which it never held.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Deleted deleted label "bug" on the forge`}},
+		},
+		"IdentityKeptWhenUpdateFails": {
+			reason: "A pass that adopts an object and then fails still records its id, so that a later rename addresses that object.",
+			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"members"}},
+				updateErr: Stall(forgev1.ReasonUserNotFound, "user nobody does not exist")},
+			obj: label(),
+			want: passResult{Ready: `False UserNotFound: user nobody does not exist`, Stalled: true, ID: 5, Finalizer: true,
+				Calls:  []string{"Observe", "Update 5"},
+				Events: []string{`Warning UserNotFound user nobody does not exist`}},
+		},
+		"IdentityKeptWhenCreateFailsAfterMaking": {
+			reason: "A create that made the object and failed after it records the id it made; its create-pending mark stays, so the next pass looks first.",
+			ext: &fakeExternal{created: Observation{Exists: true, ID: 7},
+				createErr: Stall(forgev1.ReasonUserNotFound, "user nobody does not exist")},
+			obj: label(),
+			want: passResult{Ready: `False UserNotFound: user nobody does not exist`, Stalled: true, ID: 7, Finalizer: true,
+				Annotations: []string{forgev1.CreatePendingAnnotation},
+				Calls:       []string{"Observe", "Create"},
+				Events:      []string{`Warning UserNotFound user nobody does not exist`}},
 		},
 		"ConflictByID": {
 			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it, and takes no finalizer: it never wrote to the forge.",
@@ -475,7 +546,7 @@ func TestPass(t *testing.T) {
 			obj:    label(func(l *forgev1.Label) { l.Spec.Name = "other" }),
 			others: []client.Object{label(readyAt(5), func(l *forgev1.Label) { l.Name, l.CreationTimestamp = "older", t0 })},
 			want: passResult{Ready: `False Conflict: label "other" (id 5) is already managed by Label default/older; delete one of the two resources`,
-				Stalled: true, Finalizer: false, Calls: []string{"Observe"},
+				Stalled: true, ID: 5, Finalizer: false, Calls: []string{"Observe"},
 				Events: []string{`Warning Conflict label "other" (id 5) is already managed by Label default/older; delete one of the two resources`}},
 		},
 	}

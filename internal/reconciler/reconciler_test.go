@@ -275,7 +275,7 @@ func TestOlder(t *testing.T) {
 		{obj("b", t0), obj("a", t0), false},
 	}
 	for _, tt := range tests {
-		if got := older(tt.a, tt.b); got != tt.want {
+		if got := Older(tt.a, tt.b); got != tt.want {
 			t.Errorf("older(%s@%s, %s@%s) = %t, want %t", tt.a.Name, tt.a.CreationTimestamp, tt.b.Name, tt.b.CreationTimestamp, got, tt.want)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,8 +55,6 @@ const (
 // using Forge forgeRef: lower case, as the forge compares names.
 func repoRefKey(forgeRef, ref string) string { return forgeRef + "\x00" + strings.ToLower(ref) }
 
-func naturalKey(forgeRef, key string) string { return forgeRef + "\x00" + key }
-func idKey(forgeRef string, id int64) string { return forgeRef + "#" + strconv.FormatInt(id, 10) }
 
 // SetupForgeIndexes registers the Forge indexes the kinds' Secret watches
 // use. Call it once per manager, before Setup.
@@ -110,10 +107,16 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
 		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
-		// When a resource goes, one it stalled with Conflict may now proceed.
+		// When a resource goes, one it stalled with Conflict may now proceed;
+		// when one records the id it holds, a younger holder of it (in any
+		// namespace) learns at once that it must stop.
 		Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(r.forSameObject), builder.WithPredicates(predicate.Funcs{
-			CreateFunc:  func(event.CreateEvent) bool { return false },
-			UpdateFunc:  func(event.UpdateEvent) bool { return false },
+			CreateFunc: func(event.CreateEvent) bool { return false },
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				o, ok1 := e.ObjectOld.(T)
+				n, ok2 := e.ObjectNew.(T)
+				return ok1 && ok2 && o.GetManagedStatus().ID != n.GetManagedStatus().ID
+			},
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
@@ -137,10 +140,12 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 	return map[string]client.IndexerFunc{
 		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
 		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
+		// The natural key and the id alone, cluster-wide: which of the
+		// resources found point at the same server is decided when asking
+		// (conflicts.go).
 		indexKey: func(o client.Object) []string {
-			t := o.(T)
-			if k := kind.Key(t); k != "" {
-				return []string{naturalKey(t.GetManagedSpec().ForgeRef.Name, k)}
+			if k := kind.Key(o.(T)); k != "" {
+				return []string{k}
 			}
 			return nil
 		},
@@ -163,9 +168,8 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 			return out
 		},
 		indexID: func(o client.Object) []string {
-			t := o.(T)
-			if id := t.GetManagedStatus().ID; id != 0 {
-				return []string{idKey(t.GetManagedSpec().ForgeRef.Name, id)}
+			if id := o.(T).GetManagedStatus().ID; id != 0 {
+				return []string{idValue(id)}
 			}
 			return nil
 		},
@@ -189,21 +193,23 @@ func (r *Reconciler[T]) forForge(ctx context.Context, o client.Object) []ctrl.Re
 	return r.requests(ctx, o.GetNamespace(), IndexForgeRef, o.GetName())
 }
 
-// forSameObject enqueues the other resources with the same natural key or forge id as o.
+// forSameObject enqueues the other resources, in every namespace, with the
+// same natural key or forge id as o (those of another server find in their
+// pass that o does not hold their object).
 func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ctrl.Request {
 	t, ok := o.(T)
 	if !ok {
 		return nil
 	}
-	ref := t.GetManagedSpec().ForgeRef.Name
 	var reqs []ctrl.Request
 	if k := r.kind.Key(t); k != "" {
-		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), indexKey, naturalKey(ref, k))...)
+		reqs = append(reqs, r.requests(ctx, "", indexKey, k)...)
 	}
 	if id := t.GetManagedStatus().ID; id != 0 {
-		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), indexID, idKey(ref, id))...)
+		reqs = append(reqs, r.requests(ctx, "", indexID, idValue(id))...)
 	}
-	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.Name == o.GetName() })
+	self := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.NamespacedName == self })
 }
 
 // becameReady passes a Repository's update that makes it Ready.

@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Identity and addressing (DESIGN "Identity is recorded when seen",
+// "Addressing"): what a resource deletes, archives or renames is the
+// object of its status.id, under the name that object has now.
+var _ = Describe("Identity and addressing", func() {
+	var ns string
+	ctx := context.Background()
+
+	BeforeEach(func() {
+		ns = newNamespace()
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	newRepo := func(name string, policy forgev1.RepositoryDeletionPolicy) *forgev1.Repository {
+		return &forgev1.Repository{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.RepositorySpec{
+				ManagedSpec:    forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Owner:          "acme",
+				DeletionPolicy: policy,
+			},
+		}
+	}
+	gone := func(obj *forgev1.Repository) {
+		GinkgoHelper()
+		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, obj.Name), obj)) }, timeout, poll).Should(BeTrue())
+	}
+
+	// Issue 32 item 2: the owner's listing the deletion read still showed
+	// the old name, and the repository made under it since was deleted.
+	It("deletes the repository it holds under the name it has now, never the one that took its old name", func() {
+		r := newRepo("web", "Delete")
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		made := r.Status.ID
+
+		// By hand: rename it, and make a new repository under the old name.
+		_, err := forgeClient().EditRepo(ctx, "acme", "web", forge.EditRepoOption{Name: ptr("web-2025")})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+		newcomer, _ := fake.Repo("acme", "web")
+
+		Expect(k8s.Delete(ctx, r)).To(Succeed())
+		gone(r)
+		_, ok := fake.Repo("acme", "web-2025")
+		Expect(ok).To(BeFalse(), "the repository it made (id %d), renamed since, is deleted", made)
+		still, ok := fake.Repo("acme", "web")
+		Expect(ok).To(BeTrue(), "the repository made by hand under the old name is not deleted")
+		Expect(still.ID).To(Equal(newcomer.ID))
+	})
+
+	It("archives the repository it holds under the name it has now", func() {
+		r := newRepo("api", "Archive")
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		_, err := forgeClient().EditRepo(ctx, "acme", "api", forge.EditRepoOption{Name: ptr("api-old")})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "api")).To(Succeed())
+
+		Expect(k8s.Delete(ctx, r)).To(Succeed())
+		gone(r)
+		old, _ := fake.Repo("acme", "api-old")
+		Expect(old.Archived).To(BeTrue(), "the repository it held is archived")
+		newcomer, _ := fake.Repo("acme", "api")
+		Expect(newcomer.Archived).To(BeFalse(), "the repository that took the old name is not")
+	})
+
+	// Issue 32 item 3: the created mark outlived the repository it was made for.
+	It("deletes without allow-delete only the repository it created, not one made by hand under its name after it went", func() {
+		r := newRepo("docs", "Delete")
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		made := r.Status.ID
+		Expect(r.Status.CreatedID).To(Equal(made))
+
+		fake.DeleteRepo("acme", "docs")
+		Expect(fake.CreateRepo("acme", "docs")).To(Succeed())
+		byHand, _ := fake.Repo("acme", "docs")
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, key(ns, r.Name), r)).To(Succeed())
+			g.Expect(r.Status.ID).To(Equal(byHand.ID), "the resource finds the repository now under its name")
+		}, timeout, poll).Should(Succeed())
+		Expect(r.Status.CreatedID).To(Equal(made), "the mark still names the repository it made")
+
+		Expect(k8s.Delete(ctx, r)).To(Succeed())
+		gone(r)
+		still, ok := fake.Repo("acme", "docs")
+		Expect(ok).To(BeTrue(), "a repository the operator did not create is left without the allow-delete annotation")
+		Expect(still.ID).To(Equal(byHand.ID))
+		Expect(events(r)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))))
+	})
+
+	// Issue 32 item 4: a pass that failed after the adoption dropped the id,
+	// and the rename that followed made a second team.
+	It("records a team's id when a listed member does not exist, so that a rename renames it", func() {
+		t := &forgev1.Team{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "devs"},
+			Spec: forgev1.TeamSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Organization: "acme",
+				Members:      []forgev1.OwnerName{"nobody-here"},
+			},
+		}
+		Expect(k8s.Create(ctx, t)).To(Succeed())
+		expectReason(t, metav1.ConditionFalse, forgev1.ReasonUserNotFound)
+		team, ok := fake.Team("acme", "devs")
+		Expect(ok).To(BeTrue())
+		Eventually(func(g Gomega) int64 {
+			g.Expect(k8s.Get(ctx, key(ns, t.Name), t)).To(Succeed())
+			return t.Status.ID
+		}, timeout, poll).Should(Equal(team.ID), "the team made is recorded although the pass failed")
+
+		Expect(k8s.Get(ctx, key(ns, t.Name), t)).To(Succeed())
+		t.Spec.Name = ptr(forgev1.TeamName("developers"))
+		t.Spec.Members = []forgev1.OwnerName{}
+		Expect(k8s.Update(ctx, t)).To(Succeed())
+		expectReady(t)
+		Expect(fake.Teams("acme")).To(ContainElement(HaveField("Name", "developers")))
+		Expect(fake.Teams("acme")).NotTo(ContainElement(HaveField("Name", "devs")), "renamed, not made anew")
+		renamed, _ := fake.Team("acme", "developers")
+		Expect(renamed.ID).To(Equal(team.ID))
+	})
+
+	It("records a repository's id when a collaborator does not exist, so that a rename renames it", func() {
+		r := newRepo("cli", "Orphan")
+		r.Spec.Collaborators = []forgev1.Collaborator{{User: "nobody-here", Permission: "write"}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := readyCondition(r)(g)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(r.Status.ID).NotTo(BeZero(), "the repository made is recorded although the pass failed (%s)", c.Reason)
+		}, timeout, poll).Should(Succeed())
+		made := r.Status.ID
+
+		Expect(k8s.Get(ctx, key(ns, r.Name), r)).To(Succeed())
+		r.Spec.Name = ptr(forgev1.RepoName("cli-tool"))
+		r.Spec.Collaborators = []forgev1.Collaborator{}
+		Expect(k8s.Update(ctx, r)).To(Succeed())
+		expectReady(r)
+		renamed, ok := fake.Repo("acme", "cli-tool")
+		Expect(ok).To(BeTrue())
+		Expect(renamed.ID).To(Equal(made), "renamed, not made anew")
+		_, ok = fake.Repo("acme", "cli")
+		Expect(ok).To(BeFalse())
+	})
+})
