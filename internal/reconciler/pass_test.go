@@ -481,7 +481,9 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
 			obj:    label(),
 			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid/"),
-				label(readyAt(5), func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+				label(readyAt(5), func(l *forgev1.Label) {
+					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0
+				})},
 			want: passResult{Ready: `False Conflict: label "bug" is already managed by Label team-b/bug; delete one of the two resources`,
 				Stalled: true, ID: 5, Calls: []string{"Observe"},
 				Events: []string{`Warning Conflict label "bug" is already managed by Label team-b/bug; delete one of the two resources`}},
@@ -491,7 +493,9 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
 			obj:    label(),
 			others: []client.Object{forgeIn("team-b", "gitea-b", "https://other.invalid"),
-				label(readyAt(5), func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+				label(readyAt(5), func(l *forgev1.Label) {
+					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0
+				})},
 			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
 				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
 		},
@@ -500,7 +504,9 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
 			obj:    label(),
 			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"),
-				label(func(l *forgev1.Label) { l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0 })},
+				label(func(l *forgev1.Label) {
+					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0
+				})},
 			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
 				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
 		},

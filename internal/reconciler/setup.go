@@ -55,7 +55,6 @@ const (
 // using Forge forgeRef: lower case, as the forge compares names.
 func repoRefKey(forgeRef, ref string) string { return forgeRef + "\x00" + strings.ToLower(ref) }
 
-
 // SetupForgeIndexes registers the Forge indexes the kinds' Secret watches
 // use. Call it once per manager, before Setup.
 func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager) error {
