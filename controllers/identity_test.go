@@ -18,6 +18,9 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -172,5 +176,53 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(renamed.ID).To(Equal(made), "renamed, not made anew")
 		_, ok = fake.Repo("acme", "cli")
 		Expect(ok).To(BeFalse())
+	})
+
+	// Issue 32 item 9: a label that moved across a page boundary while the
+	// labels were listed page by page was missing from the listing, and the
+	// Label created a second one of its name.
+	It("confirms a label missing from a paged listing before creating it, and adopts it instead of a duplicate", func() {
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+		web := forge.RepoScope("acme", "web")
+		fc := forgeClient()
+		var made []*forge.Label
+		for i := range forge.PageSize + 1 {
+			l, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("l%02d", i), Color: "#ededed"})
+			Expect(err).NotTo(HaveOccurred())
+			made = append(made, l)
+		}
+		target := made[forge.PageSize] // first on page 2
+		var pages atomic.Int64
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: 2, Before: func() {
+			if pages.Add(1) != 2 {
+				return
+			}
+			// Between page 1 and page 2: a label before the target goes,
+			// one after it comes; the target is now on page 1, read already.
+			defer GinkgoRecover()
+			Expect(fc.DeleteLabel(ctx, web, made[0].ID)).To(Succeed())
+			_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: "late", Color: "#ededed"})
+			Expect(err).NotTo(HaveOccurred())
+		}})
+		l := &forgev1.Label{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "target"},
+			Spec: forgev1.LabelSpec{
+				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repository:  ptr(forgev1.RepositoryName("acme/web")),
+				Name:        target.Name,
+				Color:       "ededed",
+			},
+		}
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		expectReady(l)
+		Expect(pages.Load()).To(BeNumerically(">=", 2), "the listing was shifted")
+		Expect(l.Status.ID).To(Equal(target.ID), "the label that exists is adopted")
+		var named []forge.Label
+		for _, have := range fake.Labels(web) {
+			if have.Name == target.Name {
+				named = append(named, have)
+			}
+		}
+		Expect(named).To(HaveLen(1), "no second label of the name")
 	})
 })

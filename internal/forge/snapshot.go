@@ -86,10 +86,12 @@ type ReadPolicy struct {
 	seen *listingsSeen // shared by the copies Fresh makes
 }
 
-// listingsSeen records when the oldest listing a pass read was taken.
+// listingsSeen records when the oldest listing a pass read was taken, and
+// whether one held a page or more.
 type listingsSeen struct {
 	mu     sync.Mutex
 	oldest time.Time
+	paged  bool
 }
 
 // Reading is fc reading under p: for Snapshots, a view sharing its
@@ -162,6 +164,30 @@ func (p *ReadPolicy) OldestListing() time.Time {
 	p.seen.mu.Lock()
 	defer p.seen.mu.Unlock()
 	return p.seen.oldest
+}
+
+// Paged reports whether a listing read under p held a page (PageSize
+// items) or more. Such a listing was walked page by page, and an object
+// moving across a page boundary meanwhile (one deleted before it, one made
+// after it) is missing from it with nothing to show: an absence read from
+// it is confirmed afresh before anything is created on its strength.
+func (p *ReadPolicy) Paged() bool {
+	if p == nil || p.seen == nil {
+		return false
+	}
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
+	return p.seen.paged
+}
+
+// usedListing records a listing of n items read under p.
+func (p *ReadPolicy) usedListing(n int) {
+	if p.seen == nil || n < PageSize {
+		return
+	}
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
+	p.seen.paged = true
 }
 
 // used records that a read under p was served from a listing taken at t.
@@ -839,6 +865,15 @@ func (st *store[T]) forgetAll() {
 // list returns the scope's objects: the kept listing when s's policy allows its
 // age, else a new one (shared with concurrent readers of the scope).
 func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
+	out, err := st.listKept(ctx, s, key, fetch)
+	if err == nil {
+		s.pol().usedListing(len(out))
+	}
+	return out, err
+}
+
+// listKept is list: from a kept listing when the policy allows, else afresh.
+func (st *store[T]) listKept(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
 	pol := s.pol()
 	st.mu.Lock()
 	e := st.entries[key]

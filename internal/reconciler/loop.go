@@ -213,6 +213,11 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err != nil {
 		return Outcome{}, err
 	}
+	if !obs.Exists && !observe && pass.reads.Paged() {
+		if ext, obs, err = r.confirmAbsent(ctx, obj, pass); err != nil {
+			return Outcome{}, err
+		}
+	}
 	// Conflicts are decided after Observe, so that a resource that yields
 	// to an older one has read the object all the same and holds it (its
 	// identity is kept below): the older one's deletion then leaves the
@@ -244,6 +249,23 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	}
 	out, err := r.act(ctx, obj, pass, ext, obs, what)
 	return out, keepIdentity(obj, obs, err)
+}
+
+// confirmAbsent observes obj again through a view of the pass's client that
+// lists afresh, before a create decided on the absence of its object from
+// a listing that was walked page by page (forge.ReadPolicy.Paged): the
+// object may have moved across a page boundary during the walk, and
+// creating it again would make a duplicate. It returns the fresh view's
+// External and what it found.
+func (r *Reconciler[T]) confirmAbsent(ctx context.Context, obj T, pass *Pass) (External, Observation, error) {
+	fresh := *pass
+	fresh.Forge = forge.Fresh(pass.Forge)
+	ext, err := r.kind.Connect(ctx, obj, &fresh)
+	if err != nil {
+		return nil, Observation{}, err
+	}
+	obs, err := ext.Observe(ctx)
+	return ext, obs, err
 }
 
 // keepIdentity records in status the object a failing pass found (DESIGN
