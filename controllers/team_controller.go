@@ -190,7 +190,7 @@ func (e *teamExt) ownersMismatch() error {
 	switch {
 	case isOwnersTeam(t) && !e.obj.IsOwners():
 		return reconciler.Stall(forgev1.ReasonConflict,
-			"team %q (id %d) is the Owners team of organization %s (the forge reads its permission as owner): only a Team named Owners manages it and it is never renamed, so this Team writes nothing to it; remove it from spec.previousNames or status.id",
+			"team %q (id %d) is the Owners team of organization %s (the forge reads its permission as owner), found by this Team (by its name, status.id or a previous name): only a Team named Owners manages it and it is never renamed, so this Team writes nothing to it; delete this Team (the Owners team stays) and create one for the team it means",
 			t.Name, t.ID, e.org())
 	case isOwnersTeam(t) && !strings.EqualFold(t.Name, "owners"):
 		return reconciler.Stall(forgev1.ReasonConflict,
