@@ -80,6 +80,12 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 		return reconciler.Observation{}, err
 	}
 	e.found = found
+	// A deletion goes on to Delete, which leaves an Owners team found
+	// either way; a pass writes nothing to a team the spec and the forge
+	// disagree about.
+	if err := e.ownersMismatch(); err != nil && e.obj.DeletionTimestamp.IsZero() {
+		return reconciler.Observation{}, err
+	}
 	// Failures are of the last pass that wrote: a pass finds them anew.
 	e.obj.Status.Failures = nil
 	if err := e.listSets(ctx); err != nil {
@@ -164,7 +170,42 @@ func (e *teamExt) locate(ctx context.Context, all []forge.Team) (*forge.Team, er
 	return byPrev, nil
 }
 
+// isOwnersTeam is the forge's answer to "is this its organization's Owners
+// team": Gitea reads the access mode of the team it made with the
+// organization as permission "owner", which no other team can have (the
+// API gives only none, read, write and admin) and which a rename keeps.
+func isOwnersTeam(t *forge.Team) bool { return t.Permission == "owner" }
+
+// owners reports whether the team found is the Owners team, as the forge says.
+func (e *teamExt) owners() bool { return e.found != nil && isOwnersTeam(e.found) }
+
+// ownersMismatch stalls a Team whose spec name and the team it found
+// disagree about Owners: only a Team named Owners manages the forge's
+// Owners team, only while the forge calls it Owners (the operator never
+// renames it: Gitea knows it by that name), and a Team named Owners
+// manages no other team. Conflict, as for any object a resource cannot
+// hold: nothing is written until the spec, status.id or the forge changes.
+func (e *teamExt) ownersMismatch() error {
+	t := e.found
+	switch {
+	case isOwnersTeam(t) && !e.obj.IsOwners():
+		return reconciler.Stall(forgev1.ReasonConflict,
+			"team %q (id %d) is the Owners team of organization %s (the forge reads its permission as owner), found by this Team (by its name, status.id or a previous name): only a Team named Owners manages it and it is never renamed, so this Team writes nothing to it; delete this Team (the Owners team stays) and create one for the team it means",
+			t.Name, t.ID, e.org())
+	case isOwnersTeam(t) && !strings.EqualFold(t.Name, "owners"):
+		return reconciler.Stall(forgev1.ReasonConflict,
+			"the Owners team of organization %s (id %d) is named %q on the forge: the operator never renames the Owners team and writes nothing to it; rename it back to Owners on the forge",
+			e.org(), t.ID, t.Name)
+	case !isOwnersTeam(t) && e.obj.IsOwners():
+		return reconciler.Stall(forgev1.ReasonConflict,
+			"team %q (id %d) in organization %s is not its Owners team (the forge reads its permission as %q): a Team named Owners manages only the Owners team, so nothing is written to it",
+			t.Name, t.ID, e.org(), t.Permission)
+	}
+	return nil
+}
+
 func (e *teamExt) Create(ctx context.Context) (reconciler.Observation, error) {
+	// Nothing was found: the spec's name is all there is to go by.
 	if e.obj.IsOwners() {
 		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonNotFound,
 			"organization %s has no Owners team; the operator adopts it and never creates it", e.org())
@@ -275,6 +316,13 @@ func (e *teamExt) removeUnlisted(ctx context.Context) (error, error) {
 	}
 	_, members = diffSet(e.members, names(e.obj.Spec.Members))
 	_, repos = diffSet(e.repos, names(e.obj.Spec.Repositories))
+	if e.owners() && len(members) > 0 && len(members) == len(e.members) {
+		// The forge refuses it too (500), after the others are gone.
+		e.count()
+		return reconciler.Stall(forgev1.ReasonRejected,
+			"the Owners team of organization %s would lose its last member (%s): an organization keeps an owner, so none was removed; list a user who exists in spec.members",
+			e.org(), strings.Join(members, ", ")), nil
+	}
 	limit := int(ptrOr(e.obj.Spec.MaxRemovals, defaultMaxRemovals))
 	if n := len(members) + len(repos); n > limit {
 		e.count()
@@ -310,10 +358,13 @@ func (e *teamExt) count() {
 	}
 }
 
+// Delete deletes the team, unless the forge says it is the Owners team, or
+// the spec names Owners (a team named Owners that is not the owner team is
+// not this Team's to delete either).
 func (e *teamExt) Delete(ctx context.Context, _ reconciler.Observation) error {
-	if e.obj.IsOwners() {
+	if e.owners() || e.obj.IsOwners() {
 		return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonOrphaned,
-			"left the Owners team of organization %s on the forge: it is never deleted", e.org())
+			"left team %q (id %d), the Owners team of organization %s, on the forge: it is never deleted", e.found.Name, e.found.ID, e.org())
 	}
 	return e.fc.DeleteTeam(ctx, e.org(), e.found.ID)
 }
@@ -354,7 +405,7 @@ func (e *teamExt) haveUnits() map[string]string {
 // units only (the forge reads "none" for it, as for one made in the web
 // UI), an admin team by its permission.
 func (e *teamExt) accessDiffers() (permission bool, units []string) {
-	if e.obj.IsOwners() {
+	if e.owners() {
 		return false, nil
 	}
 	isAdmin := e.found.Permission == "admin"
@@ -377,17 +428,17 @@ func (e *teamExt) edit() (forge.EditTeamOption, bool) {
 	s, t := e.obj.Spec, e.found
 	var opt forge.EditTeamOption
 	changed := false
-	if name := e.obj.TeamName(); name != t.Name {
+	if name := e.obj.TeamName(); name != t.Name && !e.owners() {
 		opt.Name, changed = name, true
 	}
 	if s.Description != nil && *s.Description != t.Description {
 		opt.Description, changed = s.Description, true
 	}
-	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.obj.IsOwners() {
+	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.owners() {
 		opt.CanCreateOrgRepo, changed = s.CanCreateOrgRepo, true
 	}
 	permission, units := e.accessDiffers()
-	includeAll := s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.obj.IsOwners()
+	includeAll := s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.owners()
 	if permission || len(units) > 0 || includeAll {
 		changed = true
 		opt.Permission = "none"
@@ -408,16 +459,16 @@ func (e *teamExt) edit() (forge.EditTeamOption, bool) {
 func (e *teamExt) changes() []reconciler.Change {
 	s, t := e.obj.Spec, e.found
 	var out []reconciler.Change
-	if name := e.obj.TeamName(); name != t.Name {
+	if name := e.obj.TeamName(); name != t.Name && !e.owners() {
 		out = append(out, reconciler.Change{Field: "rename", Have: t.Name, Want: name})
 	}
 	if s.Description != nil && *s.Description != t.Description {
 		out = append(out, change("description", t.Description, *s.Description))
 	}
-	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.obj.IsOwners() {
+	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.owners() {
 		out = append(out, change("canCreateOrgRepo", t.CanCreateOrgRepo, *s.CanCreateOrgRepo))
 	}
-	if s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.obj.IsOwners() {
+	if s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.owners() {
 		out = append(out, change("includesAllRepositories", t.IncludesAllRepositories, *s.IncludesAllRepositories))
 	}
 	permission, units := e.accessDiffers()

@@ -227,6 +227,49 @@ var _ = Describe("Team", func() {
 		Expect(events(o)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring("never deleted"))))
 	})
 
+	// Issue 32 item 5: a Team left by an earlier release holding the
+	// Owners team under another name (it adopted Owners by a previous
+	// name, and its finalizer is on), or whose status.id someone pointed
+	// at Owners, neither renames Owners, nor removes its owners, nor
+	// deletes it: the forge's team, not the spec's name, says Owners.
+	It("never renames, empties or deletes the Owners team for a Team named otherwise that finds it by status.id", func() {
+		t := newTeam("platform")
+		t.Spec.Members = []forgev1.OwnerName{"bob"}
+		t.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		Expect(k8s.Create(ctx, t)).To(Succeed())
+		expectReady(t)
+		platformID := t.Status.ID
+
+		// Held still, the Team's team is deleted on the forge and its
+		// status.id pointed at Owners.
+		change(t, func(t *forgev1.Team) { t.Spec.Suspend = true })
+		expectReason(t, metav1.ConditionUnknown, forgev1.ReasonSuspended)
+		Expect(person().DeleteTeam(ctx, "acme", platformID)).To(Succeed())
+		owners := teamOf("Owners")
+		Expect(owners.Permission).To(Equal("owner"))
+		ownersBefore := fake.TeamMembers("acme", "Owners")
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, key(ns, "platform"), t)).To(Succeed())
+			t.Status.ID = owners.ID
+			g.Expect(k8s.Status().Update(ctx, t)).To(Succeed())
+		}, timeout, poll).Should(Succeed())
+
+		fake.ClearRequests()
+		change(t, func(t *forgev1.Team) { t.Spec.Suspend = false })
+		msg := expectReason(t, metav1.ConditionFalse, forgev1.ReasonConflict)
+		Expect(msg).To(And(ContainSubstring("Owners team"), ContainSubstring("acme")))
+		Expect(fake.WriteRequests()).To(BeEmpty())
+		Expect(teamOf("Owners").ID).To(Equal(owners.ID), "not renamed")
+		Expect(fake.TeamMembers("acme", "Owners")).To(Equal(ownersBefore), "no owner added or removed")
+
+		Expect(k8s.Delete(ctx, t)).To(Succeed())
+		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, "platform"), t)) }, timeout, poll).Should(BeTrue())
+		Expect(teamOf("Owners").ID).To(Equal(owners.ID), "not deleted")
+		Expect(fake.TeamMembers("acme", "Owners")).To(Equal(ownersBefore))
+		Eventually(func() []string { return events(t) }, timeout, poll).Should(ContainElement(And(
+			HavePrefix(forgev1.ReasonOrphaned), ContainSubstring("Owners team"), ContainSubstring("never deleted"))))
+	})
+
 	It("deletes a team with deletionPolicy Delete and leaves it with Orphan", func() {
 		gone, kept := newTeam("gone"), newTeam("kept")
 		kept.Spec.DeletionPolicy = forgev1.DeletionPolicyOrphan

@@ -207,6 +207,16 @@ var _ = Describe("admission", func() {
 			set("spec.canCreateOrgRepo", true)), "the Owners team"),
 		Entry("Team: Owners without members", obj("Team", set("spec.name", "Owners")), "the Owners team"),
 		Entry("Team: Owners with an empty members list", obj("Team", set("spec.name", "Owners"), set("spec.members", strs())), "the Owners team"),
+		// Issue 32 item 5: the Owners team is adopted only by a Team named
+		// Owners, and never renamed, in either direction.
+		Entry("Team: Owners among the previous names", obj("Team", set("spec.name", "admins"),
+			set("spec.previousNames", strs("infra", "Owners"))), "spec.previousNames"),
+		Entry("Team: owners among the previous names in another case", obj("Team",
+			set("spec.previousNames", strs("OWNERS"))), "spec.previousNames"),
+		Entry("Team: Owners with previous names", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice")),
+			set("spec.previousNames", strs("admins"))), "the Owners team is never renamed"),
+		Entry("Team: owners (metadata.name) with previous names", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice")),
+			set("spec.previousNames", strs("admins"))), "the Owners team is never renamed"),
 
 		// Repository
 		Entry("Repository: a name with a space", obj("Repository", set("spec.name", "my web")), "spec.name"),

@@ -97,6 +97,14 @@ var _ = Describe("immutable fields", func() {
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
 		Entry("Label: moved from the organization to a repository", obj("Label"),
 			[]edit{unset("spec.organization"), set("spec.repository", "acme/web")}, "spec.repository"),
+		// Issue 32 item 5: a rename to or from Owners would rename the
+		// forge's Owners team, or another team to Owners.
+		Entry("Team: renamed to Owners", obj("Team", set("spec.name", "admins")),
+			[]edit{set("spec.name", "Owners"), set("spec.members", strs("alice"))}, "the Owners team is never renamed"),
+		Entry("Team: Owners renamed", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice"))),
+			[]edit{set("spec.name", "admins")}, "the Owners team is never renamed"),
+		Entry("Team: metadata.name owners given another spec.name", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice"))),
+			[]edit{set("spec.name", "admins")}, "the Owners team is never renamed"),
 	)
 
 	// The immutability rules must not freeze the whole object.
@@ -117,5 +125,9 @@ var _ = Describe("immutable fields", func() {
 			[]edit{set("spec.name", "kind/defect"), set("spec.color", "#ff0000"), set("spec.archived", true)}),
 		Entry("RunnerSetting: disabled and runner", obj("RunnerSetting"),
 			[]edit{set("spec.disabled", false), set("spec.runner", map[string]any{"id": int64(3)})}),
+		Entry("Team: renamed, the old name kept as a previous name", obj("Team"),
+			[]edit{set("spec.name", "web-devs"), set("spec.previousNames", strs("platform"))}),
+		Entry("Team: owners given spec.name Owners (same name, another case)", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice"))),
+			[]edit{set("spec.name", "Owners")}),
 	)
 })

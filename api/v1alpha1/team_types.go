@@ -95,6 +95,7 @@ type TeamFailure struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.repositories) || !has(self.includesAllRepositories) || !self.includesAllRepositories",message="spec.repositories cannot be listed when includesAllRepositories is true",fieldPath=".repositories"
 // +kubebuilder:validation:XValidation:rule="!has(self.members) || self.members.all(m, self.members.filter(n, n.lowerAscii() == m.lowerAscii()).size() == self.members.filter(n, n == m).size())",message="members must not name a user twice (names are compared without case)",fieldPath=".members"
 // +kubebuilder:validation:XValidation:rule="!has(self.repositories) || self.repositories.all(m, self.repositories.filter(n, n.lowerAscii() == m.lowerAscii()).size() == self.repositories.filter(n, n == m).size())",message="repositories must not name a repository twice (names are compared without case)",fieldPath=".repositories"
+// +kubebuilder:validation:XValidation:rule="!has(self.previousNames) || self.previousNames.all(p, p.lowerAscii() != 'owners')",message="spec.previousNames must not name Owners: the Owners team is adopted only by a Team named Owners and is never renamed",fieldPath=".previousNames"
 type TeamSpec struct {
 	ManagedSpec `json:",inline"`
 
@@ -113,7 +114,8 @@ type TeamSpec struct {
 	Name *TeamName `json:"name,omitempty"`
 
 	// previousNames: a team found under one of these names (and not under
-	// name) is adopted and renamed.
+	// name) is adopted and renamed. Never Owners, and none for the Owners
+	// team: it is never renamed.
 	// +kubebuilder:validation:MaxItems=10
 	// +listType=set
 	// +optional
@@ -186,6 +188,8 @@ type TeamStatus struct {
 // +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || (!has(self.spec.permission) && !has(self.spec.units) && !has(self.spec.includesAllRepositories) && !has(self.spec.canCreateOrgRepo))",message="the Owners team's permission, units, includesAllRepositories and canCreateOrgRepo are fixed by the forge: leave them out"
 // +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || (has(self.spec.members) && size(self.spec.members) > 0)",message="the Owners team must list at least one member in spec.members: an organization cannot lose its last owner"
 // +kubebuilder:validation:XValidation:rule="has(self.spec.name) || self.metadata.name.matches('^[-.a-z0-9]+$')",message="metadata.name is the team name when spec.name is unset"
+// +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || !has(self.spec.previousNames) || size(self.spec.previousNames) == 0",message="the Owners team is never renamed: a Team named Owners lists no spec.previousNames"
+// +kubebuilder:validation:XValidation:rule="((has(oldSelf.spec.name) ? oldSelf.spec.name : oldSelf.metadata.name).lowerAscii() == 'owners') == ((has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() == 'owners')",message="the Owners team is never renamed: a Team's name cannot change to or from Owners"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=fteam,categories=forge
@@ -215,7 +219,9 @@ func (t *Team) TeamName() string {
 	return t.Name
 }
 
-// IsOwners reports whether the team is its organization's Owners team.
+// IsOwners reports whether the spec names its organization's Owners team.
+// Whether a team found on the forge is Owners is the forge's answer (its
+// permission "owner"), not this.
 func (t *Team) IsOwners() bool { return isOwnersName(t.TeamName()) }
 
 func isOwnersName(name string) bool { return strings.EqualFold(name, "owners") }
