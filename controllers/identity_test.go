@@ -225,4 +225,39 @@ var _ = Describe("Identity and addressing", func() {
 		}
 		Expect(named).To(HaveLen(1), "no second label of the name")
 	})
+
+	It("confirms a repository missing from a paged listing with a GET by name before creating it, and adopts it", func() {
+		fc := forgeClient()
+		var names []string
+		for i := range forge.PageSize + 1 {
+			names = append(names, fmt.Sprintf("r%02d", i))
+			Expect(fake.CreateRepo("acme", names[i])).To(Succeed())
+		}
+		target, _ := fake.Repo("acme", names[forge.PageSize]) // first on page 2
+		var pages atomic.Int64
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/orgs/acme/repos", Count: 2, Before: func() {
+			if pages.Add(1) != 2 {
+				return
+			}
+			defer GinkgoRecover()
+			Expect(fc.DeleteRepo(ctx, "acme", names[0])).To(Succeed())
+			_, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "zz-late"})
+			Expect(err).NotTo(HaveOccurred())
+		}})
+		fake.ClearRequests()
+		r := newRepo(target.Name, "Orphan")
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		Expect(pages.Load()).To(BeNumerically(">=", 2), "the listing was shifted")
+		Expect(r.Status.ID).To(Equal(target.ID), "the repository that exists is adopted")
+		Expect(r.Status.CreatedID).To(BeZero())
+		creates := 0
+		for _, req := range fake.WriteRequests() {
+			if req.Method == http.MethodPost && req.Path == "/api/v1/orgs/acme/repos" {
+				creates++
+			}
+		}
+		Expect(creates).To(Equal(1), "only the test's own create: the operator made none")
+		Expect(requestsTo("/api/v1/repos/acme/"+target.Name)).To(BeNumerically(">=", 1), "confirmed by a GET of its name")
+	})
 })

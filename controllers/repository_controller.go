@@ -78,6 +78,37 @@ func (e *repository) Observe(ctx context.Context) (reconciler.Observation, error
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
+	return e.observeIn(ctx, all)
+}
+
+// ConfirmAbsent observes the repository by one GET per name (its name and
+// each previous name) rather than a fresh listing of its owner, which may
+// run to many pages: the loop asks it before creating a repository that a
+// paged listing did not show.
+func (e *repository) ConfirmAbsent(ctx context.Context) (reconciler.Observation, error) {
+	var found []forge.Repository
+	names := []string{e.obj.RepoName()}
+	for _, p := range e.obj.Spec.PreviousNames {
+		names = append(names, string(p))
+	}
+	for _, n := range names {
+		r, err := e.fc.GetRepo(ctx, e.owner(), n)
+		if forge.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return reconciler.Observation{}, err
+		}
+		mine := r.Owner != nil && strings.EqualFold(r.Owner.Login, e.owner())
+		if mine && !slices.ContainsFunc(found, func(f forge.Repository) bool { return f.ID == r.ID }) {
+			found = append(found, *r)
+		}
+	}
+	return e.observeIn(ctx, found)
+}
+
+// observeIn is Observe over all, the owner's repositories as read.
+func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (reconciler.Observation, error) {
 	found, err := e.locate(ctx, all)
 	if err != nil || found == nil {
 		return reconciler.Observation{}, err

@@ -72,6 +72,14 @@ type WriteGuard[T forgev1.Managed] interface {
 	BeforeWrite(ctx context.Context, obj T, pass *Pass) error
 }
 
+// AbsenceConfirmer is implemented by an External that can confirm the
+// absence of its object more cheaply than by observing it through a fresh
+// listing of its scope (one GET by name instead of a listing of many
+// pages). The loop asks it before a create decided on a paged listing.
+type AbsenceConfirmer interface {
+	ConfirmAbsent(ctx context.Context) (Observation, error)
+}
+
 // External is one pass's view of one forge object.
 type External interface {
 	// Observe reads the forge object: by status.id when known, otherwise by

@@ -264,6 +264,10 @@ func (r *Reconciler[T]) confirmAbsent(ctx context.Context, obj T, pass *Pass) (E
 	if err != nil {
 		return nil, Observation{}, err
 	}
+	if c, ok := ext.(AbsenceConfirmer); ok {
+		obs, err := c.ConfirmAbsent(ctx)
+		return ext, obs, err
+	}
 	obs, err := ext.Observe(ctx)
 	return ext, obs, err
 }
