@@ -62,11 +62,11 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 		t.Fatalf("a new value this manager never sent: diff %v, want [value]", diff)
 	}
 	sent := newSentSecrets()
-	sent.put("u1", []forgev1.AppliedSecret{newDigest})
+	sent.sent("u1", 0, []forgev1.AppliedSecret{newDigest})
 	if diff := observe(sent); len(diff) != 0 {
 		t.Fatalf("the value this manager just sent, seen through a lagging cache: diff %v, want none", diff)
 	}
-	sent.put("u1", []forgev1.AppliedSecret{oldDigest})
+	sent.sent("u1", 0, []forgev1.AppliedSecret{oldDigest})
 	if diff := observe(sent); len(diff) != 1 {
 		t.Fatalf("a value other than the one last sent: diff %v, want [value]", diff)
 	}
