@@ -324,14 +324,30 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	switch {
 	case e.unknown:
 		obs.Unknown = append(obs.Unknown, "value")
-	case e.value != e.found.Data && e.secret:
+	case sameVariableValue(e.value, e.found.Data):
+	case e.secret:
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
-	case e.value != e.found.Data:
+	default:
 		obs.Changes = append(obs.Changes, change("value", e.found.Data, e.value))
 	}
 	slices.SortFunc(obs.Changes, byField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
+}
+
+// sameVariableValue compares a variable's value with the forge's as the
+// forge stores it: Gitea turns CRLF into LF on every write (1.24, 1.25 and
+// Forgejo), and a lone CR too from 1.26 (services/actions/variables.go:
+// util.ReserveLineBreakForTextarea, then util.NormalizeStringEOL), and
+// trims nothing. Compared as sent, a value with CRLF would differ at every
+// pass and be written again with a DriftCorrected Event. Line ends are
+// compared alike whatever the version: a CR changed by hand into LF on an
+// older forge goes unseen, which changes nothing a workflow reads as lines.
+func sameVariableValue(want, have string) bool { return normalizeEOL(want) == normalizeEOL(have) }
+
+// normalizeEOL turns CRLF and a lone CR into LF.
+func normalizeEOL(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func (e *actionsVariable) description() string {
