@@ -34,6 +34,7 @@ var actionsBehaviours = []struct {
 	{"actions/variables: POST creates (409 when taken), PUT updates (404 when missing), values listed", contractActionsVariables, nil},
 	{"actions/names the forge refuses", contractActionsNames, nil},
 	{"actions/variables: CRLF stored as LF (a lone CR too from Gitea 1.26), nothing trimmed", contractActionsVariableEOL, nil},
+	{"actions/variables: the fake as Gitea 1.24, 1.25 and Forgejo keeps a lone CR", contractActionsVariableEOLOldFake, needFake},
 }
 
 func actionsScopes(t *testing.T, tg *target) []forge.Scope {
@@ -138,4 +139,16 @@ func contractActionsVariableEOL(t *testing.T, tg *target) {
 		t.Errorf("%s %s, updated with a lone CR: reads back %q, want %q", flavor, semver, got, loneCR)
 	}
 	mustNoErr(t, tg.c.DeleteActionsVariable(ctx(t), sc, "EOL"))
+}
+
+// contractActionsVariableEOLOldFake runs the line-end check with the fake
+// answering as the versions that keep a lone CR.
+func contractActionsVariableEOLOldFake(t *testing.T, _ *target) {
+	for _, v := range []string{"1.25.5", "1.24.6", "15.0.3+gitea-1.22.0"} {
+		t.Run(v, func(t *testing.T) {
+			old := newTarget(t)
+			old.fake.SetVersion(v)
+			contractActionsVariableEOL(t, old)
+		})
+	}
 }
