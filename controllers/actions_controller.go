@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,41 +58,6 @@ type actionsSecretKind struct {
 	kindBase[forgev1.ActionsSecret, forgev1.ActionsSecretList]
 	digests *secretdigest.Digester
 	sent    *sentSecrets
-}
-
-// sentSecrets remembers, per resource, what this manager last sent: a
-// pass that starts from a cached resource older than the status the pass
-// before it wrote (two events close together) would otherwise see the old
-// digest and send the value again. status.appliedSecrets stays the record
-// that outlives the manager; this only bridges the cache's lag.
-type sentSecrets struct {
-	mu sync.Mutex
-	m  map[types.UID]forgev1.AppliedSecret
-}
-
-func newSentSecrets() *sentSecrets { return &sentSecrets{m: map[types.UID]forgev1.AppliedSecret{}} }
-
-func (s *sentSecrets) get(uid types.UID) (forgev1.AppliedSecret, bool) {
-	if s == nil {
-		return forgev1.AppliedSecret{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.m[uid]
-	return a, ok
-}
-
-func (s *sentSecrets) put(uid types.UID, a []forgev1.AppliedSecret) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(a) == 0 {
-		delete(s.m, uid)
-		return
-	}
-	s.m[uid] = a[0]
 }
 
 func (actionsSecretKind) Secrets(s *forgev1.ActionsSecret) []string {
@@ -181,10 +145,8 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 	case !e.obj.Status.Known():
 		have = nil // someone else's secret: its value is unknown, written once
 	}
-	if last, ok := e.sent.get(e.obj.UID); ok && appliedDiffers(have, e.applied, fieldValueFrom) &&
-		!appliedDiffers([]forgev1.AppliedSecret{last}, e.applied, fieldValueFrom) {
-		have = e.applied // sent by this manager already; the cached status lags
-	}
+	// What this manager sent last is newer than a status the cache lags on.
+	have = e.sent.have(e.obj.UID, 0, have)
 	switch {
 	case e.unknown:
 		obs.Unknown = append(obs.Unknown, "value")
@@ -194,6 +156,7 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 		if e.obj.DeletionTimestamp.IsZero() {
 			obs.Notices = digestKeyChanged(have, e.applied, e.digestKey)
 			e.obj.Status.AppliedSecrets = e.applied
+			e.sent.settled(e.obj.UID, 0, e.applied)
 		}
 	}
 	slices.SortFunc(obs.Changes, byField)
@@ -219,7 +182,7 @@ func (e *actionsSecret) put(ctx context.Context) error {
 		return reconciler.ParentMissing(err, e.scope.describe())
 	}
 	e.obj.Status.AppliedSecrets = e.applied
-	e.sent.put(e.obj.UID, e.applied)
+	e.sent.sent(e.obj.UID, 0, e.applied)
 	return nil
 }
 
@@ -235,7 +198,7 @@ func (e *actionsSecret) Update(ctx context.Context, _ reconciler.Observation) er
 }
 
 func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) error {
-	e.sent.put(e.obj.UID, nil)
+	e.sent.forget(e.obj.UID, 0)
 	return e.fc.DeleteActionsSecret(ctx, e.scope.Scope, obs.Name)
 }
 
@@ -361,14 +324,30 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	switch {
 	case e.unknown:
 		obs.Unknown = append(obs.Unknown, "value")
-	case e.value != e.found.Data && e.secret:
+	case sameVariableValue(e.value, e.found.Data):
+	case e.secret:
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
-	case e.value != e.found.Data:
+	default:
 		obs.Changes = append(obs.Changes, change("value", e.found.Data, e.value))
 	}
 	slices.SortFunc(obs.Changes, byField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
+}
+
+// sameVariableValue compares a variable's value with the forge's as the
+// forge stores it: Gitea turns CRLF into LF on every write (1.24, 1.25 and
+// Forgejo), and a lone CR too from 1.26 (services/actions/variables.go:
+// util.ReserveLineBreakForTextarea, then util.NormalizeStringEOL), and
+// trims nothing. Compared as sent, a value with CRLF would differ at every
+// pass and be written again with a DriftCorrected Event. Line ends are
+// compared alike whatever the version: a CR changed by hand into LF on an
+// older forge goes unseen, which changes nothing a workflow reads as lines.
+func sameVariableValue(want, have string) bool { return normalizeEOL(want) == normalizeEOL(have) }
+
+// normalizeEOL turns CRLF and a lone CR into LF.
+func normalizeEOL(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func (e *actionsVariable) description() string {

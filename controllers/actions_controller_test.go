@@ -187,6 +187,44 @@ var _ = Describe("ActionsSecret and ActionsVariable", func() {
 		Expect(requestsTo("/repos/acme/web/actions/variables")).To(BeNumerically("<=", 4))
 	})
 
+	// Issue 32 item 6: the forge stores a variable's CRLF as LF (a lone CR
+	// too, from Gitea 1.26): compared as it was sent, such a value differed
+	// at every pass and was written again, with a DriftCorrected Event.
+	It("writes a variable with CRLF line ends once, from a literal, a ConfigMap or a Secret", func() {
+		const crlf = "line one\r\nline two\r\n"
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "eol"},
+			Data: map[string]string{"value": crlf}})).To(Succeed())
+		putSecret(ns, "ci-values", "value", "secret\r\nvalue\rwith a lone CR")
+		variable := func(name string, scope forgev1.ActionsScope, value *string, from *forgev1.ActionsVariableValueFrom) *forgev1.ActionsVariable {
+			return &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: forgev1.ActionsVariableSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+					ActionsScope: scope, Value: value, ValueFrom: from}}
+		}
+		org := forgev1.ActionsScope{Organization: ptr(forgev1.OwnerName("acme"))}
+		repo := forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName("acme/web"))}
+		vars := []*forgev1.ActionsVariable{
+			variable("literal-eol", org, ptr(crlf), nil),
+			variable("configmap-eol", repo, nil, &forgev1.ActionsVariableValueFrom{ConfigMapKeyRef: &forgev1.ConfigMapKeySelector{Name: "eol", Key: "value"}}),
+			variable("secret-eol", repo, nil, &forgev1.ActionsVariableValueFrom{SecretKeyRef: &forgev1.SecretKeySelector{Name: "ci-values", Key: "value"}}),
+		}
+		for _, v := range vars {
+			Expect(k8s.Create(ctx, v)).To(Succeed())
+		}
+		for _, v := range vars {
+			expectReady(v)
+		}
+		Expect(variableValue(acme, "LITERAL_EOL")).To(Equal("line one\nline two\n"))
+		Expect(variableValue(web, "CONFIGMAP_EOL")).To(Equal("line one\nline two\n"))
+		Expect(variableValue(web, "SECRET_EOL")).To(Equal("secret\nvalue\nwith a lone CR"))
+
+		By("at rest: each was written once, and no pass corrects it")
+		Consistently(func() int { return writesTo("/actions/variables/") }, 3*syncInterval, poll).Should(Equal(len(vars)))
+		for _, v := range vars {
+			Expect(events(v)).NotTo(ContainElement(HavePrefix(forgev1.ReasonDriftCorrected)), v.Name)
+		}
+		Expect(leaks(vars[2], "with a lone CR")).To(BeEmpty())
+	})
+
 	It("observes without writing, and deletes by policy", func() {
 		putSecret(ns, "ci-values", "token", "observed-value")
 		observed := newSecret("token", true)

@@ -62,12 +62,36 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 		t.Fatalf("a new value this manager never sent: diff %v, want [value]", diff)
 	}
 	sent := newSentSecrets()
-	sent.put("u1", []forgev1.AppliedSecret{newDigest})
+	sent.sent("u1", 0, []forgev1.AppliedSecret{newDigest})
 	if diff := observe(sent); len(diff) != 0 {
 		t.Fatalf("the value this manager just sent, seen through a lagging cache: diff %v, want none", diff)
 	}
-	sent.put("u1", []forgev1.AppliedSecret{oldDigest})
+	sent.sent("u1", 0, []forgev1.AppliedSecret{oldDigest})
 	if diff := observe(sent); len(diff) != 1 {
 		t.Fatalf("a value other than the one last sent: diff %v, want [value]", diff)
+	}
+}
+
+// TestSameVariableValue: values that differ only in line ends are the
+// value the forge stored (issue 32 item 6); any other difference counts.
+func TestSameVariableValue(t *testing.T) {
+	cases := []struct {
+		want, have string
+		same       bool
+	}{
+		{"a\r\nb\r\n", "a\nb\n", true}, // every Gitea, Forgejo
+		{"a\rb", "a\nb", true},         // Gitea 1.26 and later
+		{"a\rb", "a\rb", true},         // Gitea 1.24, 1.25, Forgejo
+		{" a \n", " a \n", true},       // nothing trimmed...
+		{" a \n", "a", false},          // ...so spaces count
+		{"a\r\n", "a", false},          // the line end is kept
+		{"a\n\nb", "a\nb", false},      // CRLF is one line end, not two
+		{"a\r\n\r\nb", "a\n\nb", true},
+		{"value", "other value", false},
+	}
+	for _, tc := range cases {
+		if got := sameVariableValue(tc.want, tc.have); got != tc.same {
+			t.Errorf("sameVariableValue(%q, %q) = %v, want %v", tc.want, tc.have, got, tc.same)
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -46,9 +47,10 @@ const (
 // unclaimed hook has the spec's type and URL. The URL, secret and
 // authorization header may come from Secrets, so neither messages nor
 // Describe ever carry them. digests keys the record of the secret values
-// sent (see secretdigest).
+// sent (see secretdigest); sent what this manager sent last (see sentSecrets).
 type hookKind[T forgev1.Managed] struct {
 	digests *secretdigest.Digester
+	sent    *sentSecrets
 	newObj  func() T
 	newList func() client.ObjectList
 	// parts gives the object's hook spec, status and scope.
@@ -92,7 +94,7 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 			pass.Server.ReportedVersion())
 	}
 	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
-		deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
+		uid: obj.GetUID(), sentTo: k.sent, deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
 	}
@@ -163,6 +165,9 @@ type hook struct {
 	// unknown names the fields whose Secret a plan could not read.
 	unknown []string
 	found   *forge.Hook
+	// uid is the resource's; sentTo what the manager last sent for it.
+	uid    types.UID
+	sentTo *sentSecrets
 }
 
 func (e *hook) isUnknown(field string) bool { return slices.Contains(e.unknown, field) }
@@ -186,23 +191,24 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if e.url == "" {
 		return reconciler.Observation{}, nil // being deleted without its URL Secret
 	}
-	h, err := e.adoptable(ctx)
+	h, err := e.adoptable(ctx, 0)
 	if err != nil || h == nil {
 		return reconciler.Observation{}, err
 	}
 	return e.observed(h, true), nil
 }
 
-// adoptable finds the one hook of the spec's type and URL that no other
-// resource of the kind holds; nil when there is none, or more than one.
-func (e *hook) adoptable(ctx context.Context) (*forge.Hook, error) {
+// adoptable finds the one hook of the spec's type and URL, but skip, that
+// no other resource of the kind holds; nil when there is none, or more
+// than one.
+func (e *hook) adoptable(ctx context.Context, skip int64) (*forge.Hook, error) {
 	all, err := e.fc.ListHooks(ctx, e.scope.Scope)
 	if err != nil {
 		return nil, reconciler.ParentMissing(err, e.scope.describe())
 	}
 	var match []forge.Hook
 	for _, h := range all {
-		if h.Type != string(e.spec.Type) || h.Config["url"] != e.url || h.ID == e.status.ID {
+		if h.Type != string(e.spec.Type) || h.Config["url"] != e.url || h.ID == e.status.ID || h.ID == skip {
 			continue
 		}
 		other, err := e.claimedBy(ctx, h.ID)
@@ -233,6 +239,9 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 		// Someone else's hook: its secret is unknown, nothing recorded applies.
 		have = nil
 	}
+	// What this manager sent to this hook last is newer than a status the
+	// cache lags on (a replacement found by its URL included).
+	have = e.sentTo.have(e.uid, h.ID, have)
 	obs := reconciler.Observation{Exists: true, ID: h.ID}
 	changed := map[string]bool{
 		fieldSecret:     e.secretChanged(have, &obs),
@@ -256,6 +265,7 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	slices.Sort(obs.Unknown)
 	if !e.deleting {
 		e.status.AppliedSecrets = settled(have, e.applied, changed)
+		e.sentTo.settled(e.uid, h.ID, e.status.AppliedSecrets)
 		obs.Notices = e.keyChanged(have)
 	}
 	return obs
@@ -354,8 +364,14 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	if e.pending && e.status.ID != 0 {
 		// A replacement whose create response was lost: Observe found the
 		// old hook by id, the new one is the unclaimed hook of the same
-		// type and URL. Take it rather than create a third.
-		h, err := e.adoptable(ctx)
+		// type and URL. Take it rather than create a third; but never the
+		// hook this pass found and now replaces (a secret rolled back
+		// while the cache lagged: see sentSecrets).
+		var replaced int64
+		if e.found != nil {
+			replaced = e.found.ID
+		}
+		h, err := e.adoptable(ctx, replaced)
 		if err != nil {
 			return reconciler.Observation{}, err
 		}
@@ -365,7 +381,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 					return reconciler.Observation{Exists: true, ID: h.ID}, err
 				}
 			}
-			e.sent()
+			e.sent(h.ID)
 			return reconciler.Observation{Exists: true, ID: h.ID}, nil
 		}
 	}
@@ -386,7 +402,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
-	e.sent()
+	e.sent(h.ID)
 	return reconciler.Observation{Exists: true, ID: h.ID}, nil
 }
 
@@ -397,11 +413,12 @@ func (e *hook) Update(ctx context.Context, obs reconciler.Observation) error {
 	if err != nil {
 		return err
 	}
-	e.sent()
+	e.sent(obs.ID)
 	return nil
 }
 
 func (e *hook) Delete(ctx context.Context, obs reconciler.Observation) error {
+	e.sentTo.forget(e.uid, obs.ID)
 	return e.fc.DeleteHook(ctx, e.scope.Scope, obs.ID)
 }
 
@@ -508,8 +525,12 @@ func (e *hook) secretChanged(have []forgev1.AppliedSecret, obs *reconciler.Obser
 	return appliedDiffers(have, e.applied, fieldSecret)
 }
 
-// sent records the values just sent to the forge.
-func (e *hook) sent() { e.status.AppliedSecrets = e.applied }
+// sent records the values just sent to hook id, in status and in the
+// manager's memory.
+func (e *hook) sent(id int64) {
+	e.status.AppliedSecrets = e.applied
+	e.sentTo.sent(e.uid, id, e.applied)
+}
 
 func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecret, bool) {
 	i := slices.IndexFunc(list, func(a forgev1.AppliedSecret) bool { return a.Field == field })

@@ -32,6 +32,7 @@ import (
 func orgHookKind(digests *secretdigest.Digester) hookKind[*forgev1.OrgHook] {
 	return hookKind[*forgev1.OrgHook]{
 		digests: digests,
+		sent:    newSentSecrets(),
 		newObj:  func() *forgev1.OrgHook { return &forgev1.OrgHook{} },
 		newList: func() client.ObjectList { return &forgev1.OrgHookList{} },
 		parts: func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {

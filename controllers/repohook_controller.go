@@ -33,6 +33,7 @@ import (
 func repoHookKind(digests *secretdigest.Digester) hookKind[*forgev1.RepoHook] {
 	return hookKind[*forgev1.RepoHook]{
 		digests: digests,
+		sent:    newSentSecrets(),
 		newObj:  func() *forgev1.RepoHook { return &forgev1.RepoHook{} },
 		newList: func() client.ObjectList { return &forgev1.RepoHookList{} },
 		parts: func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {

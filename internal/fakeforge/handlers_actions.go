@@ -32,6 +32,10 @@ import (
 // must match (?i)^[A-Z_][A-Z0-9_]*$ and neither start with GITEA_ or
 // GITHUB_ nor be CI (400 "invalid variable or secret name"); an empty
 // value is 422. Secret values are never returned.
+//
+// A variable's value is stored with its line ends normalised (storedValue);
+// a secret's, written through the API, as sent (only the web form
+// normalises it).
 
 var (
 	actionsName      = regexp.MustCompile(`(?i)^[A-Z_][A-Z0-9_]*$`)
@@ -127,6 +131,19 @@ func (s *Server) putSecret(c *rc) {
 	c.w.WriteHeader(http.StatusCreated)
 }
 
+// storedValue is a variable's value as the forge stores it, on create and on
+// update (Gitea's services/actions/variables.go): CRLF becomes LF, in Gitea
+// 1.24 and 1.25 (util.ReserveLineBreakForTextarea) and Forgejo alone; Gitea
+// 1.26 and later (util.NormalizeStringEOL) turn a lone CR into LF as well.
+// Nothing is trimmed. A value written with CRLF thus reads back otherwise.
+func storedValue(fl errFlavor, v string) string {
+	v = strings.ReplaceAll(v, "\r\n", "\n")
+	if fl == flavorGitea126 || fl == flavorGitea127 {
+		v = strings.ReplaceAll(v, "\r", "\n")
+	}
+	return v
+}
+
 func variableJSON(v *actionsValue) map[string]any {
 	j := map[string]any{"owner_id": v.owner.id, "repo_id": 0, "name": v.name, "data": v.value, "description": v.description}
 	if v.owner.repo {
@@ -152,6 +169,7 @@ func (s *Server) variableWrite(c *rc) (owner, string, variableReq, bool) {
 		c.validation("[Value]: Required")
 		return ow, name, req, false
 	}
+	req.Value = storedValue(c.fl, req.Value)
 	return ow, name, req, true
 }
 

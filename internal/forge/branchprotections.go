@@ -115,8 +115,9 @@ func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) 
 	}
 	var all []BranchProtection
 	if err := json.Unmarshal(resp.body, &all); err != nil {
-		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %q: %w",
-			resp.status, truncate(string(resp.body), maxAnswerShown), err)})
+		red := c.redactorFor(cl, secretsOf(ctx)...)
+		return nil, c.failWith(red, cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %s: %w",
+			resp.status, quoteAnswer(red, resp.body), err)})
 	}
 	if err := budget.decoded(len(all)); err != nil {
 		return nil, err

@@ -515,20 +515,19 @@ func (c *Client) doJSON(ctx context.Context, cl call, out any) (*response, error
 		return nil, err
 	}
 	if out != nil {
+		red := c.redactorFor(cl, secretsOf(ctx)...)
 		invalid := func(err error) error {
-			return c.failWith(c.redactorFor(cl, secretsOf(ctx)...), cl, &Error{Kind: KindInvalidResponse, Err: err})
+			return c.failWith(red, cl, &Error{Kind: KindInvalidResponse, Err: err})
 		}
 		if bytes.Equal(bytes.TrimSpace(resp.body), []byte("null")) {
 			return nil, invalid(fmt.Errorf("the forge answered %d with null", resp.status))
 		}
-		// The answer itself, bounded (and redacted by failWith), says what
-		// the forge sent.
-		answer := truncate(string(resp.body), maxAnswerShown)
+		// The answer itself, redacted and bounded, says what the forge sent.
 		if err := json.Unmarshal(resp.body, out); err != nil {
-			return nil, invalid(fmt.Errorf("decode %d response %q: %w", resp.status, answer, err))
+			return nil, invalid(fmt.Errorf("decode %d response %s: %w", resp.status, quoteAnswer(red, resp.body), err))
 		}
 		if o, ok := out.(identified); ok && o.forgeID() <= 0 {
-			return nil, invalid(fmt.Errorf("the forge answered %d with id %d: %q", resp.status, o.forgeID(), answer))
+			return nil, invalid(fmt.Errorf("the forge answered %d with id %d: %s", resp.status, o.forgeID(), quoteAnswer(red, resp.body)))
 		}
 	}
 	return resp, nil

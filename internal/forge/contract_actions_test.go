@@ -33,6 +33,8 @@ var actionsBehaviours = []struct {
 	{"actions/secrets: PUT creates or replaces, names upper-cased, values never listed", contractActionsSecrets, nil},
 	{"actions/variables: POST creates (409 when taken), PUT updates (404 when missing), values listed", contractActionsVariables, nil},
 	{"actions/names the forge refuses", contractActionsNames, nil},
+	{"actions/variables: CRLF stored as LF (a lone CR too from Gitea 1.26), nothing trimmed", contractActionsVariableEOL, nil},
+	{"actions/variables: the fake as Gitea 1.24, 1.25 and Forgejo keeps a lone CR", contractActionsVariableEOLOldFake, needFake},
 }
 
 func actionsScopes(t *testing.T, tg *target) []forge.Scope {
@@ -97,4 +99,56 @@ func contractActionsNames(t *testing.T, tg *target) {
 		}
 	}
 	mustNoErr(t, tg.c.PutActionsSecret(ctx(t), sc, "_OK_1", "x", ""))
+}
+
+// contractActionsVariableEOL: the forge stores a variable's value with CRLF
+// turned into LF, on create and on update (Gitea's
+// services/actions/variables.go; issue 32 item 6). Gitea 1.24 and 1.25
+// (util.ReserveLineBreakForTextarea) and Forgejo leave a lone CR; Gitea
+// 1.26 (util.NormalizeStringEOL) turns it into LF as well. Spaces and
+// other line ends are kept.
+func contractActionsVariableEOL(t *testing.T, tg *target) {
+	flavor, semver := tg.version()
+	loneCR := "a\nb"
+	if flavor == forge.FlavorForgejo || strings.HasPrefix(semver, "1.24.") || strings.HasPrefix(semver, "1.25.") {
+		loneCR = "a\rb"
+	}
+	sc := actionsScopes(t, tg)[1]
+	read := func(name string) string {
+		t.Helper()
+		all, err := tg.c.ListActionsVariables(ctx(t), sc)
+		mustNoErr(t, err)
+		for _, v := range all {
+			if v.Name == name {
+				return v.Data
+			}
+		}
+		t.Fatalf("%s: no variable %s in %+v", sc, name, all)
+		return ""
+	}
+	mustNoErr(t, tg.c.CreateActionsVariable(ctx(t), sc, "EOL", " line1\r\nline2\r\n\r\n", ""))
+	if got := read("EOL"); got != " line1\nline2\n\n" {
+		t.Errorf("created with CRLF: reads back %q", got)
+	}
+	mustNoErr(t, tg.c.UpdateActionsVariable(ctx(t), sc, "EOL", "x\r\ny \n", ""))
+	if got := read("EOL"); got != "x\ny \n" {
+		t.Errorf("updated with CRLF: reads back %q", got)
+	}
+	mustNoErr(t, tg.c.UpdateActionsVariable(ctx(t), sc, "EOL", "a\rb", ""))
+	if got := read("EOL"); got != loneCR {
+		t.Errorf("%s %s, updated with a lone CR: reads back %q, want %q", flavor, semver, got, loneCR)
+	}
+	mustNoErr(t, tg.c.DeleteActionsVariable(ctx(t), sc, "EOL"))
+}
+
+// contractActionsVariableEOLOldFake runs the line-end check with the fake
+// answering as the versions that keep a lone CR.
+func contractActionsVariableEOLOldFake(t *testing.T, _ *target) {
+	for _, v := range []string{"1.25.5", "1.24.6", "15.0.3+gitea-1.22.0"} {
+		t.Run(v, func(t *testing.T) {
+			old := newTarget(t)
+			old.fake.SetVersion(v)
+			contractActionsVariableEOL(t, old)
+		})
+	}
 }

@@ -553,3 +553,56 @@ func listedLabels(t *testing.T, s *forge.Snapshots, c context.Context, scope for
 	mustNoErr(t, err)
 	return len(labels)
 }
+
+// TestRefusedAnswersRedactedBeforeCut: a 2xx answer the client refuses (id
+// <= 0, or a body that does not decode) is quoted in the error, cut to a
+// few hundred bytes. Issue 32 item 8: it was cut and quoted before the
+// secrets were removed, so a hook URL straddling the cut lost its tail and
+// was no longer recognised, and a URL the forge JSON-escaped (& as \u0026)
+// had its backslash doubled by the quoting. Neither may reach the error in
+// any form, nor may a prefix of one longer than 8 bytes.
+func TestRefusedAnswersRedactedBeforeCut(t *testing.T) {
+	const hookURL = "https://chat.example/hooks/T0KEN-SECRET-0123456789abcdef?sig=a&b=c<d>"
+	escaped := strings.NewReplacer("&", `\u0026`, "<", `\u003c`, ">", `\u003e`).Replace(hookURL)
+	// answer puts url into a hook whose name pads it to start at byte at.
+	answer := func(id int, url string, at int, tail string) string {
+		head := fmt.Sprintf(`{"id":%d,"type":"slack","name":"`, id)
+		pad := strings.Repeat("n", max(at-len(head)-len(`","config":{"url":"`), 0))
+		return head + pad + `","config":{"url":"` + url + tail
+	}
+	cases := []struct{ name, body string }{
+		{"id 0, the URL straddling the cut", answer(0, hookURL, 215, `"}}`)},
+		{"id 0, the URL JSON-escaped", answer(0, escaped, 60, `"}}`)},
+		{"id 0, the URL JSON-escaped and straddling the cut", answer(0, escaped, 230, `"}}`)},
+		{"undecodable, the URL straddling the cut", answer(1, hookURL, 222, `"`)},
+		{"undecodable, the URL JSON-escaped", answer(1, escaped, 40, `"}, "events": [}`)},
+	}
+	var forms []string
+	for _, v := range []string{hookURL, escaped, url.QueryEscape(hookURL), url.PathEscape(hookURL)} {
+		forms = append(forms, v, strconv.Quote(v)[1:len(strconv.Quote(v))-1])
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := hostileClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusCreated)
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			_, err := c.CreateHook(ctx(t), forge.OrgScope("acme"), forge.CreateHookOption{Type: "slack", Active: true,
+				Config: map[string]string{"url": hookURL, "content_type": "json"}})
+			wantKind(t, err, forge.KindInvalidResponse)
+			for _, msg := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
+				if !strings.Contains(msg, `\"id\":`) {
+					t.Fatalf("the answer is not quoted in %q", msg)
+				}
+				if strings.Contains(msg, "T0KEN-SECRET") {
+					t.Fatalf("the token in %q", msg)
+				}
+				for _, f := range forms {
+					if strings.Contains(msg, f[:9]) {
+						t.Fatalf("%q (a prefix of %q) in %q", f[:9], f, msg)
+					}
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -98,6 +99,15 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + more
+}
+
+// quoteAnswer is a forge answer as an error quotes it: every secret
+// removed from the whole body first, in each form newRedactor knows (a
+// secret cut in two at the bound, or escaped again by the quoting, would
+// no longer be recognised), then cut to maxAnswerShown bytes on a rune
+// boundary, then quoted.
+func quoteAnswer(r *strings.Replacer, body []byte) string {
+	return strconv.Quote(truncate(redactWith(r, string(body)), maxAnswerShown))
 }
 
 // hookSecrets are the values of a hook's body that errors must not show.
