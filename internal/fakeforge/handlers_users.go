@@ -136,22 +136,23 @@ func (o *org) asUser() *user {
 	return &user{id: o.id, login: o.name, fullName: o.fullName, email: o.email, visibility: o.visibility}
 }
 
-// getUser is GET /users/{username}; a user the caller may not see is 404
-// "GetUserByName" (IsUserVisibleToViewer: limited needs a signed-in
-// caller, private the admin or the user; Gitea also shows a private user
-// to those sharing an organization, which the fake does not model).
+// getUser is GET /users/{username}. A user the caller may not see is 404
+// "Visit Project" (individualPermsChecker: limited needs a signed-in
+// caller, private the admin or the user); an organization, 404
+// "GetUserByName" (GetInfo's IsUserVisibleToViewer).
 func (s *Server) getUser(c *rc) {
 	u, o := c.account()
 	switch {
 	case o != nil:
 		if !c.canSeeOrg(o) {
-			c.hiddenUser()
+			c.error(http.StatusNotFound, "GetUserByName",
+				fmt.Sprintf("user does not exist [uid: 0, name: %s]", c.r.PathValue("user")))
 			return
 		}
 		c.json(http.StatusOK, c.userJSON(o.asUser()))
 	case u != nil:
 		if !c.canSeeUser(u) {
-			c.hiddenUser()
+			c.error(http.StatusNotFound, "Visit Project")
 			return
 		}
 		c.json(http.StatusOK, c.userJSON(u))
@@ -166,11 +167,6 @@ func (c *rc) canSeeUser(u *user) bool {
 		return c.doer != nil && (c.doer.admin || c.doer.id == u.id)
 	}
 	return true
-}
-
-func (c *rc) hiddenUser() {
-	c.error(http.StatusNotFound, "GetUserByName",
-		fmt.Sprintf("user does not exist [uid: 0, name: %s]", c.r.PathValue("user")))
 }
 
 // adminListUsers is GET /admin/users: the users (no organizations) by name

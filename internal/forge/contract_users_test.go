@@ -223,6 +223,21 @@ func contractUserAdminOnly(t *testing.T, tg *target) {
 	}
 	status, data = admin.rawWith(nil, http.MethodGet, "/api/v1/admin/users", nil)
 	wantAnswer(t, "list without a token", status, data, http.StatusUnauthorized, "token is required")
+
+	// A private user is the admin's and their own to read; others get a 404.
+	private := uniqueName("pv")
+	admin.rawJSON(http.MethodPost, "/api/v1/admin/users", map[string]any{"username": private,
+		"email": private + "@example.com", "password": "Pw-" + uniqueName("x"), "visibility": "private"}, nil)
+	t.Cleanup(func() { admin.raw(http.MethodDelete, "/api/v1/admin/users/"+private+"?purge=true", nil) })
+	status, data = as(http.MethodGet, "/api/v1/users/"+private, nil)
+	wantAnswer(t, "GET a private user as another user", status, data, http.StatusNotFound, "Visit Project")
+	var seen struct {
+		Visibility string `json:"visibility"`
+	}
+	admin.rawJSON(http.MethodGet, "/api/v1/users/"+private, nil, &seen)
+	if seen.Visibility != "private" {
+		t.Fatalf("the admin reads %s as %+v", private, seen)
+	}
 }
 
 func contractUserDeleteRefused(t *testing.T, tg *target) {
