@@ -39,9 +39,10 @@ import (
 //     the body is read or {username} resolved.
 //   - {username} resolves case-insensitively to any account, organizations
 //     included; unknown is 404 "user redirect does not exist [name: lower]"
-//     (UserAssignmentAPI), its detail in "message".
+//     (UserAssignmentAPI), its detail in "message". GET /users/{username}
+//     serves an organization as a user; DELETE refuses it.
 //   - POST checks the binding (first failing field: "[Username]: Required"),
-//     then the password's length (400 "PasswordIsRequired": under 8 runes,
+//     then the password's length (400 "PasswordIsRequired": under 8 bytes,
 //     MIN_PASSWORD_LENGTH's default), then the name (reserved), the email,
 //     and last the taken name (422 "user already exists [name: X]", users
 //     and organizations) and email (422 "e-mail already in use [email: X]",
@@ -322,7 +323,7 @@ func (s *Server) adminCreateUser(c *rc) {
 		c.validation(fmt.Sprintf("login source does not exist [id: %d]", req.SourceID))
 		return
 	}
-	if len([]rune(req.Password)) < minPasswordLength {
+	if len(req.Password) < minPasswordLength {
 		c.error(http.StatusBadRequest, "PasswordIsRequired")
 		return
 	}
