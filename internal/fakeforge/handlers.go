@@ -254,7 +254,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("GET /api/v1/version", func(c *rc) { c.json(http.StatusOK, map[string]string{"version": c.s.version}) })
 	h("GET /api/v1/user", func(c *rc) {
 		if c.requireToken() {
-			c.json(http.StatusOK, userJSON(c.doer))
+			c.json(http.StatusOK, c.userJSON(c.doer))
 		}
 	})
 	h("GET /api/v1/settings/api", func(c *rc) {
@@ -284,17 +284,11 @@ func (s *Server) routes() *http.ServeMux {
 	s.repoRoutes(h)
 	s.teamRoutes(h)
 	s.branchProtectionRoutes(h)
+	s.userRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
 	s.issueRoutes(h)
 	return m
-}
-
-func userJSON(u *user) map[string]any {
-	return map[string]any{
-		"id": u.id, "login": u.login, "username": u.login, "login_name": "", "full_name": "",
-		"email": u.login + "@example.com", "is_admin": u.admin, "active": true, "visibility": "public",
-	}
 }
 
 // ---- organizations ----

@@ -346,7 +346,7 @@ func (s *Server) listCollaborators(c *rc) {
 			users = append(users, u)
 		}
 	}
-	servePage(c, users, false, func(u *user) map[string]any { return userJSON(u) })
+	servePage(c, users, false, c.userJSON)
 }
 
 // collaborator resolves {user} for a collaborator write; an unknown user is 422.
@@ -409,7 +409,7 @@ func (s *Server) collaboratorPermission(c *rc) {
 	if o := s.st.orgs[r.orgID]; u.admin || (o != nil && o.owners[u.id]) || r.userID == u.id {
 		p = "admin"
 	}
-	c.json(http.StatusOK, map[string]any{"permission": p, "role_name": p, "user": userJSON(u)})
+	c.json(http.StatusOK, map[string]any{"permission": p, "role_name": p, "user": c.userJSON(u)})
 }
 
 // deleteCollaborator is DELETE /repos/{o}/{r}/collaborators/{user}: 204,
@@ -443,13 +443,20 @@ func (s *Server) repoRoutes(h func(string, func(*rc))) {
 
 // AddUser adds an account (no token: it never signs in) for collaborator
 // and member tests; like WithUser it outlives Reset. Adding one twice is a
-// no-op.
+// no-op; adding one deleted through the admin API brings it back.
 func (s *Server) AddUser(login string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.userByLogin(login) == nil {
-		s.users = append(s.users, &user{id: int64(len(s.users) + 1), login: login})
+	if s.userByLogin(login) != nil {
+		return
 	}
+	for _, u := range s.accounts {
+		if strings.EqualFold(u.login, login) {
+			s.users = append(s.users, u)
+			return
+		}
+	}
+	s.addAccount(&user{login: login})
 }
 
 // Collaborators gives a repository's direct collaborators: login -> permission.

@@ -268,7 +268,7 @@ func (s *Server) listTeamMembers(c *rc) {
 		}
 	}
 	slices.SortFunc(users, func(a, b *user) int { return cmp.Compare(strings.ToLower(a.login), strings.ToLower(b.login)) })
-	servePage(c, users, true, userJSON)
+	servePage(c, users, true, c.userJSON)
 }
 
 // member resolves {user}; unknown is 404 as GetUserByName answers.

@@ -32,9 +32,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -67,9 +69,7 @@ func WithLogin(login string) Option {
 // WithUser adds a non-admin account authenticating with token; it owns the
 // organizations it creates and nothing else, so it meets 403s.
 func WithUser(login, token string) Option {
-	return func(s *Server) {
-		s.users = append(s.users, &user{id: int64(len(s.users) + 1), login: login, token: token})
-	}
+	return func(s *Server) { s.addAccount(&user{login: login, token: token}) }
 }
 
 // WithVersion sets what GET /version reports (default DefaultVersion), and
@@ -96,8 +96,15 @@ func WithoutRunnerEdit() Option { return func(s *Server) { s.runnerEdit = false 
 // Server is the fake forge; it is an http.Handler and safe for concurrent use.
 type Server struct {
 	// mu guards the forge state and configuration below.
-	mu              sync.Mutex
-	users           []*user // users[0] is the site admin
+	mu sync.Mutex
+	// users are the accounts the forge has now: the configured ones
+	// (accounts) and those created through the admin API
+	// (handlers_users.go), less those deleted through it.
+	users []*user
+	// accounts are the configured accounts (options, AddUser), which Reset
+	// brings back; accounts[0] is the site admin.
+	accounts        []*user
+	lastUserID      int64 // ids are never reused, as the forge's are not
 	basicUser       string
 	basicPass       string
 	loginSet        bool
@@ -124,11 +131,11 @@ var _ http.Handler = (*Server)(nil)
 // New builds a fake forge.
 func New(opts ...Option) *Server {
 	s := &Server{
-		users:           []*user{{id: 1, login: DefaultLogin, token: DefaultToken, admin: true}},
 		version:         DefaultVersion,
 		projectsEnabled: true,
 		runnerEdit:      true,
 	}
+	s.addAccount(&user{login: DefaultLogin, token: DefaultToken, admin: true})
 	for _, o := range opts {
 		o(s)
 	}
@@ -203,10 +210,12 @@ func (s *Server) Login() string {
 }
 
 // Reset empties the forge state, the request log and the faults; the
-// configuration (accounts, version, switches) stays.
+// configuration (accounts, version, switches) stays: users created through
+// the admin API go, configured accounts deleted through it come back.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.st = newState()
+	s.users = slices.Clone(s.accounts)
 	s.mu.Unlock()
 	s.ctl.Lock()
 	s.reqBase += len(s.requests)
@@ -214,13 +223,45 @@ func (s *Server) Reset() {
 	s.ctl.Unlock()
 }
 
-func (s *Server) admin() *user { return s.users[0] }
+func (s *Server) admin() *user { return s.accounts[0] }
+
+// addAccount configures an account: it outlives Reset.
+func (s *Server) addAccount(u *user) {
+	s.addUser(u)
+	s.accounts = append(s.accounts, u)
+}
+
+// addUser gives u the next id and the defaults of an account the forge
+// made.
+func (s *Server) addUser(u *user) {
+	s.lastUserID++
+	u.id = s.lastUserID
+	if u.visibility == "" {
+		u.visibility = "public"
+	}
+	if u.created.IsZero() {
+		u.created = time.Now().UTC().Truncate(time.Second)
+	}
+	s.users = append(s.users, u)
+}
 
 type user struct {
 	id    int64
 	login string
-	token string
+	token string // "" for an account that never signs in
 	admin bool
+	// What the admin API sets (handlers_users.go).
+	email, fullName, loginName, visibility string
+	created                                time.Time
+}
+
+// mail is the user's email; a configured account has none of its own and
+// reads login@example.com (whatever its login becomes, see WithLogin).
+func (u *user) mail() string {
+	if u.email == "" {
+		return u.login + "@example.com"
+	}
+	return u.email
 }
 
 // ServeHTTP records the request, applies any matching fault, then serves

@@ -46,21 +46,6 @@ var branchProtectionBehaviours = []struct {
 	{"branchprotections/the fake as Gitea 1.24 and 1.25", contractBPOldFake, needFake},
 }
 
-// namedUser creates an account whose login starts with prefix (case kept).
-func (tg *target) namedUser(prefix string) string {
-	tg.t.Helper()
-	name := uniqueName(prefix)
-	if !tg.live {
-		tg.fake.AddUser(name)
-		return name
-	}
-	tg.rawJSON(http.MethodPost, "/api/v1/admin/users", map[string]any{
-		"username": name, "email": strings.ToLower(name) + "@example.com", "password": "Pw-" + uniqueName("x"), "must_change_password": false,
-	}, nil)
-	tg.t.Cleanup(func() { tg.raw(http.MethodDelete, "/api/v1/admin/users/"+name+"?purge=true", nil) })
-	return name
-}
-
 // bpScene is an organization's repository with users and teams of each
 // standing. Logins and team names sort the same by bytes and by creation,
 // so that the order Gitea 1.24 lists users in (by id) is the order of

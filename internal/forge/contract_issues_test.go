@@ -551,11 +551,7 @@ func memberTarget(t *testing.T, tg *target) *target {
 		m.c = m.client(forge.Config{Token: m.token})
 		return m
 	}
-	name, password := uniqueName("u"), "Pw-"+uniqueName("x")
-	tg.rawJSON(http.MethodPost, "/api/v1/admin/users", map[string]any{
-		"username": name, "email": name + "@example.com", "password": password, "must_change_password": false,
-	}, nil)
-	t.Cleanup(func() { tg.raw(http.MethodDelete, "/api/v1/admin/users/"+name+"?purge=true", nil) })
+	name, password := tg.createUser("u")
 	req, err := http.NewRequestWithContext(ctx(t), http.MethodPost, tg.root+"/api/v1/users/"+name+"/tokens",
 		strings.NewReader(`{"name":"contract","scopes":["read:organization","read:repository","read:issue"]}`))
 	mustNoErr(t, err)

@@ -40,21 +40,6 @@ var repositoryBehaviours = []struct {
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
 }
 
-// user gives the login of a new account (the admin API on a live server).
-func (tg *target) user() string {
-	tg.t.Helper()
-	name := uniqueName("u")
-	if !tg.live {
-		tg.fake.AddUser(name)
-		return name
-	}
-	tg.rawJSON(http.MethodPost, "/api/v1/admin/users", map[string]any{
-		"username": name, "email": name + "@example.com", "password": "Pw-" + uniqueName("x"), "must_change_password": false,
-	}, nil)
-	tg.t.Cleanup(func() { tg.raw(http.MethodDelete, "/api/v1/admin/users/"+name+"?purge=true", nil) })
-	return name
-}
-
 func contractRepoCreateInit(t *testing.T, tg *target) {
 	org := tg.org()
 	r, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: uniqueName("init"), AutoInit: true,

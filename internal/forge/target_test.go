@@ -169,6 +169,12 @@ func (tg *target) repo(org string) string {
 // server quirk) and returns status and body.
 func (tg *target) raw(method, path string, body any) (int, []byte) {
 	tg.t.Helper()
+	return tg.rawWith(func(req *http.Request) { req.Header.Set("Authorization", "token "+tg.token) }, method, path, body)
+}
+
+// rawWith is raw with the credentials auth sets (nil: anonymous).
+func (tg *target) rawWith(auth func(*http.Request), method, path string, body any) (int, []byte) {
+	tg.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -181,7 +187,9 @@ func (tg *target) raw(method, path string, body any) (int, []byte) {
 	if err != nil {
 		tg.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "token "+tg.token)
+	if auth != nil {
+		auth(req)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
