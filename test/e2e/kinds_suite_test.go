@@ -371,15 +371,11 @@ func managed() forgev1.ManagedSpec {
 	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
 }
 
-// newUser creates an account on the forge (the admin API on a live one)
-// and returns its login.
+// newUser creates an account on the forge through its admin API (which
+// the fake serves as Gitea does) and returns its login.
 func newUser() string {
 	GinkgoHelper()
 	name := unique("u")
-	if !live {
-		fake.AddUser(name)
-		return name
-	}
 	status, body := rawCall(http.MethodPost, "/api/v1/admin/users", map[string]any{
 		"username": name, "email": name + "@example.com", "password": "Pw-" + unique("x"), "must_change_password": false,
 	})
