@@ -121,7 +121,7 @@ var _ = Describe("Identity and addressing", func() {
 		still, ok := fake.Repo("acme", "docs")
 		Expect(ok).To(BeTrue(), "a repository the operator did not create is left without the allow-delete annotation")
 		Expect(still.ID).To(Equal(byHand.ID))
-		Expect(events(r)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))))
+		Eventually(func() []string { return events(r) }, timeout, poll).Should(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))), "Events are written after the status, asynchronously")
 	})
 
 	// Issue 32 item 4: a pass that failed after the adoption dropped the id,

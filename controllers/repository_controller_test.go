@@ -130,7 +130,7 @@ var _ = Describe("Repository", func() {
 		viaOld, err := fc.GetRepo(ctx, "acme", "website")
 		Expect(err).NotTo(HaveOccurred(), "the old name answers with the new repository")
 		Expect(viaOld.Name).To(Equal("www"))
-		Expect(events(moved)).To(ContainElement(And(ContainSubstring("Adopted"), ContainSubstring("updated name"))))
+		Eventually(func() []string { return events(moved) }, timeout, poll).Should(ContainElement(And(ContainSubstring("Adopted"), ContainSubstring("updated name"))), "Events are written after the status, asynchronously")
 	})
 
 	It("refuses to rename when the name and a previous name both exist", func() {
@@ -257,7 +257,7 @@ var _ = Describe("Repository", func() {
 		_, ok = fake.Repo("acme", "allowed")
 		Expect(ok).To(BeFalse())
 		Expect(repoOf("adopted").Archived).To(BeFalse())
-		Expect(events(adopted)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))))
+		Eventually(func() []string { return events(adopted) }, timeout, poll).Should(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))), "Events are written after the status, asynchronously")
 	})
 
 	It("lets a Label, a RepoHook and a LabelSet member applied before their Repository wait, then go Ready", func() {

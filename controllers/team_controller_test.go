@@ -224,7 +224,7 @@ var _ = Describe("Team", func() {
 		Expect(k8s.Delete(ctx, o)).To(Succeed())
 		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, "owners"), o)) }, timeout, poll).Should(BeTrue())
 		Expect(teamOf("Owners").ID).To(BeNumerically(">", 0))
-		Expect(events(o)).To(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring("never deleted"))))
+		Eventually(func() []string { return events(o) }, timeout, poll).Should(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring("never deleted"))), "Events are written after the status, asynchronously")
 	})
 
 	// Issue 32 item 5: a Team left by an earlier release holding the
