@@ -178,10 +178,13 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(ok).To(BeFalse())
 	})
 
-	// Issue 32 item 9: a label that moved across a page boundary while the
-	// labels were listed page by page was missing from the listing, and the
-	// Label created a second one of its name.
-	It("confirms a label missing from a paged listing before creating it, and adopts it instead of a duplicate", func() {
+	// shiftedLabels makes PageSize+1 labels in acme/web and arranges that
+	// the first listing of them, walked page by page, misses the first label
+	// of page 2: between page 1 and page 2 a label before it goes and one
+	// after it comes, so it moves to page 1, read already. It returns that
+	// label and a count of the listing's pages served.
+	shiftedLabels := func() (forge.Label, *atomic.Int64) {
+		GinkgoHelper()
 		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
 		web := forge.RepoScope("acme", "web")
 		fc := forgeClient()
@@ -191,19 +194,33 @@ var _ = Describe("Identity and addressing", func() {
 			Expect(err).NotTo(HaveOccurred())
 			made = append(made, l)
 		}
-		target := made[forge.PageSize] // first on page 2
 		var pages atomic.Int64
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: 2, Before: func() {
 			if pages.Add(1) != 2 {
 				return
 			}
-			// Between page 1 and page 2: a label before the target goes,
-			// one after it comes; the target is now on page 1, read already.
 			defer GinkgoRecover()
 			Expect(fc.DeleteLabel(ctx, web, made[0].ID)).To(Succeed())
 			_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: "late", Color: "#ededed"})
 			Expect(err).NotTo(HaveOccurred())
 		}})
+		return *made[forge.PageSize], &pages
+	}
+	labelsNamed := func(name string) []forge.Label {
+		var out []forge.Label
+		for _, have := range fake.Labels(forge.RepoScope("acme", "web")) {
+			if have.Name == name {
+				out = append(out, have)
+			}
+		}
+		return out
+	}
+
+	// Issue 32 item 9: a label that moved across a page boundary while the
+	// labels were listed page by page was missing from the listing, and the
+	// Label created a second one of its name.
+	It("confirms a label missing from a paged listing before creating it, and adopts it instead of a duplicate", func() {
+		target, pages := shiftedLabels()
 		l := &forgev1.Label{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "target"},
 			Spec: forgev1.LabelSpec{
@@ -217,13 +234,23 @@ var _ = Describe("Identity and addressing", func() {
 		expectReady(l)
 		Expect(pages.Load()).To(BeNumerically(">=", 2), "the listing was shifted")
 		Expect(l.Status.ID).To(Equal(target.ID), "the label that exists is adopted")
-		var named []forge.Label
-		for _, have := range fake.Labels(web) {
-			if have.Name == target.Name {
-				named = append(named, have)
-			}
+		Expect(labelsNamed(target.Name)).To(HaveLen(1), "no second label of the name")
+	})
+
+	It("has a LabelSet confirm a label missing from a paged listing before creating it", func() {
+		target, pages := shiftedLabels()
+		s := &forgev1.LabelSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kinds"},
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
+				Labels:       []forgev1.LabelSetLabel{{Name: forgev1.LabelName(target.Name), Color: "ededed"}},
+			},
 		}
-		Expect(named).To(HaveLen(1), "no second label of the name")
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(pages.Load()).To(BeNumerically(">=", 2), "the listing was shifted")
+		Expect(labelsNamed(target.Name)).To(ConsistOf(HaveField("ID", target.ID)), "no second label of the name")
 	})
 
 	It("confirms a repository missing from a paged listing with a GET by name before creating it, and adopts it", func() {

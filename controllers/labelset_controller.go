@@ -185,6 +185,12 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	o := &repoOutcome{}
 	scope := forge.RepoScope(r.owner, r.name)
 	all, err := e.fc.ListLabels(ctx, scope)
+	if err == nil && write && len(all) >= forge.PageSize && e.creates(all) {
+		// A listing of a page or more was walked page by page: a label
+		// moving across a page boundary meanwhile is missing from it. The
+		// absence a create would rest on is confirmed on a fresh listing.
+		all, err = forge.Fresh(e.fc).ListLabels(ctx, scope)
+	}
 	if err != nil {
 		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
 		return o
@@ -249,6 +255,25 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 		}, write)
 	}
 	return o
+}
+
+// creates reports whether the set would create a label in a repository
+// whose labels are all: one it lists under none of its names.
+func (e *labelSet) creates(all []forge.Label) bool {
+	have := map[string]bool{}
+	for _, l := range all {
+		have[l.Name] = true
+	}
+	for _, spec := range e.obj.Spec.Labels {
+		found := have[string(spec.Name)]
+		for _, p := range spec.PreviousNames {
+			found = found || have[string(p)]
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
 }
 
 // applyLabel brings one listed label to the spec: update it where it
