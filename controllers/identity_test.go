@@ -287,4 +287,26 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(creates).To(Equal(1), "only the test's own create: the operator made none")
 		Expect(requestsTo("/api/v1/repos/acme/"+target.Name)).To(BeNumerically(">=", 1), "confirmed by a GET of its name")
 	})
+
+	It("leaves a repository that moved to another owner: nothing is written to it, not even on deletion", func() {
+		r := newRepo("moving", "Delete")
+		r.Spec.Description = ptr("ours")
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		id := r.Status.ID
+		// As the forge answers once a person transferred the repository to
+		// another owner: its id now reads elsewhere/moving.
+		moved := fmt.Sprintf(`{"id":%d,"name":"moving","full_name":"elsewhere/moving","owner":{"id":999,"login":"elsewhere"}}`, id)
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: fmt.Sprintf("/repositories/%d", id), Count: -1,
+			Status: http.StatusOK, Body: moved})
+		fake.ClearRequests()
+
+		Expect(k8s.Delete(ctx, r)).To(Succeed())
+		gone(r)
+		Eventually(func() []string { return events(r) }, timeout, poll).Should(ContainElement(And(
+			HavePrefix(forgev1.ReasonMoved+": "), ContainSubstring("elsewhere/moving"))))
+		Expect(fake.WriteRequests()).To(BeEmpty(), "nothing is written to a repository that moved")
+		_, ok := fake.Repo("acme", "moving")
+		Expect(ok).To(BeTrue())
+	})
 })
