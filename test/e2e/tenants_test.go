@@ -20,6 +20,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -137,6 +138,16 @@ var _ = Describe("Tenants sharing one server", func() {
 			expectReady(o)
 		}
 		Eventually(held, timeout, poll).Should(Succeed())
+		// Creation times count in whole seconds, and two of one second are
+		// ordered by namespace and name: the younger tenant's resources are
+		// made a second later, so that they are younger by time.
+		var newest time.Time
+		for _, o := range a {
+			if t := o.GetCreationTimestamp().Time; t.After(newest) {
+				newest = t
+			}
+		}
+		Eventually(func() bool { return time.Now().After(newest.Add(time.Second)) }, timeout, poll).Should(BeTrue())
 
 		b := tenant(nsB, true)
 		apply(b)
