@@ -439,25 +439,35 @@ func (b *builder) teams(ctx context.Context, src Source, org string) error {
 				Members:        members,
 			},
 		}
-		if !strings.EqualFold(t.Name, "owners") {
-			obj.Spec.CanCreateOrgRepo = ptr(t.CanCreateOrgRepo)
-			obj.Spec.IncludesAllRepositories = ptr(t.IncludesAllRepositories)
-			if t.Permission == "admin" {
-				obj.Spec.Permission = ptr("admin")
-			} else {
-				obj.Spec.Units = teamUnits(t.UnitsMap)
+		// The forge's Owners team is the one with permission owner, also
+		// when renamed: its access is the forge's, never exported.
+		if t.Permission == "owner" {
+			var note []string
+			if !strings.EqualFold(t.Name, "owners") {
+				note = append(note, fmt.Sprintf("Team %q is the organization's Owners team, renamed on the forge: the operator", t.Name),
+					"manages the Owners team only under the name Owners (this resource stalls with Conflict);",
+					"rename it back to Owners on the forge, or leave this resource out.")
 			}
-			if !t.IncludesAllRepositories {
-				repos, err := src.ListTeamRepos(ctx, t.ID)
-				if err != nil {
-					return fmt.Errorf("list the repositories of team %q: %w", t.Name, err)
-				}
-				obj.Spec.Repositories = []forgev1.RepoName{}
-				for _, r := range repos {
-					obj.Spec.Repositories = append(obj.Spec.Repositories, forgev1.RepoName(r.Name))
-				}
-				slices.Sort(obj.Spec.Repositories)
+			b.add(obj, note...)
+			continue
+		}
+		obj.Spec.CanCreateOrgRepo = ptr(t.CanCreateOrgRepo)
+		obj.Spec.IncludesAllRepositories = ptr(t.IncludesAllRepositories)
+		if t.Permission == "admin" {
+			obj.Spec.Permission = ptr("admin")
+		} else {
+			obj.Spec.Units = teamUnits(t.UnitsMap)
+		}
+		if !t.IncludesAllRepositories {
+			repos, err := src.ListTeamRepos(ctx, t.ID)
+			if err != nil {
+				return fmt.Errorf("list the repositories of team %q: %w", t.Name, err)
 			}
+			obj.Spec.Repositories = []forgev1.RepoName{}
+			for _, r := range repos {
+				obj.Spec.Repositories = append(obj.Spec.Repositories, forgev1.RepoName(r.Name))
+			}
+			slices.Sort(obj.Spec.Repositories)
 		}
 		b.add(obj)
 	}

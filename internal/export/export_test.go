@@ -316,3 +316,30 @@ func TestExportBranchProtections(t *testing.T) {
 		t.Errorf("the export holds a list under a switch that is off, or an archived repository's rule:\n%s", out)
 	}
 }
+
+// TestExportOwnersByPermission: the Owners team is the forge's team with
+// permission owner, also renamed: it is exported with its members only
+// (its access is the forge's; units "owner" would be refused at
+// admission), with a comment saying the operator manages it only under the
+// name Owners.
+func TestExportOwnersByPermission(t *testing.T) {
+	_, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	teams, err := fc.ListTeams(ctx, "acme")
+	if err != nil || len(teams) != 1 || teams[0].Permission != "owner" {
+		t.Fatalf("a new organization's teams: %+v, %v; want its Owners team", teams, err)
+	}
+	must(fc.EditTeam(ctx, "acme", teams[0].ID, forge.EditTeamOption{Name: "admins"}))
+	out := run(t, fc, "acme")
+	for _, want := range []string{"name: admins", "is the organization's Owners team, renamed on the forge"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q:\n%s", want, out)
+		}
+	}
+	for _, never := range []string{"units:", "permission:", "includesAllRepositories:", "canCreateOrgRepo:"} {
+		if strings.Contains(out, never) {
+			t.Errorf("the renamed Owners team is exported with %s:\n%s", never, out)
+		}
+	}
+}
