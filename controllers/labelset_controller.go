@@ -185,10 +185,10 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	o := &repoOutcome{}
 	scope := forge.RepoScope(r.owner, r.name)
 	all, err := e.fc.ListLabels(ctx, scope)
-	if err == nil && write && len(all) >= forge.PageSize && e.creates(all) {
-		// A listing of a page or more was walked page by page: a label
-		// moving across a page boundary meanwhile is missing from it. The
-		// absence a create would rest on is confirmed on a fresh listing.
+	if err == nil && write && forge.PagedListing(len(all)) && e.creates(all) {
+		// A label moving across a page boundary while the listing was
+		// walked is missing from it: the absence a create would rest on is
+		// confirmed on a fresh listing.
 		all, err = forge.Fresh(e.fc).ListLabels(ctx, scope)
 	}
 	if err != nil {

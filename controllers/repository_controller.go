@@ -204,40 +204,29 @@ func (e *repository) settleCreated(found *forge.Repository) {
 	st.Created = false
 }
 
-// fresh reads the repository afresh by its id, right before a write that
+// reread reads the repository afresh by its id, right before a write that
 // addresses it by name and destroys something (a rename, an archive, a
 // removal, a delete): the owner's listing it was found in may be older
 // than a rename, and the name read there may now be another repository's
-// (DESIGN "Addressing"). A repository that moved to another owner is not
-// written to: Stalled, reason Moved. A forge error, 404 included, is
-// returned as it is.
-func (e *repository) fresh(ctx context.Context) (*forge.Repository, error) {
+// (DESIGN "Addressing"). When it now belongs to another owner, nothing
+// may be written to it: moved says where it went, and found is kept. A
+// forge error, 404 included, is returned as it is.
+func (e *repository) reread(ctx context.Context) (r *forge.Repository, moved string, err error) {
 	if e.current {
-		return e.found, nil
+		return e.found, "", nil
 	}
-	r, err := e.fc.GetRepoByID(ctx, e.found.ID)
-	if err != nil {
-		return nil, err
+	if r, err = e.fc.GetRepoByID(ctx, e.found.ID); err != nil {
+		return nil, "", err
 	}
-	if moved := movedFrom(e.owner(), e.found, r); moved != "" {
-		return nil, reconciler.Stall(forgev1.ReasonMoved,
-			"%s on the forge: nothing is written to it; change spec.owner, or delete the resource (which leaves it)", moved)
+	if r.Owner == nil || !strings.EqualFold(r.Owner.Login, e.owner()) {
+		now := "another owner"
+		if r.Owner != nil {
+			now = r.Owner.Login + "/" + r.Name
+		}
+		return nil, fmt.Sprintf("repository %s/%s (id %d) has moved to %s", e.owner(), e.found.Name, e.found.ID, now), nil
 	}
 	e.found, e.current = r, true
-	return r, nil
-}
-
-// movedFrom says where repository was, r read now by its id, went when it
-// is no longer the owner's: "" when it still is.
-func movedFrom(owner string, was, r *forge.Repository) string {
-	if r.Owner != nil && strings.EqualFold(r.Owner.Login, owner) {
-		return ""
-	}
-	now := "another owner"
-	if r.Owner != nil {
-		now = r.Owner.Login + "/" + r.Name
-	}
-	return fmt.Sprintf("repository %s/%s (id %d) has moved to %s", owner, was.Name, was.ID, now)
+	return r, "", nil
 }
 
 // destructive reports whether bringing r to the spec renames it, archives
@@ -305,8 +294,13 @@ func (e *repository) Create(ctx context.Context) (reconciler.Observation, error)
 // archive last.
 func (e *repository) Update(ctx context.Context, _ reconciler.Observation) error {
 	if e.destructive(e.found) {
-		if _, err := e.fresh(ctx); err != nil {
+		_, moved, err := e.reread(ctx)
+		if err != nil {
 			return err
+		}
+		if moved != "" {
+			return reconciler.Stall(forgev1.ReasonMoved,
+				"%s on the forge: nothing is written to it; change spec.owner, or delete the resource (which leaves it)", moved)
 		}
 		e.report(e.found)
 	}
@@ -465,11 +459,11 @@ func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) err
 	}
 	// Addressed by the name it has now, read by its id: a name read from a
 	// listing may since have passed to another repository.
-	r, err := e.fc.GetRepoByID(ctx, e.found.ID)
+	r, moved, err := e.reread(ctx)
 	if err != nil {
 		return err // a 404 counts as deleted
 	}
-	if moved := movedFrom(e.owner(), e.found, r); moved != "" {
+	if moved != "" {
 		return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonMoved, "left the repository on the forge: %s since it was managed here", moved)
 	}
 	name := r.Name

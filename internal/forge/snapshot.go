@@ -180,9 +180,14 @@ func (p *ReadPolicy) Paged() bool {
 	return p.seen.paged
 }
 
+// PagedListing reports whether a listing of n items was walked page by
+// page (it holds a page or more), so that an object moving across a page
+// boundary meanwhile may be missing from it (see Paged).
+func PagedListing(n int) bool { return n >= PageSize }
+
 // usedListing records a listing of n items read under p.
 func (p *ReadPolicy) usedListing(n int) {
-	if p.seen == nil || n < PageSize {
+	if p.seen == nil || !PagedListing(n) {
 		return
 	}
 	p.seen.mu.Lock()

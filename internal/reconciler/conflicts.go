@@ -53,18 +53,13 @@ type Servers struct {
 func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Servers, error) {
 	own := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}
 	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}}
+	key := ServerOf(ctx, c, own)
+	if key == "" {
+		return s, nil
+	}
 	var forges forgev1.ForgeList
 	if err := c.List(ctx, &forges, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list Forges: %w", err)
-	}
-	key := ""
-	for i := range forges.Items {
-		if f := &forges.Items[i]; f.Namespace == own.Namespace && f.Name == own.Name {
-			key = forge.ServerKey(f.Spec.URL)
-		}
-	}
-	if key == "" {
-		return s, nil
 	}
 	for i := range forges.Items {
 		if f := &forges.Items[i]; forge.ServerKey(f.Spec.URL) == key {
