@@ -35,6 +35,7 @@ import (
 // writes only what differs.
 type branchProtectionSetKind struct {
 	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
+	rounds *rounds
 }
 
 func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }
@@ -45,9 +46,8 @@ func (branchProtectionSetKind) Connect(context.Context, *forgev1.BranchProtectio
 	return nil, errors.New("a BranchProtectionSet is synced as a set")
 }
 
-func (branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &branchProtectionSet{obj: s, repoSet: repoSet{obj: s, sel: s.Spec.Repositories, fc: pass.Forge, cache: pass.Cache,
-		noun: "rule", nouns: "rules"}}, nil
+func (k branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
+	return &branchProtectionSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "rule", "rules")}, nil
 }
 
 type branchProtectionSet struct {

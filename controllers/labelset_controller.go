@@ -42,6 +42,7 @@ import (
 // each repository's labels once, and writes only what differs.
 type labelSetKind struct {
 	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
+	rounds *rounds
 }
 
 func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }
@@ -50,8 +51,8 @@ func (labelSetKind) Connect(context.Context, *forgev1.LabelSet, *reconciler.Pass
 	return nil, errors.New("a LabelSet is synced as a set")
 }
 
-func (labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return newLabelSet(s, pass.Forge, pass.Cache), nil
+func (k labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
+	return &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "label", "labels")}, nil
 }
 
 func newLabelSet(s *forgev1.LabelSet, fc forge.Interface, cache client.Reader) *labelSet {

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -50,50 +51,113 @@ type repoSet struct {
 	cache client.Reader
 	// noun and nouns name the set's objects in Events: "label", "labels".
 	noun, nouns string
+	// rounds keeps the set's round of its repositories across passes
+	// (nil: every pass compares every repository, as plan does); pass is
+	// the loop's, for the interval, a requested reconcile and arrivals.
+	rounds *rounds
+	pass   *reconciler.Pass
+}
+
+// newRepoSet is the repositories of set obj for one pass of the loop.
+func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds, noun, nouns string) repoSet {
+	return repoSet{obj: obj, sel: sel, fc: pass.Forge, cache: pass.Cache, noun: noun, nouns: nouns, rounds: rounds, pass: pass}
 }
 
 // sync runs one pass of a set kind: it resolves the repositories, brings
 // each to the spec with each (only comparing without write), and folds the
 // outcomes into the SetResult and st, the status every set kind reports.
 // A repository's failure never stops the others.
+//
+// A pass goes on with the set's round (rounds.go): the repositories the
+// round compared already are not compared again until the next round
+// begins, an interval after this one began; a pass that runs short of
+// time stops between repositories and the next goes on from there, so
+// that every pass adds to what is done, however little of the forge's
+// budget the set gets. A repository that became Ready as a Repository
+// resource while the pass ran is listed and done in the same pass.
 func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositorySetStatus,
 	each func(ctx context.Context, r repo) *repoOutcome) (reconciler.SetResult, error) {
 	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
+	start := time.Now()
+	rd := rs.rounds.begin(rs.obj, write, rs.pass, start)
 	repos, failures, err := rs.repositories(ctx)
 	if err != nil {
 		return res, err
 	}
-	// Named repositories that were not found count as matched, and failing.
-	res.Members = len(repos) + len(failures)
+	clock := newPassClock(ctx, start)
 	var total repoOutcome
 	changed := 0
-	for _, r := range repos {
-		o := each(ctx, r)
-		if o.yielded {
-			// A routine check gave way to creates and updates waiting for
-			// the forge's budget: the loop retries it later, with no
-			// failure recorded and no Warning.
-			return res, forge.ErrYield
+	listed := start
+	unfinished := false
+	for {
+		for _, r := range repos {
+			if rd.done(r) {
+				continue
+			}
+			if !clock.enough() {
+				unfinished = true
+				break
+			}
+			began := time.Now()
+			o := each(ctx, r)
+			if o.yielded {
+				// A routine check gave way to creates and updates waiting for
+				// the forge's budget, with no failure recorded: the round
+				// keeps what is done, and the set's next pass goes on.
+				return res, forge.ErrYield
+			}
+			if o.cut || ctx.Err() != nil {
+				unfinished = true // out of time: this repository is done next pass
+				break
+			}
+			clock.took(time.Since(began))
+			total.created += o.created
+			total.updated += o.updated
+			total.renamed += o.renamed
+			total.merged += o.merged
+			total.deleted += o.deleted
+			if o.wrote() {
+				changed++
+			}
+			if !write && len(o.problems) == 0 && len(o.diffs) > 0 {
+				o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
+			}
+			var f *reconciler.MemberFailure
+			if len(o.problems) > 0 {
+				mf := memberFailure(r.String(), o.problems)
+				mf.Removes = o.removes
+				f = &mf
+			}
+			rd.record(r, f)
 		}
-		total.created += o.created
-		total.updated += o.updated
-		total.renamed += o.renamed
-		total.merged += o.merged
-		total.deleted += o.deleted
-		if o.wrote() {
-			changed++
+		// A repository made while the pass ran is done in it: list again
+		// when one became Ready since the last listing began.
+		if unfinished || rs.pass == nil || rs.pass.Arrived == nil || !rs.pass.Arrived().After(listed) || !clock.enough() {
+			break
 		}
-		if !write && len(o.problems) == 0 && len(o.diffs) > 0 {
-			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
-		}
-		if len(o.problems) > 0 {
-			f := memberFailure(r.String(), o.problems)
-			f.Removes = o.removes
-			failures = append(failures, f)
+		listed = time.Now()
+		fresh := *rs
+		fresh.fc = forge.Fresh(rs.fc)
+		if repos, failures, err = fresh.repositories(ctx); err != nil {
+			return res, err
 		}
 	}
+
+	// Named repositories that were not found count as matched, and failing.
+	res.Members = len(repos) + len(failures)
+	for _, r := range repos {
+		f, known := rd.outcome(r)
+		switch {
+		case !known:
+			res.Pending++
+		case f != nil:
+			failures = append(failures, *f)
+		}
+	}
+	res.Unfinished = unfinished || !rd.complete(repos)
+	res.Since = rd.started
 	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
-	res.InSync = res.Members - len(failures)
+	res.InSync = res.Members - len(failures) - res.Pending
 	res.Failures = failures
 	if changed > 0 {
 		res.Changes = summaryOf(changed, total, rs.noun, rs.nouns)
@@ -129,6 +193,9 @@ type repoOutcome struct {
 	// yielded: a read gave way to other work (forge.ErrYield), which is
 	// no failure: the whole pass gives way.
 	yielded bool
+	// cut: the pass ran out of time in this repository, which is no
+	// failure: the next pass does it.
+	cut bool
 }
 
 type problem struct {
@@ -150,6 +217,10 @@ func (o *repoOutcome) failErr(err error) {
 	c, ok := reconciler.Classify(err)
 	if c.Yield {
 		o.yielded = true
+		return
+	}
+	if errors.Is(err, forge.ErrOutOfTime) {
+		o.cut = true
 		return
 	}
 	if !ok {

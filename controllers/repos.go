@@ -133,6 +133,16 @@ func selectedRepos(sel forgev1.RepositorySelector) []string {
 
 func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string { return selectedRepos(s.Spec.Repositories) }
 
+// SelectsRepository: a Repository resource that becomes Ready re-runs the
+// sets that pick it, by organization and globs or by name.
+func (labelSetKind) SelectsRepository(s *forgev1.LabelSet, owner, name string) bool {
+	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
+}
+
+func (branchProtectionSetKind) SelectsRepository(s *forgev1.BranchProtectionSet, owner, name string) bool {
+	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
+}
+
 func (branchProtectionSetKind) RepoRefs(s *forgev1.BranchProtectionSet) []string {
 	return selectedRepos(s.Spec.Repositories)
 }

@@ -208,8 +208,20 @@ func (c *Client) wait(ctx context.Context) error {
 			c.demand.last.Store(time.Now().UnixNano())
 		}()
 	}
-	return c.limiter.Wait(ctx)
+	if err := c.limiter.Wait(ctx); err != nil {
+		if ctx.Err() == nil {
+			// The budget's next free turn comes after the context's deadline.
+			return fmt.Errorf("%w: %v", ErrOutOfTime, err)
+		}
+		return err
+	}
+	return nil
 }
+
+// ErrOutOfTime is a call the forge's rate budget would let through only
+// after its pass's deadline: it is not sent. A pass that keeps its
+// progress (a set's round) stops there and the next pass goes on.
+var ErrOutOfTime = errors.New("the forge's rate budget has no turn for this call before the pass's deadline")
 
 // Busy reports whether calls other than background checks wait for the
 // forge's rate budget, or did within the last busyWindow: a drift check

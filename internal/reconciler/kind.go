@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,6 +57,15 @@ type Kind[T forgev1.Managed] interface {
 // at its next backoff (DESIGN "Repository").
 type RepoScoped[T forgev1.Managed] interface {
 	RepoRefs(obj T) []string
+}
+
+// RepoSelector is a set kind whose repositories a selector picks (an
+// organization and name globs): a Repository resource of its server that
+// becomes Ready (created or adopted) and that the selector picks re-runs
+// the set at once, whose listing of repositories is then taken afresh
+// (Pass.Arrived), rather than at its next interval.
+type RepoSelector[T forgev1.Managed] interface {
+	SelectsRepository(obj T, owner, name string) bool
 }
 
 // ConfigMapReader is implemented by kinds whose objects read ConfigMaps
@@ -181,6 +191,15 @@ type Pass struct {
 	// Pending is true when a create-pending mark is set: a create may have
 	// succeeded without its response arriving, so look before creating.
 	Pending bool
+	// Interval is the resource's sync interval.
+	Interval time.Duration
+	// Afresh is true when the pass must read the forge as it is now (a
+	// reconcile was requested): a set begins its round of repositories anew.
+	Afresh bool
+	// Arrived is when the last of the repositories a set selects became
+	// Ready as a Repository resource (zero when none did): a listing of the
+	// set's repositories older than that may lack it (RepoSelector).
+	Arrived func() time.Time
 
 	reads *forge.ReadPolicy // how the pass reads the forge (readPolicy)
 

@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -90,6 +91,34 @@ type Reconciler[T forgev1.Managed] struct {
 	opts     Options
 	backoff  *Backoff
 	schedule *schedule
+	arrivals *arrivals
+}
+
+// arrivals records, per set resource, when the last repository it
+// selects became Ready as a Repository resource (forSelecting).
+type arrivals struct {
+	mu sync.Mutex
+	at map[types.NamespacedName]time.Time
+}
+
+func (a *arrivals) note(key types.NamespacedName, t time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.After(a.at[key]) {
+		a.at[key] = t
+	}
+}
+
+func (a *arrivals) last(key types.NamespacedName) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.at[key]
+}
+
+func (a *arrivals) forget(key types.NamespacedName) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.at, key)
 }
 
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -97,6 +126,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.schedule.forget(req.NamespacedName)
+			r.arrivals.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -155,6 +185,11 @@ func (r *Reconciler[T]) readPolicy(key types.NamespacedName, obj T) *forge.ReadP
 		// on the forge before the resource or its change was applied must
 		// be in the listing.
 		reads.ListedAfter = r.schedule.changedBefore(key, obj)
+	}
+	if arrived := r.arrivals.last(key); arrived.After(reads.ListedAfter) {
+		// A repository the set selects became Ready: the set's listing of
+		// repositories must hold it.
+		reads.ListedAfter = arrived
 	}
 	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
 	reads.Background = settled && r.schedule.routine(key, interval, time.Now())
@@ -627,13 +662,18 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		return nil, err
 	}
 	return &Pass{
-		Forge:   forge.Reading(fc, reads),
-		reads:   reads,
-		Server:  forge.NewServer(f.Status.ServerVersion),
-		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
-		Reader:  r.reader,
-		Cache:   r.client,
-		Pending: pendingMark(obj) != "",
+		Forge:    forge.Reading(fc, reads),
+		reads:    reads,
+		Server:   forge.NewServer(f.Status.ServerVersion),
+		WebURL:   strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
+		Reader:   r.reader,
+		Cache:    r.client,
+		Pending:  pendingMark(obj) != "",
+		Interval: r.interval(obj),
+		Afresh:   reads.MaxAge == 0,
+		Arrived: func() time.Time {
+			return r.arrivals.last(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		},
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.

@@ -138,6 +138,13 @@ func (s *schedule) next(key types.NamespacedName, uid types.UID, interval time.D
 	return at.Sub(now)
 }
 
+// setDue records the object's check as due at at.
+func (s *schedule) setDue(key types.NamespacedName, at time.Time) {
+	s.mu.Lock()
+	s.due[key] = at
+	s.mu.Unlock()
+}
+
 // routine reports whether a pass at now is the object's due check,
 // within the time it may be deferred.
 func (s *schedule) routine(key types.NamespacedName, interval time.Duration, now time.Time) bool {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -68,6 +69,13 @@ type SetResult struct {
 	Changes string
 	// Noun names the members in messages: "repository"/"repositories".
 	Noun, Nouns string
+	// Pending counts the members no pass compared yet; Unfinished is true
+	// when the set's round has members left (the pass stopped to stay
+	// within its time): the next pass goes on at once. Since is when the
+	// round began: the next one is due an interval later.
+	Pending    int
+	Unfinished bool
+	Since      time.Time
 }
 
 // MemberFailure is one member that could not be brought to the spec.
@@ -113,7 +121,12 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		return Outcome{}, err
 	}
 	interval := r.interval(obj)
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true}
+	if !res.Since.IsZero() {
+		// The next round begins an interval after this one began.
+		out.Requeue = r.schedule.next(key, obj.GetUID(), interval, res.Since, time.Now())
+	}
 	wasReady := readyAtGeneration(obj)
 	if res.Changes != "" {
 		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
@@ -121,6 +134,25 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 			out.Event.Reason = forgev1.ReasonDriftCorrected
 			driftCorrections.WithLabelValues(r.kindName).Inc()
 		}
+	}
+	if res.Unfinished {
+		// The round goes on in the next pass, at once: it does what this
+		// one had no time for, and only that.
+		out.Requeue, out.check = unfinishedDelay, false
+		// A round of drift checks stays one: its passes give way as its
+		// first did (schedule.routine).
+		r.schedule.setDue(key, res.Since)
+		if res.Pending > 0 || !wasReady {
+			done := res.Members - res.Pending
+			out.Summary = conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonProgressing,
+				Message: fmt.Sprintf("%d of %s compared so far, %d matching the spec; the next pass goes on with the rest", done, res.nouns(res.Members), res.InSync)}
+			if observe {
+				out.Summary.State = conditions.Idle
+			}
+			return out, nil
+		}
+		// A Ready set's round of drift checks: it stays Ready with what the
+		// last round found until this one is complete.
 	}
 	if len(res.Failures) > 0 {
 		first := res.Failures[0]
@@ -143,8 +175,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		} else {
 			out.More = append(out.More, warn)
 		}
-		if state == conditions.Waiting {
-			key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		if state == conditions.Waiting && !res.Unfinished {
 			out.Requeue = r.backoff.Failed(key, Class{State: state, Reason: first.Reason}, interval)
 		}
 		return out, nil
@@ -166,6 +197,10 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	}
 	return out, nil
 }
+
+// unfinishedDelay is when the pass after one that stopped short of its
+// round's end begins: at once, behind what is queued already.
+const unfinishedDelay = 100 * time.Millisecond
 
 // failureText lists failures for a condition message, bounded.
 func failureText(fs []MemberFailure) string {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -83,6 +84,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		opts:     opts,
 		backoff:  NewBackoff(opts),
 		schedule: newSchedule(),
+		arrivals: &arrivals{at: map[types.NamespacedName]time.Time{}},
 	}
 
 	for name, fn := range indexers(kind) {
@@ -230,9 +232,45 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 	if !ok {
 		return nil
 	}
+	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
+		return r.forSelecting(ctx, repo, sel)
+	}
 	ref := repo.Spec.ForgeRef.Name
 	reqs := r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, repo.FullName()))
 	return append(reqs, r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, string(repo.Spec.Owner)+"/*"))...)
+}
+
+// forSelecting enqueues the sets, in every namespace and under every
+// Forge of repo's server, whose selector picks repo, and records its
+// arrival for them: their next listing of repositories is taken afresh.
+func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T]) []ctrl.Request {
+	repoForge := types.NamespacedName{Namespace: repo.Namespace, Name: repo.Spec.ForgeRef.Name}
+	server := ServerOf(ctx, r.client, repoForge)
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list); err != nil {
+		return nil
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil
+	}
+	owner, name := string(repo.Spec.Owner), repo.RepoName()
+	var reqs []ctrl.Request
+	now := time.Now()
+	for _, it := range items {
+		set, ok := it.(T)
+		if !ok || !sel.SelectsRepository(set, owner, name) {
+			continue
+		}
+		ref := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetManagedSpec().ForgeRef.Name}
+		if ref != repoForge && (server == "" || ServerOf(ctx, r.client, ref) != server) {
+			continue
+		}
+		key := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetName()}
+		r.arrivals.note(key, now)
+		reqs = append(reqs, ctrl.Request{NamespacedName: key})
+	}
+	return reqs
 }
 
 // forSecret enqueues the resources that reference a Secret, directly or through their Forge.

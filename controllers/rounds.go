@@ -1,0 +1,173 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// A set's round: what its passes found in each repository since the round
+// began. A round begins with the set's first pass, when its spec changes,
+// when a reconcile is requested, and an interval after the last round
+// began once that one is complete. Within a round a repository is compared
+// (and brought to the spec) once; a repository that failed is tried again
+// by every pass, as the loop's backoff brings them. So a set whose passes
+// are cut short by the reconcile timeout, or stop to stay within it, under
+// a forge budget shared with many others, goes on where it stopped instead
+// of listing every repository again: each pass adds to the round, and no
+// repository is redone in it. Rounds live in the manager's memory; after
+// a restart the first pass begins a new one.
+
+// rounds holds the current round of each set resource of one kind.
+type rounds struct {
+	mu sync.Mutex
+	by map[types.UID]*round
+}
+
+func newRounds() *rounds { return &rounds{by: map[types.UID]*round{}} }
+
+// round is one set resource's round.
+type round struct {
+	generation int64
+	write      bool
+	started    time.Time
+	finished   bool // every repository compared: the next round is due an interval after started
+	// this round's outcomes by repository (lower case): nil is in sync.
+	found map[string]*reconciler.MemberFailure
+	// the last round's, told until this round reaches the repository.
+	before map[string]*reconciler.MemberFailure
+}
+
+// begin returns the round obj's pass at now goes on with, beginning a new
+// one when it is due; without rounds (plan) a round of this pass alone.
+// The failures of the round are tried again.
+func (rs *rounds) begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *round {
+	fresh := &round{generation: obj.GetGeneration(), write: write, started: now, found: map[string]*reconciler.MemberFailure{}}
+	if rs == nil || pass == nil {
+		return fresh
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rd := rs.by[obj.GetUID()]
+	due := rd == nil || rd.generation != obj.GetGeneration() || rd.write != write || pass.Afresh ||
+		(rd.finished && !now.Before(rd.started.Add(pass.Interval)))
+	if due {
+		if rd != nil && rd.generation == obj.GetGeneration() && rd.write == write {
+			// What the last round found is told until this one gets
+			// there; what the old spec found says nothing of this one.
+			fresh.before = make(map[string]*reconciler.MemberFailure, len(rd.before)+len(rd.found))
+			for k, v := range rd.before {
+				fresh.before[k] = v
+			}
+			for k, v := range rd.found {
+				fresh.before[k] = v
+			}
+		}
+		rs.by[obj.GetUID()] = fresh
+		return fresh
+	}
+	for k, f := range rd.found {
+		if f != nil {
+			delete(rd.found, k) // tried again
+		}
+	}
+	return rd
+}
+
+// forget drops a deleted set's round.
+func (rs *rounds) forget(uid types.UID) {
+	if rs == nil {
+		return
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	delete(rs.by, uid)
+}
+
+func repoKey(r repo) string { return strings.ToLower(r.String()) }
+
+// done reports whether this round compared r already.
+func (rd *round) done(r repo) bool {
+	_, ok := rd.found[repoKey(r)]
+	return ok
+}
+
+// record keeps what r's comparison found (nil: in sync).
+func (rd *round) record(r repo, f *reconciler.MemberFailure) { rd.found[repoKey(r)] = f }
+
+// outcome is what the round, or else the last one, found in r; known is
+// false when neither compared it yet.
+func (rd *round) outcome(r repo) (f *reconciler.MemberFailure, known bool) {
+	if f, ok := rd.found[repoKey(r)]; ok {
+		return f, true
+	}
+	f, ok := rd.before[repoKey(r)]
+	return f, ok
+}
+
+// complete reports whether the round compared every one of repos, and
+// marks it finished when it did: the next round is due an interval after
+// this one began.
+func (rd *round) complete(repos []repo) bool {
+	for _, r := range repos {
+		if !rd.done(r) {
+			return false
+		}
+	}
+	rd.finished = true
+	return true
+}
+
+// passClock says whether a pass has time for one more repository before
+// its deadline: it keeps back twice the longest repository so far, and at
+// least an eighth of the pass's time, so that a pass stops between
+// repositories rather than in one. The first repository of a pass is
+// always done.
+type passClock struct {
+	deadline time.Time
+	reserve  time.Duration
+	slowest  time.Duration
+	did      int
+}
+
+func newPassClock(ctx context.Context, start time.Time) *passClock {
+	c := &passClock{}
+	if d, ok := ctx.Deadline(); ok {
+		c.deadline, c.reserve = d, d.Sub(start)/8
+	}
+	return c
+}
+
+func (c *passClock) enough() bool {
+	if c.deadline.IsZero() || c.did == 0 {
+		return true
+	}
+	return time.Until(c.deadline) > max(c.reserve, 2*c.slowest)
+}
+
+func (c *passClock) took(d time.Duration) {
+	c.did++
+	c.slowest = max(c.slowest, d)
+}
