@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -189,6 +190,33 @@ var _ = Describe("LabelSet", func() {
 			return s.Status.InSync
 		}, timeout, poll).Should(Equal(int32(3)))
 		Expect(s.Status.Repositories).To(Equal(int32(3)))
+	})
+
+	It("gives a repository its labels as soon as its Repository resource is Ready, not at the set's next interval", func() {
+		repos("web", "sandbox-a")
+		s := newSet("std", lbl("kind/bug", "#d73a4a"))
+		s.Spec.SyncInterval = every(time.Hour)
+		s.Spec.Repositories.Exclude = []forgev1.RepositoryGlob{"sandbox-*"}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(s.Status.Repositories).To(BeEquivalentTo(1))
+
+		// A Repository resource makes a new repository the set picks, and
+		// another its exclude glob leaves out: within seconds (the set's
+		// interval is an hour) the first has the label and the set counts it.
+		for _, name := range []string{"api", "sandbox-b"} {
+			r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: forgev1.RepositorySpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}, Owner: "acme"}}
+			Expect(k8s.Create(ctx, r)).To(Succeed())
+			expectReady(r)
+		}
+		Eventually(func() []string { return namesIn("api") }, timeout, poll).Should(Equal([]string{"kind/bug"}))
+		Eventually(func() int32 {
+			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			return s.Status.InSync
+		}, timeout, poll).Should(BeEquivalentTo(2))
+		Expect(s.Status.Repositories).To(BeEquivalentTo(2))
+		Expect(namesIn("sandbox-b")).To(BeEmpty())
 	})
 
 	It("renames a label found under a previous name in place: it keeps its id and its issues", func() {
