@@ -121,7 +121,7 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 	}
 	listed := map[string]bool{}
 	for i := range e.obj.Spec.Rules {
-		if o.yielded {
+		if o.yielded != nil {
 			return o
 		}
 		spec := &e.obj.Spec.Rules[i]
@@ -156,7 +156,7 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 			}
 		}
 	}
-	if e.obj.GetMode() == forgev1.SetModeAuthoritative && !o.yielded {
+	if e.obj.GetMode() == forgev1.SetModeAuthoritative && o.yielded == nil {
 		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.BranchProtection]{
 			keep: func(b forge.BranchProtection) bool {
 				return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""

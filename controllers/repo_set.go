@@ -100,11 +100,11 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 			}
 			began := time.Now()
 			o := each(ctx, r)
-			if o.yielded {
-				// A routine check gave way to creates and updates waiting for
-				// the forge's budget, with no failure recorded: the round
-				// keeps what is done, and the set's next pass goes on.
-				return res, forge.ErrYield
+			if o.yielded != nil {
+				// A routine check's turn in the forge's drift lane comes
+				// later, with no failure recorded: the round keeps what is
+				// done, and the set's pass on its turn goes on.
+				return res, o.yielded
 			}
 			if o.cut || ctx.Err() != nil {
 				unfinished = true // out of time: this repository is done next pass
@@ -190,9 +190,9 @@ type repoOutcome struct {
 	// removes counts, of diffs, those that would delete (or merge away) an
 	// object: plan reports the set's action as a delete from it.
 	removes int
-	// yielded: a read gave way to other work (forge.ErrYield), which is
-	// no failure: the whole pass gives way.
-	yielded bool
+	// yielded: a read gave way to other work (forge.ErrYield, a
+	// forge.TurnError), which is no failure: the whole pass gives way.
+	yielded error
 	// cut: the pass ran out of time in this repository, which is no
 	// failure: the next pass does it.
 	cut bool
@@ -216,7 +216,7 @@ func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any
 func (o *repoOutcome) failErr(err error) {
 	c, ok := reconciler.Classify(err)
 	if c.Yield {
-		o.yielded = true
+		o.yielded = err
 		return
 	}
 	if errors.Is(err, forge.ErrOutOfTime) {

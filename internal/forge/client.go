@@ -127,6 +127,8 @@ type Client struct {
 	http      *http.Client
 	limiter   *rate.Limiter
 	demand    *demand           // foreground calls on the limiter, shared like it
+	lane      *rate.Limiter     // routine drift checks' half of the rate (lanes.go), shared like it
+	load      *driftLoad        // the scopes drift checks read, shared like it
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 	readOnly  bool              // GETs only (ReadOnly)
@@ -194,7 +196,8 @@ func New(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	c.http = &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameOrigin}
-	c.limiter, c.demand = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
+	b := limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
+	c.limiter, c.demand, c.lane, c.load = b.limiter, b.demand, b.lane, b.load
 	return c, nil
 }
 
@@ -313,16 +316,18 @@ var (
 )
 
 // budget is one forge's token bucket with the count of foreground calls
-// waiting on it (see Busy).
+// waiting on it (see Busy), and its drift checks' lane and load (lanes.go).
 type budget struct {
 	limiter *rate.Limiter
 	demand  *demand
+	lane    *rate.Limiter
+	load    *driftLoad
 }
 
-// limiterFor returns the token bucket of a forge. Clients are rebuilt when a
+// limiterFor returns the budget of a forge. Clients are rebuilt when a
 // Forge or its Secret changes; sharing the bucket by name keeps the limit
 // per forge rather than per client instance.
-func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *demand) {
+func limiterFor(name string, qps float64, burst int) budget {
 	limit := rate.Limit(qps)
 	switch {
 	case qps < 0:
@@ -333,24 +338,28 @@ func limiterFor(name string, qps float64, burst int) (*rate.Limiter, *demand) {
 	if burst <= 0 {
 		burst = DefaultBurst
 	}
+	fresh := func() budget {
+		return budget{limiter: rate.NewLimiter(limit, burst), demand: new(demand), lane: newLane(limit), load: &driftLoad{name: name}}
+	}
 	if name == "" {
-		return rate.NewLimiter(limit, burst), new(demand)
+		return fresh()
 	}
 	limitersMu.Lock()
 	defer limitersMu.Unlock()
 	b, ok := limiters[name]
 	if !ok {
-		b = budget{limiter: rate.NewLimiter(limit, burst), demand: new(demand)}
+		b = fresh()
 		limiters[name] = b
-		return b.limiter, b.demand
+		return b
 	}
 	if b.limiter.Limit() != limit {
 		b.limiter.SetLimit(limit)
+		b.lane.SetLimit(laneLimit(limit))
 	}
 	if b.limiter.Burst() != burst {
 		b.limiter.SetBurst(burst)
 	}
-	return b.limiter, b.demand
+	return b
 }
 
 // Forget drops the shared rate limiter and the metric series of a forge

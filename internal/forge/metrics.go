@@ -37,17 +37,27 @@ var (
 		Help:    "Latency of HTTP requests made to forges, by forge, method and route template.",
 		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 	}, []string{"forge", "method", "route"})
+
+	driftCheckIntervals = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "forge_drift_check_intervals",
+		Help: "Sync intervals one drift check of every scope of a forge takes within the half of its rate checks may use: 1 while they fit, more when the scopes' listings a second are more than that half.",
+	}, []string{"forge"})
+
+	driftScopes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "forge_drift_scopes",
+		Help: "Scopes (listings) of a forge that drift checks read, each once per sync interval.",
+	}, []string{"forge"})
 )
 
 // Registered with controller-runtime's registry so the manager's /metrics
 // endpoint serves them without further wiring.
 func init() {
-	ctrlmetrics.Registry.MustRegister(requestsTotal, requestDuration)
+	ctrlmetrics.Registry.MustRegister(requestsTotal, requestDuration, driftCheckIntervals, driftScopes)
 }
 
 // Collectors gives the client's metrics, for registering in another registry.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{requestsTotal, requestDuration}
+	return []prometheus.Collector{requestsTotal, requestDuration, driftCheckIntervals, driftScopes}
 }
 
 func observe(forge, method, route, code string, d time.Duration) {
@@ -58,4 +68,6 @@ func observe(forge, method, route, code string, d time.Duration) {
 func forgetMetrics(forge string) {
 	requestsTotal.DeletePartialMatch(prometheus.Labels{"forge": forge})
 	requestDuration.DeletePartialMatch(prometheus.Labels{"forge": forge})
+	driftCheckIntervals.DeletePartialMatch(prometheus.Labels{"forge": forge})
+	driftScopes.DeletePartialMatch(prometheus.Labels{"forge": forge})
 }

@@ -132,6 +132,7 @@ func (r *resource[T]) cache(s *Snapshots) *store[T] {
 		clone = func(v T) T { return v }
 	}
 	st := newStore(s.kept, r.key, clone)
+	st.name = r.plural
 	s.stores[r] = st
 	return st
 }

@@ -82,6 +82,10 @@ type ReadPolicy struct {
 	// demand on the forge's budget (Busy), and a read that would call the
 	// forge while the forge is busy returns ErrYield instead.
 	Background bool
+	// Turn is a background check's turn in the forge's drift lane, kept
+	// for it when a read was told to wait for it (TurnError): its first
+	// read that calls the forge takes it instead of asking for another.
+	Turn time.Time
 
 	seen *listingsSeen // shared by the copies Fresh makes
 }
@@ -92,6 +96,7 @@ type listingsSeen struct {
 	mu     sync.Mutex
 	oldest time.Time
 	paged  bool
+	turn   time.Time // the drift lane's turn held (Turn, or one given since)
 }
 
 // Reading is fc reading under p: for Snapshots, a view sharing its
@@ -108,7 +113,7 @@ func Reading(fc Interface, p *ReadPolicy) Interface {
 // Reading is the view of s that reads under p (see the function Reading).
 func (s *Snapshots) Reading(p *ReadPolicy) *Snapshots {
 	if p.seen == nil {
-		p.seen = &listingsSeen{}
+		p.seen = &listingsSeen{turn: p.Turn}
 	}
 	v := &Snapshots{Interface: s.inner, inner: s.inner, shared: s.shared, policy: p}
 	if b, ok := s.inner.(interface{ asBackground() Interface }); ok && p.Background {
@@ -278,22 +283,50 @@ func (s *Snapshots) Close() {
 // Busy reports whether foreground calls wait for the forge's budget.
 func (s *Snapshots) Busy() bool { return s.busy != nil && s.busy() }
 
-// Yield is ErrYield when fc reads for a background check (Reading) and its
-// rate budget is busy (fc has a Busy method saying so); nil otherwise.
-// Snapshots ask it before every read that would call the forge; the loop
-// asks it before a check reads anything at all.
+// Yield is a TurnError (ErrYield) when fc reads for a background check
+// (Reading) that holds a turn in the forge's drift lane that has not come
+// yet; nil otherwise. The loop asks it before a check reads anything at
+// all (a Secret), so that a check brought back early by an event waits
+// for its turn again rather than read.
 func Yield(fc any) error {
-	bg, isBG := fc.(interface{ background() bool })
-	b, ok := fc.(interface{ Busy() bool })
-	if isBG && bg.background() && ok && b.Busy() {
-		return ErrYield
+	s, ok := fc.(*Snapshots)
+	if !ok || !s.pol().Background || s.policy == nil || s.policy.seen == nil {
+		return nil
+	}
+	s.policy.seen.mu.Lock()
+	at := s.policy.seen.turn
+	s.policy.seen.mu.Unlock()
+	if !at.IsZero() && time.Until(at) > maxLaneWait {
+		return &TurnError{At: at}
 	}
 	return nil
 }
 
-func (s *Snapshots) background() bool { return s.pol().Background }
+// turn is what a read that calls the forge waits for first: for a
+// background check, its turn in the forge's drift lane (lanes.go).
+func (s *Snapshots) turn(ctx context.Context) error {
+	p := s.pol()
+	if !p.Background || p.seen == nil {
+		return nil
+	}
+	c, ok := s.inner.(*Client)
+	if !ok || c.lane == nil {
+		return nil
+	}
+	return turn(ctx, c.lane, p.seen)
+}
 
-func (s *Snapshots) yield() error { return Yield(s) }
+// noteScope records that s's reader wants the listing of scope key of
+// store name every MaxAge: the forge's drift load (lanes.go).
+func (s *Snapshots) noteScope(name, key string) {
+	p := s.pol()
+	if p.MaxAge <= 0 {
+		return
+	}
+	if c, ok := s.inner.(*Client); ok && c.load != nil {
+		c.load.note(name+"\x00"+key, p.MaxAge, time.Now())
+	}
+}
 
 // ---- organizations: the user's own are listed, others read by name ----
 
@@ -316,7 +349,7 @@ func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, err
 			}
 		}
 	}
-	if err := s.yield(); err != nil {
+	if err := s.turn(ctx); err != nil {
 		return nil, err
 	}
 	return s.Interface.GetOrg(ctx, name)
@@ -565,7 +598,7 @@ func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error
 
 func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
 	if state != "all" {
-		if err := s.yield(); err != nil {
+		if err := s.turn(ctx); err != nil {
 			return nil, err
 		}
 		return s.Interface.ListProjects(ctx, scope, state)
@@ -758,6 +791,7 @@ func sizeOf[T any](items []T) int64 {
 
 // store keeps the listings of one kind of object, by scope.
 type store[T any] struct {
+	name  string // the resource's plural, naming its scopes in the drift load
 	id    func(T) int64
 	clone func(T) T
 	kept  *budgets
@@ -870,6 +904,7 @@ func (st *store[T]) forgetAll() {
 // list returns the scope's objects: the kept listing when s's policy allows its
 // age, else a new one (shared with concurrent readers of the scope).
 func (st *store[T]) list(ctx context.Context, s *Snapshots, key string, fetch func(context.Context) ([]T, error)) ([]T, error) {
+	s.noteScope(st.name, key)
 	out, err := st.listKept(ctx, s, key, fetch)
 	if err == nil {
 		s.pol().usedListing(len(out))
@@ -916,7 +951,7 @@ func (st *store[T]) listKept(ctx context.Context, s *Snapshots, key string, fetc
 			return st.copyOf(f.items), nil
 		}
 	}
-	if err := s.yield(); err != nil {
+	if err := s.turn(ctx); err != nil {
 		st.mu.Unlock()
 		return nil, err
 	}

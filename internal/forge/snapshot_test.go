@@ -373,35 +373,6 @@ func TestSnapshotsConcurrentReadersShareOneListing(t *testing.T) {
 	}
 }
 
-func TestSnapshotsBackgroundChecksYieldWhileBusy(t *testing.T) {
-	f := &labelForge{}
-	f.external("bug")
-	s := NewSnapshots(f)
-	ctx := context.Background()
-	bg := s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true})
-	f.busy.Store(true)
-	if _, err := bg.GetLabel(ctx, web, 1); !errors.Is(err, ErrYield) {
-		t.Fatalf("background read while busy: %v, want ErrYield", err)
-	}
-	if got := f.lists.Load(); got != 0 {
-		t.Fatalf("listings = %d, want none while yielding", got)
-	}
-	// Foreground reads never yield; what they list serves the check too.
-	if _, err := s.Reading(&ReadPolicy{MaxAge: time.Hour}).GetLabel(ctx, web, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bg.GetLabel(ctx, web, 1); err != nil {
-		t.Fatalf("background read of a fresh listing: %v", err)
-	}
-	f.busy.Store(false)
-	if _, err := s.Reading(&ReadPolicy{MaxAge: time.Nanosecond, Background: true}).ListLabels(ctx, web); err != nil {
-		t.Fatalf("background read when idle: %v", err)
-	}
-	if got := f.lists.Load(); got != 2 {
-		t.Fatalf("listings = %d, want 2", got)
-	}
-}
-
 func TestSnapshotsHandOutCopies(t *testing.T) {
 	s := NewSnapshots(&hookForge{hooks: []Hook{{ID: 1, Type: "gitea", Config: map[string]string{"url": "https://ci"}, Events: []string{"push"}}}}).Reading(&ReadPolicy{MaxAge: time.Hour})
 	ctx := context.Background()

@@ -126,6 +126,11 @@ func Classify(err error) (c Class, ok bool) {
 	if le, isLoop := asError(err); isLoop {
 		return Class{State: le.State, Reason: le.Reason, Message: le.Error()}, true
 	}
+	if errors.Is(err, forge.ErrOutOfTime) {
+		// The forge's budget had no turn for a call before the pass's
+		// deadline: waiting, as for a rate limit, with backoff.
+		return Class{State: conditions.Waiting, Reason: forgev1.ReasonRateLimited, Message: err.Error()}, true
+	}
 	var se *connection.SecretError
 	if errors.As(err, &se) {
 		return Class{State: conditions.Waiting, Reason: forgev1.ReasonSecretNotFound, Message: err.Error()}, true

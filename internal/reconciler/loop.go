@@ -91,7 +91,7 @@ type Reconciler[T forgev1.Managed] struct {
 	opts     Options
 	backoff  *Backoff
 	schedule *schedule
-	arrivals *arrivals
+	arrivals arrivals
 }
 
 // arrivals records, per set resource, when the last repository it
@@ -104,6 +104,9 @@ type arrivals struct {
 func (a *arrivals) note(key types.NamespacedName, t time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.at == nil {
+		a.at = map[types.NamespacedName]time.Time{}
+	}
 	if t.After(a.at[key]) {
 		a.at[key] = t
 	}
@@ -136,9 +139,16 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	out, err := r.pass(ctx, obj, reads)
 	c, ok := Classify(err)
 	if err != nil && c.Yield {
-		// A routine check gave way to creates and updates waiting for the
-		// forge's budget: nothing was read, nothing is written.
-		return ctrl.Result{RequeueAfter: yieldDelay(r.interval(obj)), Priority: new(handler.LowPriority)}, nil
+		// A routine check's turn in the forge's drift lane comes later:
+		// nothing was read, nothing is written; it comes back once, when
+		// its turn (kept for it) comes.
+		delay := yieldDelay(r.interval(obj))
+		var te *forge.TurnError
+		if errors.As(err, &te) {
+			r.schedule.holdTurn(req.NamespacedName, te.At)
+			delay = max(time.Until(te.At), 0)
+		}
+		return ctrl.Result{RequeueAfter: delay, Priority: new(handler.LowPriority)}, nil
 	}
 	// The status of a pass cut short by the reconcile timeout is still written.
 	ctx, finish := FinishContext(ctx)
@@ -193,6 +203,9 @@ func (r *Reconciler[T]) readPolicy(key types.NamespacedName, obj T) *forge.ReadP
 	}
 	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
 	reads.Background = settled && r.schedule.routine(key, interval, time.Now())
+	if reads.Background {
+		reads.Turn = r.schedule.takeTurn(key)
+	}
 	return reads
 }
 
@@ -206,7 +219,15 @@ func readyAtGeneration(obj forgev1.Managed) bool {
 // the oldest listing the pass read.
 func (r *Reconciler[T]) nextCheck(pass *Pass, obj T) time.Duration {
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	return r.schedule.next(key, obj.GetUID(), r.interval(obj), pass.reads.OldestListing(), time.Now())
+	return r.schedule.next(key, obj.GetUID(), r.checkEvery(pass, obj), pass.reads.OldestListing(), time.Now())
+}
+
+// checkEvery is how far apart obj's drift checks are: its sync interval,
+// times the intervals a check of every scope of its Forge takes when the
+// scopes' listings are more than half the Forge's rate allows, and once
+// more while creates and updates wait for that rate (forge.CheckSpacing).
+func (r *Reconciler[T]) checkEvery(pass *Pass, obj T) time.Duration {
+	return r.interval(obj) * time.Duration(forge.CheckSpacing(pass.Forge))
 }
 
 // pass does the work; status is written by the caller.

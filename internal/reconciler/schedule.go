@@ -66,10 +66,30 @@ type schedule struct {
 	// seen is when the watch delivered each resource's creation or its
 	// last change of generation (spec).
 	seen map[types.NamespacedName]seenAt
+	// turns are the drift lane's turns held by checks told to come back
+	// for them (forge.TurnError).
+	turns map[types.NamespacedName]time.Time
 }
 
 func newSchedule() *schedule {
-	return &schedule{due: map[types.NamespacedName]time.Time{}, seen: map[types.NamespacedName]seenAt{}}
+	return &schedule{due: map[types.NamespacedName]time.Time{}, seen: map[types.NamespacedName]seenAt{},
+		turns: map[types.NamespacedName]time.Time{}}
+}
+
+// holdTurn keeps the drift lane's turn at for the check of key.
+func (s *schedule) holdTurn(key types.NamespacedName, at time.Time) {
+	s.mu.Lock()
+	s.turns[key] = at
+	s.mu.Unlock()
+}
+
+// takeTurn hands the check of key the turn it holds (zero for none).
+func (s *schedule) takeTurn(key types.NamespacedName) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := s.turns[key]
+	delete(s.turns, key)
+	return at
 }
 
 type seenAt struct {
@@ -158,6 +178,7 @@ func (s *schedule) forget(key types.NamespacedName) {
 	s.mu.Lock()
 	delete(s.due, key)
 	delete(s.seen, key)
+	delete(s.turns, key)
 	s.mu.Unlock()
 }
 

@@ -125,7 +125,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true}
 	if !res.Since.IsZero() {
 		// The next round begins an interval after this one began.
-		out.Requeue = r.schedule.next(key, obj.GetUID(), interval, res.Since, time.Now())
+		out.Requeue = r.schedule.next(key, obj.GetUID(), r.checkEvery(pass, obj), res.Since, time.Now())
 	}
 	wasReady := readyAtGeneration(obj)
 	if res.Changes != "" {

@@ -84,7 +84,6 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		opts:     opts,
 		backoff:  NewBackoff(opts),
 		schedule: newSchedule(),
-		arrivals: &arrivals{at: map[types.NamespacedName]time.Time{}},
 	}
 
 	for name, fn := range indexers(kind) {

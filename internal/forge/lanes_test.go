@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// laneForge is a forge answering every label listing with none, counting
+// the listings, and a client of it at qps (its drift lane at qps/2).
+func laneForge(t *testing.T, qps float64) (*Snapshots, *atomic.Int64) {
+	t.Helper()
+	var lists atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lists.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("[]"))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{Name: t.Name(), URL: srv.URL, Token: "t", QPS: qps, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Forget(t.Name()) })
+	return NewSnapshots(c), &lists
+}
+
+// TestDriftLane: routine checks read through a lane of half the forge's
+// rate. A check whose turn comes within a second waits for it; one whose
+// turn is later reads nothing and is told when it comes, holding it: on
+// its turn it reads without asking again. Creates and updates (foreground
+// reads) never wait for the lane.
+func TestDriftLane(t *testing.T) {
+	ctx := context.Background()
+	check := func(s *Snapshots, repo string, turn time.Time) error {
+		_, err := s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true, Turn: turn}).ListLabels(ctx, RepoScope("acme", repo))
+		return err
+	}
+
+	t.Run("a turn within a second is waited for", func(t *testing.T) {
+		s, lists := laneForge(t, 4) // lane: 2 a second, burst 1
+		start := time.Now()
+		for _, r := range []string{"a", "b"} {
+			if err := check(s, r, time.Time{}); err != nil {
+				t.Fatalf("check of %s: %v", r, err)
+			}
+		}
+		if waited := time.Since(start); waited < 400*time.Millisecond {
+			t.Errorf("two checks read within %s, want the second half a second later (its turn)", waited)
+		}
+		if n := lists.Load(); n != 2 {
+			t.Errorf("%d listings, want 2", n)
+		}
+	})
+
+	t.Run("a later turn is kept for the check", func(t *testing.T) {
+		s, lists := laneForge(t, 1) // lane: one every 2 s
+		if err := check(s, "a", time.Time{}); err != nil {
+			t.Fatalf("first check: %v", err)
+		}
+		err := check(s, "b", time.Time{})
+		var te *TurnError
+		if !errors.As(err, &te) || !errors.Is(err, ErrYield) {
+			t.Fatalf("second check: %v, want its later turn (a TurnError, ErrYield)", err)
+		}
+		if d := time.Until(te.At); d < 1500*time.Millisecond || d > 2500*time.Millisecond {
+			t.Errorf("second check's turn in %s, want about 2 s", d)
+		}
+		if n := lists.Load(); n != 1 {
+			t.Fatalf("%d listings, want 1: a check told to wait reads nothing", n)
+		}
+		// Creates and updates do not queue behind the checks.
+		before := time.Now()
+		if _, err := s.Reading(&ReadPolicy{MaxAge: time.Hour}).ListLabels(ctx, RepoScope("acme", "c")); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(before); d > 500*time.Millisecond {
+			t.Errorf("a foreground read waited %s behind the drift lane", d)
+		}
+		// On its turn the check reads at once, on the turn it holds; the
+		// next check's turn comes one turn after it (the held turn was not
+		// asked for again).
+		time.Sleep(time.Until(te.At))
+		if err := check(s, "b", te.At); err != nil {
+			t.Fatalf("second check on its turn: %v", err)
+		}
+		err = check(s, "d", time.Time{})
+		var next *TurnError
+		if !errors.As(err, &next) {
+			t.Fatalf("a check after it: %v, want a later turn", err)
+		}
+		if gap := next.At.Sub(te.At); gap < 1500*time.Millisecond || gap > 2500*time.Millisecond {
+			t.Errorf("next turn %s after the held one, want one turn (2 s)", gap)
+		}
+	})
+}
+
+// TestDriftLoad: the scopes checks read, each once per interval, against
+// the drift lane's half of the rate: while they fit a check of every scope
+// takes one interval; more scopes, more intervals, also in CheckSpacing.
+func TestDriftLoad(t *testing.T) {
+	s, _ := laneForge(t, 1000) // lane: 500 a second
+	ctx := context.Background()
+	read := func(n int, every time.Duration) {
+		for i := range n {
+			if _, err := s.Reading(&ReadPolicy{MaxAge: every}).ListLabels(ctx, RepoScope("acme", fmt.Sprintf("r%d", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read(100, time.Second) // 100 listings a second
+	if l := DriftLoad(t.Name()); l.Scopes != 100 || l.Intervals != 1 {
+		t.Fatalf("load %+v, want 100 scopes in one interval", l)
+	}
+	read(700, 250*time.Millisecond) // 2,800 a second: six intervals at 500
+	l := DriftLoad(t.Name())
+	if l.Scopes != 700 || l.Intervals != 6 || l.PerSecond < 2799 || l.PerSecond > 2801 {
+		t.Fatalf("load %+v, want 700 scopes at 2,800 a second, in 6 intervals", l)
+	}
+	// While creates and updates wait (the reads above were theirs), a
+	// check gives way one more round.
+	view := s.Reading(&ReadPolicy{MaxAge: time.Minute})
+	if n := CheckSpacing(view); n != 12 {
+		t.Errorf("CheckSpacing while busy = %d, want 12", n)
+	}
+	time.Sleep(busyWindow + 100*time.Millisecond)
+	if n := CheckSpacing(view); n != 6 {
+		t.Errorf("CheckSpacing = %d, want 6", n)
+	}
+	if DriftLoad("no such forge").Intervals != 1 {
+		t.Error("an unknown forge has checks spaced")
+	}
+}
