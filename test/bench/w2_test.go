@@ -118,7 +118,7 @@ func BenchmarkW2(b *testing.B) {
 }
 
 func runW2(b *testing.B, cfg *rest.Config, w governed, qps float64) {
-	run := newRun(b, cfg, qps, func(fake *fakeforge.Server) {
+	run := newRun(b, cfg, qps, w1Sync, func(fake *fakeforge.Server) {
 		for m := range w.teamsPerOrg * w.membersPerTeam {
 			fake.AddUser(fmt.Sprintf("user-%02d", m))
 		}
@@ -237,7 +237,7 @@ func kindOf(c call) string {
 func printKinds(kinds []routeKind, rec recorded, qps float64) {
 	allWrites := len(rec.calls) - reads(rec.calls)
 	fmt.Printf("  forge writes to converge: %d (rate floor at the writes: %.1fs); at rest: %.1f forge calls per second (Forge qps %s)\n",
-		allWrites, float64(allWrites)/effectiveQPS(qps), float64(len(rec.rest))/(rec.intervals*w1Sync.Seconds()), qpsText(qps))
+		allWrites, float64(allWrites)/effectiveQPS(qps), float64(len(rec.rest))/(rec.intervals*rec.interval.Seconds()), qpsText(qps))
 	type tally struct {
 		reads, writes, restReads, restWrites int
 		restPaths                            map[string]int
