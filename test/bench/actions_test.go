@@ -42,7 +42,7 @@ func BenchmarkActions(b *testing.B) {
 	const repos, perRepo = 50, 4
 	b.Run("secrets=200/variables=200/repos=50/qps=default", func(b *testing.B) {
 		for b.Loop() {
-			run := newRun(b, cfg, 0, func(fake *fakeforge.Server) {
+			run := newRun(b, cfg, 0, w1Sync, func(fake *fakeforge.Server) {
 				if _, err := fake.CreateOrg("acme"); err != nil {
 					b.Fatal(err)
 				}

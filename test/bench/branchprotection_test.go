@@ -41,7 +41,7 @@ func BenchmarkBranchProtectionSet(b *testing.B) {
 	const repos = 100
 	b.Run("set=1/rules=2/repos=100/qps=default", func(b *testing.B) {
 		for b.Loop() {
-			run := newRun(b, cfg, 0, func(fake *fakeforge.Server) {
+			run := newRun(b, cfg, 0, w1Sync, func(fake *fakeforge.Server) {
 				if _, err := fake.CreateOrg("acme"); err != nil {
 					b.Fatal(err)
 				}

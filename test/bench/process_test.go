@@ -18,6 +18,8 @@ package bench
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -31,6 +33,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -40,7 +44,8 @@ import (
 
 // The benchmarks run the operator as users do: its own binary (main.go,
 // built once per benchmark process) with its default flags but for the
-// namespace and sync interval, in a process of its own, so that its
+// namespace, the sync interval and the metrics (plain HTTP on loopback, for
+// the benchmark to read its passes), in a process of its own, so that its
 // memory and CPU are its own and not the fake forge's or the benchmark's.
 // It reaches the API server through kubeProxy, which counts its requests.
 
@@ -94,17 +99,73 @@ func startKubeProxy(cfg *rest.Config, rec *recorder) (*httptest.Server, error) {
 type managerProcess struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// metricsURL is where the manager serves its metrics.
+	metricsURL string
+}
+
+// freeLoopbackAddr is a loopback address with a port free a moment ago,
+// for the manager to bind its metrics to.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := l.Addr().String()
+	return addr, l.Close()
+}
+
+// reconciles scrapes the manager's metrics: controller-runtime's
+// reconcile_total, by controller (the lower-case kind, "repository") and
+// result ("success", "error", "requeue", "requeue_after"). The counts are
+// since the process started.
+func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
+	resp, err := http.Get(p.metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("get %s: %s", p.metricsURL, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", p.metricsURL, err)
+	}
+	out := map[string]map[string]float64{}
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
+		var controller, result string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "controller":
+				controller = l.GetValue()
+			case "result":
+				result = l.GetValue()
+			}
+		}
+		if out[controller] == nil {
+			out[controller] = map[string]float64{}
+		}
+		out[controller][result] += m.GetCounter().GetValue()
+	}
+	return out, nil
 }
 
 // startManagerProcess runs the manager against the API server at
-// kubeURL (a kubeProxy), watching ns, with its Kubernetes client limits
+// kubeURL (a kubeProxy), watching ns, checking for drift every sync, with
+// its metrics served over plain HTTP on a free loopback port (metricsURL),
+// its Kubernetes client limits
 // (BENCH_KUBE_QPS overrides the default --kube-api-qps, the burst twice
 // that) and its secret digest key at digestKey; its log goes to logDir.
 // BENCH_PPROF=host:port serves the manager's profiles there
 // (--pprof-bind-address), to take heap profiles while a workload runs:
 // go tool pprof -top -inuse_space http://host:port/debug/pprof/heap.
-func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess, error) {
+func startManagerProcess(kubeURL, ns, digestKey, logDir string, sync time.Duration) (*managerProcess, error) {
 	bin, err := managerBinary()
+	if err != nil {
+		return nil, err
+	}
+	metricsAddr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -126,8 +187,8 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess
 		return nil, err
 	}
 	cmd := exec.Command(bin,
-		"--watch-namespaces="+ns, "--sync-interval="+w1Sync.String(),
-		"--health-probe-bind-address=0", "--metrics-bind-address=0",
+		"--watch-namespaces="+ns, "--sync-interval="+sync.String(),
+		"--health-probe-bind-address=0", "--metrics-bind-address="+metricsAddr, "--metrics-secure=false",
 		"--kube-api-qps="+strconv.FormatFloat(qps, 'f', -1, 64), "--kube-api-burst="+strconv.Itoa(burst),
 		"--secret-digest-key="+digestKey)
 	if addr := os.Getenv("BENCH_PPROF"); addr != "" {
@@ -139,7 +200,7 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string) (*managerProcess
 		_ = log.Close()
 		return nil, err
 	}
-	p := &managerProcess{cmd: cmd, done: make(chan struct{})}
+	p := &managerProcess{cmd: cmd, done: make(chan struct{}), metricsURL: "http://" + metricsAddr + "/metrics"}
 	go func() {
 		_ = cmd.Wait()
 		_ = log.Close()

@@ -42,7 +42,7 @@ func BenchmarkRepositories(b *testing.B) {
 	const orgs, repos = 10, 200
 	b.Run("repos=200/orgs=10/qps=default", func(b *testing.B) {
 		for b.Loop() {
-			run := newRun(b, cfg, 0, func(fake *fakeforge.Server) {
+			run := newRun(b, cfg, 0, w1Sync, func(fake *fakeforge.Server) {
 				for o := range orgs {
 					if _, err := fake.CreateOrg(fmt.Sprintf("org-%02d", o)); err != nil {
 						b.Fatal(err)

@@ -41,7 +41,7 @@ func BenchmarkTeams(b *testing.B) {
 	const orgs, teams, members = 20, 5, 5
 	b.Run("orgs=20/teams=5/members=5/qps=default", func(b *testing.B) {
 		for b.Loop() {
-			run := newRun(b, cfg, 0, func(fake *fakeforge.Server) {
+			run := newRun(b, cfg, 0, w1Sync, func(fake *fakeforge.Server) {
 				for o := range orgs {
 					org := fmt.Sprintf("org-%02d", o)
 					if _, err := fake.CreateOrg(org); err != nil {

@@ -159,18 +159,21 @@ func (t kubeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// w1Sync is the manager's sync interval in W1 and the benchmarks of one kind.
 const w1Sync = 30 * time.Second
 
 // benchRun is one run of a workload: the fake forge (every call recorded,
 // latency added), a manager watching the run's namespace only, and a Forge
 // "gitea" Ready in that namespace.
 type benchRun struct {
-	b     *testing.B
-	fake  *fakeforge.Server
-	rec   *recorder
-	k8s   client.Client
-	ns    string
-	qps   float64
+	b    *testing.B
+	fake *fakeforge.Server
+	rec  *recorder
+	k8s  client.Client
+	ns   string
+	qps  float64
+	// sync is the manager's --sync-interval.
+	sync  time.Duration
 	spec  forgev1.ManagedSpec
 	start time.Time
 	stop  func()
@@ -184,8 +187,9 @@ type benchRun struct {
 	restart func()
 }
 
-// newRun starts a run; scene sets the forge up before the manager starts.
-func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.Server)) *benchRun {
+// newRun starts a run whose manager checks for drift every sync; scene
+// sets the forge up before the manager starts.
+func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, scene func(*fakeforge.Server)) *benchRun {
 	resetPeakRSS()
 	rec := &recorder{kube: map[string]int{}}
 	latency := benchLatency()
@@ -216,7 +220,7 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
 	logDir := b.TempDir()
 	startManager := func() *managerProcess {
-		p, err := startManagerProcess(proxy.URL, ns, digestKey.String(), logDir)
+		p, err := startManagerProcess(proxy.URL, ns, digestKey.String(), logDir, sync)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -228,7 +232,7 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, scene func(*fakeforge.S
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := &benchRun{b: b, fake: fake, rec: rec, k8s: k8s, ns: ns, qps: qps,
+	run := &benchRun{b: b, fake: fake, rec: rec, k8s: k8s, ns: ns, qps: qps, sync: sync,
 		spec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
 		proc: proc}
 	run.stop = func() { run.proc.stop(); proxy.Close(); srv.Close() }
@@ -265,20 +269,60 @@ func (r *benchRun) apply(o client.Object) {
 }
 
 // recorded is what a run's forge served: the calls to converge, those at
-// rest, and how many sync intervals the rest lasted.
+// rest, the sync interval and how many of them the rest lasted; and what
+// the manager asked of Kubernetes in each phase, and how the wait for
+// Ready went.
 type recorded struct {
-	calls, rest []call
-	intervals   float64
+	calls, rest    []call
+	interval       time.Duration
+	intervals      float64
+	kube, restKube map[string]int
+	// ready is when the wait for Ready ended, after the apply began;
+	// readiness what it saw then.
+	ready     time.Duration
+	readiness readiness
+}
+
+// convergeOptions are what a workload may change of converge.
+type convergeOptions struct {
+	// limit bounds the wait for Ready; 30 minutes when zero.
+	limit time.Duration
+	// printOnTimeout prints the figures reached when the limit passes,
+	// with how many objects were Ready, instead of failing the run.
+	printOnTimeout bool
+	// restEnv names the variables that may set how long the at-rest phase
+	// watches, the first one set wins; W1_REST when empty.
+	restEnv []string
+	// atReady runs when the wait for Ready ends, before the figures are
+	// taken; atRest when the at-rest phase ends.
+	atReady, atRest func()
 }
 
 // converge waits for n objects (and the Forge) to be Ready, watches the
 // run at rest (W1_REST, default 3 sync intervals), and prints the figures;
 // it returns the calls, for figures of a workload's own.
-func (r *benchRun) converge(n int) recorded {
+func (r *benchRun) converge(n int) recorded { return r.convergeWith(n, convergeOptions{}) }
+
+// convergeWith is converge as opts say. The at-rest phase lasts 3 sync
+// intervals, or one when the interval is 10 minutes or longer.
+func (r *benchRun) convergeWith(n int, opts convergeOptions) recorded {
 	b := r.b
 	applied := time.Since(r.start) // the objects are all created: the apply has returned
-	waitReady(b, r.k8s, r.ns, n+1, 30*time.Minute)
+	limit := opts.limit
+	if limit == 0 {
+		limit = 30 * time.Minute
+	}
+	seen, err := pollReady(r.k8s, r.ns, n+1, limit, r.start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !seen.done && !opts.printOnTimeout {
+		b.Fatalf("%d of %d objects Ready after %s", seen.ready, n+1, limit)
+	}
 	ready := time.Since(r.start)
+	if opts.atReady != nil {
+		opts.atReady()
+	}
 	calls, kube := r.rec.snapshot()
 	if f := os.Getenv("BENCH_TRACE"); f != "" {
 		var out strings.Builder
@@ -290,36 +334,59 @@ func (r *benchRun) converge(n int) recorded {
 
 	// At rest: no change, only drift checks.
 	r.rec.reset()
-	rest := 3 * w1Sync
-	if v, err := time.ParseDuration(os.Getenv("W1_REST")); err == nil {
-		rest = v
+	rest := 3 * r.sync
+	if r.sync >= 10*time.Minute {
+		rest = r.sync
+	}
+	restEnv := opts.restEnv
+	if len(restEnv) == 0 {
+		restEnv = []string{"W1_REST"}
+	}
+	for _, name := range restEnv {
+		if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+			rest = v
+			break
+		}
 	}
 	time.Sleep(rest)
 	restCalls, restKube := r.rec.snapshot()
+	if opts.atRest != nil {
+		opts.atRest()
+	}
 
 	fmt.Printf("\n%s: %d objects, fake forge +%s per call, sync interval %s, Forge qps %s\n",
-		b.Name(), n, benchLatency(), w1Sync, qpsText(r.qps))
+		b.Name(), n, benchLatency(), r.sync, qpsText(r.qps))
 	atRate := float64(len(calls)) / effectiveQPS(r.qps)
-	fmt.Printf("  all Ready %.1fs after the apply began, %.1fs after it returned (the apply took %.1fs); its calls at the Forge's rate take %.1fs (Ready at %.2fx of that; rate floor at one write per object: %.1fs)\n",
-		ready.Seconds(), (ready - applied).Seconds(), applied.Seconds(), atRate, ready.Seconds()/atRate, float64(n)/effectiveQPS(r.qps))
+	if seen.done {
+		fmt.Printf("  all Ready %.1fs after the apply began, %.1fs after it returned (the apply took %.1fs); its calls at the Forge's rate take %.1fs (Ready at %.2fx of that; rate floor at one write per object: %.1fs)\n",
+			ready.Seconds(), (ready - applied).Seconds(), applied.Seconds(), atRate, ready.Seconds()/atRate, float64(n)/effectiveQPS(r.qps))
+	} else {
+		fmt.Printf("  NOT all Ready: %d of %d objects (the Forge among them) Ready when the wait ended (limit %s), %.1fs after the apply began, %.1fs after it returned (the apply took %.1fs); the figures below are those reached by then, the at-rest ones of a manager still converging; its calls so far at the Forge's rate take %.1fs\n",
+			seen.ready, n+1, limit, ready.Seconds(), (ready - applied).Seconds(), applied.Seconds(), atRate)
+	}
 	fmt.Printf("  to converge: %.2f forge calls per object, %.2f Kubernetes writes per object (Events excluded), %.2f uncached Secret GETs per object\n",
 		float64(len(calls))/float64(n), float64(writes(kube))/float64(n), float64(kube["GET secret (uncached)"])/float64(n))
 	printRoutes(calls, n)
 	printKube(kube)
-	intervals := rest.Seconds() / w1Sync.Seconds()
+	intervals := rest.Seconds() / r.sync.Seconds()
 	fmt.Printf("  at rest over %s: %.3f forge reads per object per sync interval, %d forge writes, %d Kubernetes writes; largest gap between reads of one path: %.2f intervals\n",
-		rest, float64(reads(restCalls))/float64(n)/intervals, len(restCalls)-reads(restCalls), writes(restKube), largestGap(restCalls, r.start.Add(ready))/w1Sync.Seconds())
+		rest, float64(reads(restCalls))/float64(n)/intervals, len(restCalls)-reads(restCalls), writes(restKube), largestGap(restCalls, r.start.Add(ready))/r.sync.Seconds())
 	if r.members > 0 {
 		fmt.Printf("  per repository: %.2f forge calls to converge, %.3f forge reads per sync interval at rest\n",
 			float64(len(calls))/float64(r.members), float64(reads(restCalls))/float64(r.members)/intervals)
 	}
 	fmt.Printf("  manager process: peak RSS %d MiB, CPU %.1fs (the benchmark's own process, with the fake forge: peak RSS %d MiB)\n",
 		r.proc.peakRSS()>>20, r.proc.cpuSeconds(), peakRSS()>>20)
-	b.ReportMetric(ready.Seconds(), "s-to-ready")
-	b.ReportMetric((ready - applied).Seconds(), "s-after-apply")
+	if seen.done {
+		b.ReportMetric(ready.Seconds(), "s-to-ready")
+		b.ReportMetric((ready - applied).Seconds(), "s-after-apply")
+	} else {
+		b.ReportMetric(float64(seen.ready), "objects-ready-at-limit")
+	}
 	b.ReportMetric(float64(len(calls))/float64(n), "forge-calls/object")
 	b.ReportMetric(float64(writes(kube))/float64(n), "kube-writes/object")
-	return recorded{calls: calls, rest: restCalls, intervals: intervals}
+	return recorded{calls: calls, rest: restCalls, interval: r.sync, intervals: intervals,
+		kube: kube, restKube: restKube, ready: ready, readiness: seen}
 }
 
 // restartAtRest restarts the manager of a run at rest and prints what
@@ -331,7 +398,7 @@ func (r *benchRun) restartAtRest(n int) {
 	r.rec.reset()
 	start := time.Now()
 	r.restart()
-	time.Sleep(w1Sync / 2)
+	time.Sleep(r.sync / 2)
 	calls, kube := r.rec.snapshot()
 	scopes := map[string]bool{}
 	for _, c := range calls {
@@ -349,7 +416,7 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 	// register runners); the operator adopts the organizations and creates
 	// everything else.
 	var runners []string
-	run := newRun(b, cfg, qps, func(fake *fakeforge.Server) {
+	run := newRun(b, cfg, qps, w1Sync, func(fake *fakeforge.Server) {
 		for o := range w.orgs {
 			org := fmt.Sprintf("org-%02d", o)
 			if _, err := fake.CreateOrg(org); err != nil {
@@ -398,15 +465,47 @@ func repoOrg(r int, w workload) string { return fmt.Sprintf("org-%02d", r%w.orgs
 
 func waitReady(b *testing.B, k8s client.Client, ns string, want int, limit time.Duration) {
 	b.Helper()
+	seen, err := pollReady(k8s, ns, want, limit, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !seen.done {
+		b.Fatalf("%d of %d objects Ready after %s", seen.ready, want, limit)
+	}
+}
+
+// readiness is what a wait for Ready saw at its end: how many objects
+// were Ready, whether want were, and per kind (Repository, Team, ...).
+type readiness struct {
+	ready int
+	done  bool
+	kinds map[string]*kindReadiness
+}
+
+// kindReadiness is one kind's objects in a wait for Ready: how many, how
+// many Ready at the end, and when (after the wait's from) all of them
+// were Ready first, if ever.
+type kindReadiness struct {
+	objects, ready int
+	all            bool
+	allAt          time.Duration
+}
+
+// pollReady polls the objects of ns every half second until want of them
+// are Ready (at the generation of their spec) or limit has passed,
+// noting when each kind first had all its objects Ready, after from.
+func pollReady(k8s client.Client, ns string, want int, limit time.Duration, from time.Time) (readiness, error) {
 	deadline := time.Now().Add(limit)
-	lists := testenv.Lists()
+	kinds, lists := testenv.Kinds(), testenv.Lists()
+	seen := readiness{kinds: map[string]*kindReadiness{}}
 	for {
-		ready := 0
-		for _, l := range lists {
+		seen.ready = 0
+		for i, l := range lists {
 			if err := k8s.List(context.Background(), l, client.InNamespace(ns)); err != nil {
-				b.Fatal(err)
+				return seen, err
 			}
 			items, _ := meta.ExtractList(l)
+			ready := 0
 			for _, it := range items {
 				o := it.(interface {
 					client.Object
@@ -417,12 +516,26 @@ func waitReady(b *testing.B, k8s client.Client, ns string, want int, limit time.
 					ready++
 				}
 			}
+			seen.ready += ready
+			if len(items) == 0 {
+				continue
+			}
+			k := seen.kinds[kinds[i]]
+			if k == nil {
+				k = &kindReadiness{}
+				seen.kinds[kinds[i]] = k
+			}
+			k.objects, k.ready = len(items), ready
+			if ready == len(items) && !k.all {
+				k.all, k.allAt = true, time.Since(from)
+			}
 		}
-		if ready >= want {
-			return
+		if seen.ready >= want {
+			seen.done = true
+			return seen, nil
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d objects Ready after %s", ready, want, limit)
+			return seen, nil
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

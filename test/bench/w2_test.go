@@ -20,8 +20,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,23 +31,34 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
-// governed is the W2 shape of the scale issue: organizations governed
-// whole, each with its teams, its repositories' settings and topics, one
-// branch protection set and one label set over its repositories, and Actions
-// secrets and variables in every repository.
+// governed is the W2 shape of the scale issue (issue 33): organizations
+// governed whole, each with its teams, its repositories' settings and
+// topics, one branch protection set and one label set over its
+// repositories but the sandboxes, and Actions secrets and variables in
+// every repository.
 type governed struct {
-	orgs, teamsPerOrg, membersPerTeam, reposPerOrg, valuesPerRepo int
+	orgs, teamsPerOrg, membersPerTeam int
+	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
+	// sandbox-0, sandbox-1, ..., which the sets exclude.
+	reposPerOrg, sandboxesPerOrg int
+	valuesPerRepo                int
+	// newEvery: a repository is new, not on the forge before the apply
+	// (the operator creates it), when its index over all organizations'
+	// repositories is divisible by newEvery.
+	newEvery int
 }
 
-// W2: 10 organizations, each with 5 teams of 5 members, 20 repositories,
-// one branch protection set (2 rules), one label set (3 labels), and 2
-// secrets and 2 variables per repository: 1,080 objects.
+// W2: 8 organizations, each with 2 teams of 5 members (and a repository
+// each), 25 repositories (22 and 3 sandboxes; 50 of the 200 new), one
+// branch protection set (2 rules) and one label set (3 labels) over the
+// 22, and 1 secret and 1 variable per repository: 640 objects.
 var (
-	w2      = governed{orgs: 10, teamsPerOrg: 5, membersPerTeam: 5, reposPerOrg: 20, valuesPerRepo: 2}
-	w2Small = governed{orgs: 1, teamsPerOrg: 5, membersPerTeam: 5, reposPerOrg: 20, valuesPerRepo: 2}
+	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
+	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
 )
 
 // w2Labels and w2Rules are what each organization's sets hold.
@@ -61,64 +74,134 @@ var (
 	}
 )
 
-func (w governed) repos() int { return w.orgs * w.reposPerOrg }
+// w2Sandboxes is what the sets exclude.
+const w2Sandboxes = "sandbox-*"
+
+func (w governed) perOrg() int { return w.reposPerOrg + w.sandboxesPerOrg }
+
+func (w governed) repos() int { return w.orgs * w.perOrg() }
+
+// repoName is the name of an organization's repository r: the sandboxes last.
+func (w governed) repoName(r int) string {
+	if r < w.reposPerOrg {
+		return fmt.Sprintf("repo-%02d", r)
+	}
+	return fmt.Sprintf("sandbox-%d", r-w.reposPerOrg)
+}
+
+// isNew is whether repository r of organization o is new (not seeded).
+func (w governed) isNew(o, r int) bool { return (o*w.perOrg()+r)%w.newEvery == 0 }
+
+func (w governed) newRepos() int {
+	n := 0
+	for o := range w.orgs {
+		for r := range w.perOrg() {
+			if w.isNew(o, r) {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // kinds are W2's objects by the kind of forge route that serves them; a
 // set counts per repository it covers.
 func (w governed) kinds() []routeKind {
+	covered := w.orgs * w.reposPerOrg
 	return []routeKind{
 		{kind: "forge", resource: "Forge", objects: 1},
 		{kind: "orgs", resource: "Organization", objects: w.orgs},
 		{kind: "teams", resource: "Team", objects: w.orgs * w.teamsPerOrg},
 		{kind: "repos", resource: "Repository", objects: w.repos()},
-		{kind: "branch_protections", resource: "BranchProtectionSet", objects: w.repos(), sets: w.orgs},
-		{kind: "labels", resource: "LabelSet", objects: w.repos(), sets: w.orgs},
+		{kind: "branch_protections", resource: "BranchProtectionSet", objects: covered, sets: w.orgs},
+		{kind: "labels", resource: "LabelSet", objects: covered, sets: w.orgs},
 		{kind: "actions/secrets", resource: "ActionsSecret", objects: w.repos() * w.valuesPerRepo},
 		{kind: "actions/variables", resource: "ActionsVariable", objects: w.repos() * w.valuesPerRepo},
 	}
 }
 
+// resources are W2's objects by kind of resource, in the order the issue
+// lists them, and how many of each.
+func (w governed) resources() []kindCount {
+	return []kindCount{
+		{"Repository", w.repos()},
+		{"Team", w.orgs * w.teamsPerOrg},
+		{"Organization", w.orgs},
+		{"BranchProtectionSet", w.orgs},
+		{"LabelSet", w.orgs},
+		{"ActionsSecret", w.repos() * w.valuesPerRepo},
+		{"ActionsVariable", w.repos() * w.valuesPerRepo},
+	}
+}
+
+type kindCount struct {
+	kind    string
+	objects int
+}
+
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.reposPerOrg+1+1) + 2*w.repos()*w.valuesPerRepo
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo
 }
 
 // BenchmarkW2 applies W2, the governed organization, at once to the
 // manager running against the fake forge (5 ms added to every call), at the
-// Forge's default rate limit and at qps 100. What users meet is seeded on
-// the forge before the manager starts: the organizations, their
+// Forge's default rate limit (qps 10), with the manager's sync interval at
+// its default (10m) and at 30s. What users meet is seeded on the forge
+// before the manager starts: the organizations, three in four of their
 // repositories (with the forge's default settings, no topics) and the
-// teams' members as users; the operator adopts the organizations and the
-// repositories (one settings PATCH and one topics PUT each) and creates
-// the teams, branch protection rules, labels, and Actions secrets and
-// variables. Printed, never asserted: W1's figures, then the same figures
-// per kind of forge route (calls per object to converge, reads per object
-// per sync interval at rest; the sets per repository they cover).
-// W2_SIZES=small runs one organization (W2/10) instead.
+// teams' members as users; the operator adopts the organizations and those
+// repositories (one settings PATCH and one topics PUT each), creates the
+// others, and creates the teams, branch protection rules, labels, and
+// Actions secrets and variables. Printed, never asserted: W1's figures, the
+// same per kind of forge route (calls per object to converge, reads per
+// object per sync interval at rest; the sets per repository they cover),
+// and what issue 33 asks: when each kind was all Ready, the passes per
+// object of each kind's controller to converge and at rest (the manager's
+// controller_runtime_reconcile_total), the uncached Secret reads per
+// ActionsSecret, the forge reads per path per interval at rest, and how
+// many repositories lacked a set's labels or rules when all were Ready.
+//
+// W2_SIZES=small runs one organization (W2/small) instead. The at-rest
+// phase watches one interval at 10m and three at 30s; W2_REST (or W1_REST)
+// sets it. The wait for Ready ends after 30 minutes (W2_LIMIT sets it);
+// a run not Ready by then prints the figures it reached.
 func BenchmarkW2(b *testing.B) {
 	name, w := "W2", w2
 	if os.Getenv("W2_SIZES") == "small" {
-		name, w = "W2/10", w2Small
+		name, w = "W2/small", w2Small
+	}
+	limit := 30 * time.Minute
+	if v, err := time.ParseDuration(os.Getenv("W2_LIMIT")); err == nil && v > 0 {
+		limit = v
 	}
 	env, cfg, err := testenv.Start()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	for _, qps := range []float64{0, 100} {
-		label := name + "/qps=default"
-		if qps > 0 {
-			label = fmt.Sprintf("%s/qps=%g", name, qps)
-		}
-		b.Run(label, func(b *testing.B) {
+	for _, interval := range []time.Duration{10 * time.Minute, 30 * time.Second} {
+		b.Run(fmt.Sprintf("%s/interval=%s", name, shortDuration(interval)), func(b *testing.B) {
 			for b.Loop() {
-				runW2(b, cfg, w, qps)
+				runW2(b, cfg, w, interval, limit)
 			}
 		})
 	}
 }
 
-func runW2(b *testing.B, cfg *rest.Config, w governed, qps float64) {
-	run := newRun(b, cfg, qps, func(fake *fakeforge.Server) {
+// shortDuration is d as a flag takes it, without trailing zero units: 10m, 30s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Duration) {
+	run := newRun(b, cfg, 0, interval, func(fake *fakeforge.Server) {
 		for m := range w.teamsPerOrg * w.membersPerTeam {
 			fake.AddUser(fmt.Sprintf("user-%02d", m))
 		}
@@ -127,8 +210,11 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, qps float64) {
 			if _, err := fake.CreateOrg(org); err != nil {
 				b.Fatal(err)
 			}
-			for r := range w.reposPerOrg {
-				if err := fake.CreateRepo(org, fmt.Sprintf("repo-%02d", r)); err != nil {
+			for r := range w.perOrg() {
+				if w.isNew(o, r) {
+					continue
+				}
+				if err := fake.CreateRepo(org, w.repoName(r)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -149,14 +235,14 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, qps float64) {
 			team := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-team-%d", org, t)},
 				Spec: forgev1.TeamSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org),
 					Name: ptr(forgev1.TeamName(fmt.Sprintf("team-%d", t))), Units: &forgev1.TeamUnits{Code: "write", Issues: "read"},
-					Repositories: []forgev1.RepoName{forgev1.RepoName(fmt.Sprintf("repo-%02d", t))}}}
+					Repositories: []forgev1.RepoName{forgev1.RepoName(w.repoName(t))}}}
 			for m := range w.membersPerTeam {
 				team.Spec.Members = append(team.Spec.Members, forgev1.OwnerName(fmt.Sprintf("user-%02d", t*w.membersPerTeam+m)))
 			}
 			apply(team)
 		}
-		for r := range w.reposPerOrg {
-			repo := fmt.Sprintf("repo-%02d", r)
+		for r := range w.perOrg() {
+			repo := w.repoName(r)
 			apply(&forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo},
 				Spec: forgev1.RepositorySpec{ManagedSpec: spec, Owner: forgev1.OwnerName(org), Name: ptr(forgev1.RepoName(repo)),
 					Description: ptr("governed by W2"), Website: ptr("https://example.com/" + repo),
@@ -175,14 +261,185 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, qps float64) {
 					Spec: forgev1.ActionsVariableSpec{ManagedSpec: spec, ActionsScope: s, Value: ptr(fmt.Sprintf("value %d", i))}})
 			}
 		}
-		repos := forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(org))}
+		repos := forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(org)), Exclude: []forgev1.RepositoryGlob{w2Sandboxes}}
 		apply(&forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-protect"},
 			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w2Rules}})
 		apply(&forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-labels"},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: spec, Repositories: repos, Labels: w2Labels}})
 	}
-	rec := run.converge(w.objects())
+
+	// What the sets had put on the forge, and the passes the manager had
+	// made, when all were Ready (or the wait ended) and after the rest.
+	var (
+		coverReady, coverRest         []setCoverage
+		passesReady, passesRest       map[string]map[string]float64
+		passesReadyErr, passesRestErr error
+	)
+	rec := run.convergeWith(w.objects(), convergeOptions{limit: limit, printOnTimeout: true, restEnv: []string{"W2_REST", "W1_REST"},
+		atReady: func() {
+			coverReady = w.coverage(run.fake)
+			passesReady, passesReadyErr = run.proc.reconciles()
+		},
+		atRest: func() {
+			coverRest = w.coverage(run.fake)
+			passesRest, passesRestErr = run.proc.reconciles()
+		}})
 	printKinds(w.kinds(), rec, run.qps)
+
+	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded)\n",
+		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg)
+	printReadyByKind(w.resources(), rec)
+	if passesReadyErr != nil || passesRestErr != nil {
+		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
+	} else {
+		printPasses(w.resources(), passesReady, passesRest, rec)
+	}
+	secrets := w.repos() * w.valuesPerRepo
+	fmt.Printf("  uncached Secret GETs: to converge %d (%.2f per ActionsSecret); at rest %d (%.3f per ActionsSecret per interval)\n",
+		rec.kube["GET secret (uncached)"], float64(rec.kube["GET secret (uncached)"])/float64(secrets),
+		rec.restKube["GET secret (uncached)"], float64(rec.restKube["GET secret (uncached)"])/float64(secrets)/rec.intervals)
+	paths := map[string]bool{}
+	for _, c := range rec.rest {
+		if c.method == http.MethodGet {
+			paths[c.path] = true
+		}
+	}
+	fmt.Printf("  at rest over %.2f intervals: %d distinct forge paths read (scopes), %d reads, %.2f reads per path per interval\n",
+		rec.intervals, len(paths), reads(rec.rest), perPath(reads(rec.rest), len(paths), rec.intervals))
+	when := "at Ready"
+	if !rec.readiness.done {
+		when = "when the wait ended (not all Ready)"
+	}
+	printCoverage(when, coverReady, rec.readiness)
+	printCoverage("after the rest", coverRest, readiness{})
+}
+
+// setCoverage is what one organization's sets had put on the forge: of
+// the repositories they cover, how many lacked one of the set's labels or
+// rules (missing: not on the forge at all), and how many sandboxes had one.
+type setCoverage struct {
+	org                                  string
+	covered, missingLabels, missingRules int
+	absent, sandboxLabels, sandboxRules  int
+	// lacking names the repositories missing a label or a rule.
+	lacking []string
+}
+
+// coverage reads the fake forge's state (no call to its API, none
+// recorded) for each organization's sets.
+func (w governed) coverage(fake *fakeforge.Server) []setCoverage {
+	var out []setCoverage
+	for o := range w.orgs {
+		c := setCoverage{org: fmt.Sprintf("org-%02d", o)}
+		for r := range w.perOrg() {
+			repo := w.repoName(r)
+			labels := 0
+			for _, l := range fake.Labels(forge.RepoScope(c.org, repo)) {
+				if slices.ContainsFunc(w2Labels, func(want forgev1.LabelSetLabel) bool { return string(want.Name) == l.Name }) {
+					labels++
+				}
+			}
+			rules := 0
+			for _, p := range fake.BranchProtections(c.org, repo) {
+				if slices.ContainsFunc(w2Rules, func(want forgev1.BranchProtectionRule) bool { return string(want.RuleName) == p.RuleName }) {
+					rules++
+				}
+			}
+			if r >= w.reposPerOrg {
+				c.sandboxLabels += min(labels, 1)
+				c.sandboxRules += min(rules, 1)
+				continue
+			}
+			hasLabels, hasRules := labels == len(w2Labels), rules == len(w2Rules)
+			c.covered++
+			if _, ok := fake.Repo(c.org, repo); !ok {
+				c.absent++
+			}
+			if !hasLabels {
+				c.missingLabels++
+			}
+			if !hasRules {
+				c.missingRules++
+			}
+			if !hasLabels || !hasRules {
+				c.lacking = append(c.lacking, repo)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// printCoverage prints how many repositories lacked their sets' labels or
+// rules when: in all, and per organization that lacked any; with the sets'
+// Ready counts when seen has them.
+func printCoverage(when string, cover []setCoverage, seen readiness) {
+	var total setCoverage
+	for _, c := range cover {
+		total.covered += c.covered
+		total.missingLabels += c.missingLabels
+		total.missingRules += c.missingRules
+		total.absent += c.absent
+		total.sandboxLabels += c.sandboxLabels
+		total.sandboxRules += c.sandboxRules
+	}
+	sets := ""
+	if ls, bs := seen.kinds["LabelSet"], seen.kinds["BranchProtectionSet"]; ls != nil && bs != nil {
+		sets = fmt.Sprintf(" (LabelSets Ready: %d of %d, BranchProtectionSets: %d of %d)", ls.ready, ls.objects, bs.ready, bs.objects)
+	}
+	fmt.Printf("  %s: %d repositories missing set labels, %d missing rules, of %d in the sets (%d not on the forge yet); sandboxes with a set's label: %d, rule: %d%s\n",
+		when, total.missingLabels, total.missingRules, total.covered, total.absent, total.sandboxLabels, total.sandboxRules, sets)
+	for _, c := range cover {
+		if c.missingLabels+c.missingRules+c.sandboxLabels+c.sandboxRules > 0 {
+			fmt.Printf("    %s: %d of %d missing labels, %d missing rules (%d not on the forge); sandboxes with a label %d, a rule %d; lacking: %s\n",
+				c.org, c.missingLabels, c.covered, c.missingRules, c.absent, c.sandboxLabels, c.sandboxRules, strings.Join(c.lacking, " "))
+		}
+	}
+}
+
+// printReadyByKind prints when all objects of each kind were first Ready.
+func printReadyByKind(kinds []kindCount, rec recorded) {
+	var parts []string
+	for _, k := range kinds {
+		seen := rec.readiness.kinds[k.kind]
+		switch {
+		case seen == nil:
+			parts = append(parts, fmt.Sprintf("%s none seen", k.kind))
+		case seen.all:
+			parts = append(parts, fmt.Sprintf("%s %.1fs", k.kind, seen.allAt.Seconds()))
+		default:
+			parts = append(parts, fmt.Sprintf("%s never (%d of %d Ready)", k.kind, seen.ready, seen.objects))
+		}
+	}
+	end := fmt.Sprintf("all Ready at %.1fs", rec.ready.Seconds())
+	if !rec.readiness.done {
+		end = fmt.Sprintf("the wait ended at %.1fs, not all Ready", rec.ready.Seconds())
+	}
+	fmt.Printf("  all of a kind first Ready, after the apply began (%s): %s\n", end, strings.Join(parts, ", "))
+}
+
+// printPasses prints the passes per object of each kind's controller (its
+// controller_runtime_reconcile_total: the lower-case kind) to converge
+// (at the end of the wait for Ready) and during the rest (per interval),
+// with the passes that ended in an error or asked to be repeated at once
+// (result "requeue"; a pass that schedules its next drift check is
+// "requeue_after", nearly every pass here).
+func printPasses(kinds []kindCount, ready, rest map[string]map[string]float64, rec recorded) {
+	fmt.Printf("  passes (controller_runtime_reconcile_total) per object, to converge and per interval at rest:\n")
+	sum := func(m map[string]float64) float64 {
+		t := 0.0
+		for _, v := range m {
+			t += v
+		}
+		return t
+	}
+	for _, k := range append(kinds, kindCount{"Forge", 1}) {
+		c := strings.ToLower(k.kind)
+		converge, atRest := sum(ready[c]), sum(rest[c])-sum(ready[c])
+		fmt.Printf("    %-20s %4d objects: to converge %6.2f per object (%5.0f passes; %4.0f errors, %4.0f immediate requeues); at rest %6.3f per object per interval (%5.0f passes; %4.0f errors)\n",
+			k.kind, k.objects, converge/float64(k.objects), converge, ready[c]["error"], ready[c]["requeue"],
+			atRest/float64(k.objects)/rec.intervals, atRest, rest[c]["error"]-ready[c]["error"])
+	}
 }
 
 // routeKind is a kind of forge route and the objects it serves: sets, when
@@ -237,7 +494,7 @@ func kindOf(c call) string {
 func printKinds(kinds []routeKind, rec recorded, qps float64) {
 	allWrites := len(rec.calls) - reads(rec.calls)
 	fmt.Printf("  forge writes to converge: %d (rate floor at the writes: %.1fs); at rest: %.1f forge calls per second (Forge qps %s)\n",
-		allWrites, float64(allWrites)/effectiveQPS(qps), float64(len(rec.rest))/(rec.intervals*w1Sync.Seconds()), qpsText(qps))
+		allWrites, float64(allWrites)/effectiveQPS(qps), float64(len(rec.rest))/(rec.intervals*rec.interval.Seconds()), qpsText(qps))
 	type tally struct {
 		reads, writes, restReads, restWrites int
 		restPaths                            map[string]int
