@@ -152,6 +152,12 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 	server := forge.NewServer(version)
 	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, server.Flavor
 	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
+	load := forge.DriftLoad(f.Namespace + "/" + f.Name)
+	f.Status.DriftScopes, f.Status.DriftCheckIntervals = int32(load.Scopes), int32(load.Intervals)
+	if load.Intervals > 1 {
+		msg += fmt.Sprintf("; drift checks of its %d scopes ask more listings a second than half its rate limit allows: a check of every scope takes %d sync intervals (raise spec.rateLimit.qps or the resources' syncInterval)",
+			load.Scopes, load.Intervals)
+	}
 	return reconciler.Outcome{
 		Summary: conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected, Message: msg},
 		Event:   reconciler.Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonConnected, Action: "Connect", Note: msg},

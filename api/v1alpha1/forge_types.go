@@ -137,6 +137,18 @@ type ForgeStatus struct {
 	// login of the user the credentials belong to.
 	// +optional
 	Login string `json:"login,omitempty"`
+	// driftScopes is how many scopes (listings: a repository's labels, an
+	// organization's teams, ...) the drift checks of this Forge's resources
+	// read, each once per sync interval, as of the Forge's last check.
+	// +optional
+	DriftScopes int32 `json:"driftScopes,omitempty"`
+	// driftCheckIntervals is how many sync intervals one drift check of
+	// every scope takes: 1 while the scopes' listings fit in half the
+	// Forge's rate limit (creates and updates always keep the other half),
+	// more when they do not. Raise rateLimit.qps or the sync intervals to
+	// bring it back to 1 (README, "Sizing").
+	// +optional
+	DriftCheckIntervals int32 `json:"driftCheckIntervals,omitempty"`
 	// observedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -159,6 +171,8 @@ type ForgeStatus struct {
 // +kubebuilder:printcolumn:name="Flavor",type=string,JSONPath=`.status.flavor`
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.serverVersion`
 // +kubebuilder:printcolumn:name="Login",type=string,JSONPath=`.status.login`,priority=1
+// +kubebuilder:printcolumn:name="Scopes",type=integer,JSONPath=`.status.driftScopes`,priority=1
+// +kubebuilder:printcolumn:name="Check-Intervals",type=integer,JSONPath=`.status.driftCheckIntervals`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
