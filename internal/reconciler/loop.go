@@ -627,13 +627,14 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		return nil, err
 	}
 	return &Pass{
-		Forge:   forge.Reading(fc, reads),
-		reads:   reads,
-		Server:  forge.NewServer(f.Status.ServerVersion),
-		WebURL:  strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
-		Reader:  r.reader,
-		Cache:   r.client,
-		Pending: pendingMark(obj) != "",
+		Forge:    forge.Reading(fc, reads),
+		reads:    reads,
+		Server:   forge.NewServer(f.Status.ServerVersion),
+		WebURL:   strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
+		Reader:   r.reader,
+		Cache:    r.client,
+		Metadata: r.client,
+		Pending:  pendingMark(obj) != "",
 		claimedBy: func(ctx context.Context, id int64) (string, error) {
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
