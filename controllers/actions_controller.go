@@ -53,7 +53,10 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // repository or organization. The forge never gives a value back: the
 // value sent is recorded as a keyed digest (status.appliedSecrets, as
 // hooks keep theirs), and sent again only when the Secret's value differs
-// from it, the secret is missing, or it was adopted.
+// from it, the secret is missing, or it was adopted. The value is read
+// only to be sent or compared: a Secret whose resourceVersion, as the
+// manager's cache shows it, is the one the value last sent came from is
+// not read (issue 33: every drift check and retry read it).
 type actionsSecretKind struct {
 	kindBase[forgev1.ActionsSecret, forgev1.ActionsSecretList]
 	digests *secretdigest.Digester
@@ -77,32 +80,28 @@ func (actionsSecretKind) Describe(s *forgev1.ActionsSecret) string {
 	return fmt.Sprintf("Actions secret %s in %s", secretName(s), actionsScope(&s.Spec.ActionsScope).describe())
 }
 
+// Connect reads the Secret's version from the manager's cache, and leaves
+// its value to Observe, which reads it when it must. Without the cache
+// (plan), or with a Secret the cache does not hold, the value is read at
+// once: that read also tells a missing Secret.
 func (k actionsSecretKind) Connect(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending, sent: k.sent}
+	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending, sent: k.sent,
+		reader: pass.Reader, digests: k.digests}
+	if k.digests != nil {
+		e.digestKey = k.digests.Ref().String()
+	}
 	if !s.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion sends no value
 	}
-	ref := &s.Spec.ValueFrom.SecretKeyRef
-	v, rv, err := connection.SecretValue(ctx, pass.Reader, s.Namespace, ref.Name, ref.Key)
-	if errors.Is(err, reconciler.ErrUnreadable) {
-		e.unknown = true // plan without access to the cluster
-		return e, nil
+	if pass.Metadata != nil {
+		rv, err := connection.SecretVersion(ctx, pass.Metadata, s.Namespace, s.Spec.ValueFrom.SecretKeyRef.Name)
+		if err == nil {
+			e.version = rv
+			return e, nil
+		}
 	}
-	if err != nil {
+	if err := e.load(ctx); err != nil {
 		return nil, err
-	}
-	e.value = v
-	a, err := appliedRecord(ctx, k.digests, s, fieldValueFrom, ref, v, rv)
-	switch {
-	case errors.Is(err, reconciler.ErrUnreadable):
-		e.unknown = true
-	case err != nil:
-		return nil, err
-	default:
-		e.applied = []forgev1.AppliedSecret{a}
-	}
-	if k.digests != nil {
-		e.digestKey = k.digests.Ref().String()
 	}
 	return e, nil
 }
@@ -112,8 +111,14 @@ type actionsSecret struct {
 	fc      forge.Interface
 	scope   scope
 	pending bool
-	// value read from the Secret; applied its record; unknown when a plan
-	// could not read it.
+	// reader reads the Secret's value; digests makes its record.
+	reader  client.Reader
+	digests *secretdigest.Digester
+	// version is the Secret's resourceVersion in the manager's cache, ""
+	// when unknown. loaded: value was read (or a plan could not read it:
+	// unknown); applied is the record of the value the forge should hold.
+	version   string
+	loaded    bool
 	value     string
 	applied   []forgev1.AppliedSecret
 	unknown   bool
@@ -124,6 +129,58 @@ type actionsSecret struct {
 
 func (e *actionsSecret) name() string { return secretName(e.obj) }
 
+// writes reports whether a pass may write the secret, sending its value:
+// not under managementPolicy Observe, nor while the resource is deleted.
+func (e *actionsSecret) writes() bool {
+	return e.obj.Spec.ManagementPolicy != forgev1.ManagementPolicyObserve && e.obj.DeletionTimestamp.IsZero()
+}
+
+// load reads the Secret's value and makes its record, once per pass.
+func (e *actionsSecret) load(ctx context.Context) error {
+	if e.loaded || !e.obj.DeletionTimestamp.IsZero() {
+		return nil // a deletion sends no value
+	}
+	ref := &e.obj.Spec.ValueFrom.SecretKeyRef
+	v, rv, err := connection.SecretValue(ctx, e.reader, e.obj.Namespace, ref.Name, ref.Key)
+	switch {
+	case errors.Is(err, reconciler.ErrUnreadable):
+		e.unknown = true // plan without access to the cluster
+	case err != nil:
+		return err
+	default:
+		a, err := appliedRecord(ctx, e.digests, e.obj, fieldValueFrom, ref, v, rv)
+		switch {
+		case errors.Is(err, reconciler.ErrUnreadable):
+			e.unknown = true
+		case err != nil:
+			return err
+		default:
+			e.value, e.applied = v, []forgev1.AppliedSecret{a}
+		}
+	}
+	e.loaded = true
+	return nil
+}
+
+// want makes e.applied, the record of the value the forge should hold.
+// When the Secret is, by its version in the manager's cache, the one the
+// value recorded in have was sent from (and that record's digest is under
+// the current key), the value is the one sent: have's record stands and
+// nothing is read. Otherwise, and always for a write (which sends the
+// value), the Secret is read. A cache that lags a write of the Secret
+// only delays the read: the write's event brings another pass.
+func (e *actionsSecret) want(ctx context.Context, have []forgev1.AppliedSecret, write bool) error {
+	if !write && !e.loaded && e.version != "" {
+		ref := &e.obj.Spec.ValueFrom.SecretKeyRef
+		h, ok := appliedFor(have, fieldValueFrom)
+		if ok && h.Name == ref.Name && h.Key == ref.Key && h.ResourceVersion == e.version && e.digests.Current(ctx, h.Digest) {
+			e.applied = []forgev1.AppliedSecret{h}
+			return nil
+		}
+	}
+	return e.load(ctx)
+}
+
 func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {
 	all, err := e.fc.ListActionsSecrets(ctx, e.scope.Scope)
 	if err != nil {
@@ -131,6 +188,10 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 	}
 	i := slices.IndexFunc(all, func(s forge.ActionsSecret) bool { return strings.EqualFold(s.Name, e.name()) })
 	if i < 0 {
+		if e.writes() {
+			// Created next, with the value: read before anything is written.
+			return reconciler.Observation{}, e.load(ctx)
+		}
 		return reconciler.Observation{}, nil
 	}
 	e.found = &all[i]
@@ -139,14 +200,20 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
 	}
 	have := e.obj.Status.AppliedSecrets
-	switch {
-	case !e.obj.Status.Known() && e.pending:
-		have = e.applied // found after a create whose answer was lost
-	case !e.obj.Status.Known():
+	if !e.obj.Status.Known() {
+		if err := e.load(ctx); err != nil {
+			return reconciler.Observation{}, err
+		}
 		have = nil // someone else's secret: its value is unknown, written once
+		if e.pending {
+			have = e.applied // found after a create whose answer was lost
+		}
 	}
 	// What this manager sent last is newer than a status the cache lags on.
 	have = e.sent.have(e.obj.UID, 0, have)
+	if err := e.want(ctx, have, len(obs.Changes) > 0 && e.writes()); err != nil {
+		return reconciler.Observation{}, err
+	}
 	switch {
 	case e.unknown:
 		obs.Unknown = append(obs.Unknown, "value")
@@ -177,6 +244,9 @@ func (e *actionsSecret) description() string {
 }
 
 func (e *actionsSecret) put(ctx context.Context) error {
+	if err := e.load(ctx); err != nil { // Observe read it already for every write it decides
+		return err
+	}
 	err := e.fc.PutActionsSecret(ctx, e.scope.Scope, e.name(), e.value, e.description())
 	if err != nil {
 		return reconciler.ParentMissing(err, e.scope.describe())

@@ -102,6 +102,56 @@ var _ = Describe("ActionsSecret and ActionsVariable", func() {
 		Expect(leaks(orgSecret, "org-registry-password-value")).To(BeEmpty())
 	})
 
+	// Issue 33 item 3: every pass read the Secret past the manager's cache,
+	// drift checks and retries included.
+	It("reads the Secret of a secret it sent again only when the Secret changes", func() {
+		const first, second = "first-value-read-once", "second-value-read-once"
+		putSecret(ns, "ci-values", "deploy-token", first)
+		s := newSecret("deploy-token", true)
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(secretValue(web, "DEPLOY_TOKEN")).To(Equal(first))
+		reads := func() int { return secretReads(ns, "ci-values") }
+		Expect(reads()).To(BeNumerically(">=", 1), "a value is read to be sent")
+		request := func(at string) {
+			GinkgoHelper()
+			change(s, func(s *forgev1.ActionsSecret) {
+				s.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: at}
+			})
+			Eventually(func() string { readyCondition(s)(Default); return s.Status.LastHandledReconcileAt }, timeout, poll).Should(Equal(at))
+		}
+		// passes requests passes and waits for drift checks: none reads the
+		// Secret, none writes.
+		passes := func(prefix string, wantPuts int) {
+			GinkgoHelper()
+			request(prefix + "-settled") // every pass after this one starts from the recorded value
+			n := reads()
+			request(prefix + "-again")
+			request(prefix + "-once-more")
+			Consistently(func() []int { return []int{reads(), puts(web, "DEPLOY_TOKEN")} }, 2*syncInterval, poll).
+				Should(Equal([]int{n, wantPuts}), "reads of the Secret, and PUTs of the secret")
+		}
+		By("requested passes and drift checks read nothing")
+		passes("sent", 1)
+
+		By("a new value is read and sent once, then not read again")
+		putSecret(ns, "ci-values", "deploy-token", second)
+		Eventually(func() string { return secretValue(web, "DEPLOY_TOKEN") }, timeout, poll).Should(Equal(second))
+		var sec corev1.Secret
+		Expect(k8s.Get(ctx, key(ns, "ci-values"), &sec)).To(Succeed())
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(ctx, key(ns, s.Name), s)).To(Succeed())
+			g.Expect(s.Status.AppliedSecrets).To(HaveLen(1))
+			return s.Status.AppliedSecrets[0].ResourceVersion
+		}, timeout, poll).Should(Equal(sec.ResourceVersion))
+		passes("changed", 2)
+
+		By("a deleted Secret is still told")
+		Expect(k8s.Delete(ctx, &sec)).To(Succeed())
+		Expect(expectReason(s, metav1.ConditionFalse, forgev1.ReasonSecretNotFound)).To(ContainSubstring("ci-values"))
+		Expect(leaks(s, first, second)).To(BeEmpty())
+	})
+
 	It("sends nothing after a manager restart when the Secret is rewritten with the same value", Serial, func() {
 		const value = "kept-across-restarts-token"
 		putSecret(ns, "ci-values", "deploy-token", value)

@@ -18,12 +18,20 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
 type secretsForge struct {
@@ -51,7 +59,7 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 		t.Helper()
 		s := stale()
 		e := &actionsSecret{obj: s, fc: secretsForge{}, scope: actionsScope(&s.Spec.ActionsScope),
-			applied: []forgev1.AppliedSecret{newDigest}, sent: sent}
+			loaded: true, applied: []forgev1.AppliedSecret{newDigest}, sent: sent}
 		obs, err := e.Observe(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -69,6 +77,71 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 	sent.sent("u1", 0, []forgev1.AppliedSecret{oldDigest})
 	if diff := observe(sent); len(diff) != 1 {
 		t.Fatalf("a value other than the one last sent: diff %v, want [value]", diff)
+	}
+}
+
+// TestActionsSecretReadsItsSecretOnlyWhenItMust (issue 33 item 3): with
+// the manager's metadata cache, a pass reads the Secret's value only when it
+// sends it, or when the Secret's version is not the one the value last sent
+// came from (a write to the Secret, a new digest key); without the cache
+// (plan) every pass reads it. A deleted Secret is still told.
+func TestActionsSecretReadsItsSecretOnlyWhenItMust(t *testing.T) {
+	ctx := context.Background()
+	r := newRollbackRig(t)
+	reads := 0
+	r.reader = interceptor.NewClient(r.cluster.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*corev1.Secret); ok && key.Name == "ci" {
+				reads++
+			}
+			return c.Get(ctx, key, obj, opts...)
+		}})
+	r.metadata = r.cluster
+	kind := actionsSecretKind{digests: r.digests, sent: newSentSecrets()}
+	obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
+		Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},
+			ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}}
+	step := func(what string, wantReads, wantWrites int) {
+		t.Helper()
+		reads = 0
+		r.ff.ClearRequests()
+		pass(r, kind, obj, false)
+		obj.Status.ExternalName = "DEPLOY_TOKEN" // as the loop records it
+		if w := len(r.ff.WriteRequests()); reads != wantReads || w != wantWrites {
+			t.Errorf("%s: %d reads of the Secret and %d writes, want %d and %d", what, reads, w, wantReads, wantWrites)
+		}
+	}
+	r.setSecret("value-A")
+	step("never sent", 1, 1)
+	step("unchanged", 0, 0)
+	step("unchanged, again", 0, 0)
+	obj.Spec.Description = new("deploys")
+	step("a description to write (the PUT sends the value too)", 1, 1)
+	step("description written", 0, 0)
+	r.setSecret("value-A")
+	step("the Secret rewritten with the value sent", 1, 0)
+	step("its new version recorded", 0, 0)
+	r.setSecret("value-B")
+	step("a new value", 1, 1)
+	if v, _ := r.ff.ActionsSecretValue(forge.OrgScope("acme"), "DEPLOY_TOKEN"); v != "value-B" {
+		t.Fatalf("the forge holds %q, want value-B", v)
+	}
+	step("the new value sent", 0, 0)
+
+	kind.digests = secretdigest.New(r.cluster, r.cluster, types.NamespacedName{Namespace: "ops", Name: "another-digest-key"})
+	step("recorded under another digest key (compared by version, re-stamped)", 1, 0)
+	step("re-stamped under the current key", 0, 0)
+
+	r.metadata = nil
+	step("without the metadata cache, as plan", 1, 0)
+	r.metadata = r.cluster
+
+	if err := r.cluster.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := kind.Connect(ctx, obj, &reconciler.Pass{Forge: r.fc, Reader: r.reader, Metadata: r.metadata})
+	if se := (*connection.SecretError)(nil); !errors.As(err, &se) {
+		t.Fatalf("the Secret deleted: %v, want a SecretError (SecretNotFound)", err)
 	}
 }
 

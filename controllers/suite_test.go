@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -78,6 +79,42 @@ var (
 	digestKey = types.NamespacedName{Namespace: "forge-operator-system", Name: "forge-operator-secret-digest-key"}
 )
 
+// apiGets counts the suite manager's GET requests to the API server by
+// path: a read past its cache, such as an uncached read of a Secret, is a
+// GET of the object's own path (the cache lists and watches collections).
+var apiGets = &pathCounter{n: map[string]int{}}
+
+type pathCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *pathCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodGet {
+			c.mu.Lock()
+			c.n[req.URL.Path]++
+			c.mu.Unlock()
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+func (c *pathCounter) count(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[path]
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// secretReads counts the suite manager's uncached reads of Secret ns/name.
+func secretReads(ns, name string) int {
+	return apiGets.count("/api/v1/namespaces/" + ns + "/secrets/" + name)
+}
+
 // syncBuffer collects the manager's log output, so that specs can check no secret reaches it.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -128,7 +165,9 @@ func startSuiteManager() {
 	mo.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
 	}}
-	stop, err := testmanager.Start(restCfg, mo, controllers.Options{
+	cfg := rest.CopyConfig(restCfg)
+	cfg.Wrap(apiGets.wrap)
+	stop, err := testmanager.Start(cfg, mo, controllers.Options{
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,

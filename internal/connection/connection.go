@@ -69,6 +69,22 @@ func SecretValue(ctx context.Context, r client.Reader, ns, name, key string) (va
 	return string(v), s.ResourceVersion, nil
 }
 
+// SecretVersion reads the resourceVersion of Secret name in ns from its
+// metadata, as r holds it: the manager's cache, which its Secret watches
+// keep, tells that a Secret has not changed without reading its data. A
+// missing Secret is a *SecretError.
+func SecretVersion(ctx context.Context, r client.Reader, ns, name string) (string, error) {
+	var m metav1.PartialObjectMetadata
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &m); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", &SecretError{Namespace: ns, Name: name}
+		}
+		return "", fmt.Errorf("read the metadata of Secret %s/%s: %w", ns, name, err)
+	}
+	return m.ResourceVersion, nil
+}
+
 // SecretNames lists the Secrets a Forge references, for the Secret watch.
 func SecretNames(f *forgev1.Forge) []string {
 	var names []string
@@ -229,12 +245,11 @@ func (p *Pool) stamp(ctx context.Context, f *forgev1.Forge) string {
 	}
 	stamp := fmt.Sprintf("%s/%d", f.UID, f.Generation)
 	for _, name := range SecretNames(f) {
-		var m metav1.PartialObjectMetadata
-		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-		if err := p.Metadata.Get(ctx, types.NamespacedName{Namespace: f.Namespace, Name: name}, &m); err != nil {
+		rv, err := SecretVersion(ctx, p.Metadata, f.Namespace, name)
+		if err != nil {
 			return ""
 		}
-		stamp += "/" + name + "@" + m.ResourceVersion
+		stamp += "/" + name + "@" + rv
 	}
 	return stamp
 }

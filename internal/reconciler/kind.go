@@ -188,6 +188,12 @@ type Pass struct {
 	// Cache reads the operator's resources from the manager's cache: a set
 	// kind lists the other resources of its namespace, not to fight them.
 	Cache client.Reader
+	// Metadata, when set, reads Secrets' metadata from the manager's cache
+	// (its Secret watches keep it; connection.SecretVersion): a kind that
+	// recorded the resourceVersion of a Secret whose value it sent can tell
+	// it unchanged without reading it. Nil outside the loop (plan), where
+	// Secrets are read whole.
+	Metadata client.Reader
 	// Pending is true when a create-pending mark is set: a create may have
 	// succeeded without its response arriving, so look before creating.
 	Pending bool

@@ -689,6 +689,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		WebURL:   strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
 		Reader:   r.reader,
 		Cache:    r.client,
+		Metadata: r.client,
 		Pending:  pendingMark(obj) != "",
 		Interval: r.interval(obj),
 		Afresh:   reads.MaxAge == 0,

@@ -111,6 +111,22 @@ func Compare(recorded, now string) (equal, known bool) {
 	return hmac.Equal([]byte(rmac), []byte(nmac)), true
 }
 
+// Current reports whether digest names the key d holds now, which it loads
+// on first use: a value whose digest was made under another key, or before
+// digests named theirs, must be read and digested again to be compared.
+// False when d is nil or its key cannot be had (Digest then says why).
+func (d *Digester) Current(ctx context.Context, digest string) bool {
+	if d == nil || !strings.HasPrefix(digest, prefix) {
+		return false
+	}
+	key, err := d.loadKey(ctx)
+	if err != nil {
+		return false
+	}
+	id, _ := split(digest)
+	return id != "" && id == keyID(key)
+}
+
 // split reads a digest as its key id ("" before key ids) and its MAC.
 func split(digest string) (id, mac string) {
 	rest := strings.TrimPrefix(digest, prefix)

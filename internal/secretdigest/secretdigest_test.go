@@ -173,3 +173,44 @@ func TestCompareTellsAnotherKey(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrent: only a digest that names the key in use lets a caller skip
+// reading the value; one of another key, one made before digests named
+// their key, and any when the key cannot be had, do not.
+func TestCurrent(t *testing.T) {
+	ctx := context.Background()
+	digester := func(key string) *secretdigest.Digester {
+		c := fake.NewClientBuilder().WithObjects(&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "op", Name: "k"},
+			Data:       map[string][]byte{secretdigest.DataKey: []byte(key)},
+		}).Build()
+		return secretdigest.New(c, c, types.NamespacedName{Namespace: "op", Name: "k"})
+	}
+	a := digester(strings.Repeat("a", 32))
+	now, err := a.Digest(ctx, "uid/valueFrom", "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := digester(strings.Repeat("b", 32)).Digest(ctx, "uid/valueFrom", "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := "hmac-sha256:" + now[strings.LastIndex(now, ":")+1:]
+	for _, c := range []struct {
+		name   string
+		d      *secretdigest.Digester
+		digest string
+		want   bool
+	}{
+		{"the key in use", a, now, true},
+		{"another key", a, other, false},
+		{"made before digests named their key", a, legacy, false},
+		{"no digest", a, "", false},
+		{"a key that cannot be had", digester("short"), now, false},
+		{"no digester", nil, now, false},
+	} {
+		if got := c.d.Current(ctx, c.digest); got != c.want {
+			t.Errorf("%s: Current %v, want %v", c.name, got, c.want)
+		}
+	}
+}
