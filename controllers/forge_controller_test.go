@@ -85,6 +85,41 @@ var _ = Describe("Forge", func() {
 		Expect(kstatusOf(f).Status).To(Equal(status.CurrentStatus))
 	})
 
+	It("says how many sync intervals a drift check of every scope takes when its checks ask more than half its rate", func() {
+		ns := newNamespace()
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		for _, r := range []string{"a", "b", "c", "d", "e"} {
+			Expect(fake.CreateRepo("acme", r)).To(Succeed())
+		}
+		f := getForge(ns, "gitea")
+		Expect(f.Status.DriftCheckIntervals).To(BeNumerically("<=", 1))
+		// A Forge at 2 calls a second leaves its checks 1; a set over five
+		// repositories checked every 2 s asks 3 listings a second (the
+		// organization's repositories and each repository's labels).
+		f.Spec.RateLimit = &forgev1.RateLimit{QPS: 2, Burst: 2}
+		Expect(k8s.Update(ctx, f)).To(Succeed())
+		set := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "std"},
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
+				Labels:       []forgev1.LabelSetLabel{{Name: "kind/bug", Color: "#d73a4a"}}}}
+		Expect(k8s.Create(ctx, set)).To(Succeed())
+		expectReady(set)
+		Eventually(func(g Gomega) {
+			f := getForge(ns, "gitea")
+			g.Expect(f.Status.DriftScopes).To(BeEquivalentTo(6))
+			g.Expect(f.Status.DriftCheckIntervals).To(BeEquivalentTo(3))
+			g.Expect(findCondition(f, forgev1.ConditionReady).Message).To(ContainSubstring("takes 3 sync intervals"))
+		}, timeout, poll).Should(Succeed())
+
+		// At 20 calls a second the checks fit again.
+		f = getForge(ns, "gitea")
+		f.Spec.RateLimit = &forgev1.RateLimit{QPS: 20, Burst: 20}
+		Expect(k8s.Update(ctx, f)).To(Succeed())
+		Eventually(func() int32 { return getForge(ns, "gitea").Status.DriftCheckIntervals }, timeout, poll).Should(BeEquivalentTo(1))
+	})
+
 	It("tells Forgejo from Gitea by the version string", func() {
 		ns := newNamespace(fakeforge.WithVersion("15.0.3+gitea-1.22.0"))
 		f := getForge(ns, "gitea")

@@ -339,7 +339,7 @@ func limiterFor(name string, qps float64, burst int) budget {
 		burst = DefaultBurst
 	}
 	fresh := func() budget {
-		return budget{limiter: rate.NewLimiter(limit, burst), demand: new(demand), lane: newLane(limit), load: &driftLoad{name: name}}
+		return budget{limiter: rate.NewLimiter(limit, burst), demand: new(demand), lane: newLane(limit, burst), load: &driftLoad{name: name}}
 	}
 	if name == "" {
 		return fresh()
@@ -358,6 +358,7 @@ func limiterFor(name string, qps float64, burst int) budget {
 	}
 	if b.limiter.Burst() != burst {
 		b.limiter.SetBurst(burst)
+		b.lane.SetBurst(laneBurst(burst))
 	}
 	return b
 }

@@ -59,10 +59,14 @@ func (e *TurnError) Error() string {
 
 func (e *TurnError) Is(target error) bool { return target == ErrYield }
 
-// newLane is the drift lane of a forge limited to limit: half its rate.
-func newLane(limit rate.Limit) *rate.Limiter {
-	return rate.NewLimiter(laneLimit(limit), 1)
+// newLane is the drift lane of a forge limited to limit and burst: half
+// of each, so that the few listings of one check (a set's organization,
+// then its repositories) are taken together, as the check began.
+func newLane(limit rate.Limit, burst int) *rate.Limiter {
+	return rate.NewLimiter(laneLimit(limit), laneBurst(burst))
 }
+
+func laneBurst(burst int) int { return max(burst/2, 1) }
 
 func laneLimit(limit rate.Limit) rate.Limit {
 	if limit == rate.Inf {
@@ -218,7 +222,7 @@ func CheckSpacing(fc Interface) int {
 		return 1
 	}
 	n := c.load.load(c.lane.Limit(), time.Now()).Intervals
-	if c.Busy() {
+	if c.demand.waiting.Load() > 0 {
 		n *= 2
 	}
 	return n

@@ -106,7 +106,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 	b = b.Named(strings.ToLower(kindName)).
 		For(kind.New(), builder.WithPredicates(r.schedule.seenPredicate(), predicate.Or[client.Object](
 			predicate.GenerationChangedPredicate{}, requestedPredicate{}))).
-		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge)).
+		Watches(&forgev1.Forge{}, handler.EnqueueRequestsFromMapFunc(r.forForge), builder.WithPredicates(forgeChanged{})).
 		// When a resource goes, one it stalled with Conflict may now proceed;
 		// when one records the id it holds, a younger holder of it (in any
 		// namespace) learns at once that it must stop.
@@ -210,6 +210,31 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 	}
 	self := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
 	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.NamespacedName == self })
+}
+
+// forgeChanged passes the updates of a Forge its resources' passes depend
+// on: its spec, its readiness (the Ready and Stalled conditions) and the
+// server version it found. Its drift figures (status.driftScopes and
+// driftCheckIntervals) change as its resources come and go, and must not
+// re-run every one of them.
+type forgeChanged struct{ predicate.Funcs }
+
+func (forgeChanged) Update(e event.UpdateEvent) bool {
+	o, ok1 := e.ObjectOld.(*forgev1.Forge)
+	n, ok2 := e.ObjectNew.(*forgev1.Forge)
+	if !ok1 || !ok2 {
+		return true
+	}
+	cond := func(f *forgev1.Forge, typ string) string {
+		if c := meta.FindStatusCondition(f.Status.Conditions, typ); c != nil {
+			return fmt.Sprintf("%s/%s/%d", c.Status, c.Reason, c.ObservedGeneration)
+		}
+		return ""
+	}
+	return o.Generation != n.Generation || o.Status.ServerVersion != n.Status.ServerVersion ||
+		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
+		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
+		!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
 }
 
 // becameReady passes a Repository's update that makes it Ready.
