@@ -117,17 +117,24 @@ func (yieldingForge) ListLabels(_ context.Context, sc forge.Scope) ([]forge.Labe
 	return []forge.Label{{ID: 1, Name: "bug", Color: "ff0000"}}, nil
 }
 
-// TestLabelSetGivesWayWhole: a repository's read that gives way is no
-// member failure (no ForgeError, no Warning): the pass gives way whole.
-func TestLabelSetGivesWayWhole(t *testing.T) {
+// labelClaimsCache is a cache of the resources a LabelSet's claims list
+// (Labels and LabelSets by Forge), empty.
+func labelClaimsCache(t *testing.T) client.Reader {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	forgeRef := func(o client.Object) []string { return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name} }
-	cache := fake.NewClientBuilder().WithScheme(scheme).
+	return fake.NewClientBuilder().WithScheme(scheme).
 		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
 		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).Build()
+}
+
+// TestLabelSetGivesWayWhole: a repository's read that gives way is no
+// member failure (no ForgeError, no Warning): the pass gives way whole.
+func TestLabelSetGivesWayWhole(t *testing.T) {
+	cache := labelClaimsCache(t)
 	org := forgev1.OwnerName("acme")
 	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std"},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},

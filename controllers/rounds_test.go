@@ -26,9 +26,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -53,14 +51,7 @@ func roundSetup(t *testing.T, repos int) (*fakeforge.Server, forge.Interface, cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme := runtime.NewScheme()
-	if err := forgev1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	forgeRef := func(o client.Object) []string { return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name} }
-	cache := fake.NewClientBuilder().WithScheme(scheme).
-		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
-		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).Build()
+	cache := labelClaimsCache(t)
 	org := forgev1.OwnerName("acme")
 	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std", UID: "set-uid", Generation: 1},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
