@@ -148,6 +148,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			r.schedule.holdTurn(req.NamespacedName, te.At)
 			delay = max(time.Until(te.At), 0)
 		}
+		passes.WithLabelValues(r.kindName, "turn").Inc()
 		return ctrl.Result{RequeueAfter: delay, Priority: new(handler.LowPriority)}, nil
 	}
 	// The status of a pass cut short by the reconcile timeout is still written.
@@ -156,12 +157,14 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err != nil {
 		if !ok {
 			// A Kubernetes API failure: let controller-runtime retry with its backoff.
+			passes.WithLabelValues(r.kindName, "error").Inc()
 			return ctrl.Result{}, err
 		}
 		out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
 	} else if out.Summary.State == conditions.Ready {
 		r.backoff.Succeeded(req.NamespacedName)
 	}
+	passes.WithLabelValues(r.kindName, outcomeName(out.Summary.State)).Inc()
 	if err := r.status.Write(ctx, orig, obj, out); err != nil {
 		return ctrl.Result{}, err
 	}

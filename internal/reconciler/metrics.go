@@ -18,6 +18,8 @@ package reconciler
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forgeops/forge-operator/internal/conditions"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -28,6 +30,29 @@ var driftCorrections = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Forge objects set back to their spec after a change made outside the operator, by kind.",
 }, []string{"kind"})
 
+// passes counts the passes that ran (not those Fairness turned away), by
+// kind and by what they ended in: ready, waiting, stalled, idle, turn (a
+// drift check told to come back on its turn) or error (of the Kubernetes
+// API).
+var passes = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "forge_passes_total",
+	Help: "Passes over resources that ran, by kind and outcome (ready, waiting, stalled, idle, turn, error).",
+}, []string{"kind", "outcome"})
+
 func init() {
-	ctrlmetrics.Registry.MustRegister(driftCorrections)
+	ctrlmetrics.Registry.MustRegister(driftCorrections, passes)
+}
+
+// outcomeName names a pass's outcome for the passes metric.
+func outcomeName(s conditions.State) string {
+	switch s {
+	case conditions.Ready:
+		return "ready"
+	case conditions.Waiting:
+		return "waiting"
+	case conditions.Stalled:
+		return "stalled"
+	default:
+		return "idle"
+	}
 }

@@ -116,8 +116,9 @@ func freeLoopbackAddr() (string, error) {
 
 // reconciles scrapes the manager's metrics: controller-runtime's
 // reconcile_total, by controller (the lower-case kind, "repository") and
-// result ("success", "error", "requeue", "requeue_after"). The counts are
-// since the process started.
+// result ("success", "error", "requeue", "requeue_after"), and the
+// operator's forge_passes_total, by "ran/" and the lower-case kind, and
+// outcome. The counts are since the process started.
 func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
 	resp, err := http.Get(p.metricsURL)
 	if err != nil {
@@ -147,6 +148,24 @@ func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
 			out[controller] = map[string]float64{}
 		}
 		out[controller][result] += m.GetCounter().GetValue()
+	}
+	// The operator's own count of the passes that ran (not those its
+	// fairness turned away to wait for a worker), by outcome: under
+	// "ran/" and the lower-case kind.
+	for _, m := range families["forge_passes_total"].GetMetric() {
+		var kind, outcome string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "kind":
+				kind = "ran/" + strings.ToLower(l.GetValue())
+			case "outcome":
+				outcome = l.GetValue()
+			}
+		}
+		if out[kind] == nil {
+			out[kind] = map[string]float64{}
+		}
+		out[kind][outcome] += m.GetCounter().GetValue()
 	}
 	return out, nil
 }

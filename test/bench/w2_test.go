@@ -439,6 +439,11 @@ func printPasses(kinds []kindCount, ready, rest map[string]map[string]float64, r
 		fmt.Printf("    %-20s %4d objects: to converge %6.2f per object (%5.0f passes; %4.0f errors, %4.0f immediate requeues); at rest %6.3f per object per interval (%5.0f passes; %4.0f errors)\n",
 			k.kind, k.objects, converge/float64(k.objects), converge, ready[c]["error"], ready[c]["requeue"],
 			atRest/float64(k.objects)/rec.intervals, atRest, rest[c]["error"]-ready[c]["error"])
+		r := "ran/" + c
+		ran, ranRest := sum(ready[r]), sum(rest[r])-sum(ready[r])
+		fmt.Printf("    %-20s %4s          of them ran %6.2f per object (ready %.0f, waiting %.0f, stalled %.0f, idle %.0f, on a later turn %.0f; the rest waited for a worker); at rest %6.3f per object per interval\n",
+			"", "", ran/float64(k.objects), ready[r]["ready"], ready[r]["waiting"], ready[r]["stalled"], ready[r]["idle"], ready[r]["turn"],
+			ranRest/float64(k.objects)/rec.intervals)
 	}
 }
 
