@@ -161,6 +161,12 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, err
 		}
 		out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
+		if c.Reason == forgev1.ReasonParentNotFound && r.awaitsRepository(ctx, obj) {
+			// Its repository is a Repository resource on its way: that
+			// resource becoming Ready brings this one back (the Repository
+			// watch), so retrying meanwhile would only read the forge again.
+			out.Requeue = r.interval(obj)
+		}
 	} else if out.Summary.State == conditions.Ready {
 		r.backoff.Succeeded(req.NamespacedName)
 	}
@@ -174,6 +180,30 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		res.Priority = new(handler.LowPriority)
 	}
 	return res, nil
+}
+
+// awaitsRepository reports whether obj lives in a repository that a
+// Repository resource of its namespace and Forge declares and that is not
+// Ready yet.
+func (r *Reconciler[T]) awaitsRepository(ctx context.Context, obj T) bool {
+	rs, ok := any(r.kind).(RepoScoped[T])
+	if !ok {
+		return false
+	}
+	var repos forgev1.RepositoryList
+	if err := r.client.List(ctx, &repos, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{IndexForgeRef: obj.GetManagedSpec().ForgeRef.Name}); err != nil {
+		return false
+	}
+	for _, ref := range rs.RepoRefs(obj) {
+		for i := range repos.Items {
+			repo := &repos.Items[i]
+			if strings.EqualFold(repo.FullName(), ref) && !conditions.IsReady(repo, repo.Generation) && repo.DeletionTimestamp.IsZero() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readPolicy is how a pass over obj reads the forge (connect binds the
