@@ -56,6 +56,9 @@ type repoSet struct {
 	// the loop's, for the interval, a requested reconcile and arrivals.
 	rounds *rounds
 	pass   *reconciler.Pass
+	// listed holds the names (lower case) of the last listing of the
+	// organization's repositories, archived and unselected ones too.
+	listed map[string]bool
 }
 
 // newRepoSet is the repositories of set obj for one pass of the loop.
@@ -89,6 +92,7 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	changed := 0
 	listed := start
 	unfinished := false
+	relists := 0
 	for {
 		for _, r := range repos {
 			if rd.done(r) {
@@ -131,16 +135,20 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 			rd.record(r, f)
 		}
 		// A repository made while the pass ran is done in it: list again
-		// when one became Ready since the last listing began.
-		if unfinished || rs.pass == nil || rs.pass.Arrived == nil || !rs.pass.Arrived().After(listed) || !clock.enough() {
+		// when one became Ready since the last listing began, or when a
+		// Repository resource declares one the listing lacks.
+		if unfinished || rs.pass == nil || relists == maxRelists || !clock.enough() ||
+			!(rs.pass.Arrived != nil && rs.pass.Arrived().After(listed) || rs.declaredUnlisted(ctx)) {
 			break
 		}
+		relists++
 		listed = time.Now()
 		fresh := *rs
 		fresh.fc = forge.Fresh(rs.fc)
 		if repos, failures, err = fresh.repositories(ctx); err != nil {
 			return res, err
 		}
+		rs.listed = fresh.listed
 	}
 
 	// Named repositories that were not found count as matched, and failing.
@@ -172,6 +180,41 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	st.Failures = next
 	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
 	return res, nil
+}
+
+// maxRelists bounds how often one pass lists the set's repositories again
+// for those made while it ran.
+const maxRelists = 2
+
+// declaredUnlisted reports whether a Repository resource of the set's
+// server (in any namespace) that exists on the forge (it has an id) and
+// that the selector picks is missing from the organization's last listing:
+// that listing was taken before the resource made it. Named sets read their
+// repositories afresh by name; only an organization's listing can lag.
+func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
+	if rs.sel.Organization == nil || rs.cache == nil {
+		return false
+	}
+	servers, err := reconciler.ServersOf(ctx, rs.cache, rs.obj)
+	if err != nil {
+		return false
+	}
+	var all forgev1.RepositoryList
+	if err := rs.cache.List(ctx, &all); err != nil {
+		return false
+	}
+	picks := setMatches(rs.sel)
+	for i := range all.Items {
+		r := &all.Items[i]
+		want := repo{owner: string(r.Spec.Owner), name: r.RepoName()}
+		if r.Status.ID == 0 || !r.DeletionTimestamp.IsZero() || !servers.Reach(r.Namespace, r.Spec.ForgeRef.Name) || !picks(want) {
+			continue
+		}
+		if !rs.listed[strings.ToLower(want.name)] {
+			return true
+		}
+	}
+	return false
 }
 
 // maxFailures bounds status.failures (the CRD says so too).
@@ -287,7 +330,9 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 			return nil, nil, reconciler.ParentMissing(err, "organization "+org)
 		}
 		var out []repo
+		rs.listed = make(map[string]bool, len(all))
 		for _, r := range all {
+			rs.listed[strings.ToLower(r.Name)] = true
 			if !r.Archived && selected(r.Name, sel.Include, sel.Exclude) {
 				out = append(out, repo{owner: org, name: r.Name})
 			}

@@ -172,3 +172,39 @@ func TestSetRoundTakesArrivals(t *testing.T) {
 		t.Fatalf("labels of the late repository: %v, %v; want the set's 2", labels, err)
 	}
 }
+
+// TestSetRoundTakesDeclaredRepositories: a repository a Repository
+// resource made, missing from the organization listing a set's pass was
+// served (kept from before it was made), is listed afresh and done in the
+// same pass: a set is never Ready for fewer repositories than exist.
+func TestSetRoundTakesDeclaredRepositories(t *testing.T) {
+	ff, fc, cache, s := roundSetup(t, 2)
+	ctx := context.Background()
+	snaps := forge.NewSnapshots(fc)
+	view := snaps.Reading(&forge.ReadPolicy{MaxAge: time.Hour})
+	if _, err := view.ListOrgRepos(ctx, "acme"); err != nil { // kept: repo-00 and repo-01
+		t.Fatal(err)
+	}
+	if err := ff.CreateRepo("acme", "late"); err != nil {
+		t.Fatal(err)
+	}
+	late, _ := ff.Repo("acme", "late")
+	r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "late"},
+		Spec:   forgev1.RepositorySpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}, Owner: "acme"},
+		Status: forgev1.RepositoryStatus{ManagedStatus: forgev1.ManagedStatus{ID: late.ID}}}
+	if err := cache.(client.Client).Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	pass := &reconciler.Pass{Forge: snaps.Reading(&forge.ReadPolicy{MaxAge: time.Hour}), Cache: cache, Interval: time.Hour}
+	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, newRounds(), "label", "labels")}
+	res, err := e.Sync(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unfinished || res.Members != 3 || res.InSync != 3 {
+		t.Fatalf("pass: %+v, want the declared repository among 3 in sync", res)
+	}
+	if labels := ff.Labels(forge.RepoScope("acme", "late")); len(labels) != 2 {
+		t.Fatalf("labels of the declared repository: %v; want the set's 2", labels)
+	}
+}

@@ -95,27 +95,44 @@ type Reconciler[T forgev1.Managed] struct {
 }
 
 // arrivals records, per set resource, when the last repository it
-// selects became Ready as a Repository resource (forSelecting).
+// selects became Ready as a Repository resource (forSelecting), and whether
+// a pass has taken it up since.
 type arrivals struct {
 	mu sync.Mutex
-	at map[types.NamespacedName]time.Time
+	at map[types.NamespacedName]arrival
+}
+
+type arrival struct {
+	at  time.Time
+	new bool // no pass has begun since
 }
 
 func (a *arrivals) note(key types.NamespacedName, t time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.at == nil {
-		a.at = map[types.NamespacedName]time.Time{}
+		a.at = map[types.NamespacedName]arrival{}
 	}
-	if t.After(a.at[key]) {
-		a.at[key] = t
+	if t.After(a.at[key].at) {
+		a.at[key] = arrival{at: t, new: true}
 	}
 }
 
 func (a *arrivals) last(key types.NamespacedName) time.Time {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.at[key]
+	return a.at[key].at
+}
+
+// take is last, and whether the arrival is new to the pass taking it.
+func (a *arrivals) take(key types.NamespacedName) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok := a.at[key]
+	if ok && v.new {
+		a.at[key] = arrival{at: v.at}
+	}
+	return v.at, v.new
 }
 
 func (a *arrivals) forget(key types.NamespacedName) {
@@ -229,13 +246,16 @@ func (r *Reconciler[T]) readPolicy(key types.NamespacedName, obj T) *forge.ReadP
 		// be in the listing.
 		reads.ListedAfter = r.schedule.changedBefore(key, obj)
 	}
-	if arrived := r.arrivals.last(key); arrived.After(reads.ListedAfter) {
+	arrived, news := r.arrivals.take(key)
+	if arrived.After(reads.ListedAfter) {
 		// A repository the set selects became Ready: the set's listing of
 		// repositories must hold it.
 		reads.ListedAfter = arrived
 	}
 	settled := nothingAsked && obj.GetDeletionTimestamp().IsZero() && !obj.GetManagedSpec().Suspend && readyAtGeneration(obj)
-	reads.Background = settled && r.schedule.routine(key, interval, time.Now())
+	// A pass for a repository that just arrived is new work, no routine
+	// check: it does not wait for the drift lane.
+	reads.Background = settled && !news && r.schedule.routine(key, interval, time.Now())
 	if reads.Background {
 		reads.Turn = r.schedule.takeTurn(key)
 	}
