@@ -260,8 +260,14 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 		return r.forSelecting(ctx, repo, sel)
 	}
 	ref := repo.Spec.ForgeRef.Name
-	reqs := r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, repo.FullName()))
-	return append(reqs, r.requests(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, string(repo.Spec.Owner)+"/*"))...)
+	// Those Ready already have their repository: only the ones waiting
+	// for it go on.
+	waiting := func(o client.Object) bool {
+		t, ok := o.(T)
+		return !ok || !readyAtGeneration(t)
+	}
+	reqs := r.requestsOf(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, repo.FullName()), waiting)
+	return append(reqs, r.requestsOf(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, string(repo.Spec.Owner)+"/*"), waiting)...)
 }
 
 // forSelecting enqueues the sets, in every namespace and under every
@@ -318,6 +324,11 @@ func ForgesUsingSecret(ctx context.Context, c client.Reader, s client.Object) []
 }
 
 func (r *Reconciler[T]) requests(ctx context.Context, ns, index, value string) []ctrl.Request {
+	return r.requestsOf(ctx, ns, index, value, nil)
+}
+
+// requestsOf is requests for the resources keep passes (all when nil).
+func (r *Reconciler[T]) requestsOf(ctx context.Context, ns, index, value string, keep func(client.Object) bool) []ctrl.Request {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list resources to enqueue", "index", index)
@@ -327,6 +338,9 @@ func (r *Reconciler[T]) requests(ctx context.Context, ns, index, value string) [
 	reqs := make([]ctrl.Request, 0, len(items))
 	for _, it := range items {
 		o := it.(client.Object)
+		if keep != nil && !keep(o) {
+			continue
+		}
 		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
 	}
 	return reqs
