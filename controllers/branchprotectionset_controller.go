@@ -35,7 +35,7 @@ import (
 // writes only what differs.
 type branchProtectionSetKind struct {
 	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
-	rounds *rounds
+	*rounds // forgets the round of a set that is gone
 }
 
 func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }

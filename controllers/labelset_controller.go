@@ -42,7 +42,7 @@ import (
 // each repository's labels once, and writes only what differs.
 type labelSetKind struct {
 	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
-	rounds *rounds
+	*rounds // forgets the round of a set that is gone
 }
 
 func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }

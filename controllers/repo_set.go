@@ -87,57 +87,16 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	if err != nil {
 		return res, err
 	}
-	clock := newPassClock(ctx, start)
-	var total repoOutcome
-	changed := 0
-	listed := start
-	unfinished := false
-	relists := 0
+	w := &roundWork{rd: rd, clock: newPassClock(ctx, start), write: write, each: each}
+	listed, relists := start, 0
 	for {
-		for _, r := range repos {
-			if rd.done(r) {
-				continue
-			}
-			if !clock.enough() {
-				unfinished = true
-				break
-			}
-			began := time.Now()
-			o := each(ctx, r)
-			if o.yielded != nil {
-				// A routine check's turn in the forge's drift lane comes
-				// later, with no failure recorded: the round keeps what is
-				// done, and the set's pass on its turn goes on.
-				return res, o.yielded
-			}
-			if o.cut || ctx.Err() != nil {
-				unfinished = true // out of time: this repository is done next pass
-				break
-			}
-			clock.took(time.Since(began))
-			total.created += o.created
-			total.updated += o.updated
-			total.renamed += o.renamed
-			total.merged += o.merged
-			total.deleted += o.deleted
-			if o.wrote() {
-				changed++
-			}
-			if !write && len(o.problems) == 0 && len(o.diffs) > 0 {
-				o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
-			}
-			var f *reconciler.MemberFailure
-			if len(o.problems) > 0 {
-				mf := memberFailure(r.String(), o.problems)
-				mf.Removes = o.removes
-				f = &mf
-			}
-			rd.record(r, f)
+		if err := w.compare(ctx, repos); err != nil {
+			return res, err
 		}
 		// A repository made while the pass ran is done in it: list again
 		// when one became Ready since the last listing began, or when a
 		// Repository resource declares one the listing lacks.
-		if unfinished || rs.pass == nil || relists == maxRelists || !clock.enough() ||
+		if w.unfinished || rs.pass == nil || relists == maxRelists || !w.clock.enough() ||
 			!(rs.pass.Arrived != nil && rs.pass.Arrived().After(listed) || rs.declaredUnlisted(ctx)) {
 			break
 		}
@@ -150,6 +109,7 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 		}
 		rs.listed = fresh.listed
 	}
+	total, changed, unfinished := w.total, w.changed, w.unfinished
 
 	// Named repositories that were not found count as matched, and failing.
 	res.Members = len(repos) + len(failures)
@@ -180,6 +140,65 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	st.Failures = next
 	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
 	return res, nil
+}
+
+// roundWork is what one pass does of its set's round: it compares the
+// repositories the round has not, while its clock allows, and keeps the
+// outcomes in the round.
+type roundWork struct {
+	rd    *round
+	clock *passClock
+	write bool
+	each  func(ctx context.Context, r repo) *repoOutcome
+	// total sums the writes, changed counts the repositories written to;
+	// unfinished is set when the pass stopped short of repositories left.
+	total      repoOutcome
+	changed    int
+	unfinished bool
+}
+
+// compare does what the round has not done of repos. An error is a
+// routine check's later turn in the forge's drift lane (no failure: the
+// round keeps what is done, and the set's pass on its turn goes on).
+func (w *roundWork) compare(ctx context.Context, repos []repo) error {
+	for _, r := range repos {
+		if w.rd.done(r) {
+			continue
+		}
+		if !w.clock.enough() {
+			w.unfinished = true
+			return nil
+		}
+		began := time.Now()
+		o := w.each(ctx, r)
+		if o.yielded != nil {
+			return o.yielded
+		}
+		if o.cut || ctx.Err() != nil {
+			w.unfinished = true // out of time: this repository is done next pass
+			return nil
+		}
+		w.clock.took(time.Since(began))
+		w.total.created += o.created
+		w.total.updated += o.updated
+		w.total.renamed += o.renamed
+		w.total.merged += o.merged
+		w.total.deleted += o.deleted
+		if o.wrote() {
+			w.changed++
+		}
+		if !w.write && len(o.problems) == 0 && len(o.diffs) > 0 {
+			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
+		}
+		var f *reconciler.MemberFailure
+		if len(o.problems) > 0 {
+			mf := memberFailure(r.String(), o.problems)
+			mf.Removes = o.removes
+			f = &mf
+		}
+		w.rd.record(r, f)
+	}
+	return nil
 }
 
 // maxRelists bounds how often one pass lists the set's repositories again

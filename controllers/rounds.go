@@ -43,13 +43,14 @@ import (
 // rounds holds the current round of each set resource of one kind.
 type rounds struct {
 	mu sync.Mutex
-	by map[types.UID]*round
+	by map[types.NamespacedName]*round
 }
 
-func newRounds() *rounds { return &rounds{by: map[types.UID]*round{}} }
+func newRounds() *rounds { return &rounds{by: map[types.NamespacedName]*round{}} }
 
 // round is one set resource's round.
 type round struct {
+	uid        types.UID // of the resource: one re-made under its name begins anew
 	generation int64
 	write      bool
 	started    time.Time
@@ -64,17 +65,18 @@ type round struct {
 // one when it is due; without rounds (plan) a round of this pass alone.
 // The failures of the round are tried again.
 func (rs *rounds) begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *round {
-	fresh := &round{generation: obj.GetGeneration(), write: write, started: now, found: map[string]*reconciler.MemberFailure{}}
+	fresh := &round{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now, found: map[string]*reconciler.MemberFailure{}}
 	if rs == nil || pass == nil {
 		return fresh
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	rd := rs.by[obj.GetUID()]
-	due := rd == nil || rd.generation != obj.GetGeneration() || rd.write != write || pass.Afresh ||
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	rd := rs.by[key]
+	due := rd == nil || rd.uid != obj.GetUID() || rd.generation != obj.GetGeneration() || rd.write != write || pass.Afresh ||
 		(rd.finished && !now.Before(rd.started.Add(pass.Interval)))
 	if due {
-		if rd != nil && rd.generation == obj.GetGeneration() && rd.write == write {
+		if rd != nil && rd.uid == obj.GetUID() && rd.generation == obj.GetGeneration() && rd.write == write {
 			// What the last round found is told until this one gets
 			// there; what the old spec found says nothing of this one.
 			fresh.before = make(map[string]*reconciler.MemberFailure, len(rd.before)+len(rd.found))
@@ -85,7 +87,7 @@ func (rs *rounds) begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, 
 				fresh.before[k] = v
 			}
 		}
-		rs.by[obj.GetUID()] = fresh
+		rs.by[key] = fresh
 		return fresh
 	}
 	for k, f := range rd.found {
@@ -96,14 +98,15 @@ func (rs *rounds) begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, 
 	return rd
 }
 
-// forget drops a deleted set's round.
-func (rs *rounds) forget(uid types.UID) {
+// Forget drops the round of a set resource that is gone
+// (reconciler.Forgetter).
+func (rs *rounds) Forget(key types.NamespacedName) {
 	if rs == nil {
 		return
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	delete(rs.by, uid)
+	delete(rs.by, key)
 }
 
 func repoKey(r repo) string { return strings.ToLower(r.String()) }

@@ -241,8 +241,6 @@ func (c *Client) asBackground() Interface {
 	return &bg
 }
 
-func (c *Client) background() bool { return c.bg }
-
 // busyWindow is how long after a foreground call the budget counts as busy.
 const busyWindow = time.Second
 

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -57,6 +58,12 @@ type Kind[T forgev1.Managed] interface {
 // at its next backoff (DESIGN "Repository").
 type RepoScoped[T forgev1.Managed] interface {
 	RepoRefs(obj T) []string
+}
+
+// Forgetter is a kind that keeps something of its resources in memory
+// (a set's round): the loop tells it when a resource is gone.
+type Forgetter interface {
+	Forget(key types.NamespacedName)
 }
 
 // RepoSelector is a set kind whose repositories a selector picks (an

@@ -147,6 +147,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		if apierrors.IsNotFound(err) {
 			r.schedule.forget(req.NamespacedName)
 			r.arrivals.forget(req.NamespacedName)
+			if f, ok := any(r.kind).(Forgetter); ok {
+				f.Forget(req.NamespacedName)
+			}
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

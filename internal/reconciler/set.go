@@ -143,12 +143,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		// first did (schedule.routine).
 		r.schedule.setDue(key, res.Since)
 		if res.Pending > 0 || !wasReady {
-			done := res.Members - res.Pending
-			out.Summary = conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonProgressing,
-				Message: fmt.Sprintf("%d of %s compared so far, %d matching the spec; the next pass goes on with the rest", done, res.nouns(res.Members), res.InSync)}
-			if observe {
-				out.Summary.State = conditions.Idle
-			}
+			out.Summary = progressing(res, observe)
 			return out, nil
 		}
 		// A Ready set's round of drift checks: it stays Ready with what the
@@ -156,18 +151,8 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	}
 	if len(res.Failures) > 0 {
 		first := res.Failures[0]
-		stall := true
-		for _, f := range res.Failures {
-			stall = stall && f.Stall
-		}
 		msg := fmt.Sprintf("%d of %s match the spec; failing: %s", res.InSync, res.nouns(res.Members), failureText(res.Failures))
-		state := conditions.Stalled
-		if !stall {
-			state = conditions.Waiting
-		}
-		if observe {
-			state = conditions.Idle
-		}
+		state := failedState(res.Failures, observe)
 		out.Summary = conditions.Summary{State: state, Reason: first.Reason, Message: msg}
 		warn := Event{Type: corev1.EventTypeWarning, Reason: first.Reason, Action: "Reconcile", Note: msg, Always: res.FailuresChanged}
 		if out.Event.Reason == "" {
@@ -196,6 +181,32 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		}
 	}
 	return out, nil
+}
+
+// failedState is the state of a set with failing members: Stalled when
+// each needs a user's change, else Waiting; Idle when only observing.
+func failedState(fs []MemberFailure, observe bool) conditions.State {
+	if observe {
+		return conditions.Idle
+	}
+	for _, f := range fs {
+		if !f.Stall {
+			return conditions.Waiting
+		}
+	}
+	return conditions.Stalled
+}
+
+// progressing is the summary of a pass that stopped short of its round's
+// end, with members no pass compared yet.
+func progressing(res SetResult, observe bool) conditions.Summary {
+	done := res.Members - res.Pending
+	sum := conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonProgressing,
+		Message: fmt.Sprintf("%d of %s compared so far, %d matching the spec; the next pass goes on with the rest", done, res.nouns(res.Members), res.InSync)}
+	if observe {
+		sum.State = conditions.Idle
+	}
+	return sum
 }
 
 // unfinishedDelay is when the pass after one that stopped short of its
