@@ -96,8 +96,18 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 		// A repository made while the pass ran is done in it: list again
 		// when one became Ready since the last listing began, or when a
 		// Repository resource declares one the listing lacks.
-		if w.unfinished || rs.pass == nil || relists == maxRelists || !w.clock.enough() ||
-			!(rs.pass.Arrived != nil && rs.pass.Arrived().After(listed) || rs.declaredUnlisted(ctx)) {
+		if w.unfinished || rs.pass == nil {
+			break
+		}
+		arrived := rs.pass.Arrived != nil && rs.pass.Arrived().After(listed) || rs.declaredUnlisted(ctx)
+		if !arrived {
+			break
+		}
+		if relists == maxRelists || !w.clock.enough() {
+			// Repositories arrived that this pass has no time to list and
+			// do: the set is not Ready for less than it selects, and the
+			// next pass goes on at once.
+			w.unfinished = true
 			break
 		}
 		relists++

@@ -208,3 +208,41 @@ func TestSetRoundTakesDeclaredRepositories(t *testing.T) {
 		t.Fatalf("labels of the declared repository: %v; want the set's 2", labels)
 	}
 }
+
+// TestSetRoundWithoutTimeForArrivals: a pass that learns of a repository
+// made while it ran, with no time left to list and do it, does not say the
+// set is complete: the next pass does it.
+func TestSetRoundWithoutTimeForArrivals(t *testing.T) {
+	ff, fc, cache, s := roundSetup(t, 1)
+	var arrived atomic.Int64
+	ff.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/repo-00/labels", Delay: 300 * time.Millisecond, Before: func() {
+		if err := ff.CreateRepo("acme", "late"); err != nil {
+			t.Error(err)
+		}
+		arrived.Store(time.Now().UnixNano())
+	}})
+	pass := &reconciler.Pass{Forge: fc, Cache: cache, Interval: time.Hour,
+		Arrived: func() time.Time { return time.Unix(0, arrived.Load()) }}
+	rounds := newRounds()
+	sync := func(d time.Duration) reconciler.SetResult {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds, "label", "labels")}
+		res, err := e.Sync(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := sync(500 * time.Millisecond); !res.Unfinished {
+		t.Fatalf("pass out of time with a repository arrived: %+v, want the round unfinished", res)
+	}
+	res := sync(time.Minute)
+	if res.Unfinished || res.Members != 2 || res.InSync != 2 {
+		t.Fatalf("next pass: %+v, want both repositories in sync", res)
+	}
+	if labels := ff.Labels(forge.RepoScope("acme", "late")); len(labels) != 2 {
+		t.Fatalf("labels of the late repository: %v; want the set's 2", labels)
+	}
+}
