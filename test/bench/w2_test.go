@@ -17,6 +17,7 @@ limitations under the License.
 package bench
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -27,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -312,6 +314,12 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 	}
 	printCoverage(when, coverReady, rec.readiness)
 	printCoverage("after the rest", coverRest, readiness{})
+	// What the Forge says of its drift load, as of its last check.
+	var fg forgev1.Forge
+	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
+		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
+			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+	}
 }
 
 // setCoverage is what one organization's sets had put on the forge: of
