@@ -92,8 +92,13 @@ func NewFairness(limit int) *Fairness {
 const wakeBuffer = 1024
 
 // parkedFallback is when a parked request comes back by itself, in case
-// no wake reaches it.
-const parkedFallback = time.Minute
+// no wake reaches it (a wake that does not fit in the channel stays
+// parked and is tried again at the next release, so this is a last
+// resort). Each time it comes back while its tenant's backlog drains it is
+// parked again, one more reconcile that does nothing: at one minute, a
+// backlog of four minutes (W2 at qps 10) turned each resource away three
+// or four times.
+const parkedFallback = 5 * time.Minute
 
 // wakeHold is how long the slot a woken request was woken for is kept for
 // it: the time it takes to come through the queue, which other requests
