@@ -133,7 +133,7 @@ type Client struct {
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 	readOnly  bool              // GETs only (ReadOnly)
 	// bg marks a background check's copy (Snapshots.Reading): its waits
-	// for the budget are no demand (Busy).
+	// for the budget are no demand (writesWait).
 	bg bool
 }
 
@@ -202,14 +202,11 @@ func New(cfg Config) (*Client, error) {
 }
 
 // wait takes a token from the forge's budget, counting the wait as demand
-// unless c is a background check's copy (see Busy).
+// unless c is a background check's copy (see writesWait).
 func (c *Client) wait(ctx context.Context) error {
 	if !c.bg {
 		c.demand.waiting.Add(1)
-		defer func() {
-			c.demand.waiting.Add(-1)
-			c.demand.last.Store(time.Now().UnixNano())
-		}()
+		defer c.demand.waiting.Add(-1)
 	}
 	if err := c.limiter.Wait(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -226,12 +223,10 @@ func (c *Client) wait(ctx context.Context) error {
 // progress (a set's round) stops there and the next pass goes on.
 var ErrOutOfTime = errors.New("the forge's rate budget has no turn for this call before the pass's deadline")
 
-// Busy reports whether calls other than background checks wait for the
-// forge's rate budget, or did within the last busyWindow: a drift check
-// then yields to them. The window bridges the moments between one create
-// and the next of a stream of them (their Kubernetes writes), when no call
-// happens to wait.
-func (c *Client) Busy() bool { return c.demand.busy() }
+// writesWait reports whether calls other than background checks (creates,
+// updates, first reads) wait for the forge's rate budget now: drift
+// checks are then spaced one more round apart (CheckSpacing).
+func (c *Client) writesWait() bool { return c.demand.waiting.Load() > 0 }
 
 // asBackground is a copy of c for a background check (Snapshots.Reading):
 // the same forge, credentials and budget, its waits counted as no demand.
@@ -241,17 +236,9 @@ func (c *Client) asBackground() Interface {
 	return &bg
 }
 
-// busyWindow is how long after a foreground call the budget counts as busy.
-const busyWindow = time.Second
-
-// demand counts the foreground calls on one forge's budget.
+// demand counts the foreground calls waiting on one forge's budget.
 type demand struct {
 	waiting atomic.Int64
-	last    atomic.Int64 // unix nanoseconds of the last foreground call's token
-}
-
-func (d *demand) busy() bool {
-	return d.waiting.Load() > 0 || time.Since(time.Unix(0, d.last.Load())) < busyWindow
 }
 
 // Name is the forge identity given in Config.Name.
@@ -314,7 +301,8 @@ var (
 )
 
 // budget is one forge's token bucket with the count of foreground calls
-// waiting on it (see Busy), and its drift checks' lane and load (lanes.go).
+// waiting on it (see writesWait), and its drift checks' lane and load
+// (lanes.go).
 type budget struct {
 	limiter *rate.Limiter
 	demand  *demand

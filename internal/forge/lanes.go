@@ -222,7 +222,7 @@ func CheckSpacing(fc Interface) int {
 		return 1
 	}
 	n := c.load.load(c.lane.Limit(), time.Now()).Intervals
-	if c.demand.waiting.Load() > 0 {
+	if c.writesWait() {
 		n *= 2
 	}
 	return n

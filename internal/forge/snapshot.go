@@ -57,7 +57,8 @@ import (
 // Reads under no ReadPolicy (plan, export, tests) pass through uncached.
 
 // ErrYield is returned to a background check (ReadPolicy.Background)
-// instead of reading the forge while other calls wait for its rate budget.
+// instead of reading the forge before its turn in the forge's drift lane
+// (a TurnError is one).
 var ErrYield = errors.New("yielding the forge's rate budget to pending creates and updates")
 
 // ReadPolicy is how the reads of one pass through Snapshots may be
@@ -79,8 +80,9 @@ type ReadPolicy struct {
 	// the listing, and is adopted rather than duplicated.
 	ListedAfter time.Time
 	// Background marks a routine drift check: its calls do not count as
-	// demand on the forge's budget (Busy), and a read that would call the
-	// forge while the forge is busy returns ErrYield instead.
+	// demand on the forge's budget, and a read that would call the forge
+	// first takes a turn in the forge's drift lane (lanes.go), or returns a
+	// TurnError (ErrYield) naming a later one.
 	Background bool
 	// Turn is a background check's turn in the forge's drift lane, kept
 	// for it when a read was told to wait for it (TurnError): its first
@@ -234,20 +236,15 @@ type Snapshots struct {
 
 // shared is what every view of one Snapshots shares: its listings.
 type shared struct {
-	busy func() bool
 	kept *budgets
 
 	mu     sync.Mutex
 	stores map[any]interface{ forgetAll() } // by resource declaration (resource.cache)
 }
 
-// NewSnapshots wraps fc. Its Busy is fc's when fc has one.
+// NewSnapshots wraps fc.
 func NewSnapshots(fc Interface) *Snapshots {
-	s := &Snapshots{Interface: fc, inner: fc, shared: &shared{kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}}
-	if b, ok := fc.(interface{ Busy() bool }); ok {
-		s.busy = b.Busy
-	}
-	return s
+	return &Snapshots{Interface: fc, inner: fc, shared: &shared{kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}}
 }
 
 func cloneRepo(r Repository) Repository {
@@ -279,9 +276,6 @@ func (s *Snapshots) Close() {
 		st.forgetAll()
 	}
 }
-
-// Busy reports whether foreground calls wait for the forge's budget.
-func (s *Snapshots) Busy() bool { return s.busy != nil && s.busy() }
 
 // Yield is a TurnError (ErrYield) when fc reads for a background check
 // (Reading) that holds a turn in the forge's drift lane that has not come

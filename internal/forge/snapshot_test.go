@@ -395,14 +395,14 @@ type hookForge struct {
 
 func (f *hookForge) ListHooks(context.Context, Scope) ([]Hook, error) { return f.hooks, nil }
 
-func TestClientBusyCountsForegroundWaiters(t *testing.T) {
+func TestClientCountsForegroundWaiters(t *testing.T) {
 	// One token, the next one 100 s later: every wait below lasts until cancelled.
 	c, err := New(Config{URL: "http://127.0.0.1:1", QPS: 0.01, Burst: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Busy() {
-		t.Fatal("busy before any call")
+	if c.writesWait() {
+		t.Fatal("writes wait before any call")
 	}
 	if err := c.wait(context.Background()); err != nil { // takes the one token
 		t.Fatal(err)
@@ -412,27 +412,23 @@ func TestClientBusyCountsForegroundWaiters(t *testing.T) {
 	waiting := make(chan error)
 	go func() { waiting <- c.wait(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
-	for !c.Busy() && time.Now().Before(deadline) {
+	for !c.writesWait() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if !c.Busy() {
-		t.Fatal("a foreground call waits for the budget, Busy is false")
+	if !c.writesWait() {
+		t.Fatal("a foreground call waits for the budget, writesWait is false")
 	}
 	cancel()
 	if err := <-waiting; err == nil {
 		t.Fatal("a cancelled wait succeeded")
 	}
-	if !c.Busy() {
-		t.Fatal("not busy right after a foreground call: the window bridges a stream of them")
-	}
-	c.demand.last.Store(time.Now().Add(-2 * busyWindow).UnixNano())
-	if c.Busy() {
-		t.Fatal("busy a window after the last foreground call")
+	if c.writesWait() {
+		t.Fatal("writes wait after the only waiting call ended")
 	}
 	bg, cancelBG := context.WithCancel(context.Background())
 	go func() { waiting <- c.asBackground().(*Client).wait(bg) }()
 	time.Sleep(20 * time.Millisecond)
-	if c.Busy() {
+	if c.writesWait() {
 		t.Fatal("a background check counts as demand")
 	}
 	cancelBG()

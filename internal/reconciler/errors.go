@@ -107,9 +107,9 @@ type Class struct {
 	// RetryAfter is the delay the forge asked for (429 Retry-After); 0
 	// leaves the delay to the backoff.
 	RetryAfter time.Duration
-	// Yield: a routine check gave way to creates and updates waiting for
-	// the forge's budget (forge.ErrYield). No failure: nothing is
-	// recorded, no Warning emitted; the check comes back later.
+	// Yield: a routine check's turn in the forge's drift lane comes later
+	// (forge.ErrYield, forge.TurnError). No failure: nothing is recorded,
+	// no Warning emitted; the check comes back on its turn.
 	Yield bool
 }
 

@@ -46,18 +46,20 @@ import (
 // A pass that starts when the object's check is due, for an object that is
 // Ready at its generation with nothing pending, is a routine check
 // (background): its forge reads do not count as demand on the forge's rate
-// budget, and it gives way (forge.ErrYield) while creates and updates wait
-// for that budget, coming back shortly after at low priority. It gives way
-// for at most two intervals after it was due; from then on it is an
-// ordinary pass. At rest nothing waits, so checks run on time.
+// budget, and they take turns in the forge's drift lane, half its rate
+// (forge/lanes.go): a check whose turn comes later is told when
+// (forge.TurnError) and comes back once then, holding it. It counts as
+// routine for at most two intervals after it was due; from then on it is
+// an ordinary pass. Checks are spaced as the forge's drift load allows
+// (forge.CheckSpacing), so at rest they find their turns at once.
 
 // minCheckDelay keeps an object read from a listing about to expire from
 // checking again at once.
 const minCheckDelay = time.Second
 
-// maxDeferral is how long past its due time, in intervals, a routine check
-// may give way to other work: under a constant stream of creates a scope is
-// still read every three intervals, the bound the drift guarantee names.
+// maxDeferral is how long past its due time, in intervals, a check still
+// counts as routine (reads through the drift lane); later it is an
+// ordinary pass.
 const maxDeferral = 2
 
 type schedule struct {
@@ -203,9 +205,9 @@ func nextSlot(phase, interval time.Duration, now time.Time) time.Time {
 	return base.Add(off)
 }
 
-// yieldDelay is when a check that gave way comes back: soon, since the
-// budget frees up at the forge's rate, spread so yielded checks do not
-// return together.
+// yieldDelay is when a check that gave way without naming its turn (a
+// plain forge.ErrYield; the drift lane names it, forge.TurnError) comes
+// back: soon, spread so such checks do not return together.
 func yieldDelay(interval time.Duration) time.Duration {
 	d := min(2*time.Second, max(interval/20, 100*time.Millisecond))
 	return d/2 + time.Duration(rand.Int64N(int64(d)))
