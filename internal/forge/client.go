@@ -125,10 +125,7 @@ type Client struct {
 	authz     string // Authorization header value, "" for anonymous
 	userAgent string
 	http      *http.Client
-	limiter   *rate.Limiter
-	demand    *demand           // foreground calls on the limiter, shared like it
-	lane      *rate.Limiter     // routine drift checks' half of the rate (lanes.go), shared like it
-	load      *driftLoad        // the scopes drift checks read, shared like it
+	budget                      // the forge's, shared by every client of its name (limiterFor)
 	secrets   []string          // values that must never appear in errors or logs
 	redactor  *strings.Replacer // replaces secrets, for calls that send no others
 	readOnly  bool              // GETs only (ReadOnly)
@@ -196,8 +193,7 @@ func New(cfg Config) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	c.http = &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameOrigin}
-	b := limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
-	c.limiter, c.demand, c.lane, c.load = b.limiter, b.demand, b.lane, b.load
+	c.budget = limiterFor(cfg.Name, cfg.QPS, cfg.Burst)
 	return c, nil
 }
 
