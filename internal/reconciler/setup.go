@@ -274,8 +274,10 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 // Forge of repo's server, whose selector picks repo, and records its
 // arrival for them: their next listing of repositories is taken afresh.
 func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T]) []ctrl.Request {
-	repoForge := types.NamespacedName{Namespace: repo.Namespace, Name: repo.Spec.ForgeRef.Name}
-	server := ServerOf(ctx, r.client, repoForge)
+	servers, err := ServersOf(ctx, r.client, repo)
+	if err != nil {
+		return nil
+	}
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list); err != nil {
 		return nil
@@ -292,8 +294,7 @@ func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Reposito
 		if !ok || !sel.SelectsRepository(set, owner, name) {
 			continue
 		}
-		ref := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetManagedSpec().ForgeRef.Name}
-		if ref != repoForge && (server == "" || ServerOf(ctx, r.client, ref) != server) {
+		if !servers.Reach(set.GetNamespace(), set.GetManagedSpec().ForgeRef.Name) {
 			continue
 		}
 		key := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetName()}
