@@ -134,7 +134,18 @@ type driftLoad struct {
 	mu      sync.Mutex
 	scopes  map[string]scopeUse
 	stretch int // DriftLoad's last answer, for expiring scopes
+	// The last answer, for the passes that ask within loadFresh of it
+	// (every pass schedules its next check by it): it is worked out
+	// again when a scope comes or reads more often, or the lane changes.
+	last    Load
+	lastAt  time.Time
+	lastLim rate.Limit
+	changed bool
 }
+
+// loadFresh is how long a drift load is answered without going over the
+// scopes again, unless one came since: scopes go only after intervals.
+const loadFresh = time.Second
 
 type scopeUse struct {
 	every time.Duration
@@ -154,6 +165,7 @@ func (d *driftLoad) note(scope string, every time.Duration, now time.Time) {
 	u := d.scopes[scope]
 	if u.every == 0 || every < u.every {
 		u.every = every
+		d.changed = true
 	}
 	u.last = now
 	d.scopes[scope] = u
@@ -175,6 +187,9 @@ type Load struct {
 func (d *driftLoad) load(limit rate.Limit, now time.Time) Load {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if !d.changed && limit == d.lastLim && now.Sub(d.lastAt) < loadFresh && !d.lastAt.IsZero() {
+		return d.last
+	}
 	stretch := max(d.stretch, 1)
 	var l Load
 	for k, u := range d.scopes {
@@ -190,6 +205,7 @@ func (d *driftLoad) load(limit rate.Limit, now time.Time) Load {
 		l.Intervals = int(math.Ceil(l.PerSecond / float64(limit)))
 	}
 	d.stretch = l.Intervals
+	d.last, d.lastAt, d.lastLim, d.changed = l, now, limit, false
 	driftCheckIntervals.WithLabelValues(d.name).Set(float64(l.Intervals))
 	driftScopes.WithLabelValues(d.name).Set(float64(l.Scopes))
 	return l
