@@ -55,10 +55,6 @@ func (k labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *r
 	return &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "label", "labels")}, nil
 }
 
-func newLabelSet(s *forgev1.LabelSet, fc forge.Interface, cache client.Reader) *labelSet {
-	return &labelSet{obj: s, repoSet: repoSet{obj: s, sel: s.Spec.Repositories, fc: fc, cache: cache, noun: "label", nouns: "labels"}}
-}
-
 type labelSet struct {
 	repoSet
 	obj *forgev1.LabelSet

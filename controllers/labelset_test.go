@@ -140,7 +140,8 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
 			Repositories: forgev1.RepositorySelector{Organization: &org},
 			Labels:       []forgev1.LabelSetLabel{{Name: "bug", Color: "#ff0000"}}}}
-	e := newLabelSet(s, yieldingForge{}, cache)
+	pass := &reconciler.Pass{Forge: yieldingForge{}, Cache: cache}
+	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, nil, "label", "labels")}
 	_, err := e.Sync(context.Background(), true)
 	if !errors.Is(err, forge.ErrYield) {
 		t.Fatalf("Sync = %v, want the pass to give way", err)

@@ -52,8 +52,8 @@ type repoSet struct {
 	// noun and nouns name the set's objects in Events: "label", "labels".
 	noun, nouns string
 	// rounds keeps the set's round of its repositories across passes
-	// (nil: every pass compares every repository, as plan does); pass is
-	// the loop's, for the interval, a requested reconcile and arrivals.
+	// (nil: a round of this pass alone; plan compares each set once); pass
+	// is the loop's, for the interval, a requested reconcile and arrivals.
 	rounds *rounds
 	pass   *reconciler.Pass
 	// listed holds the names (lower case) of the last listing of the
