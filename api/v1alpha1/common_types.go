@@ -17,6 +17,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"strconv"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -43,12 +45,48 @@ const (
 	ManagementPolicyObserve ManagementPolicy = "Observe"
 )
 
-// ForgeReference names a Forge in the same namespace.
+// Kinds a forgeRef may name.
+const (
+	// ForgeKind is a Forge in the resource's own namespace.
+	ForgeKind = "Forge"
+	// ClusterForgeKind is a ClusterForge: a connection the platform owns,
+	// shared by the namespaces its tenants entries select.
+	ClusterForgeKind = "ClusterForge"
+)
+
+// ForgeReference names the Forge (in the resource's namespace) or the
+// ClusterForge a resource lives on.
 type ForgeReference struct {
-	// name of the Forge in the resource's namespace.
+	// kind of the connection: Forge (in the resource's namespace) or
+	// ClusterForge (cluster-scoped, owned by the platform).
+	// +kubebuilder:validation:Enum=Forge;ClusterForge
+	// +kubebuilder:default=Forge
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// name of the Forge in the resource's namespace, or of the ClusterForge.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
+}
+
+// Cluster reports whether the reference names a ClusterForge.
+func (r ForgeReference) Cluster() bool { return r.Kind == ClusterForgeKind }
+
+// Key is the reference as the forgeRef index holds it: the Forge's name,
+// or "ClusterForge/<name>" (a Forge's name has no '/').
+func (r ForgeReference) Key() string {
+	if r.Cluster() {
+		return ClusterForgeKind + "/" + r.Name
+	}
+	return r.Name
+}
+
+// String names the connection for messages: Forge "gitea", ClusterForge "shared".
+func (r ForgeReference) String() string {
+	if r.Cluster() {
+		return ClusterForgeKind + " " + strconv.Quote(r.Name)
+	}
+	return ForgeKind + " " + strconv.Quote(r.Name)
 }
 
 // SecretKeySelector selects one key of a Secret in the resource's namespace.
@@ -67,7 +105,8 @@ type SecretKeySelector struct {
 // ManagedSpec holds the fields every managed kind has. deletionPolicy is
 // declared by each kind, because its default differs between kinds.
 type ManagedSpec struct {
-	// forgeRef names the Forge (in the same namespace) this object lives on.
+	// forgeRef names the Forge (in the same namespace) or the ClusterForge
+	// this object lives on.
 	ForgeRef ForgeReference `json:"forgeRef"`
 
 	// managementPolicy: Manage creates, updates and deletes the forge object;
@@ -146,6 +185,10 @@ type Managed interface {
 	GetDeletionPolicy() DeletionPolicy
 	// GetManagedStatus returns the status block every managed kind has.
 	GetManagedStatus() *ManagedStatus
+	// ForgeOwners are the organizations and users whose objects the
+	// resource writes (owners.go): a ClusterForge's tenants entry must
+	// allow each of them.
+	ForgeOwners() []string
 }
 
 // ConditionsAccessor is implemented by every kind of this package.

@@ -21,7 +21,6 @@ import (
 )
 
 // ForgeSpec describes how to reach a forge and authenticate to it.
-// +kubebuilder:validation:XValidation:rule="has(self.auth.tokenSecretRef) != has(self.auth.basicAuthSecretRef)",message="spec.auth needs exactly one of tokenSecretRef and basicAuthSecretRef",fieldPath=".auth"
 type ForgeSpec struct {
 	// url is the forge's root (https://git.example.com); /api/v1 is appended
 	// unless it is already there.
@@ -53,6 +52,7 @@ type ForgeSpec struct {
 }
 
 // ForgeAuth holds exactly one way to authenticate.
+// +kubebuilder:validation:XValidation:rule="has(self.tokenSecretRef) != has(self.basicAuthSecretRef)",message="spec.auth needs exactly one of tokenSecretRef and basicAuthSecretRef"
 type ForgeAuth struct {
 	// tokenSecretRef names a Secret holding an access token (key "token" unless set).
 	// +optional

@@ -136,8 +136,8 @@ type HookStatus struct {
 
 // AppliedSecret records a Secret value sent to the forge, without the value.
 type AppliedSecret struct {
-	// field of the spec the value came from: secretRef or authorizationHeaderSecretRef (hooks), valueFrom (ActionsSecret).
-	// +kubebuilder:validation:Enum=secretRef;authorizationHeaderSecretRef;valueFrom
+	// field of the spec the value came from: secretRef or authorizationHeaderSecretRef (hooks), valueFrom (ActionsSecret), passwordSecretRef (User).
+	// +kubebuilder:validation:Enum=secretRef;authorizationHeaderSecretRef;valueFrom;passwordSecretRef
 	Field string `json:"field"`
 	// name of the Secret.
 	Name string `json:"name"`

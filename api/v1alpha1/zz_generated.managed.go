@@ -37,6 +37,7 @@ var (
 	_ Managed = &Repository{}
 	_ Managed = &RunnerSetting{}
 	_ Managed = &Team{}
+	_ Managed = &User{}
 )
 
 // GetConditions returns the status conditions.
@@ -106,6 +107,12 @@ func (in *BranchProtectionSet) GetManagedStatus() *ManagedStatus { return &in.St
 func (in *BranchProtectionSet) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
 }
+
+// GetConditions returns the status conditions.
+func (in *ClusterForge) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *ClusterForge) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
 
 // GetConditions returns the status conditions.
 func (in *Forge) GetConditions() []metav1.Condition { return in.Status.Conditions }
@@ -264,4 +271,21 @@ func (in *Team) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedSta
 // GetDeletionPolicy returns the deletion policy, Delete by default.
 func (in *Team) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
+}
+
+// GetConditions returns the status conditions.
+func (in *User) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *User) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *User) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *User) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Orphan by default.
+func (in *User) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
 }
