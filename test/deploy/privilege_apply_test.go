@@ -129,6 +129,13 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 		{false, authorizationv1.ResourceAttributes{Verb: "create", Group: "events.k8s.io", Resource: "events", Namespace: out}},
 		// No ClusterRole holds the manager's rules: nothing is granted cluster-wide.
 		{false, authorizationv1.ResourceAttributes{Verb: "get", Group: forgev1.GroupVersion.Group, Resource: "forges", Namespace: out}},
+		// Nor anything cluster-scoped: this install serves no ClusterForge
+		// (cluster-scoped, its tenants selecting Namespaces by their labels),
+		// which no Role can grant.
+		{false, authorizationv1.ResourceAttributes{Verb: "list", Group: forgev1.GroupVersion.Group, Resource: "clusterforges"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "watch", Group: forgev1.GroupVersion.Group, Resource: "clusterforges"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "update", Group: forgev1.GroupVersion.Group, Resource: "clusterforges", Subresource: "status"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}},
 		// Its own namespace: the secret digest key, created and then read by name, and no other Secret.
 		{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
 		{true, authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: namespace, Name: secretdigest.DefaultName}},
