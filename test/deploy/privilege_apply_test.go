@@ -189,7 +189,9 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 	}
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: time.Minute, MaxConcurrentReconciles: 1,
 		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second,
-		SecretDigestKey: types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName}}); err != nil {
+		SecretDigestKey: types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName},
+		// As config/namespaced's --cluster-forges=false.
+		NoClusterForges: true}); err != nil {
 		t.Fatal(err)
 	}
 	mgrCtx, stop := context.WithCancel(ctx)
