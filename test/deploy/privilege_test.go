@@ -141,7 +141,9 @@ func TestNamespacedGrantsTheManagerRoleInTheWatchedNamespacesOnly(t *testing.T) 
 	var defDep appsv1.Deployment
 	def.one(t, "Deployment", &defDep)
 	args := slices.DeleteFunc(slices.Clone(dep.Spec.Template.Spec.Containers[0].Args),
-		func(a string) bool { return strings.HasPrefix(a, "--watch-namespaces=") || a == "--cluster-forges=false" })
+		func(a string) bool {
+			return strings.HasPrefix(a, "--watch-namespaces=") || a == "--cluster-forges=false"
+		})
 	if !slices.Equal(args, defDep.Spec.Template.Spec.Containers[0].Args) {
 		t.Errorf("args %v, want config/default's %v plus --watch-namespaces and --cluster-forges=false", args, defDep.Spec.Template.Spec.Containers[0].Args)
 	}
