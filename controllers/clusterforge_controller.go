@@ -51,14 +51,10 @@ import (
 // its finalizer while any does: deleting it waits, Reconciling with reason
 // InUse, until the last of them is gone.
 type ClusterForgeReconciler struct {
-	Pool    *connection.Pool
-	Options reconciler.Options
+	connectionChecks
 
 	// kinds are the managed kinds whose resources may use it.
-	kinds   []registered
-	client  client.Client
-	status  reconciler.StatusWriter
-	backoff *reconciler.Backoff
+	kinds []registered
 }
 
 // inUseNamed is how many users a ClusterForge being deleted names.
@@ -68,10 +64,7 @@ const inUseNamed = 3
 // manager's namespace) and a watch of every managed kind, whose resources
 // coming, going or changing forgeRef change status.inUse.
 func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.Options = r.Options.WithDefaults()
-	r.client = mgr.GetClient()
-	r.status = reconciler.NewStatusWriter(mgr)
-	r.backoff = reconciler.NewBackoff(r.Options)
+	r.setup(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterforge").
 		For(&forgev1.ClusterForge{}, builder.WithPredicates(predicate.Or[client.Object](
@@ -162,31 +155,12 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		cf.Finalizers, cf.ResourceVersion = patched.Finalizers, patched.ResourceVersion
 	}
 	out, err := checkConnection(ctx, r.Pool, connection.OfClusterForge(&cf, r.Pool.ClusterSecrets), &cf.Status.ForgeStatus, r.Options.SyncInterval)
-	// The status of a check cut short by the reconcile timeout is still written.
-	ctx, finish := reconciler.FinishContext(ctx)
-	defer finish()
-	if err != nil {
-		c, ok := reconciler.Classify(err)
-		if !ok {
-			return ctrl.Result{}, err
-		}
-		out = reconciler.Failure(c, r.backoff.Failed(req.NamespacedName, c, r.Options.SyncInterval))
-		out.Event.Action = "Connect"
-	} else {
-		r.backoff.Succeeded(req.NamespacedName)
-		if bad := reconciler.TenantErrors(&cf); len(bad) > 0 {
-			// The connection works; the entries that cannot be used select
-			// nothing, and their namespaces' resources say so.
-			out.Summary.Message += "; " + strings.Join(bad, "; ") + " (such an entry selects no namespace)"
-		}
-		if reason, msg := conditions.ReadyReason(orig); reason == forgev1.ReasonConnected && msg == out.Summary.Message {
-			out.Event = reconciler.Event{}
-		}
+	if bad := reconciler.TenantErrors(&cf); err == nil && len(bad) > 0 {
+		// The connection works; the entries that cannot be used select
+		// nothing, and their namespaces' resources say so.
+		out.Summary.Message += "; " + strings.Join(bad, "; ") + " (such an entry selects no namespace)"
 	}
-	if err := r.status.Write(ctx, orig, &cf, out); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: out.Requeue}, nil
+	return r.write(ctx, req, orig, &cf, out, err)
 }
 
 // finalize lets a ClusterForge go once no resource uses it; until then it

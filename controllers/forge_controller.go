@@ -49,6 +49,12 @@ import (
 // Ready. Its errors are classified, retried and written like every kind's,
 // by internal/reconciler.
 type ForgeReconciler struct {
+	connectionChecks
+}
+
+// connectionChecks is what the Forge and ClusterForge controllers share:
+// the client pool, the options, and how a check's outcome is written.
+type connectionChecks struct {
 	Pool    *connection.Pool
 	Options reconciler.Options
 
@@ -57,12 +63,44 @@ type ForgeReconciler struct {
 	backoff *reconciler.Backoff
 }
 
+func (c *connectionChecks) setup(mgr ctrl.Manager) {
+	c.Options = c.Options.WithDefaults()
+	c.client = mgr.GetClient()
+	c.status = reconciler.NewStatusWriter(mgr)
+	c.backoff = reconciler.NewBackoff(c.Options)
+}
+
+// write records the check of obj, which began as orig: a failure is
+// classified and retried with backoff (one that is no forge's, such as a
+// Kubernetes API error, is controller-runtime's to retry), a success
+// resets the backoff; Connected is an Event only when the connection was
+// not connected before. The status of a check cut short by the reconcile
+// timeout is still written.
+func (c *connectionChecks) write(ctx context.Context, req ctrl.Request, orig, obj reconciler.Object, out reconciler.Outcome, err error) (ctrl.Result, error) {
+	ctx, finish := reconciler.FinishContext(ctx)
+	defer finish()
+	if err != nil {
+		class, ok := reconciler.Classify(err)
+		if !ok {
+			return ctrl.Result{}, err
+		}
+		out = reconciler.Failure(class, c.backoff.Failed(req.NamespacedName, class, c.Options.SyncInterval))
+		out.Event.Action = "Connect"
+	} else {
+		c.backoff.Succeeded(req.NamespacedName)
+		if reason, _ := conditions.ReadyReason(orig); reason == forgev1.ReasonConnected {
+			out.Event = reconciler.Event{}
+		}
+	}
+	if err := c.status.Write(ctx, orig, obj, out); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: out.Requeue}, nil
+}
+
 // SetupWithManager registers the controller and its Secret watch.
 func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.Options = r.Options.WithDefaults()
-	r.client = mgr.GetClient()
-	r.status = reconciler.NewStatusWriter(mgr)
-	r.backoff = reconciler.NewBackoff(r.Options)
+	r.setup(mgr)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("forge").
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
@@ -99,27 +137,7 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
-	// The status of a check cut short by the reconcile timeout is still written.
-	ctx, finish := reconciler.FinishContext(ctx)
-	defer finish()
-	if err != nil {
-		c, ok := reconciler.Classify(err)
-		if !ok {
-			return ctrl.Result{}, err
-		}
-		out = reconciler.Failure(c, r.backoff.Failed(req.NamespacedName, c, r.Options.SyncInterval))
-		out.Event.Action = "Connect"
-	} else {
-		r.backoff.Succeeded(req.NamespacedName)
-		// Connected is news only when the Forge was not connected before.
-		if reason, _ := conditions.ReadyReason(orig); reason == forgev1.ReasonConnected {
-			out.Event = reconciler.Event{}
-		}
-	}
-	if err := r.status.Write(ctx, orig, &f, out); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: out.Requeue}, nil
+	return r.write(ctx, req, orig, &f, out, err)
 }
 
 // check calls the forge and fills f's status on success.

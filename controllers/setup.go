@@ -99,7 +99,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
 	}
-	if err := (&ForgeReconciler{Pool: pool, Options: ropts}).SetupWithManager(mgr); err != nil {
+	if err := (&ForgeReconciler{connectionChecks{Pool: pool, Options: ropts}}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
 	kinds := registry(digests)
@@ -111,7 +111,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if !pool.ServesClusterForges() {
 		return nil
 	}
-	if err := (&ClusterForgeReconciler{Pool: pool, Options: ropts, kinds: kinds}).SetupWithManager(mgr); err != nil {
+	if err := (&ClusterForgeReconciler{connectionChecks: connectionChecks{Pool: pool, Options: ropts}, kinds: kinds}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ClusterForge controller: %w", err)
 	}
 	return nil
