@@ -32,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,7 @@ func main() {
 		metricsCertDir          string
 		enableHTTP2             bool
 		secretDigestKey         string
+		clusterForges           bool
 		pprofAddr               string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
@@ -112,6 +114,9 @@ func main() {
 	flag.StringVar(&secretDigestKey, "secret-digest-key", secretdigest.DefaultName,
 		"The Secret holding the key of the digests hook status keeps of secret values sent to the forge, as namespace/name, "+
 			"or a name in the operator's own namespace (POD_NAMESPACE, or the Pod's service account namespace). Created on first use.")
+	flag.BoolVar(&clusterForges, "cluster-forges", true,
+		"Serve ClusterForges, whose Secrets are read from the namespace of --secret-digest-key (the operator's own). "+
+			"The namespaced install sets it to false: with namespaced Roles the manager cannot watch cluster-scoped objects.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -139,6 +144,11 @@ func main() {
 		log.Error(err, "invalid flags")
 		os.Exit(2)
 	}
+	if clusterForges && len(namespaces) > 0 && !slices.Contains(namespaces, digestKey.Namespace) {
+		// ClusterForges' Secrets are in the operator's namespace: their
+		// watch must see it.
+		namespaces = append(namespaces, digestKey.Namespace)
+	}
 
 	if kubeAPIQPS <= 0 || kubeAPIBurst < 1 {
 		log.Info("invalid flags: --kube-api-qps must be positive and --kube-api-burst at least 1")
@@ -164,6 +174,7 @@ func main() {
 	}
 	ctx := ctrl.SetupSignalHandler()
 	if err := controllers.Setup(ctx, mgr, controllers.Options{
+		NoClusterForges:         !clusterForges,
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: maxConcurrentReconciles,
 		DenyCIDRs:               deny,

@@ -22,8 +22,6 @@ import (
 	"fmt"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -73,16 +71,14 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	forges := servers.Forges()
 	var out []claim
-	for _, f := range forges {
-		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
+	for _, in := range servers.Lists() {
 		var rules forgev1.BranchProtectionList
 		if err := e.cache.List(ctx, &rules, in...); err != nil {
 			return nil, fmt.Errorf("list BranchProtections: %w", err)
 		}
 		for _, b := range rules.Items {
-			if !b.DeletionTimestamp.IsZero() {
+			if !b.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &b) {
 				continue
 			}
 			target := string(b.Spec.Repository)
@@ -96,7 +92,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range sets.Items {
 			s := &sets.Items[i]
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() {
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) {
 				continue
 			}
 			names := map[string]bool{}

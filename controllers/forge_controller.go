@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -121,10 +122,16 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	return ctrl.Result{RequeueAfter: out.Requeue}, nil
 }
 
-// check calls the forge and fills f's status on success; its errors say
-// what to fix where the forge's own message does not.
+// check calls the forge and fills f's status on success.
 func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconciler.Outcome, error) {
-	fc, err := r.Pool.Client(ctx, f)
+	return checkConnection(ctx, r.Pool, connection.OfForge(f), &f.Status, r.Options.SyncInterval)
+}
+
+// checkConnection calls the forge of src (GET /version, GET /user) and
+// fills st on success; its errors say what to fix where the forge's own
+// message does not. A Forge and a ClusterForge are checked alike.
+func checkConnection(ctx context.Context, pool *connection.Pool, src connection.Source, st *forgev1.ForgeStatus, every time.Duration) (reconciler.Outcome, error) {
+	fc, err := pool.ClientOf(ctx, src)
 	if err != nil {
 		var se *connection.SecretError
 		if errors.As(err, &se) {
@@ -142,7 +149,7 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 	}
 	switch forge.KindOf(err) {
 	case forge.KindUnauthorized, forge.KindForbidden:
-		return reconciler.Outcome{}, fmt.Errorf("%w; fix the credentials in Secret %s", err, authSecret(f))
+		return reconciler.Outcome{}, fmt.Errorf("%w; fix the credentials in Secret %s", err, authSecret(src))
 	case forge.KindRouteNotFound:
 		return reconciler.Outcome{}, fmt.Errorf("%w; is spec.url a Gitea or Forgejo server?", err)
 	}
@@ -150,10 +157,10 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 		return reconciler.Outcome{}, err
 	}
 	server := forge.NewServer(version)
-	f.Status.ServerVersion, f.Status.Login, f.Status.Flavor = version, user.Login, server.Flavor
+	st.ServerVersion, st.Login, st.Flavor = version, user.Login, server.Flavor
 	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
-	load := forge.DriftLoad(f.Namespace + "/" + f.Name)
-	f.Status.DriftScopes, f.Status.DriftCheckIntervals = int32(load.Scopes), int32(load.Intervals)
+	load := forge.DriftLoad(src.Name())
+	st.DriftScopes, st.DriftCheckIntervals = int32(load.Scopes), int32(load.Intervals)
 	if load.Intervals > 1 {
 		msg += fmt.Sprintf("; drift checks of its %d scopes ask more listings a second than half its rate limit allows: a check of every scope takes %d sync intervals (raise spec.rateLimit.qps or the resources' syncInterval)",
 			load.Scopes, load.Intervals)
@@ -161,17 +168,17 @@ func (r *ForgeReconciler) check(ctx context.Context, f *forgev1.Forge) (reconcil
 	return reconciler.Outcome{
 		Summary: conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonConnected, Message: msg},
 		Event:   reconciler.Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonConnected, Action: "Connect", Note: msg},
-		Requeue: reconciler.Jitter(r.Options.SyncInterval),
+		Requeue: reconciler.Jitter(every),
 	}, nil
 }
 
-// authSecret names the Secret holding a Forge's credentials, for messages.
-func authSecret(f *forgev1.Forge) string {
-	if ref := f.Spec.Auth.TokenSecretRef; ref != nil {
-		return f.Namespace + "/" + ref.Name
+// authSecret names the Secret holding a connection's credentials, for messages.
+func authSecret(src connection.Source) string {
+	if ref := src.Spec.Auth.TokenSecretRef; ref != nil {
+		return src.SecretNamespace + "/" + ref.Name
 	}
-	if ref := f.Spec.Auth.BasicAuthSecretRef; ref != nil {
-		return f.Namespace + "/" + ref.Name
+	if ref := src.Spec.Auth.BasicAuthSecretRef; ref != nil {
+		return src.SecretNamespace + "/" + ref.Name
 	}
 	return "(none)"
 }

@@ -25,8 +25,6 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -105,16 +103,14 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	forges := servers.Forges()
 	var out []claim
-	for _, f := range forges {
-		in := []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{reconciler.IndexForgeRef: f.Name}}
+	for _, in := range servers.Lists() {
 		var labels forgev1.LabelList
 		if err := e.cache.List(ctx, &labels, in...); err != nil {
 			return nil, fmt.Errorf("list Labels: %w", err)
 		}
 		for _, l := range labels.Items {
-			if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() {
+			if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &l) {
 				continue
 			}
 			target := string(*l.Spec.Repository)
@@ -128,7 +124,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range sets.Items {
 			s := &sets.Items[i]
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() {
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) {
 				continue
 			}
 			names := map[string]bool{}

@@ -18,11 +18,14 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -36,6 +39,11 @@ type registered struct {
 	kind string
 	// setup registers the kind's controller with the manager.
 	setup func(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool, opts reconciler.Options) error
+	// object makes an empty resource of the kind, for watches.
+	object func() client.Object
+	// users names the kind's resources, in every namespace, whose forgeRef
+	// index value is key (a ClusterForge's users).
+	users func(ctx context.Context, c client.Reader, key string) ([]string, error)
 	// planner reads the kind for plan, given every object being planned.
 	planner func(objs []*unstructured.Unstructured) (planner, error)
 	// inRepos says the kind's spec names a repository (a `repository`
@@ -47,8 +55,25 @@ type registered struct {
 	inRepos, repoScoped, guarded bool
 }
 
-// repoParts fills r's inRepos, repoScoped and guarded for kind.
-func repoParts[T forgev1.Managed](r registered, kind any) registered {
+// repoParts fills r's inRepos, repoScoped and guarded for kind, and its
+// object and users.
+func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registered {
+	r.object = func() client.Object { return kind.New() }
+	r.users = func(ctx context.Context, c client.Reader, key string) ([]string, error) {
+		list := kind.NewList()
+		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}); err != nil {
+			return nil, fmt.Errorf("list %s by forgeRef: %w", r.kind, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(items))
+		for _, it := range items {
+			names = append(names, reconciler.Holder(r.kind, it.(client.Object)))
+		}
+		return names, nil
+	}
 	spec, _ := reflect.TypeFor[T]().Elem().FieldByName("Spec")
 	r.inRepos = hasJSONField(spec.Type, "repository") || hasJSONField(spec.Type, "repositories")
 	_, r.repoScoped = kind.(reconciler.RepoScoped[T])
@@ -72,7 +97,7 @@ func hasJSONField(t reflect.Type, name string) bool {
 }
 
 // registry is the one list of the managed kinds (every kind of the API but
-// Forge, which has a controller of its own): Setup runs a controller for
+// Forge and ClusterForge, which have controllers of their own): Setup runs a controller for
 // each and Plan plans each. TestRegistryHoldsEveryKind fails when a kind of
 // the API is missing here. digests keeps the hook kinds' secret digests.
 func registry(digests *secretdigest.Digester) []registered {

@@ -236,7 +236,7 @@ func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
 	for i := range all.Items {
 		r := &all.Items[i]
 		want := repo{owner: string(r.Spec.Owner), name: r.RepoName()}
-		if r.Status.ID == 0 || !r.DeletionTimestamp.IsZero() || !servers.Reach(r.Namespace, r.Spec.ForgeRef.Name) || !picks(want) {
+		if r.Status.ID == 0 || !r.DeletionTimestamp.IsZero() || !servers.Reach(r.Namespace, r.Spec.ForgeRef) || !picks(want) {
 			continue
 		}
 		if !rs.listed[strings.ToLower(want.name)] {

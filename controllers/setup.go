@@ -57,6 +57,11 @@ type Options struct {
 	// holds the key of the digests hook status keeps of the secret values
 	// sent; created on first use. Required.
 	SecretDigestKey types.NamespacedName
+	// NoClusterForges leaves ClusterForges unserved (--cluster-forges=false):
+	// the namespaced install cannot watch cluster-scoped objects. Otherwise
+	// their Secrets are read from SecretDigestKey's namespace, the
+	// operator's own.
+	NoClusterForges bool
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -64,6 +69,7 @@ type Options struct {
 // Secrets to read credentials, and Events. Leader election has its own
 // namespaced Role in config/rbac.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //
 // Creating the secret digest key Secret needs "create" on Secrets in the
@@ -77,6 +83,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	// Read uncached: the manager caches Secrets' metadata only.
 	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
 	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
+	if !opts.NoClusterForges {
+		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
+	}
 	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,
@@ -87,16 +96,23 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
 			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
 	}.WithDefaults()
-	if err := reconciler.SetupForgeIndexes(ctx, mgr); err != nil {
+	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
 	}
 	if err := (&ForgeReconciler{Pool: pool, Options: ropts}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
-	for _, k := range registry(digests) {
+	kinds := registry(digests)
+	for _, k := range kinds {
 		if err := k.setup(ctx, mgr, pool, ropts); err != nil {
 			return err
 		}
+	}
+	if !pool.ServesClusterForges() {
+		return nil
+	}
+	if err := (&ClusterForgeReconciler{Pool: pool, Options: ropts, kinds: kinds}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ClusterForge controller: %w", err)
 	}
 	return nil
 }

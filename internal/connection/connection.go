@@ -85,17 +85,60 @@ func SecretVersion(ctx context.Context, r client.Reader, ns, name string) (strin
 	return m.ResourceVersion, nil
 }
 
+// Source is what a client is built from: a Forge, or a ClusterForge with
+// the namespace its Secrets are read from (the manager's own).
+type Source struct {
+	// Key names the connection: a Forge's namespace and name, or a
+	// ClusterForge's name with an empty namespace.
+	Key        types.NamespacedName
+	UID        types.UID
+	Generation int64
+	Spec       *forgev1.ForgeSpec
+	// SecretNamespace is where every Secret of Spec is read: the Forge's
+	// own namespace, or the manager's for a ClusterForge, never a tenant's.
+	SecretNamespace string
+}
+
+// OfForge is the source of Forge f.
+func OfForge(f *forgev1.Forge) Source {
+	return Source{Key: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}, UID: f.UID, Generation: f.Generation,
+		Spec: &f.Spec, SecretNamespace: f.Namespace}
+}
+
+// OfClusterForge is the source of ClusterForge cf, whose Secrets are read
+// from namespace ns (the manager's).
+func OfClusterForge(cf *forgev1.ClusterForge, ns string) Source {
+	return Source{Key: types.NamespacedName{Name: cf.Name}, UID: cf.UID, Generation: cf.Generation,
+		Spec: &cf.Spec.ForgeSpec, SecretNamespace: ns}
+}
+
+// Name is the connection's name in metrics and the forge client's
+// messages: "namespace/name" for a Forge, the bare name of a ClusterForge
+// (no Forge's name lacks the slash).
+func (s Source) Name() string { return NameOf(s.Key) }
+
+// NameOf is the connection name of key (Source.Name).
+func NameOf(key types.NamespacedName) string {
+	if key.Namespace == "" {
+		return key.Name
+	}
+	return key.Namespace + "/" + key.Name
+}
+
 // SecretNames lists the Secrets a Forge references, for the Secret watch.
-func SecretNames(f *forgev1.Forge) []string {
+func SecretNames(f *forgev1.Forge) []string { return SpecSecretNames(&f.Spec) }
+
+// SpecSecretNames lists the Secrets a connection's spec references.
+func SpecSecretNames(spec *forgev1.ForgeSpec) []string {
 	var names []string
-	if ref := f.Spec.Auth.TokenSecretRef; ref != nil {
+	if ref := spec.Auth.TokenSecretRef; ref != nil {
 		names = append(names, ref.Name)
 	}
-	if ref := f.Spec.Auth.BasicAuthSecretRef; ref != nil {
+	if ref := spec.Auth.BasicAuthSecretRef; ref != nil {
 		names = append(names, ref.Name)
 	}
-	if f.Spec.TLS != nil && f.Spec.TLS.CASecretRef != nil {
-		names = append(names, f.Spec.TLS.CASecretRef.Name)
+	if spec.TLS != nil && spec.TLS.CASecretRef != nil {
+		names = append(names, spec.TLS.CASecretRef.Name)
 	}
 	return names
 }
@@ -103,51 +146,58 @@ func SecretNames(f *forgev1.Forge) []string {
 // Config builds the client configuration of a Forge, reading its Secrets
 // from the Forge's own namespace only.
 func Config(ctx context.Context, r client.Reader, f *forgev1.Forge) (forge.Config, error) {
+	return ConfigOf(ctx, r, OfForge(f))
+}
+
+// ConfigOf builds the client configuration of src, reading its Secrets
+// from src.SecretNamespace only.
+func ConfigOf(ctx context.Context, r client.Reader, src Source) (forge.Config, error) {
+	spec, ns := src.Spec, src.SecretNamespace
 	cfg := forge.Config{
-		Name:      f.Namespace + "/" + f.Name,
-		URL:       f.Spec.URL,
+		Name:      src.Name(),
+		URL:       spec.URL,
 		UserAgent: "forge-operator",
 	}
 	var err error
-	switch auth := f.Spec.Auth; {
+	switch auth := spec.Auth; {
 	case auth.TokenSecretRef != nil:
 		key := auth.TokenSecretRef.Key
 		if key == "" {
 			key = "token"
 		}
-		if cfg.Token, _, err = SecretValue(ctx, r, f.Namespace, auth.TokenSecretRef.Name, key); err != nil {
+		if cfg.Token, _, err = SecretValue(ctx, r, ns, auth.TokenSecretRef.Name, key); err != nil {
 			return forge.Config{}, err
 		}
 	case auth.BasicAuthSecretRef != nil:
 		name := auth.BasicAuthSecretRef.Name
-		if cfg.Username, _, err = SecretValue(ctx, r, f.Namespace, name, "username"); err != nil {
+		if cfg.Username, _, err = SecretValue(ctx, r, ns, name, "username"); err != nil {
 			return forge.Config{}, err
 		}
-		if cfg.Password, _, err = SecretValue(ctx, r, f.Namespace, name, "password"); err != nil {
+		if cfg.Password, _, err = SecretValue(ctx, r, ns, name, "password"); err != nil {
 			return forge.Config{}, err
 		}
 	default:
 		return forge.Config{}, fmt.Errorf("forge %s has no credentials: set spec.auth.tokenSecretRef or spec.auth.basicAuthSecretRef", cfg.Name)
 	}
-	if tls := f.Spec.TLS; tls != nil {
+	if tls := spec.TLS; tls != nil {
 		cfg.InsecureSkipVerify = tls.InsecureSkipVerify
 		if ref := tls.CASecretRef; ref != nil {
 			key := ref.Key
 			if key == "" {
 				key = "ca.crt"
 			}
-			ca, _, err := SecretValue(ctx, r, f.Namespace, ref.Name, key)
+			ca, _, err := SecretValue(ctx, r, ns, ref.Name, key)
 			if err != nil {
 				return forge.Config{}, err
 			}
 			cfg.CAData = []byte(ca)
 		}
 	}
-	if rl := f.Spec.RateLimit; rl != nil {
+	if rl := spec.RateLimit; rl != nil {
 		cfg.QPS, cfg.Burst = rl.QPS, int(rl.Burst)
 	}
-	if f.Spec.Timeout != nil {
-		cfg.Timeout = f.Spec.Timeout.Duration
+	if spec.Timeout != nil {
+		cfg.Timeout = spec.Timeout.Duration
 	}
 	return cfg, nil
 }
@@ -163,6 +213,9 @@ type Pool struct {
 	// only when the Forge's generation or one of its Secrets'
 	// resourceVersions changed, not on every pass of every resource.
 	Metadata client.Reader
+	// ClusterSecrets is the namespace every ClusterForge's Secrets are read
+	// from: the manager's own.
+	ClusterSecrets string
 	// Timeout overrides every Forge's request timeout when set (tests).
 	Timeout time.Duration
 	// DenyCIDRs are addresses no client connects to (--forge-deny-cidrs).
@@ -185,8 +238,13 @@ type pooled struct {
 
 // Client returns the client of Forge f.
 func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, error) {
-	key := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
-	stamp := p.stamp(ctx, f)
+	return p.ClientOf(ctx, OfForge(f))
+}
+
+// ClientOf returns the client of src.
+func (p *Pool) ClientOf(ctx context.Context, src Source) (forge.Interface, error) {
+	key := src.Key
+	stamp := p.stamp(ctx, src)
 	if stamp != "" {
 		p.mu.Lock()
 		c, ok := p.clients[key]
@@ -195,7 +253,7 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 			return c.client, nil
 		}
 	}
-	cfg, err := Config(ctx, p.Reader, f)
+	cfg, err := ConfigOf(ctx, p.Reader, src)
 	if err != nil {
 		return nil, err
 	}
@@ -236,16 +294,16 @@ func (p *Pool) Client(ctx context.Context, f *forgev1.Forge) (forge.Interface, e
 	return sc, nil
 }
 
-// stamp is the Forge's UID and generation with the resourceVersions of its
+// stamp is the source's UID and generation with the resourceVersions of its
 // Secrets, read from the cache; "" when there is no cache or a Secret is
 // not in it (then the Secrets are read, and a missing one is reported).
-func (p *Pool) stamp(ctx context.Context, f *forgev1.Forge) string {
+func (p *Pool) stamp(ctx context.Context, src Source) string {
 	if p.Metadata == nil {
 		return ""
 	}
-	stamp := fmt.Sprintf("%s/%d", f.UID, f.Generation)
-	for _, name := range SecretNames(f) {
-		rv, err := SecretVersion(ctx, p.Metadata, f.Namespace, name)
+	stamp := fmt.Sprintf("%s/%d", src.UID, src.Generation)
+	for _, name := range SpecSecretNames(src.Spec) {
+		rv, err := SecretVersion(ctx, p.Metadata, src.SecretNamespace, name)
 		if err != nil {
 			return ""
 		}
@@ -254,14 +312,19 @@ func (p *Pool) stamp(ctx context.Context, f *forgev1.Forge) string {
 	return stamp
 }
 
-// Forget drops the client of a deleted Forge, with its rate limiter and
+// ServesClusterForges reports whether the manager serves ClusterForges: it
+// knows the namespace their Secrets are read from (none: the namespaced
+// install, which cannot watch cluster-scoped objects).
+func (p *Pool) ServesClusterForges() bool { return p.ClusterSecrets != "" }
+
+// Forget drops the client of a deleted Forge or ClusterForge, with its rate limiter and
 // metric series.
 func (p *Pool) Forget(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	closeSnapshots(p.clients[key].client)
 	delete(p.clients, key)
-	forge.Forget(key.Namespace + "/" + key.Name)
+	forge.Forget(NameOf(key))
 }
 
 // closeSnapshots gives a dropped client's kept listings back.

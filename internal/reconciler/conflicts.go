@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,19 +41,29 @@ import (
 // from the Forges in the cache, so that a Forge whose URL changes moves
 // its resources' holds with it at once.
 
-// Servers is which Forge objects point at the server of one resource's
-// Forge: its own, and those of every namespace with the same server key.
+// Servers is which Forge and ClusterForge objects point at the server of
+// one resource's connection: its own, and every other with the same server
+// key. Connections are keyed as ForgeKey keys them (a ClusterForge by its
+// name with no namespace).
 type Servers struct {
 	own  types.NamespacedName
 	same map[types.NamespacedName]bool
+	// clusters are the server's ClusterForges, by name: a resource using
+	// one holds nothing its tenants entries do not grant it.
+	clusters map[string]*forgev1.ClusterForge
+	c        client.Reader
 }
 
-// ServersOf reads, from the manager's cache c, the Forges that point at the
-// server obj's Forge points at. Without its Forge in the cache (being
-// created, or gone), only its own Forge counts.
+// clusterForgesServed is whether this manager serves ClusterForges
+// (SetupForgeIndexes): without, they are not in its cache and not listed.
+var clusterForgesServed atomic.Bool
+
+// ServersOf reads, from the manager's cache c, the Forges and ClusterForges
+// that point at the server obj's connection points at. Without its
+// connection in the cache (being created, or gone), only its own counts.
 func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Servers, error) {
-	own := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}
-	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}}
+	own := ForgeKey(obj)
+	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}, clusters: map[string]*forgev1.ClusterForge{}, c: c}
 	key := ServerOf(ctx, c, own)
 	if key == "" {
 		return s, nil
@@ -66,44 +77,80 @@ func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Serv
 			s.same[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
 		}
 	}
+	if !clusterForgesServed.Load() {
+		return s, nil
+	}
+	var clusters forgev1.ClusterForgeList
+	if err := c.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list ClusterForges: %w", err)
+	}
+	for i := range clusters.Items {
+		if cf := &clusters.Items[i]; forge.ServerKey(cf.Spec.URL) == key {
+			s.same[types.NamespacedName{Name: cf.Name}] = true
+			s.clusters[cf.Name] = cf
+		}
+	}
 	return s, nil
 }
 
-// Forges lists the Forge objects of the server, its own first.
-func (s *Servers) Forges() []types.NamespacedName {
-	out := []types.NamespacedName{s.own}
+// Lists are the list options that find the resources using each Forge and
+// ClusterForge of the server, its own first: a Forge's in its namespace, a
+// ClusterForge's in every namespace.
+func (s *Servers) Lists() [][]client.ListOption {
+	keys := []types.NamespacedName{s.own}
 	for n := range s.same {
 		if n != s.own {
-			out = append(out, n)
+			keys = append(keys, n)
 		}
+	}
+	out := make([][]client.ListOption, 0, len(keys))
+	for _, k := range keys {
+		if k.Namespace == "" {
+			ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: k.Name}
+			out = append(out, []client.ListOption{client.MatchingFields{IndexForgeRef: ref.Key()}})
+			continue
+		}
+		out = append(out, []client.ListOption{client.InNamespace(k.Namespace), client.MatchingFields{IndexForgeRef: k.Name}})
 	}
 	return out
 }
 
-// Reach reports whether a resource using Forge forgeRef in namespace ns
+// Reach reports whether a resource in namespace ns using connection ref
 // addresses the same server.
-func (s *Servers) Reach(ns, forgeRef string) bool {
-	return s.same[types.NamespacedName{Namespace: ns, Name: forgeRef}]
+func (s *Servers) Reach(ns string, ref forgev1.ForgeReference) bool {
+	return s.same[refKey(ns, ref)]
 }
 
-// Own reports whether a resource in namespace ns uses the very Forge object
-// of this one (the same credentials).
-func (s *Servers) Own(ns, forgeRef string) bool {
-	return s.own == types.NamespacedName{Namespace: ns, Name: forgeRef}
+// Permitted reports whether other may act through its connection: always
+// through a Forge; through a ClusterForge of the server only when its
+// tenants entries grant other's namespace its owners. A resource that may
+// not act holds nothing: a tenant cannot claim, and so block, an
+// organization the platform gave another.
+func (s *Servers) Permitted(ctx context.Context, other forgev1.Managed) bool {
+	ref := other.GetManagedSpec().ForgeRef
+	if !ref.Cluster() {
+		return true
+	}
+	cf, ok := s.clusters[ref.Name]
+	if !ok {
+		return false
+	}
+	p, err := permission(ctx, s.c, cf, other)
+	return err == nil && p.Allowed
 }
 
 // Holds reports whether other, a resource using the same server, holds the
-// forge object of its natural key: one under the same Forge object always
-// does (it reads with the same credentials); one under another Forge only
-// once it has read it (status records it) or may have made it (a
-// create-pending mark), so that a tenant whose credentials cannot see an
-// object does not hold it.
-func (s *Servers) Holds(other forgev1.Managed) bool {
-	ns, ref := other.GetNamespace(), other.GetManagedSpec().ForgeRef.Name
-	if !s.Reach(ns, ref) {
+// forge object of its natural key: one under the same connection always
+// does (it reads with the same credentials); one under another only once
+// it has read it (status records it) or may have made it (a create-pending
+// mark), so that a tenant whose credentials cannot see an object does not
+// hold it. A resource its ClusterForge does not permit holds nothing.
+func (s *Servers) Holds(ctx context.Context, other forgev1.Managed) bool {
+	key := ForgeKey(other)
+	if !s.same[key] || !s.Permitted(ctx, other) {
 		return false
 	}
-	return s.Own(ns, ref) || other.GetManagedStatus().Known() || pendingMark(other) != ""
+	return key == s.own || other.GetManagedStatus().Known() || pendingMark(other) != ""
 }
 
 // Older orders resources by creation time, then namespace and name, so that
@@ -194,7 +241,7 @@ func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, 
 				return "", err
 			}
 		}
-		if servers.Holds(o) {
+		if servers.Holds(ctx, o) {
 			oldest = o
 		}
 	}

@@ -303,9 +303,20 @@ func CompleteFair(b *builder.Builder, inner reconcile.Reconciler, f *Fairness, t
 	return b.Complete(Fair(inner, fair, tenantOf, timeout))
 }
 
-// ServerOf is the server key of Forge ref, read from c; "" when the Forge
-// cannot be read (the pass then counts against its Forge and namespace).
+// ServerOf is the server key of connection ref (a Forge, or a
+// ClusterForge keyed by its name alone), read from c; "" when it cannot be
+// read (the pass then counts against its connection and namespace).
 func ServerOf(ctx context.Context, c client.Reader, ref types.NamespacedName) string {
+	if ref.Namespace == "" {
+		if !clusterForgesServed.Load() {
+			return ""
+		}
+		var cf forgev1.ClusterForge
+		if err := c.Get(ctx, ref, &cf); err != nil {
+			return ""
+		}
+		return forge.ServerKey(cf.Spec.URL)
+	}
 	var f forgev1.Forge
 	if err := c.Get(ctx, ref, &f); err != nil {
 		return ""

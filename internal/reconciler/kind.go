@@ -190,6 +190,10 @@ type Pass struct {
 	Server forge.Server
 	// WebURL is the forge's web root (spec.url without /api/v1), for the URLs of its objects.
 	WebURL string
+	// Login is the user the Forge's or ClusterForge's credentials belong
+	// to (its status.login): a kind that manages users never demotes or
+	// deletes it.
+	Login string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Cache reads the operator's resources from the manager's cache: a set

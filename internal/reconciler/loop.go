@@ -212,7 +212,7 @@ func (r *Reconciler[T]) awaitsRepository(ctx context.Context, obj T) bool {
 	}
 	var repos forgev1.RepositoryList
 	if err := r.client.List(ctx, &repos, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{IndexForgeRef: obj.GetManagedSpec().ForgeRef.Name}); err != nil {
+		client.MatchingFields{IndexForgeRef: obj.GetManagedSpec().ForgeRef.Key()}); err != nil {
 		return false
 	}
 	for _, ref := range rs.RepoRefs(obj) {
@@ -612,6 +612,19 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, reads *forge.ReadPo
 	case !holds:
 		keep = "the operator never created or adopted it"
 	}
+	eventType := corev1.EventTypeNormal
+	if keep == "" && spec.ForgeRef.Cluster() {
+		// A resource its ClusterForge no longer serves (its namespace
+		// relabelled) removes nothing: it leaves the object, and its
+		// deletion is not held up.
+		why, err := r.notServed(ctx, obj)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if keep = why; why != "" {
+			eventType = corev1.EventTypeWarning
+		}
+	}
 	if keep == "" {
 		// Another resource holding the same forge object (older or younger,
 		// in any namespace, under any Forge of the server) keeps it alive.
@@ -623,7 +636,6 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, reads *forge.ReadPo
 			keep = other + " manages it too"
 		}
 	}
-	eventType := corev1.EventTypeNormal
 	if keep == "" {
 		// Without its Forge nothing can be deleted; holding the finalizer
 		// would block the namespace's deletion for ever.
@@ -632,7 +644,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, reads *forge.ReadPo
 			return Outcome{}, err
 		}
 		if gone {
-			keep = fmt.Sprintf("its Forge %q is gone", spec.ForgeRef.Name)
+			keep = fmt.Sprintf("its %s is gone", spec.ForgeRef)
 			eventType = corev1.EventTypeWarning
 		}
 	}
@@ -696,53 +708,140 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 		Note: fmt.Sprintf("deleted %s on the forge", what)}}, nil
 }
 
-// forgeGone reports whether obj's Forge no longer exists or is being deleted.
+// forgeGone reports whether obj's Forge no longer exists or is being
+// deleted. A ClusterForge being deleted still serves its resources (it
+// waits for them, InUse): only one that is gone counts, or one this
+// manager does not serve.
 func (r *Reconciler[T]) forgeGone(ctx context.Context, obj T) (bool, error) {
+	ref := obj.GetManagedSpec().ForgeRef
+	if ref.Cluster() {
+		if !r.pool.ServesClusterForges() {
+			return true, nil
+		}
+		var cf forgev1.ClusterForge
+		err := r.client.Get(ctx, types.NamespacedName{Name: ref.Name}, &cf)
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	}
 	var f forgev1.Forge
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}, &f)
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &f)
 	if apierrors.IsNotFound(err) {
 		return true, nil
 	}
 	return err == nil && !f.DeletionTimestamp.IsZero(), err
 }
 
-// connect resolves the Forge and its client, reading under reads.
-func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPolicy) (*Pass, error) {
-	ref := obj.GetManagedSpec().ForgeRef.Name
-	var f forgev1.Forge
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref}, &f); err != nil {
+// notServed says why obj's ClusterForge does not let it write (its
+// namespace or owner is not granted), "" when it does or is gone.
+func (r *Reconciler[T]) notServed(ctx context.Context, obj T) (string, error) {
+	if !r.pool.ServesClusterForges() {
+		return "", nil
+	}
+	var cf forgev1.ClusterForge
+	if err := r.client.Get(ctx, types.NamespacedName{Name: obj.GetManagedSpec().ForgeRef.Name}, &cf); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	p, err := permission(ctx, r.client, &cf, obj)
+	if err != nil || p.Allowed {
+		return "", err
+	}
+	return p.Why, nil
+}
+
+// target is the Forge or ClusterForge a resource's pass talks through.
+type target struct {
+	src connection.Source
+	obj interface {
+		forgev1.ConditionsAccessor
+		GetGeneration() int64
+	}
+	status *forgev1.ForgeStatus
+	// cluster is the ClusterForge; nil for a Forge.
+	cluster *forgev1.ClusterForge
+}
+
+// waitsForUsers reports whether t is a connected ClusterForge being
+// deleted, which waits (InUse) for its resources: they go on working
+// through it, their own deletions included.
+func (t *target) waitsForUsers() bool {
+	reason, _ := conditions.ReadyReason(t.obj)
+	return t.cluster != nil && !t.cluster.DeletionTimestamp.IsZero() && reason == forgev1.ReasonInUse && t.status.ServerVersion != ""
+}
+
+// target reads the Forge or ClusterForge obj names, and for a ClusterForge
+// decides whether obj's namespace may act through it: a resource it does
+// not permit stalls, NotPermitted, before anything is read or written.
+func (r *Reconciler[T]) target(ctx context.Context, obj T) (*target, error) {
+	ref := obj.GetManagedSpec().ForgeRef
+	if !ref.Cluster() {
+		if _, admin := any(obj).(forgev1.SiteAdminKind); admin {
+			return nil, Stall(forgev1.ReasonNotPermitted, "%s is managed only through a ClusterForge whose tenants entry has siteAdmin: true; spec.forgeRef names %s",
+				r.kindName, ref)
+		}
+		var f forgev1.Forge
+		if err := r.client.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &f); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q not found in namespace %s", ref.Name, obj.GetNamespace())
+			}
+			return nil, err
+		}
+		return &target{src: connection.OfForge(&f), obj: &f, status: &f.Status}, nil
+	}
+	if !r.pool.ServesClusterForges() {
+		return nil, Stall(forgev1.ReasonForgeNotReady, "this manager does not serve ClusterForges (it runs with --cluster-forges=false, as the namespaced install does): name a Forge of namespace %s in spec.forgeRef",
+			obj.GetNamespace())
+	}
+	var cf forgev1.ClusterForge
+	if err := r.client.Get(ctx, types.NamespacedName{Name: ref.Name}, &cf); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q not found in namespace %s", ref, obj.GetNamespace())
+			return nil, Wait(forgev1.ReasonForgeNotReady, "ClusterForge %q not found", ref.Name)
 		}
 		return nil, err
 	}
-	if !conditions.IsReady(&f, f.Generation) {
-		reason, msg := conditions.ReadyReason(&f)
+	p, err := permission(ctx, r.client, &cf, obj)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Allowed {
+		return nil, notPermitted(p)
+	}
+	return &target{src: connection.OfClusterForge(&cf, r.pool.ClusterSecrets), obj: &cf, status: &cf.Status.ForgeStatus, cluster: &cf}, nil
+}
+
+// connect resolves the Forge and its client, reading under reads.
+func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPolicy) (*Pass, error) {
+	ref := obj.GetManagedSpec().ForgeRef
+	t, err := r.target(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	if !conditions.IsReady(t.obj, t.obj.GetGeneration()) && !t.waitsForUsers() {
+		reason, msg := conditions.ReadyReason(t.obj)
 		if reason == "" {
-			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready yet", ref)
+			return nil, Wait(forgev1.ReasonForgeNotReady, "%s is not ready yet", ref)
 		}
 		// A Forge that needs a user's fix (bad credentials, not a forge at all)
 		// stalls its resources too: nothing will change until that fix, whose
 		// Forge status update retries them through the Forge watch.
-		if c := meta.FindStatusCondition(f.Status.Conditions, forgev1.ConditionStalled); c != nil &&
-			c.Status == metav1.ConditionTrue && c.ObservedGeneration == f.Generation {
-			return nil, Stall(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
+		if c := meta.FindStatusCondition(t.obj.GetConditions(), forgev1.ConditionStalled); c != nil &&
+			c.Status == metav1.ConditionTrue && c.ObservedGeneration == t.obj.GetGeneration() {
+			return nil, Stall(forgev1.ReasonForgeNotReady, "%s is not ready: %s: %s", ref, reason, msg)
 		}
-		return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q is not ready: %s: %s", ref, reason, msg)
+		return nil, Wait(forgev1.ReasonForgeNotReady, "%s is not ready: %s: %s", ref, reason, msg)
 	}
-	fc, err := r.pool.Client(ctx, &f)
+	fc, err := r.pool.ClientOf(ctx, t.src)
 	if err != nil {
 		var se *connection.SecretError
 		if errors.As(err, &se) {
-			return nil, Wait(forgev1.ReasonForgeNotReady, "Forge %q: %s", ref, se.Error())
+			return nil, Wait(forgev1.ReasonForgeNotReady, "%s: %s", ref, se.Error())
 		}
 		return nil, err
 	}
 	return &Pass{
 		Forge:    forge.Reading(fc, reads),
 		reads:    reads,
-		Server:   forge.NewServer(f.Status.ServerVersion),
-		WebURL:   strings.TrimSuffix(strings.TrimRight(f.Spec.URL, "/"), "/api/v1"),
+		Server:   forge.NewServer(t.status.ServerVersion),
+		Login:    t.status.Login,
+		WebURL:   strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
 		Reader:   r.reader,
 		Cache:    r.client,
 		Metadata: r.client,

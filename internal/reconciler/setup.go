@@ -56,11 +56,19 @@ const (
 // using Forge forgeRef: lower case, as the forge compares names.
 func repoRefKey(forgeRef, ref string) string { return forgeRef + "\x00" + strings.ToLower(ref) }
 
-// SetupForgeIndexes registers the Forge indexes the kinds' Secret watches
-// use. Call it once per manager, before Setup.
-func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager) error {
-	return mgr.GetFieldIndexer().IndexField(ctx, &forgev1.Forge{}, IndexSecret, func(o client.Object) []string {
+// SetupForgeIndexes registers the Forge (and, when pool serves them,
+// ClusterForge) indexes the kinds' Secret watches use. Call it once per
+// manager, before Setup.
+func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool) error {
+	clusterForgesServed.Store(pool.ServesClusterForges())
+	err := mgr.GetFieldIndexer().IndexField(ctx, &forgev1.Forge{}, IndexSecret, func(o client.Object) []string {
 		return connection.SecretNames(o.(*forgev1.Forge))
+	})
+	if err != nil || !pool.ServesClusterForges() {
+		return err
+	}
+	return mgr.GetFieldIndexer().IndexField(ctx, &forgev1.ClusterForge{}, IndexSecret, func(o client.Object) []string {
+		return connection.SpecSecretNames(&o.(*forgev1.ClusterForge).Spec.ForgeSpec)
 	})
 }
 
@@ -121,24 +129,38 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout})
+	if pool.ServesClusterForges() {
+		b = b.Watches(&forgev1.ClusterForge{}, handler.EnqueueRequestsFromMapFunc(r.forClusterForge), builder.WithPredicates(forgeChanged{})).
+			// When the platform relabels a namespace, its resources on a
+			// ClusterForge learn at once whether they may act.
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.forNamespace), builder.OnlyMetadata,
+				builder.WithPredicates(predicate.LabelChangedPredicate{}))
+	}
 	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.
+// Through a ClusterForge the tenant is the namespace's use of it: each
+// namespace has its own share, as with a Forge of its own, and all of
+// them count against the ClusterForge's server.
 func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (Tenant, bool, error) {
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return Tenant{}, false, client.IgnoreNotFound(err)
 	}
-	ref := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetManagedSpec().ForgeRef.Name}
-	return Tenant{Forge: ref, Server: ServerOf(ctx, r.client, ref)}, true, nil
+	return Tenant{Forge: refUse(obj.GetNamespace(), obj.GetManagedSpec().ForgeRef), Server: ServerOf(ctx, r.client, ForgeKey(obj))}, true, nil
+}
+
+// refUse is a namespace's use of connection ref, as Fairness counts it.
+func refUse(ns string, ref forgev1.ForgeReference) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: ref.Key()}
 }
 
 // indexers are the field indexes of kind the loop lists by: the Forge,
 // the Secrets, the natural key and the forge id of each resource.
 func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 	return map[string]client.IndexerFunc{
-		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Name} },
+		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Key()} },
 		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
 		// The natural key and the id alone, cluster-wide: which of the
 		// resources found point at the same server is decided when asking
@@ -163,7 +185,7 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 			t := o.(T)
 			var out []string
 			for _, ref := range rs.RepoRefs(t) {
-				out = append(out, repoRefKey(t.GetManagedSpec().ForgeRef.Name, ref))
+				out = append(out, repoRefKey(t.GetManagedSpec().ForgeRef.Key(), ref))
 			}
 			return out
 		},
@@ -259,7 +281,7 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
 		return r.forSelecting(ctx, repo, sel)
 	}
-	ref := repo.Spec.ForgeRef.Name
+	ref := repo.Spec.ForgeRef.Key()
 	// Those Ready already have their repository: only the ones waiting
 	// for it go on.
 	waiting := func(o client.Object) bool {
@@ -294,7 +316,7 @@ func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Reposito
 		if !ok || !sel.SelectsRepository(set, owner, name) {
 			continue
 		}
-		if !servers.Reach(set.GetNamespace(), set.GetManagedSpec().ForgeRef.Name) {
+		if !servers.Reach(set.GetNamespace(), set.GetManagedSpec().ForgeRef) {
 			continue
 		}
 		key := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetName()}
@@ -304,13 +326,48 @@ func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Reposito
 	return reqs
 }
 
-// forSecret enqueues the resources that reference a Secret, directly or through their Forge.
+// forSecret enqueues the resources that reference a Secret, directly or
+// through their Forge or ClusterForge (whose Secrets are in the manager's
+// namespace).
 func (r *Reconciler[T]) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
 	reqs := r.requests(ctx, o.GetNamespace(), IndexSecret, o.GetName())
 	for _, f := range ForgesUsingSecret(ctx, r.client, o) {
 		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), IndexForgeRef, f.Name)...)
 	}
+	for _, cf := range ClusterForgesUsingSecret(ctx, r.client, r.pool, o) {
+		reqs = append(reqs, r.forClusterForge(ctx, &cf)...)
+	}
 	return reqs
+}
+
+// forClusterForge enqueues every resource, in every namespace, that uses
+// ClusterForge o.
+func (r *Reconciler[T]) forClusterForge(ctx context.Context, o client.Object) []ctrl.Request {
+	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: o.GetName()}
+	return r.requests(ctx, "", IndexForgeRef, ref.Key())
+}
+
+// forNamespace enqueues the resources of namespace o that use a
+// ClusterForge: its labels may have granted or taken their owners.
+func (r *Reconciler[T]) forNamespace(ctx context.Context, o client.Object) []ctrl.Request {
+	return r.requestsOf(ctx, o.GetName(), "", "", func(o client.Object) bool {
+		t, ok := o.(T)
+		return ok && t.GetManagedSpec().ForgeRef.Cluster()
+	})
+}
+
+// ClusterForgesUsingSecret lists the ClusterForges that reference Secret s:
+// none unless s is in the namespace their Secrets are read from.
+func ClusterForgesUsingSecret(ctx context.Context, c client.Reader, pool *connection.Pool, s client.Object) []forgev1.ClusterForge {
+	if !pool.ServesClusterForges() || s.GetNamespace() != pool.ClusterSecrets {
+		return nil
+	}
+	var cfs forgev1.ClusterForgeList
+	if err := c.List(ctx, &cfs, client.MatchingFields{IndexSecret: s.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list ClusterForges using a Secret", "secret", s.GetName())
+		return nil
+	}
+	return cfs.Items
 }
 
 // ForgesUsingSecret lists the Forges that reference Secret s (needs
@@ -328,10 +385,15 @@ func (r *Reconciler[T]) requests(ctx context.Context, ns, index, value string) [
 	return r.requestsOf(ctx, ns, index, value, nil)
 }
 
-// requestsOf is requests for the resources keep passes (all when nil).
+// requestsOf is requests for the resources keep passes (all when nil);
+// without an index, of every resource of namespace ns.
 func (r *Reconciler[T]) requestsOf(ctx context.Context, ns, index, value string, keep func(client.Object) bool) []ctrl.Request {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}); err != nil {
+	opts := []client.ListOption{client.InNamespace(ns)}
+	if index != "" {
+		opts = append(opts, client.MatchingFields{index: value})
+	}
+	if err := r.client.List(ctx, list, opts...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list resources to enqueue", "index", index)
 		return nil
 	}

@@ -84,6 +84,9 @@ func forgeScheme() *k8sruntime.Scheme {
 // and no controller should work on a spec's resources after it ends.
 func RemoveAll(ctx context.Context, c client.Client, ns string) error {
 	for _, list := range Lists() {
+		if _, cluster := list.(*forgev1.ClusterForgeList); cluster {
+			continue // cluster-scoped: no namespace's to remove
+		}
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return err
 		}

@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+)
+
+// tenantLabel is the label the specs' ClusterForges select tenants by.
+const tenantLabel = "forge.forgeops.dev/tenant"
+
+// tenants are the spec's tenant namespaces, whose resources go before
+// its ClusterForges (which wait for them).
+var tenants []string
+
+// newTenant creates a namespace with labels and no Forge of its own; its
+// resources are removed when the spec ends.
+func newTenant(labels map[string]string) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-", Labels: labels}}
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	tenants = append(tenants, ns.Name)
+	DeferCleanup(func() { removeAll(ns.Name) })
+	return ns.Name
+}
+
+// deleteClusterForge deletes cf when the spec ends, after the resources of
+// every tenant namespace: it waits for them.
+func deleteClusterForge(cf *forgev1.ClusterForge) {
+	DeferCleanup(func() {
+		for _, ns := range tenants {
+			removeAll(ns)
+		}
+		tenants = nil
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), cf))).To(Succeed())
+		gone(cf)
+	})
+}
+
+// newClusterForge creates a ClusterForge at the spec's fake forge, its token
+// Secret in the manager's namespace, and waits until it is Ready; when the
+// spec ends (after its tenants' resources are gone) it is deleted.
+func newClusterForge(tenants ...forgev1.ClusterForgeTenant) *forgev1.ClusterForge {
+	GinkgoHelper()
+	cf := &forgev1.ClusterForge{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "shared-"},
+		Spec: forgev1.ClusterForgeSpec{
+			ForgeSpec: forgev1.ForgeSpec{
+				URL:  fakeURL,
+				Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "shared-token"}},
+			},
+			Tenants: tenants,
+		},
+	}
+	putSecret(digestKey.Namespace, "shared-token", "token", token)
+	Expect(k8s.Create(context.Background(), cf)).To(Succeed())
+	deleteClusterForge(cf)
+	expectReady(cf)
+	return cf
+}
+
+// onCluster is a forgeRef to ClusterForge cf.
+func onCluster(cf *forgev1.ClusterForge) forgev1.ManagedSpec {
+	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}, SyncInterval: every(syncInterval)}
+}
+
+func clusterOrg(ns, name string, cf *forgev1.ClusterForge) *forgev1.Organization {
+	return &forgev1.Organization{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       forgev1.OrganizationSpec{ManagedSpec: onCluster(cf), Description: ptr("of " + ns)},
+	}
+}
+
+var _ = Describe("ClusterForge", func() {
+	ctx := context.Background()
+	var nsA, nsB string
+	var cf *forgev1.ClusterForge
+
+	BeforeEach(func() {
+		newNamespace() // the spec's fake forge
+		nsA = newTenant(map[string]string{tenantLabel: "a"})
+		nsB = newTenant(nil)
+		cf = newClusterForge(
+			forgev1.ClusterForgeTenant{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{tenantLabel: "a"}},
+				Owners:            []forgev1.OwnerGlob{"team-a-*"},
+			},
+			forgev1.ClusterForgeTenant{
+				NamespaceRegexes: []forgev1.NamespaceRegex{forgev1.NamespaceRegex("^" + nsB + "$")},
+				Owners:           []forgev1.OwnerGlob{"team-b-*"},
+			},
+		)
+	})
+
+	It("lets each tenant manage its own organizations and write nothing under another's", func() {
+		a := clusterOrg(nsA, "team-a-web", cf)
+		b := clusterOrg(nsB, "team-b-web", cf)
+		Expect(k8s.Create(ctx, a)).To(Succeed())
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		expectReady(a)
+		expectReady(b)
+		got, ok := fake.Org("team-a-web")
+		Expect(ok).To(BeTrue())
+		Expect(got.Description).To(Equal("of " + nsA))
+
+		fake.ClearRequests()
+		// Each tenant names the other's owner; a third namespace, selected
+		// by no entry, names one of them.
+		crossA := clusterOrg(nsA, "team-b-api", cf)
+		crossB := &forgev1.Repository{
+			ObjectMeta: metav1.ObjectMeta{Namespace: nsB, Name: "web"},
+			Spec:       forgev1.RepositorySpec{ManagedSpec: onCluster(cf), Owner: "team-a-web"},
+		}
+		nsC := newTenant(map[string]string{tenantLabel: "c"})
+		outsider := clusterOrg(nsC, "team-a-outside", cf)
+		for _, o := range []client.Object{crossA, crossB, outsider} {
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+		}
+		msg := expectReason(crossA, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Expect(msg).To(ContainSubstring(`ClusterForge "` + cf.Name + `" does not let namespace ` + nsA + ` manage "team-b-api"`))
+		Expect(msg).To(ContainSubstring("team-a-*"))
+		Expect(findCondition(crossA, forgev1.ConditionStalled)).NotTo(BeNil())
+		msg = expectReason(crossB, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Expect(msg).To(ContainSubstring(`"team-a-web"`))
+		msg = expectReason(outsider, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Expect(msg).To(ContainSubstring(`ClusterForge "` + cf.Name + `" does not serve namespace ` + nsC))
+
+		// Nothing was written for them, then or later; not even a finalizer.
+		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
+		_, ok = fake.Org("team-b-api")
+		Expect(ok).To(BeFalse())
+		_, ok = fake.Repo("team-a-web", "web")
+		Expect(ok).To(BeFalse())
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(crossA), crossA)).To(Succeed())
+		Expect(crossA.Finalizers).To(BeEmpty())
+
+		// A tenant whose resource is not permitted holds nothing: the
+		// organization's own tenant takes it without a Conflict.
+		own := clusterOrg(nsB, "team-b-api", cf)
+		Expect(k8s.Create(ctx, own)).To(Succeed())
+		expectReady(own)
+	})
+
+	It("stops a namespace's writes at once when its label is removed, and resumes when it is back", func() {
+		org := clusterOrg(nsA, "team-a-docs", cf)
+		org.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		Expect(k8s.Create(ctx, org)).To(Succeed())
+		expectReady(org)
+
+		relabel := func(v string) {
+			GinkgoHelper()
+			n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsA}}
+			change(n, func(n *corev1.Namespace) {
+				if v == "" {
+					delete(n.Labels, tenantLabel)
+					return
+				}
+				if n.Labels == nil {
+					n.Labels = map[string]string{}
+				}
+				n.Labels[tenantLabel] = v
+			})
+		}
+		relabel("")
+		expectReason(org, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		change(org, func(o *forgev1.Organization) { o.Spec.Description = ptr("changed while not permitted") })
+		expectReason(org, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Consistently(func() string { got, _ := fake.Org("team-a-docs"); return got.Description }, 2*syncInterval, poll).
+			Should(Equal("of " + nsA))
+
+		relabel("a")
+		expectReady(org)
+		Eventually(func() string { got, _ := fake.Org("team-a-docs"); return got.Description }, timeout, poll).
+			Should(Equal("changed while not permitted"))
+
+		// Deleted while not permitted, it removes nothing and does not
+		// hold its deletion up: it leaves the organization, saying why.
+		relabel("")
+		expectReason(org, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Expect(k8s.Delete(ctx, org)).To(Succeed())
+		gone(org)
+		_, ok := fake.Org("team-a-docs")
+		Expect(ok).To(BeTrue())
+		Expect(writesTo("/orgs/team-a-docs")).To(Equal(1), "the one PATCH of the description, no DELETE")
+		Expect(events(org)).To(ContainElement(ContainSubstring(`Orphaned: left organization "team-a-docs" on the forge: ClusterForge "` + cf.Name + `" does not serve namespace ` + nsA)))
+	})
+
+	It("counts its users, and waits to be deleted until none is left", func() {
+		a := clusterOrg(nsA, "team-a-one", cf)
+		b := clusterOrg(nsB, "team-b-one", cf)
+		Expect(k8s.Create(ctx, a)).To(Succeed())
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		expectReady(a)
+		expectReady(b)
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cf), cf)).To(Succeed())
+			return cf.Status.InUse
+		}, timeout, poll).Should(BeEquivalentTo(2))
+		Expect(cf.Finalizers).To(ContainElement(forgev1.Finalizer))
+
+		Expect(k8s.Delete(ctx, cf)).To(Succeed())
+		msg := expectReason(cf, metav1.ConditionFalse, forgev1.ReasonInUse)
+		Expect(msg).To(ContainSubstring("2 resources still use it"))
+		Expect(msg).To(ContainSubstring("Organization " + nsA + "/team-a-one"))
+		Expect(findCondition(cf, forgev1.ConditionReconciling)).NotTo(BeNil())
+		// Its resources still work while it waits.
+		change(a, func(o *forgev1.Organization) { o.Spec.Description = ptr("while it waits") })
+		expectReady(a)
+		Eventually(func() string { got, _ := fake.Org("team-a-one"); return got.Description }, timeout, poll).Should(Equal("while it waits"))
+
+		Expect(k8s.Delete(ctx, a)).To(Succeed())
+		gone(a)
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cf), cf)).To(Succeed())
+			return cf.Status.InUse
+		}, timeout, poll).Should(BeEquivalentTo(1))
+		Expect(k8s.Delete(ctx, b)).To(Succeed())
+		gone(cf)
+		// Organizations default to Orphan: both stay on the forge.
+		Expect(fake.Orgs()).To(HaveLen(2))
+	})
+
+	It("reads its Secrets from the manager's namespace only, never from a tenant's", func() {
+		other := &forgev1.ClusterForge{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "lone-"},
+			Spec: forgev1.ClusterForgeSpec{ForgeSpec: forgev1.ForgeSpec{
+				URL:  fakeURL,
+				Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "tenant-held-token"}},
+			}, Tenants: []forgev1.ClusterForgeTenant{{Namespaces: []string{nsA}, Owners: []forgev1.OwnerGlob{"*"}}}},
+		}
+		// A tenant puts a Secret of that name in its own namespace.
+		putSecret(nsA, "tenant-held-token", "token", token)
+		Expect(k8s.Create(ctx, other)).To(Succeed())
+		deleteClusterForge(other)
+		msg := expectReason(other, metav1.ConditionFalse, forgev1.ReasonSecretNotFound)
+		Expect(msg).To(ContainSubstring(digestKey.Namespace + "/tenant-held-token"))
+		org := clusterOrg(nsA, "anything", other)
+		Expect(k8s.Create(ctx, org)).To(Succeed())
+		expectReason(org, metav1.ConditionFalse, forgev1.ReasonForgeNotReady)
+		Expect(secretReads(nsA, "tenant-held-token")).To(BeZero())
+
+		putSecret(digestKey.Namespace, "tenant-held-token", "token", token)
+		expectReady(other)
+		expectReady(org)
+		Expect(secretReads(nsA, "tenant-held-token")).To(BeZero())
+		Expect(leaks(org, token)).To(BeEmpty())
+	})
+})
+
+var _ = Describe("ClusterForge admission", func() {
+	ctx := context.Background()
+
+	It("refuses tenants entries that select nothing, owners that are no globs, and a bad URL", func() {
+		base := func() *forgev1.ClusterForge {
+			return &forgev1.ClusterForge{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "bad-"},
+				Spec: forgev1.ClusterForgeSpec{ForgeSpec: forgev1.ForgeSpec{
+					URL:  "https://git.example.com",
+					Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "t"}},
+				}},
+			}
+		}
+		for what, c := range map[string]struct {
+			mutate func(*forgev1.ClusterForge)
+			msg    string
+		}{
+			"no selector": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Owners: []forgev1.OwnerGlob{"acme"}}}
+			}, "a tenant entry selects namespaces"},
+			"owners glob": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"a"}, Owners: []forgev1.OwnerGlob{"acme/[x"}}}
+			}, "spec.tenants[0].owners[0]"},
+			"no owners": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"a"}}}
+			}, "spec.tenants[0].owners"},
+			"credentials in the URL": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.URL = "https://user:pw@git.example.com"
+			}, "must not contain '@'"},
+			"both auths": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.Auth.BasicAuthSecretRef = &forgev1.SecretReference{Name: "b"}
+			}, "exactly one of tokenSecretRef and basicAuthSecretRef"},
+			"qps": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.RateLimit = &forgev1.RateLimit{QPS: 5000, Burst: 1}
+			}, "spec.rateLimit.qps"},
+		} {
+			cf := base()
+			c.mutate(cf)
+			err := k8s.Create(ctx, cf)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: %v", what, err)
+			Expect(err.Error()).To(ContainSubstring(c.msg), what)
+		}
+	})
+})

@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+func sharedForge() *forgev1.ClusterForge {
+	return &forgev1.ClusterForge{
+		ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+		Spec: forgev1.ClusterForgeSpec{Tenants: []forgev1.ClusterForgeTenant{
+			{Namespaces: []string{"team-a"}, Owners: []forgev1.OwnerGlob{"team-a-*", "Acme"}},
+			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tenant": "b"}}, Owners: []forgev1.OwnerGlob{"team-b-?"}},
+			{NamespaceRegexes: []forgev1.NamespaceRegex{"^ci-.*$"}, Owners: []forgev1.OwnerGlob{"bot-*"}, SiteAdmin: true},
+			{NamespaceRegexes: []forgev1.NamespaceRegex{"(unclosed"}, Owners: []forgev1.OwnerGlob{"*"}},
+		}},
+	}
+}
+
+// TestPermits: a namespace is served when any entry selects it (by name,
+// labels or regular expression), and then only for the owners its entries
+// grant, without regard to case; site-admin kinds need an entry with
+// siteAdmin; an entry that cannot be used selects nothing and says why.
+func TestPermits(t *testing.T) {
+	cf := sharedForge()
+	for _, c := range []struct {
+		name      string
+		ns        string
+		labels    map[string]string
+		owners    []string
+		siteAdmin bool
+		allowed   bool
+		why       []string
+	}{
+		{name: "by name, glob", ns: "team-a", owners: []string{"team-a-web"}, allowed: true},
+		{name: "case of owner and glob", ns: "team-a", owners: []string{"TEAM-A-Web", "acme"}, allowed: true},
+		{name: "by label, ? is one character", ns: "x", labels: map[string]string{"tenant": "b"}, owners: []string{"team-b-1"}, allowed: true},
+		{name: "? is not two", ns: "x", labels: map[string]string{"tenant": "b"}, owners: []string{"team-b-12"},
+			why: []string{`does not let namespace x manage "team-b-12"`, "allow team-b-?"}},
+		{name: "another tenant's owner", ns: "team-a", owners: []string{"team-a-web", "team-b-1"},
+			why: []string{`manage "team-b-1"`, "allow Acme, team-a-*"}},
+		{name: "no entry selects", ns: "team-c", owners: []string{"team-a-web"},
+			why: []string{`ClusterForge "shared" does not serve namespace team-c`, "tenants[3]: namespaceRegexes[0] is not a valid RE2 regular expression"}},
+		{name: "label value differs", ns: "x", labels: map[string]string{"tenant": "a"}, owners: []string{"team-b-1"},
+			why: []string{"does not serve namespace x"}},
+		{name: "site admin by regex", ns: "ci-main", owners: []string{"bot-deploy"}, siteAdmin: true, allowed: true},
+		{name: "site admin needs the flag", ns: "team-a", owners: []string{"team-a-bot"}, siteAdmin: true,
+			why: []string{"a tenants entry with siteAdmin: true that selects it"}},
+		{name: "site admin within its owners", ns: "ci-main", owners: []string{"root"}, siteAdmin: true,
+			why: []string{`manage "root"`}},
+		{name: "regex is anchored by the platform", ns: "xci-main", owners: []string{"bot-x"},
+			why: []string{"does not serve namespace xci-main"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := Permits(cf, c.ns, c.labels, c.owners, c.siteAdmin)
+			if p.Allowed != c.allowed {
+				t.Fatalf("allowed = %t, want %t (%s)", p.Allowed, c.allowed, p.Why)
+			}
+			for _, w := range c.why {
+				if !strings.Contains(p.Why, w) {
+					t.Errorf("why %q lacks %q", p.Why, w)
+				}
+			}
+		})
+	}
+}
+
+// TestNoTenantsServesNobody: a ClusterForge without tenants entries
+// serves no namespace.
+func TestNoTenantsServesNobody(t *testing.T) {
+	cf := &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: "bare"}}
+	if p := Permits(cf, "default", nil, []string{"acme"}, false); p.Allowed || !strings.Contains(p.Why, "does not serve namespace default") {
+		t.Fatalf("got %+v", p)
+	}
+}
+
+// TestTenantErrors names the entries a ClusterForge's status warns about.
+func TestTenantErrors(t *testing.T) {
+	got := TenantErrors(sharedForge())
+	if len(got) != 1 || !strings.HasPrefix(got[0], "tenants[3]: namespaceRegexes[0]") {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestTenantOfClusterForge: through a ClusterForge each namespace has a
+// share of its own, and every namespace counts against the one server.
+func TestTenantOfClusterForge(t *testing.T) {
+	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: "shared"}
+	a := Tenant{Forge: refUse("team-a", ref), Server: "https://git.example.com:443/api/v1"}
+	b := Tenant{Forge: refUse("team-b", ref), Server: "https://git.example.com:443/api/v1"}
+	ka, kb := a.keys(), b.keys()
+	if ka[0] == kb[0] || ka[1] == kb[1] || ka[2] != kb[2] {
+		t.Fatalf("team-a keys %q, team-b keys %q: want distinct uses and namespaces, one server", ka, kb)
+	}
+	if own := refUse("team-a", forgev1.ForgeReference{Name: "shared"}); own == a.Forge {
+		t.Fatalf("a Forge %q and the ClusterForge of one name share a key %q", own, a.Forge)
+	}
+}
