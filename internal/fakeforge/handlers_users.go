@@ -762,3 +762,17 @@ func setIf[V any](dst *V, src *V) {
 		*dst = *src
 	}
 }
+
+// User gives an account as the site admin reads it; false when there is
+// none of that name (any case).
+func (s *Server) User(login string) (forge.User, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.userByLogin(login)
+	if u == nil {
+		return forge.User{}, false
+	}
+	return forge.User{ID: u.id, Login: u.login, FullName: u.fullName, Email: u.mail(), IsAdmin: u.admin,
+		Restricted: u.restricted, Active: !u.inactive, ProhibitLogin: u.prohibitLogin, Visibility: u.visibility,
+		LoginName: u.loginName}, true
+}
