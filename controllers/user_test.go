@@ -27,7 +27,9 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/plan"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
@@ -206,4 +208,58 @@ func fmtErr(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestPlanUsers: plan reads users through the same observe and diff code:
+// a missing user is created, one of that name in another case matching
+// the spec is in sync (adoption writes nothing), a differing field is an
+// update, a password whose Secret plan cannot read is unknown; nothing is
+// written to the forge.
+func TestPlanUsers(t *testing.T) {
+	ctx := context.Background()
+	ff, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff.AddUser("CI-Existing")
+	ff.AddUser("ci-drift")
+	ff.ClearRequests()
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+kind: User
+metadata: {name: new, namespace: team}
+spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-new, email: ci-new@example.com}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: User
+metadata: {name: existing, namespace: team}
+spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-existing, email: ci-existing@example.com}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: User
+metadata: {name: drift, namespace: team}
+spec:
+  forgeRef: {kind: ClusterForge, name: shared}
+  username: ci-drift
+  email: ci-drift@example.com
+  fullName: Drift
+  admin: true
+  passwordSecretRef: {name: pw, key: password}`)
+	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: srv.URL, Namespace: "team"}, manifests)
+	got := map[string]plan.Item{}
+	for _, it := range items {
+		got[it.Name] = it
+	}
+	compareItems(t, map[string]plan.Item{
+		"new":      {Action: plan.Create},
+		"existing": {Action: plan.InSync},
+		"drift": {Action: plan.Update, Changes: []plan.Change{
+			{Field: "admin", Forge: "false", Spec: "true"},
+			{Field: "fullName", Forge: `""`, Spec: `"Drift"`},
+			{Field: "password", Forge: "(secret)", Spec: "unknown"},
+		}},
+	}, got)
+	if w := ff.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
 }
