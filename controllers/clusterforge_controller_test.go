@@ -18,6 +18,8 @@ package controllers_test
 
 import (
 	"context"
+	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -163,6 +165,35 @@ var _ = Describe("ClusterForge", func() {
 		own := clusterOrg(nsB, "team-b-api", cf)
 		Expect(k8s.Create(ctx, own)).To(Succeed())
 		expectReady(own)
+	})
+
+	It("compares holds across tenants of one ClusterForge and the Forges of its server", func() {
+		// Both tenants may manage team-shared-*: holding is first come.
+		shared := newClusterForge(forgev1.ClusterForgeTenant{
+			Namespaces: []string{nsA, nsB}, Owners: []forgev1.OwnerGlob{"team-shared-*"},
+		})
+		first := clusterOrg(nsA, "team-shared-web", shared)
+		Expect(k8s.Create(ctx, first)).To(Succeed())
+		expectReady(first)
+		// Creation times count in whole seconds: the second is younger by time.
+		Eventually(func() bool { return time.Now().After(first.CreationTimestamp.Add(time.Second)) }, timeout, poll).Should(BeTrue())
+		second := clusterOrg(nsB, "team-shared-web", shared)
+		second.Spec.Description = ptr("the younger tenant's")
+		Expect(k8s.Create(ctx, second)).To(Succeed())
+		Expect(expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)).To(ContainSubstring("Organization " + nsA + "/team-shared-web"))
+
+		// A namespace's own Forge at the same server holds nothing a
+		// ClusterForge's resource already holds, either.
+		var forges forgev1.ForgeList
+		Expect(k8s.List(ctx, &forges)).To(Succeed())
+		own := forges.Items[slices.IndexFunc(forges.Items, func(f forgev1.Forge) bool { return f.Spec.URL == fakeURL })]
+		third := &forgev1.Organization{ObjectMeta: metav1.ObjectMeta{Namespace: own.Namespace, Name: "team-shared-web"},
+			Spec: forgev1.OrganizationSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: own.Name}, SyncInterval: every(syncInterval)},
+				Description: ptr("the namespaced Forge's")}}
+		Expect(k8s.Create(ctx, third)).To(Succeed())
+		Expect(expectReason(third, metav1.ConditionFalse, forgev1.ReasonConflict)).To(ContainSubstring("Organization " + nsA + "/team-shared-web"))
+		Consistently(func() string { got, _ := fake.Org("team-shared-web"); return got.Description }, 2*syncInterval, poll).
+			Should(Equal("of " + nsA))
 	})
 
 	It("stops a namespace's writes at once when its label is removed, and resumes when it is back", func() {

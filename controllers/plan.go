@@ -103,7 +103,7 @@ type planState struct {
 	reader  planReader
 	digests *secretdigest.Digester
 	// keys and ids hold the object (namespace/name) planned first with a
-	// natural key or forge id, per kind, namespace and Forge.
+	// natural key or forge id, per kind, namespace and Forge or ClusterForge.
 	keys, ids map[string]string
 }
 
@@ -130,7 +130,9 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 	if spec.Suspend {
 		return plan.Item{Action: plan.InSync, Reason: "spec.suspend is true: the operator makes no forge calls"}
 	}
-	scope := u.GetKind() + "|" + obj.GetNamespace() + "|" + spec.ForgeRef.Name + "|"
+	// Keyed by the reference's Key: a Forge and a ClusterForge of one name
+	// are two connections, perhaps to two servers.
+	scope := u.GetKind() + "|" + obj.GetNamespace() + "|" + spec.ForgeRef.Key() + "|"
 	self := obj.GetNamespace() + "/" + obj.GetName()
 	what := p.kind.Describe(obj)
 	if key := p.kind.Key(obj); key != "" {

@@ -47,15 +47,16 @@ type setPlanner[T forgev1.Managed] struct {
 // claimKinds are the kinds whose planned objects a set's claims read.
 var claimKinds = []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}, &forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
 
-// newSetPlanner indexes the planned objects of claimKinds by Forge, as
-// the manager's cache does.
+// newSetPlanner indexes the planned objects of claimKinds by the Key of
+// their forgeRef (a Forge's name, or ClusterForge/NAME), as the manager's
+// cache does.
 func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstructured.Unstructured) (setPlanner[T], error) {
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
 		return setPlanner[T]{}, err
 	}
 	forgeRef := func(o client.Object) []string {
-		return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name}
+		return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Key()}
 	}
 	b := fake.NewClientBuilder().WithScheme(scheme)
 	byKind := map[string]client.Object{}

@@ -66,6 +66,12 @@ var _ = Describe("admission", func() {
 		Entry("Label: a name with inner spaces", obj("Label", set("spec.name", "good first issue"))),
 		Entry("Project: a title with inner spaces", obj("Project", set("spec.title", "Road map 2026"))),
 		Entry("Organization: the base object", obj("Organization")),
+		Entry("Organization: through a ClusterForge", obj("Organization", set("spec.forgeRef.kind", "ClusterForge"))),
+		Entry("User: the base object", obj("User")),
+		Entry("User: every field", obj("User", set("spec.fullName", "CI Bot"), set("spec.visibility", "private"),
+			set("spec.restricted", true), set("spec.admin", false), set("spec.active", true), set("spec.prohibitLogin", false),
+			set("spec.passwordSecretRef", map[string]any{"name": "ci-bot", "key": "password"}), set("spec.mustChangePassword", false),
+			set("spec.deletionPolicy", "Delete"))),
 		Entry("Organization: a 40-character name", obj("Organization", set("spec.name", name40))),
 		Entry("Organization: a 40-character metadata.name standing in for spec.name", obj("Organization", set("metadata.name", name40))),
 		Entry("Organization: a long metadata.name with a valid spec.name", obj("Organization",
@@ -163,6 +169,15 @@ var _ = Describe("admission", func() {
 		Entry("ActionsVariable: valueFrom a ConfigMap and a Secret", obj("ActionsVariable", unset("spec.value"),
 			set("spec.valueFrom", map[string]any{"configMapKeyRef": map[string]any{"name": "ci", "key": "k"},
 				"secretKeyRef": map[string]any{"name": "s", "key": "k"}})), "spec.valueFrom"),
+
+		// User: only through a ClusterForge
+		Entry("User: through a namespaced Forge", obj("User", set("spec.forgeRef.kind", "Forge")),
+			"a User is managed only through a ClusterForge whose tenants entry has siteAdmin: true"),
+		Entry("User: forgeRef without a kind (a Forge)", obj("User", unset("spec.forgeRef.kind")),
+			"a User is managed only through a ClusterForge"),
+		Entry("User: an email without @", obj("User", set("spec.email", "ci-bot")), "spec.email"),
+		Entry("User: a username the forge refuses", obj("User", set("spec.username", "ci--bot")), "spec.username"),
+		Entry("Organization: a forgeRef kind that is none", obj("Organization", set("spec.forgeRef.kind", "Cluster")), "spec.forgeRef.kind"),
 
 		// BranchProtection(Set)
 		Entry("BranchProtection: negative approvals", obj("BranchProtection", set("spec.requiredApprovals", int64(-1))), "spec.requiredApprovals"),

@@ -38,7 +38,7 @@ var _ = Describe("kstatus health", func() {
 		kinds := map[string]bool{}
 		for _, s := range readSamples() {
 			o := s.obj.DeepCopy()
-			o.SetNamespace(ns)
+			place(ctx, o, ns)
 			Expect(k8sClient.Create(ctx, o)).To(Succeed(), "%s %s", o.GetKind(), o.GetName())
 			kinds[o.GetKind()] = true
 

@@ -41,6 +41,15 @@ spec:
   auth:
     tokenSecretRef: {name: gitea-token}
 `,
+	"User": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: User
+metadata: {name: ci-bot}
+spec:
+  forgeRef: {kind: ClusterForge, name: shared}
+  username: ci-bot
+  email: ci-bot@example.com
+`,
 	"Organization": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Organization

@@ -18,12 +18,17 @@ package v1alpha1_test
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -63,6 +68,22 @@ func readSamples() []sample {
 		out = append(out, sample{file: s.File, obj: s.Object})
 	}
 	return out
+}
+
+// place puts a sample into namespace ns, or, for a cluster-scoped kind
+// (ClusterForge), leaves it without one and deletes it after the spec, so
+// that the next spec applying the samples can create it again.
+func place(ctx SpecContext, obj *unstructured.Unstructured, ns string) {
+	GinkgoHelper()
+	namespaced, err := k8sClient.IsObjectNamespaced(obj)
+	Expect(err).NotTo(HaveOccurred(), "%s: its CRD is installed", obj.GetKind())
+	if namespaced {
+		obj.SetNamespace(ns)
+		return
+	}
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, obj))).To(Succeed())
+	})
 }
 
 func str(u *unstructured.Unstructured, path ...string) string {
@@ -112,6 +133,12 @@ var _ = Describe("config/samples", func() {
 		for _, f := range byKind["Forge"] {
 			forges[f.GetName()] = true
 		}
+		clusterForges := map[string]*forgev1.ClusterForge{}
+		for _, u := range byKind["ClusterForge"] {
+			var cf forgev1.ClusterForge
+			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cf)).To(Succeed())
+			clusterForges[cf.Name] = &cf
+		}
 		orgs := map[string]bool{}
 		for _, o := range byKind["Organization"] {
 			name := str(o, "spec", "name")
@@ -125,7 +152,13 @@ var _ = Describe("config/samples", func() {
 		for kind, objs := range byKind {
 			for _, o := range objs {
 				id := kind + "/" + o.GetName()
-				if kind != "Forge" {
+				switch {
+				case kind == "Forge" || kind == "ClusterForge":
+				case str(o, "spec", "forgeRef", "kind") == "ClusterForge":
+					cf := clusterForges[str(o, "spec", "forgeRef", "name")]
+					Expect(cf).NotTo(BeNil(), "%s names a ClusterForge the samples lack", id)
+					expectPermitted(cf, o, id)
+				default:
 					Expect(forges).To(HaveKey(str(o, "spec", "forgeRef", "name")), "%s names a Forge the samples lack", id)
 				}
 				if org := str(o, "spec", "organization") + str(o, "spec", "repositories", "organization"); org != "" {
@@ -164,8 +197,32 @@ var _ = Describe("config/samples", func() {
 	It("are accepted by the API server as they are", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "samples")
 		for _, s := range readSamples() {
-			s.obj.SetNamespace(ns)
+			place(ctx, s.obj, ns)
 			Expect(k8sClient.Create(ctx, s.obj)).To(Succeed(), "%s: %s %s", s.file, s.obj.GetKind(), s.obj.GetName())
 		}
 	})
 })
+
+// expectPermitted checks that a sample naming ClusterForge cf is one its
+// tenants entries let some namespace manage: an entry allows each of its
+// owners (names or globs with * and ?, in any case), and for a site-admin
+// kind (User) that entry has siteAdmin: true.
+func expectPermitted(cf *forgev1.ClusterForge, u *unstructured.Unstructured, id string) {
+	GinkgoHelper()
+	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj)).To(Succeed())
+	managed, ok := obj.(forgev1.Managed)
+	Expect(ok).To(BeTrue(), "%s is a managed kind", id)
+	_, siteAdminOnly := obj.(forgev1.SiteAdminKind)
+	Expect(managed.ForgeOwners()).NotTo(BeEmpty(), id)
+	for _, owner := range managed.ForgeOwners() {
+		allowed := slices.ContainsFunc(cf.Spec.Tenants, func(t forgev1.ClusterForgeTenant) bool {
+			return (t.SiteAdmin || !siteAdminOnly) && slices.ContainsFunc(t.Owners, func(g forgev1.OwnerGlob) bool {
+				ok, err := path.Match(strings.ToLower(string(g)), strings.ToLower(owner))
+				return err == nil && ok
+			})
+		})
+		Expect(allowed).To(BeTrue(), "%s: no tenants entry of ClusterForge %s allows owner %s (siteAdmin needed: %t)", id, cf.Name, owner, siteAdminOnly)
+	}
+}

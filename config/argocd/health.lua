@@ -3,9 +3,11 @@
 --
 -- The operator writes kstatus conditions: Ready summarises the last pass,
 -- Reconciling is True while it waits for something that changes by itself
--- (a parent, a Secret, the Forge, a transient forge error), Stalled is True
--- when only a change by the user helps (credentials, a rejected spec, two
--- resources claiming one forge object, a forge without the API). Each
+-- (a parent, a Secret, the Forge, a transient forge error, a ClusterForge's
+-- deletion waiting for the resources that use it), Stalled is True when
+-- only a change by the user helps (credentials, a rejected spec, two
+-- resources claiming one forge object, a forge without the API, a
+-- ClusterForge that does not permit the namespace or owner). Each
 -- condition carries the generation it was written for.
 --
 -- Argo CD runs this with the base, table and package libraries only (no
@@ -39,6 +41,9 @@ local stallingReasons = {
   TooManyDeletions = true,
   -- A create answered with something that cannot be trusted.
   InvalidForgeAnswer = true,
+  -- The ClusterForge named does not let this namespace manage this owner
+  -- (or use User): only the platform's tenants entries can change that.
+  NotPermitted = true,
 }
 
 -- Waiting for something that comes by itself (a parent made in the same

@@ -67,8 +67,14 @@ import (
 
 const (
 	namespace = "forge-demo"
-	// operatorNamespace holds what the operator owns: its secret digest key.
+	// operatorNamespace holds what the operator owns: its secret digest key
+	// and the Secrets of ClusterForges (the manager's own namespace is the
+	// digest key's).
 	operatorNamespace = "forge-operator-system"
+	// tenantLabel is what the ClusterForge sample's siteAdmin entry selects
+	// besides the namespace named platform: the demo namespace wears it, so
+	// that the User sample may use the ClusterForge from there.
+	tenantLabel, tenantPlatform = "forge.forgeops.dev/tenant", "platform"
 	// Demo credentials: they exist only in this process and its fake forge.
 	demoToken = "demo-token-0123456789"
 )
@@ -208,6 +214,7 @@ func run(ctx context.Context, o options) error {
 	}
 	step("the demo keeps running; try:")
 	fmt.Printf("    kubectl --kubeconfig %s get forge -n %s\n", kubeconfig, namespace)
+	fmt.Printf("    kubectl --kubeconfig %s get clusterforges -o wide\n", kubeconfig)
 	fmt.Printf("    kubectl --kubeconfig %s describe labels.forge.forgeops.dev -n %s\n", kubeconfig, namespace)
 	fmt.Printf("    curl -H 'Authorization: token %s' %s/api/v1/orgs/acme/labels\n", demoToken, forgeURL)
 	fmt.Println("    Ctrl-C stops it.")
@@ -280,8 +287,11 @@ func createBasics(ctx context.Context, k8s client.Client) error {
 	objs := []client.Object{
 		// The manager creates its secret digest key here when the first hook needs it.
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: map[string]string{tenantLabel: tenantPlatform}}},
 		secret("gitea-token", "token", demoToken),
+		// The ClusterForge's token: read from the operator's namespace only.
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "platform-gitea-token"},
+			StringData: map[string]string{"token": demoToken}},
 		secret("acme-webhook", "secret", "demo-webhook-signing-secret"),
 		secret("acme-slack-webhook", "url", "https://hooks.slack.example.com/services/T0000/B0000/demo"),
 		secret("web-deploy-token", "token", "demo-deploy-token"),
@@ -303,8 +313,13 @@ func secret(name, key, value string) *corev1.Secret {
 // ref names an applied sample.
 type ref struct{ kind, name string }
 
-// applySamples creates the objects of config/samples in the demo namespace,
-// pointing the Forge at the fake forge.
+// connection reports whether kind is a connection to the forge rather than
+// a forge object.
+func connection(kind string) bool { return kind == "Forge" || kind == "ClusterForge" }
+
+// applySamples creates the objects of config/samples in the demo namespace
+// (the ClusterForge, cluster-scoped, in none), pointing the Forge and the
+// ClusterForge at the fake forge.
 func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]ref, error) {
 	samples, err := testenv.Samples()
 	if err != nil {
@@ -313,8 +328,14 @@ func applySamples(ctx context.Context, k8s client.Client, forgeURL string) ([]re
 	var applied []ref
 	for _, s := range samples {
 		u := s.Object
-		u.SetNamespace(namespace)
-		if u.GetKind() == "Forge" {
+		namespaced, err := k8s.IsObjectNamespaced(u)
+		if err != nil {
+			return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		if namespaced {
+			u.SetNamespace(namespace)
+		}
+		if connection(u.GetKind()) {
 			if err := unstructured.SetNestedField(u.Object, forgeURL, "spec", "url"); err != nil {
 				return nil, err
 			}
@@ -427,7 +448,7 @@ func printTable(ctx context.Context, k8s client.Client, refs []ref) error {
 		}
 		id := fmt.Sprint(rw.id)
 		switch {
-		case r.kind == "Forge":
+		case connection(r.kind):
 			id = "-" // a connection, not a forge object
 		case rw.set:
 			id = "repos:" + rw.repos // objects in many repositories: how many are in sync

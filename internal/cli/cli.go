@@ -94,11 +94,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	conn.bind(fs)
 	opts := export.Options{}
 	fs.StringVar(&opts.Org, "org", "", "the organization to export (required)")
-	fs.StringVar(&opts.ForgeRef, "forge-ref", "gitea", "the Forge the resources refer to")
+	forgeRef := fs.String("forge-ref", export.DefaultForgeRef, "the connection the resources refer to: NAME (a Forge in their namespace) or ClusterForge/NAME")
 	fs.StringVar(&opts.Namespace, "namespace", "", "namespace of the resources (default: none, kubectl's)")
 	fs.StringVar(&opts.Namespace, "n", "", "shorthand for --namespace")
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME] [-n NAMESPACE] [--token-file FILE] > org.yaml")
+		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME|ClusterForge/NAME] [-n NAMESPACE] [--token-file FILE] > org.yaml")
 		_, _ = fmt.Fprintln(stderr, "Writes the resources that describe what the forge holds for ORG, to adopt it without a change. The token comes from FORGE_TOKEN or --token-file.")
 		fs.PrintDefaults()
 	}
@@ -112,6 +112,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		_, _ = fmt.Fprintln(stderr, "export: --org is required")
 		return 1
 	}
+	ref, err := export.ParseForgeRef(*forgeRef)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "export: --forge-ref: %v\n", err)
+		return 1
+	}
+	opts.ForgeRef = ref
 	fc, err := conn.client()
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)

@@ -63,6 +63,18 @@ func TestExportCommand(t *testing.T) {
 			code: 1, stderrIs: `read organization "nope"`},
 		{name: "wrong token", env: "wrong", args: []string{"--url", srv.URL, "--org", "acme"},
 			code: 1, stderrIs: "401"},
+		{name: "a Forge by default", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme"},
+			code: 0, stdout: "spec:\n  deletionPolicy: Orphan\n  forgeRef:\n    name: gitea\n"},
+		{name: "a ClusterForge", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", "ClusterForge/shared"},
+			code: 0, stdout: "  forgeRef:\n    kind: ClusterForge\n    name: shared\n"},
+		{name: "a ClusterForge, kind in lower case", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", "clusterforge/shared"},
+			code: 0, stdout: "  forgeRef:\n    kind: ClusterForge\n    name: shared\n"},
+		{name: "a ClusterForge without a name", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", "ClusterForge/"},
+			code: 1, stderrIs: `export: --forge-ref: no name in "ClusterForge/": want NAME, Forge/NAME or ClusterForge/NAME`},
+		{name: "an empty --forge-ref", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", ""},
+			code: 1, stderrIs: `export: --forge-ref: no name in ""`},
+		{name: "an unknown kind", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", "Namespace/shared"},
+			code: 1, stderrIs: `export: --forge-ref: unknown kind "Namespace" in "Namespace/shared": want NAME, Forge/NAME or ClusterForge/NAME`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

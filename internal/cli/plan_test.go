@@ -669,3 +669,78 @@ spec:
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanClusterForgeReference: resources that name a ClusterForge plan
+// as those naming a Forge do (same lines, same exit code; the ClusterForge
+// itself is not planned), and a Forge and a ClusterForge of one name are
+// two connections: their resources do not conflict with each other, while
+// two under the same ClusterForge do.
+func TestPlanClusterForgeReference(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	plan := func(manifests string) (int, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+		if errOut.Len() > 0 {
+			t.Errorf("stderr: %s", errOut.String())
+		}
+		return code, out.String()
+	}
+	const resources = `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Organization
+metadata: {name: acme, namespace: team}
+spec: {forgeRef: REF, description: new}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: bug, namespace: team}
+spec: {forgeRef: REF, organization: acme, color: "#FF0000"}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: web-feature, namespace: team}
+spec: {forgeRef: REF, repository: acme/web, name: feature, color: "#00ff00"}
+`
+	const want = "Label team/bug: in sync\n" +
+		"Label team/web-feature: create\n" +
+		"Organization team/acme: update\n  description: \"old\" -> \"new\"\n" +
+		"Plan: 1 create, 1 update, 1 in sync.\n"
+	forgeCode, forgeText := plan(strings.ReplaceAll(resources, "REF", "{name: shared}"))
+	clusterCode, clusterText := plan(`apiVersion: forge.forgeops.dev/v1alpha1
+kind: ClusterForge
+metadata: {name: shared}
+spec:
+  url: https://git.example.com
+  auth: {tokenSecretRef: {name: shared-token}}
+  tenants: [{namespaces: [team], owners: [acme]}]
+---` + strings.ReplaceAll(resources, "REF", "{kind: ClusterForge, name: shared}"))
+	if forgeCode != 2 || forgeText != want {
+		t.Errorf("through Forge shared: exit code %d, output:\n%s\nwant 2 and:\n%s", forgeCode, forgeText, want)
+	}
+	if clusterCode != forgeCode || clusterText != forgeText {
+		t.Errorf("through ClusterForge shared: exit code %d, output:\n%s\nwant as through Forge shared (%d):\n%s", clusterCode, clusterText, forgeCode, forgeText)
+	}
+
+	const oneLabel = `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Label
+metadata: {name: NAME, namespace: team}
+spec: {forgeRef: REF, organization: acme, name: bug, color: "#ff0000"}
+`
+	label := func(name, ref string) string {
+		return strings.NewReplacer("NAME", name, "REF", ref).Replace(oneLabel)
+	}
+	code, text := plan(label("bug", "{name: shared}") + "---" + label("bug-cluster", "{kind: ClusterForge, name: shared}"))
+	if want := "Label team/bug: in sync\nLabel team/bug-cluster: in sync\nPlan: 2 in sync.\n"; code != 0 || text != want {
+		t.Errorf("a Forge and a ClusterForge of one name: exit code %d, output:\n%s\nwant 0 and:\n%s", code, text, want)
+	}
+	code, text = plan(label("bug-cluster", "{kind: ClusterForge, name: shared}") + "---" + label("bug-cluster-2", "{kind: ClusterForge, name: shared}"))
+	if want := "Label team/bug-cluster-2: conflict (label \"bug\" in organization acme is also managed by Label team/bug-cluster)\n"; code != 1 || !strings.Contains(text, want) {
+		t.Errorf("two resources under one ClusterForge: exit code %d, output:\n%s\nwant 1 and %q", code, text, want)
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

@@ -72,8 +72,10 @@ type Source interface {
 type Options struct {
 	// Org is the organization's name on the forge.
 	Org string
-	// ForgeRef names the Forge the resources refer to (default "gitea").
-	ForgeRef string
+	// ForgeRef is the connection the resources refer to: a Forge in their
+	// namespace (default "gitea") or a ClusterForge (ParseForgeRef reads
+	// the command line's form of it).
+	ForgeRef forgev1.ForgeReference
 	// Namespace of the resources; none when "".
 	Namespace string
 	// Server is the forge's URL, for the header comment.
@@ -82,10 +84,39 @@ type Options struct {
 	Now time.Time
 }
 
+// DefaultForgeRef is the Forge the resources refer to when none is given.
+const DefaultForgeRef = "gitea"
+
+// ParseForgeRef reads --forge-ref: NAME (a Forge in the resources'
+// namespace), Forge/NAME, or ClusterForge/NAME, the kind in any case.
+func ParseForgeRef(s string) (forgev1.ForgeReference, error) {
+	kind, name, qualified := strings.Cut(s, "/")
+	if !qualified {
+		kind, name = forgev1.ForgeKind, s
+	}
+	var ref forgev1.ForgeReference
+	switch {
+	case strings.EqualFold(kind, forgev1.ForgeKind):
+		// Forge is the default kind: written as a plain name, as before.
+	case strings.EqualFold(kind, forgev1.ClusterForgeKind):
+		ref.Kind = forgev1.ClusterForgeKind
+	default:
+		return ref, fmt.Errorf("unknown kind %q in %q: want NAME, Forge/NAME or ClusterForge/NAME", kind, s)
+	}
+	if name == "" {
+		return ref, fmt.Errorf("no name in %q: want NAME, Forge/NAME or ClusterForge/NAME", s)
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return ref, fmt.Errorf("%q is not a %s's name: %s", name, cmp.Or(ref.Kind, forgev1.ForgeKind), strings.Join(errs, "; "))
+	}
+	ref.Name = name
+	return ref, nil
+}
+
 // Export reads the organization and writes its resources to w.
 func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
-	if opts.ForgeRef == "" {
-		opts.ForgeRef = "gitea"
+	if opts.ForgeRef.Name == "" {
+		opts.ForgeRef = forgev1.ForgeReference{Name: DefaultForgeRef}
 	}
 	version, err := src.Version(ctx)
 	if err != nil {
@@ -142,10 +173,16 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	b.labelSets(org.Name, labelled)
 	b.branchProtections(org.Name, protected)
 
+	where := "a namespace holding " + opts.ForgeRef.String()
+	if opts.ForgeRef.Cluster() {
+		// A ClusterForge writes only for the namespaces and owners its
+		// tenants entries allow; elsewhere every object is NotPermitted.
+		where = fmt.Sprintf("a namespace that %s allows to manage %s", opts.ForgeRef, org.Name)
+	}
 	header := fmt.Sprintf("# forge-operator export of organization %s from %s (server version %s) at %s.\n"+
-		"# Applying it to a namespace holding Forge %q adopts every object without changing the forge;\n"+
+		"# Applying it to %s adopts every object without changing the forge;\n"+
 		"# every resource has deletionPolicy: Orphan, so deleting one never deletes the forge object.\n",
-		org.Name, opts.Server, version, opts.Now.UTC().Format(time.RFC3339), opts.ForgeRef)
+		org.Name, opts.Server, version, opts.Now.UTC().Format(time.RFC3339), where)
 	if _, err := io.WriteString(w, header); err != nil {
 		return err
 	}
@@ -313,7 +350,7 @@ func (b *builder) meta(kind, forgeName string, id int64) metav1.ObjectMeta {
 }
 
 func (b *builder) managed() forgev1.ManagedSpec {
-	return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: b.opts.ForgeRef}}
+	return forgev1.ManagedSpec{ForgeRef: b.opts.ForgeRef}
 }
 
 func (b *builder) organization(o *forge.Organization) {

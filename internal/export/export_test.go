@@ -343,3 +343,62 @@ func TestExportOwnersByPermission(t *testing.T) {
 		}
 	}
 }
+
+// TestExportForgeRef: every exported resource names the connection given,
+// a Forge by its name as before or a ClusterForge with its kind, and the
+// header says where the stream adopts without a write.
+func TestExportForgeRef(t *testing.T) {
+	fc, org := seed(t)
+	cases := []struct {
+		name, flag, ref, header string
+	}{
+		{"default", "", "forgeRef:\n    name: gitea\n", `namespace holding Forge "gitea" adopts`},
+		{"a Forge by name", "git-prod", "forgeRef:\n    name: git-prod\n", `namespace holding Forge "git-prod" adopts`},
+		{"a Forge by kind and name", "forge/git-prod", "forgeRef:\n    name: git-prod\n", `namespace holding Forge "git-prod" adopts`},
+		{"a ClusterForge", "ClusterForge/shared", "forgeRef:\n    kind: ClusterForge\n    name: shared\n",
+			`namespace that ClusterForge "shared" allows to manage Acme adopts`},
+		{"a ClusterForge, kind in lower case", "clusterforge/shared", "forgeRef:\n    kind: ClusterForge\n    name: shared\n",
+			`namespace that ClusterForge "shared" allows to manage Acme adopts`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com"}
+			if c.flag != "" {
+				ref, err := export.ParseForgeRef(c.flag)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.ForgeRef = ref
+			}
+			var out bytes.Buffer
+			if err := export.Export(context.Background(), fc, opts, &out); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			if !strings.Contains(text, c.header) {
+				t.Errorf("the header lacks %q:\n%s", c.header, text)
+			}
+			resources := strings.Count(text, "\nkind: ")
+			if n := strings.Count(text, "\n  "+c.ref); n != resources || resources == 0 {
+				t.Errorf("%d of %d resources have %q:\n%s", n, resources, c.ref, text)
+			}
+		})
+	}
+}
+
+func TestParseForgeRefRefusesWhatNamesNoConnection(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  `no name in ""`,
+		"ClusterForge/":     `no name in "ClusterForge/"`,
+		"Gitea/shared":      `unknown kind "Gitea" in "Gitea/shared": want NAME, Forge/NAME or ClusterForge/NAME`,
+		"/shared":           `unknown kind "" in "/shared"`,
+		"ClusterForge/a/b":  `"a/b" is not a ClusterForge's name`,
+		"Shared_Forge":      `"Shared_Forge" is not a Forge's name`,
+		"clusterforge/UP":   `"UP" is not a ClusterForge's name`,
+		"ClusterForges/abc": `unknown kind "ClusterForges"`,
+	} {
+		if _, err := export.ParseForgeRef(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseForgeRef(%q) = %v, want an error with %q", in, err, want)
+		}
+	}
+}

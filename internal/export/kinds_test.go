@@ -28,7 +28,9 @@ import (
 
 // notExported are the kinds export never writes, and why.
 var notExported = map[string]string{
-	"Forge": "the Forge is what the export is applied beside (--forge-ref)",
+	"Forge":        "the Forge is what the export is applied beside (--forge-ref)",
+	"ClusterForge": "the platform's connection, which the export names (--forge-ref ClusterForge/NAME)",
+	"User":         "users are the site's, not the organization's that export writes",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

@@ -415,6 +415,9 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if err := c.refuseWrite(cl); err != nil {
 		return nil, err
 	}
+	if err := checkWrite(ctx, cl); err != nil {
+		return nil, err
+	}
 	red := c.redactorFor(cl, secretsOf(ctx)...)
 	log := logr.FromContextOrDiscard(ctx).WithValues("forge", c.name, "method", cl.method, "route", cl.route)
 	if err := c.wait(ctx); err != nil {

@@ -290,6 +290,16 @@ func (r *Reconciler[T]) checkEvery(pass *Pass, obj T) time.Duration {
 func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy) (Outcome, error) {
 	spec := obj.GetManagedSpec()
 	status := obj.GetManagedStatus()
+	if spec.ForgeRef.Cluster() {
+		// Checked when the pass connects, and again before each write.
+		ctx = forge.WithWriteCheck(ctx, func(ctx context.Context) error {
+			why, err := r.notServed(ctx, obj)
+			if err != nil || why == "" {
+				return err
+			}
+			return notPermitted(Permission{Why: why})
+		})
+	}
 
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, obj, reads)

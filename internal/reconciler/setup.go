@@ -234,29 +234,41 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 	return slices.DeleteFunc(reqs, func(req ctrl.Request) bool { return req.NamespacedName == self })
 }
 
-// forgeChanged passes the updates of a Forge its resources' passes depend
-// on: its spec, its readiness (the Ready and Stalled conditions) and the
+// forgeChanged passes the updates of a Forge or ClusterForge its
+// resources' passes depend on: its spec, its readiness (the Ready and Stalled conditions) and the
 // server version it found. Its drift figures (status.driftScopes and
 // driftCheckIntervals) change as its resources come and go, and must not
 // re-run every one of them.
 type forgeChanged struct{ predicate.Funcs }
 
 func (forgeChanged) Update(e event.UpdateEvent) bool {
-	o, ok1 := e.ObjectOld.(*forgev1.Forge)
-	n, ok2 := e.ObjectNew.(*forgev1.Forge)
-	if !ok1 || !ok2 {
+	o, n := connectionStatus(e.ObjectOld), connectionStatus(e.ObjectNew)
+	if o == nil || n == nil {
 		return true
 	}
-	cond := func(f *forgev1.Forge, typ string) string {
-		if c := meta.FindStatusCondition(f.Status.Conditions, typ); c != nil {
+	cond := func(s *forgev1.ForgeStatus, typ string) string {
+		if c := meta.FindStatusCondition(s.Conditions, typ); c != nil {
 			return fmt.Sprintf("%s/%s/%d", c.Status, c.Reason, c.ObservedGeneration)
 		}
 		return ""
 	}
-	return o.Generation != n.Generation || o.Status.ServerVersion != n.Status.ServerVersion ||
+	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || o.ServerVersion != n.ServerVersion ||
 		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
 		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
-		!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
+		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+}
+
+// connectionStatus is the status of a Forge or ClusterForge (whose inUse
+// count, changing as resources come and go, is no change its resources
+// depend on either); nil for any other object.
+func connectionStatus(o client.Object) *forgev1.ForgeStatus {
+	switch c := o.(type) {
+	case *forgev1.Forge:
+		return &c.Status
+	case *forgev1.ClusterForge:
+		return &c.Status.ForgeStatus
+	}
+	return nil
 }
 
 // becameReady passes a Repository's update that makes it Ready.

@@ -330,6 +330,45 @@ status:
   conditions:
   - {type: Reconciling, status: "True", reason: Progressing, message: first pass, observedGeneration: 3}`,
 			"Progressing", "first pass"},
+		{"not permitted by its ClusterForge", head + `spec: {forgeRef: {kind: ClusterForge, name: shared}, organization: acme, color: d73a4a}
+status:
+  observedGeneration: 3
+  conditions:
+  - {type: Ready, status: "False", reason: NotPermitted, message: "ClusterForge \"shared\" does not let namespace acme manage owner acme: add a tenants entry selecting the namespace with an owners glob matching acme", observedGeneration: 3}
+  - {type: Stalled, status: "True", reason: NotPermitted, message: "ClusterForge \"shared\" does not let namespace acme manage owner acme: add a tenants entry selecting the namespace with an owners glob matching acme", observedGeneration: 3}`,
+			"Degraded", `ClusterForge "shared" does not let namespace acme manage owner acme: add a tenants entry selecting the namespace with an owners glob matching acme`},
+		{"not permitted, without Stalled", `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: User
+metadata: {name: ci-bot, namespace: platform, generation: 1}
+spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-bot, email: ci-bot@example.com}
+status:
+  observedGeneration: 1
+  conditions:
+  - {type: Ready, status: "False", reason: NotPermitted, message: "ClusterForge \"shared\" has no tenants entry with siteAdmin: true for namespace platform and user ci-bot", observedGeneration: 1}`,
+			"Degraded", `ClusterForge "shared" has no tenants entry with siteAdmin: true for namespace platform and user ci-bot`},
+		{"ClusterForge connected", `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ClusterForge
+metadata: {name: shared, generation: 2}
+spec: {url: "https://git.example.com", auth: {tokenSecretRef: {name: shared-token}}, tenants: [{namespaces: [team-a], owners: [team-a-*]}]}
+status:
+  observedGeneration: 2
+  inUse: 4
+  conditions:
+  - {type: Ready, status: "True", reason: Connected, message: connected as platform-bot to gitea 1.26.4, observedGeneration: 2}`,
+			"Healthy", "connected as platform-bot to gitea 1.26.4"},
+		{"ClusterForge deleted while in use", `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: ClusterForge
+metadata: {name: shared, generation: 2, deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [forge.forgeops.dev/finalizer]}
+status:
+  observedGeneration: 2
+  inUse: 2
+  conditions:
+  - {type: Ready, status: "True", reason: Connected, message: "in use by Organization team-a/acme and Repository team-a/web: deleting waits for them", observedGeneration: 2}
+  - {type: Reconciling, status: "True", reason: InUse, message: "in use by Organization team-a/acme and Repository team-a/web: deleting waits for them", observedGeneration: 2}`,
+			"Progressing", "in use by Organization team-a/acme and Repository team-a/web: deleting waits for them"},
 		{"Forge connected", `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Forge
@@ -375,9 +414,10 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 		forgev1.ReasonSynced, forgev1.ReasonSuspended, forgev1.ReasonUnauthorized, forgev1.ReasonRejected,
 		forgev1.ReasonConflict, forgev1.ReasonUnsupported, forgev1.ReasonForgeNotReady, forgev1.ReasonDriftDetected,
 		forgev1.ReasonNotFound, forgev1.ReasonForgeError, forgev1.ReasonDeleteBlocked, forgev1.ReasonParentNotFound,
+		forgev1.ReasonNotPermitted, forgev1.ReasonInUse,
 	}
 	stalling := []string{forgev1.ReasonUnauthorized, forgev1.ReasonRejected, forgev1.ReasonConflict, forgev1.ReasonUnsupported,
-		forgev1.ReasonDeleteBlocked, forgev1.ReasonDriftDetected, forgev1.ReasonNotFound}
+		forgev1.ReasonDeleteBlocked, forgev1.ReasonDriftDetected, forgev1.ReasonNotFound, forgev1.ReasonNotPermitted}
 
 	n := 0
 	for _, suspend := range []bool{false, true} {

@@ -129,6 +129,13 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 		{false, authorizationv1.ResourceAttributes{Verb: "create", Group: "events.k8s.io", Resource: "events", Namespace: out}},
 		// No ClusterRole holds the manager's rules: nothing is granted cluster-wide.
 		{false, authorizationv1.ResourceAttributes{Verb: "get", Group: forgev1.GroupVersion.Group, Resource: "forges", Namespace: out}},
+		// Nor anything cluster-scoped: this install serves no ClusterForge
+		// (cluster-scoped, its tenants selecting Namespaces by their labels),
+		// which no Role can grant.
+		{false, authorizationv1.ResourceAttributes{Verb: "list", Group: forgev1.GroupVersion.Group, Resource: "clusterforges"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "watch", Group: forgev1.GroupVersion.Group, Resource: "clusterforges"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "update", Group: forgev1.GroupVersion.Group, Resource: "clusterforges", Subresource: "status"}},
+		{false, authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}},
 		// Its own namespace: the secret digest key, created and then read by name, and no other Secret.
 		{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
 		{true, authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: namespace, Name: secretdigest.DefaultName}},
@@ -182,7 +189,9 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 	}
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: time.Minute, MaxConcurrentReconciles: 1,
 		BaseBackoff: 100 * time.Millisecond, MaxBackoff: time.Second, RequestTimeout: time.Second,
-		SecretDigestKey: types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName}}); err != nil {
+		SecretDigestKey: types.NamespacedName{Namespace: namespace, Name: secretdigest.DefaultName},
+		// As config/namespaced's --cluster-forges=false.
+		NoClusterForges: true}); err != nil {
 		t.Fatal(err)
 	}
 	mgrCtx, stop := context.WithCancel(ctx)

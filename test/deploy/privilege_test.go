@@ -133,13 +133,19 @@ func TestNamespacedGrantsTheManagerRoleInTheWatchedNamespacesOnly(t *testing.T) 
 	if len(watched) == 0 {
 		t.Fatalf("the Deployment's args %v set no --watch-namespaces", dep.Spec.Template.Spec.Containers[0].Args)
 	}
+	// It serves no ClusterForge: no Role can grant watching them.
+	if !slices.Contains(dep.Spec.Template.Spec.Containers[0].Args, "--cluster-forges=false") {
+		t.Errorf("the Deployment's args %v lack --cluster-forges=false", dep.Spec.Template.Spec.Containers[0].Args)
+	}
 	// Otherwise the Deployment is config/default's.
 	var defDep appsv1.Deployment
 	def.one(t, "Deployment", &defDep)
 	args := slices.DeleteFunc(slices.Clone(dep.Spec.Template.Spec.Containers[0].Args),
-		func(a string) bool { return strings.HasPrefix(a, "--watch-namespaces=") })
+		func(a string) bool {
+			return strings.HasPrefix(a, "--watch-namespaces=") || a == "--cluster-forges=false"
+		})
 	if !slices.Equal(args, defDep.Spec.Template.Spec.Containers[0].Args) {
-		t.Errorf("args %v, want config/default's %v plus --watch-namespaces", args, defDep.Spec.Template.Spec.Containers[0].Args)
+		t.Errorf("args %v, want config/default's %v plus --watch-namespaces and --cluster-forges=false", args, defDep.Spec.Template.Spec.Containers[0].Args)
 	}
 
 	// Cluster-wide, only the metrics RBAC: no ClusterRole holds any of the
