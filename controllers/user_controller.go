@@ -256,12 +256,12 @@ func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 		opt.Password = e.password.value
 		opt.MustChangePassword = new(e.obj.Spec.MustChangePassword != nil && *e.obj.Spec.MustChangePassword)
 	}
-	own, err := e.tokenUser(ctx)
-	if err != nil {
-		return err
-	}
-	if own {
-		if what := lockout(opt); what != "" {
+	if what := lockout(opt); what != "" {
+		own, err := e.tokenUser(ctx)
+		if err != nil {
+			return err
+		}
+		if own {
 			return reconciler.Stall(forgev1.ReasonRejected,
 				"user %q is the user the ClusterForge's credentials belong to: the operator never %s it, which would lock the operator out; nothing is written. Change the spec, or use other credentials for the ClusterForge",
 				e.found.Login, what)
