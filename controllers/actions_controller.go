@@ -81,26 +81,17 @@ func (actionsSecretKind) Describe(s *forgev1.ActionsSecret) string {
 }
 
 // Connect reads the Secret's version from the manager's cache, and leaves
-// its value to Observe, which reads it when it must. Without the cache
-// (plan), or with a Secret the cache does not hold, the value is read at
-// once: that read also tells a missing Secret.
+// its value to Observe, which reads it when it must (writeOnlyValue).
 func (k actionsSecretKind) Connect(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending, sent: k.sent,
-		reader: pass.Reader, digests: k.digests}
+		writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef, reader: pass.Reader, digests: k.digests}}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion sends no value
 	}
-	if pass.Metadata != nil {
-		rv, err := connection.SecretVersion(ctx, pass.Metadata, s.Namespace, s.Spec.ValueFrom.SecretKeyRef.Name)
-		if err == nil {
-			e.version = rv
-			return e, nil
-		}
-	}
-	if err := e.load(ctx); err != nil {
+	if err := e.connect(ctx, pass.Metadata); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -111,17 +102,8 @@ type actionsSecret struct {
 	fc      forge.Interface
 	scope   scope
 	pending bool
-	// reader reads the Secret's value; digests makes its record.
-	reader  client.Reader
-	digests *secretdigest.Digester
-	// version is the Secret's resourceVersion in the manager's cache, ""
-	// when unknown. loaded: value was read (or a plan could not read it:
-	// unknown); applied is the record of the value the forge should hold.
-	version   string
-	loaded    bool
-	value     string
-	applied   []forgev1.AppliedSecret
-	unknown   bool
+	// writeOnlyValue is the Secret's value the forge should hold.
+	writeOnlyValue
 	digestKey string
 	found     *forge.ActionsSecret
 	sent      *sentSecrets
@@ -133,52 +115,6 @@ func (e *actionsSecret) name() string { return secretName(e.obj) }
 // not under managementPolicy Observe, nor while the resource is deleted.
 func (e *actionsSecret) writes() bool {
 	return e.obj.Spec.ManagementPolicy != forgev1.ManagementPolicyObserve && e.obj.DeletionTimestamp.IsZero()
-}
-
-// load reads the Secret's value and makes its record, once per pass.
-func (e *actionsSecret) load(ctx context.Context) error {
-	if e.loaded || !e.obj.DeletionTimestamp.IsZero() {
-		return nil // a deletion sends no value
-	}
-	ref := &e.obj.Spec.ValueFrom.SecretKeyRef
-	v, rv, err := connection.SecretValue(ctx, e.reader, e.obj.Namespace, ref.Name, ref.Key)
-	switch {
-	case errors.Is(err, reconciler.ErrUnreadable):
-		e.unknown = true // plan without access to the cluster
-	case err != nil:
-		return err
-	default:
-		a, err := appliedRecord(ctx, e.digests, e.obj, fieldValueFrom, ref, v, rv)
-		switch {
-		case errors.Is(err, reconciler.ErrUnreadable):
-			e.unknown = true
-		case err != nil:
-			return err
-		default:
-			e.value, e.applied = v, []forgev1.AppliedSecret{a}
-		}
-	}
-	e.loaded = true
-	return nil
-}
-
-// want makes e.applied, the record of the value the forge should hold.
-// When the Secret is, by its version in the manager's cache, the one the
-// value recorded in have was sent from (and that record's digest is under
-// the current key), the value is the one sent: have's record stands and
-// nothing is read. Otherwise, and always for a write (which sends the
-// value), the Secret is read. A cache that lags a write of the Secret
-// only delays the read: the write's event brings another pass.
-func (e *actionsSecret) want(ctx context.Context, have []forgev1.AppliedSecret, write bool) error {
-	if !write && !e.loaded && e.version != "" {
-		ref := &e.obj.Spec.ValueFrom.SecretKeyRef
-		h, ok := appliedFor(have, fieldValueFrom)
-		if ok && h.Name == ref.Name && h.Key == ref.Key && h.ResourceVersion == e.version && e.digests.Current(ctx, h.Digest) {
-			e.applied = []forgev1.AppliedSecret{h}
-			return nil
-		}
-	}
-	return e.load(ctx)
 }
 
 func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {

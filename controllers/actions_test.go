@@ -59,7 +59,8 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 		t.Helper()
 		s := stale()
 		e := &actionsSecret{obj: s, fc: secretsForge{}, scope: actionsScope(&s.Spec.ActionsScope),
-			loaded: true, applied: []forgev1.AppliedSecret{newDigest}, sent: sent}
+			writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef,
+				loaded: true, applied: []forgev1.AppliedSecret{newDigest}}, sent: sent}
 		obs, err := e.Observe(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -61,7 +61,8 @@ type UserSpec struct {
 	Restricted *bool `json:"restricted,omitempty"`
 
 	// admin makes the user a site administrator. The credentials' own user
-	// is never demoted.
+	// is never demoted (nor deactivated, barred from signing in or made to
+	// change its password: each would lock the operator out).
 	// +optional
 	Admin *bool `json:"admin,omitempty"`
 
@@ -74,9 +75,10 @@ type UserSpec struct {
 	ProhibitLogin *bool `json:"prohibitLogin,omitempty"`
 
 	// passwordSecretRef selects the password in a Secret of the resource's
-	// namespace. It is written on create and whenever the Secret's value
-	// changes (compared by a keyed digest); the forge's password is never
-	// read. Without it a created user gets a random password nobody knows.
+	// namespace. It is written on create, once when an existing user is
+	// adopted, and whenever the Secret's value changes (compared by a keyed
+	// digest); the forge's password is never read. Without it a created user
+	// gets a random password nobody knows.
 	// +optional
 	PasswordSecretRef *SecretKeySelector `json:"passwordSecretRef,omitempty"`
 

@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // Users as Gitea 1.24 to 1.26 serve them (read in routers/api/v1/admin/
@@ -55,11 +57,49 @@ import (
 //     user was the last owner of is deleted with its repositories. Deleting
 //     also drops the user's collaborations, team memberships and the
 //     entries of branch protection allow-lists.
+//   - PATCH (EditUser; services/user/update.go and email.go) checks the site
+//     admin, resolves {username} (404), then binds the body: a body that
+//     does not decode is 422, then the rules in field order, the first
+//     failing one reported: "[LoginName]: Required" (login_name is
+//     required), MaxSize of email (254), full_name (100), password (255),
+//     website (OmitEmpty;ValidUrl: "[Website]: Url"; 255), location (50),
+//     description (255), visibility In(,public,limited,private). Then, in
+//     three steps each saved on its own:
+//     1. UpdateAuth: a source_id other than 0 must name an authentication
+//     source (the fake has none: 500 "login source does not exist [id:
+//     N]"); login_name is always written as sent; a non-empty password is
+//     checked (under 8 bytes: 400 "password must be at least 8
+//     characters") and set; must_change_password and prohibit_login change
+//     when sent. A password changed signs the account in with it.
+//     2. The email when sent: the same address in another case changes
+//     nothing; else its characters (400 "e-mail address contains
+//     unsupported character [email: X]") and form (400 "e-mail invalid
+//     [email: X]"), then an address another user holds, primary or not, is
+//     400 "e-mail already in use [email: X]". 1.24 keeps the old primary
+//     address as another of the user's (so it stays in use, and the user
+//     may take it back); 1.25 and 1.26 replace it. Step 1 stays saved
+//     when this fails.
+//     3. UpdateUser: full_name, website, location, description, active,
+//     restricted and visibility when sent ("" leaves it); admin when sent,
+//     but demoting the last site admin is 400 "can not delete the last
+//     admin user [uid: N]" and saves nothing of this step.
+//     200 with the user as the admin reads it. An organization is edited
+//     too (its name, full_name, website, location, description and
+//     visibility as an organization's; its email: 1.24 answers 500 "Email
+//     address does not exist [email: ]" unless another user holds the
+//     address, 1.25 sets it unchecked, 1.26 answers 500 "user X is an
+//     organization"); the account flags it is sent are not kept here,
+//     nothing reads them on an organization.
+//   - A signed-in account (token or password) that is inactive or
+//     prohibited from signing in, or that must change its password, is
+//     refused on every route (server.go, signInRefusal); a password of an
+//     account prohibited from signing in is a 401 like a wrong one.
 
 // userRoutes serves the admin user API, a user's profile and the search.
 func (s *Server) userRoutes(h func(string, func(*rc))) {
 	h("GET /api/v1/admin/users", s.adminListUsers)
 	h("POST /api/v1/admin/users", s.adminCreateUser)
+	h("PATCH /api/v1/admin/users/{user}", s.adminEditUser)
 	h("DELETE /api/v1/admin/users/{user}", s.adminDeleteUser)
 	h("GET /api/v1/users/search", s.searchUsers)
 	h("GET /api/v1/users/{user}", s.getUser)
@@ -115,12 +155,13 @@ func (c *rc) userJSON(u *user) map[string]any {
 		"id": u.id, "login": u.login, "login_name": "", "source_id": 0, "full_name": u.fullName,
 		"email": email, "avatar_url": c.s.root + "/avatars/" + strconv.FormatInt(u.id, 10),
 		"html_url": c.s.root + "/" + url.PathEscape(u.login), "language": "", "is_admin": false,
-		"last_login": time.Time{}, "created": u.created, "restricted": false, "active": false,
-		"prohibit_login": false, "location": "", "website": "", "description": "",
+		"last_login": time.Time{}, "created": u.created, "restricted": u.restricted, "active": false,
+		"prohibit_login": false, "location": u.location, "website": u.website, "description": u.description,
 		"visibility": u.visibility, "followers_count": 0, "following_count": 0, "starred_repos_count": 0,
+		"username": u.login, // api.User.MarshalJSON's compatibility field
 	}
 	if authed {
-		j["is_admin"], j["login_name"], j["active"] = u.admin, u.loginName, true
+		j["is_admin"], j["login_name"], j["active"], j["prohibit_login"] = u.admin, u.loginName, !u.inactive, u.prohibitLogin
 	}
 	return j
 }
@@ -134,7 +175,8 @@ func hostOf(root string) string {
 
 // asUser is an organization as /users/{username} serves it.
 func (o *org) asUser() *user {
-	return &user{id: o.id, login: o.name, fullName: o.fullName, email: o.email, visibility: o.visibility}
+	return &user{id: o.id, login: o.name, fullName: o.fullName, email: o.email, visibility: o.visibility,
+		website: o.website, location: o.location, description: o.description}
 }
 
 // getUser is GET /users/{username}. A user the caller may not see is 404
@@ -187,7 +229,20 @@ func (s *Server) adminListUsers(c *rc) {
 			return
 		}
 	}
-	servePage(c, users, true, c.userJSON)
+	servePage(c, c.byLoginSource(users, q), true, c.userJSON)
+}
+
+// byLoginSource applies the listing's login_name (exact) and source_id
+// filters, which every release reads: the fake has no authentication
+// sources, so a source_id above 0 selects no one.
+func (c *rc) byLoginSource(users []*user, q url.Values) []*user {
+	if name := strings.TrimSpace(q.Get("login_name")); name != "" {
+		users = slices.DeleteFunc(users, func(u *user) bool { return u.loginName != name })
+	}
+	if id, _ := strconv.ParseInt(q.Get("source_id"), 10, 64); id > 0 {
+		users = nil
+	}
+	return users
 }
 
 // filterUsers applies the 1.26 admin listing's parameters; false after a 422.
@@ -220,9 +275,16 @@ func (c *rc) filterUsers(users []*user, q url.Values) ([]*user, bool) {
 		}
 		users = slices.DeleteFunc(users, func(u *user) bool { return u.visibility != v })
 	}
-	if v := q.Get("is_admin"); v != "" {
-		admin, _ := strconv.ParseBool(v)
-		users = slices.DeleteFunc(users, func(u *user) bool { return u.admin != admin })
+	for param, has := range map[string]func(*user) bool{
+		"is_admin":          func(u *user) bool { return u.admin },
+		"is_active":         func(u *user) bool { return !u.inactive },
+		"is_restricted":     func(u *user) bool { return u.restricted },
+		"is_prohibit_login": func(u *user) bool { return u.prohibitLogin },
+	} {
+		if v := q.Get(param); v != "" {
+			want, _ := strconv.ParseBool(v)
+			users = slices.DeleteFunc(users, func(u *user) bool { return has(u) != want })
+		}
 	}
 	if kw := strings.ToLower(strings.TrimSpace(q.Get("q"))); kw != "" {
 		users = slices.DeleteFunc(users, func(u *user) bool { return !u.matches(kw) })
@@ -332,7 +394,13 @@ func (s *Server) adminCreateUser(c *rc) {
 		return
 	}
 	u := &user{login: req.Username, email: req.Email, fullName: req.FullName, loginName: req.LoginName,
-		visibility: req.Visibility}
+		visibility: req.Visibility, password: req.Password, mustChangePassword: true}
+	if req.MustChangePassword != nil {
+		u.mustChangePassword = *req.MustChangePassword
+	}
+	if req.Restricted != nil {
+		u.restricted = *req.Restricted
+	}
 	if req.Created != nil {
 		u.created = req.Created.UTC().Truncate(time.Second)
 	}
@@ -348,21 +416,28 @@ func (s *Server) checkNewUser(name, email string) string {
 	if msg := nameReserved(name, reservedUsernames, reservedUserPatterns); msg != "" {
 		return msg
 	}
-	if !emailChars.MatchString(email) {
-		return "e-mail address contains unsupported character [email: " + email + "]"
-	}
-	if _, err := mail.ParseAddress(email); err != nil || email[0] == '-' {
-		return "e-mail invalid [email: " + email + "]"
+	if msg := checkEmail(email); msg != "" {
+		return msg
 	}
 	if s.userByLogin(name) != nil || s.orgByName(name) != nil {
 		return "user already exists [name: " + name + "]"
 	}
-	for _, u := range s.users {
-		if strings.EqualFold(u.mail(), email) {
-			return "e-mail already in use [email: " + email + "]"
-		}
+	if s.emailHolder(email) != nil {
+		return "e-mail already in use [email: " + email + "]"
 	}
 	return ""
+}
+
+// emailHolder is the user who holds email (without case) as their
+// primary address or another one; nil when no one does. Organizations'
+// addresses are no email addresses of the forge's.
+func (s *Server) emailHolder(email string) *user {
+	for _, u := range s.users {
+		if strings.EqualFold(u.mail(), email) || slices.ContainsFunc(u.otherEmails, func(e string) bool { return strings.EqualFold(e, email) }) {
+			return u
+		}
+	}
+	return nil
 }
 
 // adminDeleteUser is DELETE /admin/users/{username}[?purge=true]: 204.
@@ -458,4 +533,246 @@ func (s *Server) removeUser(u *user) {
 		b.mergeUsers, b.approvalsUsers = drop(b.mergeUsers), drop(b.approvalsUsers)
 	}
 	s.users = slices.DeleteFunc(s.users, func(x *user) bool { return x == u })
+}
+
+// editUserReq is EditUserOption.
+type editUserReq struct {
+	SourceID                int64   `json:"source_id"`
+	LoginName               string  `json:"login_name"`
+	Email                   *string `json:"email"`
+	FullName                *string `json:"full_name"`
+	Password                string  `json:"password"`
+	MustChangePassword      *bool   `json:"must_change_password"`
+	Website                 *string `json:"website"`
+	Location                *string `json:"location"`
+	Description             *string `json:"description"`
+	Active                  *bool   `json:"active"`
+	Admin                   *bool   `json:"admin"`
+	AllowGitHook            *bool   `json:"allow_git_hook"`
+	AllowImportLocal        *bool   `json:"allow_import_local"`
+	MaxRepoCreation         *int    `json:"max_repo_creation"`
+	ProhibitLogin           *bool   `json:"prohibit_login"`
+	AllowCreateOrganization *bool   `json:"allow_create_organization"`
+	Restricted              *bool   `json:"restricted"`
+	Visibility              string  `json:"visibility"`
+}
+
+// check is the binding of EditUserOption, fields in order; a nil pointer
+// is checked as its zero value.
+func (req *editUserReq) check() string {
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	switch website := str(req.Website); {
+	case req.LoginName == "":
+		return "[LoginName]: Required"
+	case !maxSize(str(req.Email), 254):
+		return "[Email]: MaxSize"
+	case !maxSize(str(req.FullName), 100):
+		return "[FullName]: MaxSize"
+	case !maxSize(req.Password, 255):
+		return "[Password]: MaxSize"
+	case website != "" && !isValidURL(website):
+		return "[Website]: Url"
+	case !maxSize(website, 255):
+		return "[Website]: MaxSize"
+	case !maxSize(str(req.Location), 50):
+		return "[Location]: MaxSize"
+	case !maxSize(str(req.Description), 255):
+		return "[Description]: MaxSize"
+	}
+	switch req.Visibility {
+	case "", "public", "limited", "private":
+		return ""
+	}
+	return "[Visibility]: In"
+}
+
+// adminEditUser is PATCH /admin/users/{username}: see the file's comment.
+func (s *Server) adminEditUser(c *rc) {
+	if !c.requireSiteAdmin() {
+		return
+	}
+	u, o := c.account()
+	if u == nil && o == nil {
+		return
+	}
+	var req editUserReq
+	if !c.bind(&req) {
+		return
+	}
+	if msg := req.check(); msg != "" {
+		c.validation(msg)
+		return
+	}
+	if o != nil {
+		c.editOrgAsUser(o, &req)
+		return
+	}
+	// 1. UpdateAuth.
+	if req.SourceID != 0 {
+		c.error(http.StatusInternalServerError, fmt.Sprintf("login source does not exist [id: %d]", req.SourceID))
+		return
+	}
+	if req.Password != "" && len(req.Password) < minPasswordLength {
+		c.error(http.StatusBadRequest, fmt.Sprintf("password must be at least %d characters", minPasswordLength))
+		return
+	}
+	u.loginName = req.LoginName
+	if req.Password != "" {
+		u.password = req.Password
+	}
+	setIf(&u.mustChangePassword, req.MustChangePassword)
+	setIf(&u.prohibitLogin, req.ProhibitLogin)
+	// 2. The primary email.
+	if req.Email != nil {
+		if status, msg := c.replaceEmail(u, *req.Email); status != 0 {
+			c.error(status, msg)
+			return
+		}
+	}
+	// 3. UpdateUser: nothing of it is saved when the demotion is refused.
+	if req.Admin != nil && !*req.Admin && u.admin && s.admins() <= 1 {
+		c.error(http.StatusBadRequest, fmt.Sprintf("can not delete the last admin user [uid: %d]", u.id))
+		return
+	}
+	setIf(&u.fullName, req.FullName)
+	setIf(&u.website, req.Website)
+	setIf(&u.location, req.Location)
+	setIf(&u.description, req.Description)
+	if req.Active != nil {
+		u.inactive = !*req.Active
+	}
+	setIf(&u.restricted, req.Restricted)
+	setIf(&u.admin, req.Admin)
+	if req.Visibility != "" {
+		u.visibility = req.Visibility
+	}
+	c.json(http.StatusOK, c.userJSON(u))
+}
+
+// replaceEmail sets u's primary email as the release does (step 2); the
+// status and message of a refusal, 0 when done.
+func (c *rc) replaceEmail(u *user, email string) (int, string) {
+	if strings.EqualFold(u.mail(), email) {
+		return 0, ""
+	}
+	if msg := checkEmail(email); msg != "" {
+		return http.StatusBadRequest, msg
+	}
+	if h := c.s.emailHolder(email); h != nil && h != u {
+		return http.StatusBadRequest, "e-mail already in use [email: " + email + "]"
+	}
+	same := func(e string) bool { return strings.EqualFold(e, email) }
+	if c.giteaBefore(25) {
+		// The old primary stays the user's; one of theirs becomes primary.
+		u.otherEmails = append(slices.DeleteFunc(u.otherEmails, same), u.mail())
+	} else if slices.ContainsFunc(u.otherEmails, same) {
+		// 1.25 on: an address the user holds already, not as primary.
+		return http.StatusBadRequest, "e-mail already in use [email: " + email + "]"
+	}
+	u.email = email
+	return 0, ""
+}
+
+// checkEmail is validateEmailBasic: "" when email is acceptable.
+func checkEmail(email string) string {
+	if email == "" {
+		return "e-mail invalid [email: ]"
+	}
+	if !emailChars.MatchString(email) {
+		return "e-mail address contains unsupported character [email: " + email + "]"
+	}
+	if _, err := mail.ParseAddress(email); err != nil || email[0] == '-' {
+		return "e-mail invalid [email: " + email + "]"
+	}
+	return ""
+}
+
+// editOrgAsUser is PATCH /admin/users/{org}: the organization's own fields
+// change; its email as the release has it (see the file's comment).
+func (c *rc) editOrgAsUser(o *org, req *editUserReq) {
+	if req.SourceID != 0 {
+		c.error(http.StatusInternalServerError, fmt.Sprintf("login source does not exist [id: %d]", req.SourceID))
+		return
+	}
+	if req.Password != "" && len(req.Password) < minPasswordLength {
+		c.error(http.StatusBadRequest, fmt.Sprintf("password must be at least %d characters", minPasswordLength))
+		return
+	}
+	if e := req.Email; e != nil && !strings.EqualFold(o.email, *e) {
+		msg := checkEmail(*e)
+		status := http.StatusBadRequest
+		switch {
+		case msg != "":
+		case c.giteaBefore(25) && c.s.emailHolder(*e) != nil:
+			msg = "e-mail already in use [email: " + *e + "]"
+		case c.giteaBefore(25):
+			status, msg = http.StatusInternalServerError, "Email address does not exist [email: ]"
+		case !c.giteaBefore(26):
+			status, msg = http.StatusInternalServerError, "user "+o.name+" is an organization"
+		}
+		if msg != "" {
+			c.error(status, msg)
+			return
+		}
+		o.email = *e
+	}
+	setIf(&o.fullName, req.FullName)
+	setIf(&o.website, req.Website)
+	setIf(&o.location, req.Location)
+	setIf(&o.description, req.Description)
+	if req.Visibility != "" {
+		o.visibility = req.Visibility
+	}
+	c.json(http.StatusOK, c.userJSON(o.asUser()))
+}
+
+// admins counts the site admins (IsLastAdminUser counts individual
+// accounts only).
+func (s *Server) admins() int {
+	n := 0
+	for _, u := range s.users {
+		if u.admin {
+			n++
+		}
+	}
+	return n
+}
+
+// giteaBefore reports whether the fake answers as Gitea 1.x for an x
+// below minor; false for Forgejo and an unstamped version (which answer
+// as the newest Gitea).
+func (c *rc) giteaBefore(minor int) bool {
+	flavor, semver, ok := forge.ParseVersion(c.s.version)
+	if !ok || flavor != forge.FlavorGitea {
+		return false
+	}
+	var major, m int
+	_, _ = fmt.Sscanf(semver, "%d.%d", &major, &m)
+	return major == 1 && m < minor
+}
+
+// setIf copies *src into *dst when src is set.
+func setIf[V any](dst *V, src *V) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// User gives an account as the site admin reads it; false when there is
+// none of that name (any case).
+func (s *Server) User(login string) (forge.User, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.userByLogin(login)
+	if u == nil {
+		return forge.User{}, false
+	}
+	return forge.User{ID: u.id, Login: u.login, FullName: u.fullName, Email: u.mail(), IsAdmin: u.admin,
+		Restricted: u.restricted, Active: !u.inactive, ProhibitLogin: u.prohibitLogin, Visibility: u.visibility,
+		LoginName: u.loginName}, true
 }

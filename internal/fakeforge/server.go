@@ -252,7 +252,19 @@ type user struct {
 	admin bool
 	// What the admin API sets (handlers_users.go).
 	email, fullName, loginName, visibility string
+	website, location, description         string
 	created                                time.Time
+	// password signs in with HTTP Basic ("" never: the configured
+	// accounts use their token); otherEmails are addresses the account
+	// holds besides its primary one (Gitea 1.24 keeps the old primary
+	// when an admin changes it).
+	password    string
+	otherEmails []string
+	restricted  bool
+	// inactive, prohibitLogin and mustChangePassword refuse the account's
+	// requests once signed in (signInRefusal); prohibitLogin also its
+	// password.
+	inactive, prohibitLogin, mustChangePassword bool
 }
 
 // mail is the user's email; a configured account has none of its own and
@@ -281,7 +293,12 @@ func (s *Server) serveForge(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if strings.HasPrefix(r.URL.Path, "/api/v1/") || r.URL.Path == "/api/v1" {
 		doer, status, msg := s.authenticate(r)
-		if status != 0 {
+		switch {
+		case status == http.StatusForbidden && msg == "":
+			// verifyAuthWithOptions answers with a message alone, no url.
+			writeJSON(w, status, map[string]string{"message": s.signInRefusal(doer, rootOf(r))})
+			return
+		case status != 0:
 			writeError(w, r, s.currentFlavor(), status, msg)
 			return
 		}
@@ -320,9 +337,14 @@ func (s *Server) authenticate(r *http.Request) (*user, int, string) {
 			doer = s.userByToken(pass) // a token stands in for the password
 		case s.userByToken(name) != nil && (pass == "" || pass == "x-oauth-basic"):
 			doer = s.userByToken(name)
+		case s.signIn(name, pass) != nil:
+			doer = s.signIn(name, pass)
 		default:
 			return nil, http.StatusUnauthorized, "invalid username, password or token"
 		}
+	}
+	if doer.refused() {
+		return doer, http.StatusForbidden, "" // signInRefusal says why
 	}
 	sudo := r.URL.Query().Get("sudo")
 	if sudo == "" {
@@ -339,6 +361,45 @@ func (s *Server) authenticate(r *http.Request) (*user, int, string) {
 		doer = target
 	}
 	return doer, 0, ""
+}
+
+// signIn is UserSignIn for a local account: its name or primary email
+// (without case) and its password; an account that may not sign in
+// (prohibit_login) is refused like a wrong password.
+func (s *Server) signIn(name, pass string) *user {
+	if pass == "" {
+		return nil
+	}
+	for _, u := range s.users {
+		if u.password == pass && !u.prohibitLogin && (strings.EqualFold(u.login, name) || strings.EqualFold(u.mail(), name)) {
+			return u
+		}
+	}
+	return nil
+}
+
+// signInRefusal is what verifyAuthWithOptions answers (403) an account
+// that signed in but may not act: inactive or prohibited from signing in,
+// then one that must change its password first (setting.AppURL ends in a
+// slash; the message adds another). "" for anyone else.
+func (s *Server) signInRefusal(doer *user, root string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !doer.refused():
+		return ""
+	case doer.inactive || doer.prohibitLogin:
+		return "This account is prohibited from signing in, please contact your site administrator."
+	case doer.mustChangePassword:
+		return "You must change your password. Change it at: " + root + "//user/change_password"
+	}
+	return ""
+}
+
+// refused reports whether a signed-in account may not act (signInRefusal);
+// the real caller is asked, before any sudo.
+func (u *user) refused() bool {
+	return u != nil && (u.inactive || u.prohibitLogin || u.mustChangePassword)
 }
 
 func (s *Server) userByToken(tok string) *user {

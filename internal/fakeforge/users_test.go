@@ -135,3 +135,54 @@ func TestUsersSearch(t *testing.T) {
 		t.Fatalf("search: %d %s", status, body)
 	}
 }
+
+// An admin's change of a user's email: 1.24 keeps the old address as the
+// user's (still in use, theirs to take back); 1.25 on frees it. The
+// contract suite checks the release the fake reports by default (and
+// each live one); this checks the older ones on the fake.
+func TestUserEditEmailByRelease(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		kept    bool
+	}{{"1.24.6", true}, {"1.25.5", false}, {DefaultVersion, false}} {
+		t.Run(tc.version, func(t *testing.T) {
+			_, ts, _ := setup(t, WithVersion(tc.version))
+			createUser(t, ts.URL, "amy")
+			path := ts.URL + "/api/v1/admin/users/amy"
+			if status, body := do(t, http.MethodPatch, path, map[string]any{"login_name": "amy", "email": "new@example.org"}); status != http.StatusOK {
+				t.Fatalf("edit: %d %s", status, body)
+			}
+			status, body := do(t, http.MethodPost, ts.URL+"/api/v1/admin/users",
+				map[string]any{"username": "bob", "email": "AMY@example.org", "password": "long-enough"})
+			if want := map[bool]int{true: http.StatusUnprocessableEntity, false: http.StatusCreated}[tc.kept]; status != want {
+				t.Fatalf("create with amy's old address: %d %s, want %d", status, body, want)
+			}
+			if tc.kept {
+				if status, body := do(t, http.MethodPatch, path, map[string]any{"login_name": "amy", "email": "amy@example.org"}); status != http.StatusOK {
+					t.Fatalf("take the old address back: %d %s", status, body)
+				}
+			}
+		})
+	}
+}
+
+// The 1.26 listing's account filters read what an edit set.
+func TestUsersListAccountFilters(t *testing.T) {
+	_, ts, _ := setup(t)
+	createUser(t, ts.URL, "amy")
+	createUser(t, ts.URL, "bob")
+	if status, body := do(t, http.MethodPatch, ts.URL+"/api/v1/admin/users/bob", map[string]any{
+		"login_name": "ext-bob", "active": false, "restricted": true, "prohibit_login": true}); status != http.StatusOK {
+		t.Fatalf("edit: %d %s", status, body)
+	}
+	list := ts.URL + "/api/v1/admin/users?"
+	for query, want := range map[string][]string{
+		"is_active=false": {"bob"}, "is_active=true": {"amy", DefaultLogin},
+		"is_restricted=true": {"bob"}, "is_prohibit_login=true": {"bob"},
+		"login_name=ext-bob": {"bob"}, "source_id=3": nil,
+	} {
+		if diff := cmp.Diff(want, logins(t, list+query)); diff != "" {
+			t.Fatalf("%s (-want +got):\n%s", query, diff)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type Interface interface {
 	TeamsClient
 	ActionsClient
 	BranchProtectionsClient
+	UsersClient
 }
 
 // ServerClient reads who and what the server is.

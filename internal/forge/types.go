@@ -24,13 +24,23 @@ import (
 	"strings"
 )
 
-// User is the forge's view of an account (GET /user, repository owners).
+// User is the forge's view of an account (GET /user, repository owners,
+// the admin listing). IsAdmin, Active, ProhibitLogin, LoginName and
+// SourceID read false, zero or "" unless the caller is the site admin or
+// the user; Email is "" to an anonymous caller. The forge does not report
+// must_change_password.
 type User struct {
-	ID       int64  `json:"id"`
-	Login    string `json:"login"`
-	FullName string `json:"full_name,omitempty"`
-	Email    string `json:"email,omitempty"`
-	IsAdmin  bool   `json:"is_admin"`
+	ID            int64  `json:"id"`
+	Login         string `json:"login"`
+	FullName      string `json:"full_name,omitempty"`
+	Email         string `json:"email,omitempty"`
+	IsAdmin       bool   `json:"is_admin"`
+	Restricted    bool   `json:"restricted,omitempty"`
+	Active        bool   `json:"active,omitempty"`
+	ProhibitLogin bool   `json:"prohibit_login,omitempty"`
+	Visibility    string `json:"visibility,omitempty"`
+	LoginName     string `json:"login_name,omitempty"`
+	SourceID      int64  `json:"source_id,omitempty"`
 }
 
 // Organization mirrors the forge's Organization object.

@@ -1,0 +1,385 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// RBAC of the User controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=users,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=users/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=users/finalizers,verbs=update
+
+// fieldPassword is the field status.appliedSecrets records the password under.
+const fieldPassword = "passwordSecretRef"
+
+// userKind manages user accounts through the admin API (the loop lets only
+// a ClusterForge tenants entry with siteAdmin: true through): observed
+// from the admin listing of users by status.id, else adopted by name
+// (without case); created by POST /admin/users; edited field by field; the
+// password, which the forge never gives back, written when its Secret's
+// keyed digest differs from the one recorded (status.appliedSecrets);
+// deleted, under deletionPolicy Delete, without purging. The credentials'
+// own user (the connection's status.login) is never demoted, locked out
+// or deleted.
+type userKind struct {
+	kindBase[forgev1.User, forgev1.UserList]
+	digests *secretdigest.Digester
+	sent    *sentSecrets
+}
+
+func (userKind) Secrets(u *forgev1.User) []string {
+	if ref := u.Spec.PasswordSecretRef; ref != nil {
+		return []string{ref.Name}
+	}
+	return nil
+}
+
+// Key: user and organization names are case-insensitive on the forge.
+func (userKind) Key(u *forgev1.User) string {
+	return "user:" + strings.ToLower(string(u.Spec.Username))
+}
+
+func (userKind) Describe(u *forgev1.User) string {
+	return fmt.Sprintf("user %q", u.Spec.Username)
+}
+
+// Connect reads the password Secret's version from the manager's cache;
+// its value is read only when it is sent or compared (writeOnlyValue).
+func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &userExt{obj: u, fc: pass.Forge, web: pass.WebURL, login: pass.Login, pending: pass.Pending, sent: k.sent}
+	if k.digests != nil {
+		e.digestKey = k.digests.Ref().String()
+	}
+	ref := u.Spec.PasswordSecretRef
+	if ref == nil {
+		return e, nil
+	}
+	e.password = &writeOnlyValue{obj: u, field: fieldPassword, ref: ref, reader: pass.Reader, digests: k.digests}
+	if !u.DeletionTimestamp.IsZero() {
+		return e, nil // a deletion sends no password
+	}
+	if err := e.password.connect(ctx, pass.Metadata); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+type userExt struct {
+	obj     *forgev1.User
+	fc      forge.Interface
+	web     string
+	login   string // the credentials' own user; "" until read (tokenUser)
+	pending bool
+	// password is the Secret's value the account should have; nil when
+	// spec.passwordSecretRef is unset.
+	password  *writeOnlyValue
+	digestKey string
+	sent      *sentSecrets
+	found     *forge.User
+	// sendPassword: Observe found the Secret's value other than the one
+	// recorded as sent.
+	sendPassword bool
+}
+
+func (e *userExt) name() string { return string(e.obj.Spec.Username) }
+
+// writes reports whether a pass may write to the account: not under
+// managementPolicy Observe, nor while the resource is deleted.
+func (e *userExt) writes() bool {
+	return e.obj.Spec.ManagementPolicy != forgev1.ManagementPolicyObserve && e.obj.DeletionTimestamp.IsZero()
+}
+
+func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := e.fc.ListUsers(ctx)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	found, err := e.locate(all)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	if found == nil {
+		if e.password != nil && e.writes() {
+			// Created next, with the password: read before anything is written.
+			return reconciler.Observation{}, e.password.load(ctx)
+		}
+		return reconciler.Observation{}, nil
+	}
+	e.found = found
+	_, changes := userChanges(e.obj.Spec, found)
+	obs := reconciler.Observation{Exists: true, ID: found.ID, URL: e.web + "/" + found.Login, Changes: changes}
+	if e.obj.DeletionTimestamp.IsZero() {
+		pw, err := e.comparePassword(ctx)
+		if err != nil {
+			return reconciler.Observation{}, err
+		}
+		obs.Changes = append(obs.Changes, pw.Changes...)
+		obs.Unknown, obs.Notices = pw.Unknown, pw.Notices
+	}
+	slices.SortFunc(obs.Changes, byField)
+	obs.Diff = reconciler.Fields(obs.Changes)
+	return obs, nil
+}
+
+// locate finds the account by status.id, else by name without case, in
+// the admin listing (which holds no organizations). An account of the
+// recorded id under another name was renamed on the forge: the name is
+// immutable here, and nothing is written to it.
+func (e *userExt) locate(all []forge.User) (*forge.User, error) {
+	if id := e.obj.Status.ID; id != 0 {
+		if i := slices.IndexFunc(all, func(u forge.User) bool { return u.ID == id }); i >= 0 {
+			u := &all[i]
+			if !strings.EqualFold(u.Login, e.name()) {
+				return nil, reconciler.Stall(forgev1.ReasonConflict,
+					"user id %d, which this resource manages, is named %q on the forge now, not %q: spec.username cannot change, so nothing is written to it; rename it back on the forge, or delete this resource (deletionPolicy Orphan) and make one for %q",
+					id, u.Login, e.name(), u.Login)
+			}
+			return u, nil
+		}
+	}
+	if i := slices.IndexFunc(all, func(u forge.User) bool { return strings.EqualFold(u.Login, e.name()) }); i >= 0 {
+		return &all[i], nil
+	}
+	return nil, nil
+}
+
+// comparePassword tells whether the password Secret's value differs from
+// the one last sent: Changes holds "password" (never its value) when it
+// does. An account found without a record (adopted, or someone else's) has
+// the Secret's password written once; one found after a create whose
+// answer was lost has the one the create sent.
+func (e *userExt) comparePassword(ctx context.Context) (reconciler.Observation, error) {
+	var obs reconciler.Observation
+	e.sendPassword = false
+	if e.password == nil {
+		e.obj.Status.AppliedSecrets = nil // no password is managed
+		return obs, nil
+	}
+	have := e.obj.Status.AppliedSecrets
+	if !e.obj.Status.Known() {
+		if err := e.password.load(ctx); err != nil {
+			return obs, err
+		}
+		have = nil
+		if e.pending {
+			have = e.password.applied
+		}
+	}
+	// What this manager sent last is newer than a status the cache lags on.
+	have = e.sent.have(e.obj.UID, e.found.ID, have)
+	if err := e.password.want(ctx, have, false); err != nil {
+		return obs, err
+	}
+	switch {
+	case e.password.unknown:
+		obs.Unknown = []string{"password"}
+	case appliedDiffers(have, e.password.applied, fieldPassword):
+		e.sendPassword = true
+		obs.Changes = []reconciler.Change{{Field: "password", Have: shownSecret, Want: shownSecret}}
+	default:
+		obs.Notices = digestKeyChanged(have, e.password.applied, e.digestKey)
+		e.obj.Status.AppliedSecrets = e.password.applied
+		e.sent.settled(e.obj.UID, e.found.ID, e.password.applied)
+	}
+	return obs, nil
+}
+
+func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
+	s := e.obj.Spec
+	opt := forge.CreateUserOption{Username: e.name(), Email: s.Email, Restricted: s.Restricted,
+		MustChangePassword: s.MustChangePassword != nil && *s.MustChangePassword}
+	setIf(&opt.FullName, s.FullName)
+	setIf(&opt.Visibility, s.Visibility)
+	if e.password != nil {
+		if err := e.password.load(ctx); err != nil {
+			return reconciler.Observation{}, err
+		}
+		opt.Password = e.password.value
+	} else {
+		pw, err := randomPassword()
+		if err != nil {
+			return reconciler.Observation{}, err
+		}
+		opt.Password = pw
+	}
+	u, err := e.fc.CreateUser(ctx, opt)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	obs := reconciler.Observation{Exists: true, ID: u.ID, URL: e.web + "/" + u.Login}
+	if e.password != nil {
+		e.obj.Status.AppliedSecrets = e.password.applied
+		e.sent.sent(e.obj.UID, u.ID, e.password.applied)
+	}
+	// What the create cannot set (admin, active, prohibitLogin) an edit does.
+	if edit, changes := userChanges(s, u); len(changes) > 0 {
+		edit.LoginName = forge.LoginNameOf(u)
+		if _, err := e.fc.EditUser(ctx, u.Login, edit); err != nil {
+			return obs, err
+		}
+	}
+	return obs, nil
+}
+
+func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
+	opt, _ := userChanges(e.obj.Spec, e.found)
+	if e.sendPassword {
+		if err := e.password.load(ctx); err != nil {
+			return err
+		}
+		opt.Password = e.password.value
+		opt.MustChangePassword = new(e.obj.Spec.MustChangePassword != nil && *e.obj.Spec.MustChangePassword)
+	}
+	if what := lockout(opt); what != "" {
+		own, err := e.tokenUser(ctx)
+		if err != nil {
+			return err
+		}
+		if own {
+			return reconciler.Stall(forgev1.ReasonRejected,
+				"user %q is the user the ClusterForge's credentials belong to: the operator never %s it, which would lock the operator out; nothing is written. Change the spec, or use other credentials for the ClusterForge",
+				e.found.Login, what)
+		}
+	}
+	opt.LoginName = forge.LoginNameOf(e.found)
+	if _, err := e.fc.EditUser(ctx, e.found.Login, opt); err != nil {
+		return err
+	}
+	if e.sendPassword {
+		e.obj.Status.AppliedSecrets = e.password.applied
+		e.sent.sent(e.obj.UID, e.found.ID, e.password.applied)
+	}
+	return nil
+}
+
+func (e *userExt) Delete(ctx context.Context, _ reconciler.Observation) error {
+	name := e.name()
+	if e.found != nil {
+		name = e.found.Login
+		own, err := e.tokenUser(ctx)
+		if err != nil {
+			return err
+		}
+		if own {
+			return reconciler.Stall(forgev1.ReasonRejected,
+				"user %q is the user the ClusterForge's credentials belong to: the operator never deletes it; nothing is written. Set spec.deletionPolicy to Orphan to let this resource go",
+				name)
+		}
+	}
+	err := e.fc.DeleteUser(ctx, name)
+	e.sent.forget(e.obj.UID, e.obj.Status.ID)
+	if forge.KindOf(err) == forge.KindValidation {
+		// The forge refuses (422) while the user owns repositories or
+		// belongs to an organization; a delete never purges them.
+		return reconciler.Wait(forgev1.ReasonDeleteBlocked,
+			"the forge refused to delete user %q (%v): the operator never purges a user's repositories or memberships; move or delete the repositories and remove the user from its organizations, or set spec.deletionPolicy to Orphan to leave the user in place",
+			name, err)
+	}
+	return err
+}
+
+// tokenUser reports whether the account found is the credentials' own:
+// the connection's status.login, else (not known yet) the forge's answer
+// to who the credentials are.
+func (e *userExt) tokenUser(ctx context.Context) (bool, error) {
+	if e.login == "" {
+		me, err := e.fc.CurrentUser(ctx)
+		if err != nil {
+			return false, err
+		}
+		e.login = me.Login
+	}
+	return e.found != nil && strings.EqualFold(e.found.Login, e.login), nil
+}
+
+// lockout names what an edit would do that locks its account out of the
+// API: demote it, deactivate it, prohibit its sign-in, or make it change
+// its password first (the forge then refuses every call, its token's
+// too); "" when it does none of these.
+func lockout(opt forge.EditUserOption) string {
+	var what []string
+	if opt.Admin != nil && !*opt.Admin {
+		what = append(what, "demotes")
+	}
+	if opt.Active != nil && !*opt.Active {
+		what = append(what, "deactivates")
+	}
+	if opt.ProhibitLogin != nil && *opt.ProhibitLogin {
+		what = append(what, "prohibits the sign-in of")
+	}
+	if opt.MustChangePassword != nil && *opt.MustChangePassword {
+		what = append(what, "makes the password change of")
+	}
+	return strings.Join(what, " or ")
+}
+
+// userChanges compares the managed (set) fields of spec with account u:
+// the edit that makes them equal and the changes it makes. The email is
+// compared without case, as the forge does: it keeps an address it is sent
+// in another case as it was. must_change_password is not reported by the
+// forge and only goes with a password written.
+func userChanges(s forgev1.UserSpec, u *forge.User) (forge.EditUserOption, []reconciler.Change) {
+	var opt forge.EditUserOption
+	var changes []reconciler.Change
+	if !strings.EqualFold(s.Email, u.Email) {
+		opt.Email = new(s.Email)
+		changes = append(changes, change("email", u.Email, s.Email))
+	}
+	if s.FullName != nil && *s.FullName != u.FullName {
+		opt.FullName = s.FullName
+		changes = append(changes, change("fullName", u.FullName, *s.FullName))
+	}
+	if s.Visibility != nil && *s.Visibility != u.Visibility {
+		opt.Visibility = *s.Visibility
+		changes = append(changes, change("visibility", u.Visibility, *s.Visibility))
+	}
+	flag := func(field string, want *bool, have bool, dst **bool) {
+		if want != nil && *want != have {
+			*dst = want
+			changes = append(changes, change(field, have, *want))
+		}
+	}
+	flag("restricted", s.Restricted, u.Restricted, &opt.Restricted)
+	flag("admin", s.Admin, u.IsAdmin, &opt.Admin)
+	flag("active", s.Active, u.Active, &opt.Active)
+	flag("prohibitLogin", s.ProhibitLogin, u.ProhibitLogin, &opt.ProhibitLogin)
+	return opt, changes
+}
+
+// randomPassword is the password of an account made without
+// passwordSecretRef: 32 random bytes nobody knows, never stored or logged.
+// The suffix holds a lower- and an upper-case letter, a digit and a
+// special character, for a forge whose PASSWORD_COMPLEXITY asks for them.
+func randomPassword() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a random password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b) + "aA1!", nil
+}
