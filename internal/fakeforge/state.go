@@ -42,7 +42,11 @@ type state struct {
 	// branchRules are the repositories' branch protection rules
 	// (handlers_branchprotections.go).
 	branchRules *table[*branchRule]
-	regTokens   map[owner]string // registration token per scope
+	// deployKeys are the repositories' deploy keys, userKeys the users' SSH
+	// keys by fingerprint (handlers_deploykeys.go).
+	deployKeys *table[*deployKey]
+	userKeys   map[string]*userKey
+	regTokens  map[owner]string // registration token per scope
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -62,6 +66,8 @@ func newState() state {
 	st.secrets = tableIn[*actionsValue](&st)
 	st.variables = tableIn[*actionsValue](&st)
 	st.branchRules = tableIn[*branchRule](&st)
+	st.deployKeys = tableIn[*deployKey](&st)
+	st.userKeys = map[string]*userKey{}
 	return st
 }
 

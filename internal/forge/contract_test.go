@@ -86,6 +86,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, actionsBehaviours...)
 	behaviours = append(behaviours, branchProtectionBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
+	behaviours = append(behaviours, deployKeyBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -33,6 +33,7 @@ type Interface interface {
 	ActionsClient
 	BranchProtectionsClient
 	UsersClient
+	DeployKeysClient
 }
 
 // ServerClient reads who and what the server is.
