@@ -91,6 +91,11 @@ var _ = Describe("admission", func() {
 		Entry("Label: the base object", obj("Label")),
 		Entry("Repository: the base object", obj("Repository")),
 		Entry("BranchProtection: the base object", obj("BranchProtection")),
+		Entry("DeployKey: generated", obj("DeployKey")),
+		Entry("DeployKey: a public key given, writable", obj("DeployKey", unset("spec.generate"),
+			set("spec.publicKey", "ssh-ed25519 AAAA flux"), set("spec.readOnly", false))),
+		Entry("DeployKey: a public key from a Secret", obj("DeployKey", unset("spec.generate"),
+			set("spec.publicKeyFrom", map[string]any{"secretKeyRef": map[string]any{"name": "k", "key": "identity.pub"}}))),
 		Entry("BranchProtection: every list under its switch, a glob rule", obj("BranchProtection", set("spec.ruleName", "release/*"),
 			set("spec.enablePush", true), set("spec.enablePushWhitelist", true), set("spec.pushWhitelistUsernames", strs("alice", "bob")),
 			set("spec.pushWhitelistTeams", strs("web")), set("spec.pushWhitelistDeployKeys", true),
@@ -169,6 +174,13 @@ var _ = Describe("admission", func() {
 		Entry("ActionsVariable: valueFrom a ConfigMap and a Secret", obj("ActionsVariable", unset("spec.value"),
 			set("spec.valueFrom", map[string]any{"configMapKeyRef": map[string]any{"name": "ci", "key": "k"},
 				"secretKeyRef": map[string]any{"name": "s", "key": "k"}})), "spec.valueFrom"),
+
+		// DeployKey: exactly one source of the key
+		Entry("DeployKey: no key at all", obj("DeployKey", unset("spec.generate")),
+			"exactly one of spec.publicKey, spec.publicKeyFrom and spec.generate must be set"),
+		Entry("DeployKey: a publicKey and generate", obj("DeployKey", set("spec.publicKey", "ssh-ed25519 AAAA")),
+			"exactly one of spec.publicKey, spec.publicKeyFrom and spec.generate must be set"),
+		Entry("DeployKey: a key type the operator does not make", obj("DeployKey", set("spec.generate.type", "dsa")), "spec.generate.type"),
 
 		// User: only through a ClusterForge
 		Entry("User: through a namespaced Forge", obj("User", set("spec.forgeRef.kind", "Forge")),

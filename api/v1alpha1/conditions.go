@@ -39,7 +39,7 @@ const (
 	ReasonUpdated = "Updated"
 	// ReasonDriftCorrected: the forge object had been changed outside the operator and was set back.
 	ReasonDriftCorrected = "DriftCorrected"
-	// ReasonReplaced: a hook was replaced because a field the forge cannot change did.
+	// ReasonReplaced: a hook or deploy key was replaced because a field the forge cannot change did.
 	ReasonReplaced = "Replaced"
 	// ReasonDeleted: the forge object was removed.
 	ReasonDeleted = "Deleted"

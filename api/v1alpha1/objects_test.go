@@ -77,6 +77,15 @@ spec:
   type: gitea
   url: https://ci.acme.example.com/hooks/web
 `,
+	"DeployKey": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: DeployKey
+metadata: {name: acme-web-flux}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  generate: {secretName: acme-web-deploy-key}
+`,
 	"Label": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label

@@ -93,6 +93,9 @@ func (b *BranchProtection) ForgeOwners() []string {
 	return []string{ownerOf(string(b.Spec.Repository))}
 }
 
+// ForgeOwners is the owner of the key's repository.
+func (k *DeployKey) ForgeOwners() []string { return []string{ownerOf(string(k.Spec.Repository))} }
+
 // ForgeOwners are the owners of the repositories the set selects.
 func (s *LabelSet) ForgeOwners() []string { return selectorOwners(s.Spec.Repositories) }
 

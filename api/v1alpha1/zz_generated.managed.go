@@ -28,6 +28,7 @@ var (
 	_ Managed = &ActionsVariable{}
 	_ Managed = &BranchProtection{}
 	_ Managed = &BranchProtectionSet{}
+	_ Managed = &DeployKey{}
 	_ Managed = &Label{}
 	_ Managed = &LabelSet{}
 	_ Managed = &Organization{}
@@ -113,6 +114,23 @@ func (in *ClusterForge) GetConditions() []metav1.Condition { return in.Status.Co
 
 // SetConditions replaces the status conditions.
 func (in *ClusterForge) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetConditions returns the status conditions.
+func (in *DeployKey) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *DeployKey) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *DeployKey) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *DeployKey) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Delete by default.
+func (in *DeployKey) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
+}
 
 // GetConditions returns the status conditions.
 func (in *Forge) GetConditions() []metav1.Condition { return in.Status.Conditions }

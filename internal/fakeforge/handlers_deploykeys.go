@@ -295,3 +295,16 @@ func (s *Server) DeployKeys(ownerName, repoName string) []forge.DeployKey {
 	}
 	return out
 }
+
+// AddUserKey gives user login the SSH key content, as POST /user/keys
+// would: the forge then refuses it as a deploy key.
+func (s *Server) AddUserKey(login, content string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, fp, err := checkPublicKey(content)
+	if err != nil {
+		return err
+	}
+	s.st.userKeys[fp] = &userKey{id: s.st.next("userkey"), title: login, content: text, fingerprint: fp}
+	return nil
+}

@@ -196,6 +196,10 @@ type Pass struct {
 	Login string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
+	// Writer creates what a kind keeps in the cluster for its resources
+	// (a DeployKey's generated key pair, in a Secret the resource owns);
+	// nil outside the loop (plan), which writes nothing.
+	Writer client.Writer
 	// Cache reads the operator's resources from the manager's cache: a set
 	// kind lists the other resources of its namespace, not to fight them.
 	Cache client.Reader

@@ -853,6 +853,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		Login:    t.status.Login,
 		WebURL:   strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
 		Reader:   r.reader,
+		Writer:   r.client,
 		Cache:    r.client,
 		Metadata: r.client,
 		Pending:  pendingMark(obj) != "",

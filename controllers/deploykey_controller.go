@@ -1,0 +1,354 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// RBAC of the DeployKey controller. Secrets: "create" only, for the
+// generated key pair. The operator never updates, patches or deletes a
+// Secret: a pair is written once, into a Secret it creates (owned by the
+// DeployKey, so that the garbage collector removes it with the resource).
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=deploykeys,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=deploykeys/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=deploykeys/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
+
+// deployKeyKind manages a repository's deploy keys, adopted by fingerprint.
+// The forge cannot edit a key: a new key, title or readOnly replaces it.
+// With spec.generate the operator makes the key pair once and keeps it in
+// a Secret it creates and owns; the public key is derived from the private
+// one on every pass, so a restart changes nothing and a deleted Secret
+// brings a new pair (and a replaced key). The private key never leaves
+// that Secret: no status, Event, log or error holds it.
+type deployKeyKind struct {
+	kindBase[forgev1.DeployKey, forgev1.DeployKeyList]
+}
+
+func deployKeyScope(k *forgev1.DeployKey) scope { return scopeOf(&k.Spec.Repository, nil) }
+
+// Key: titles are unique in a repository, so two resources of one title
+// there would fight over it.
+func (deployKeyKind) Key(k *forgev1.DeployKey) string {
+	return deployKeyScope(k).key() + "|deploykey:" + k.KeyTitle()
+}
+
+func (deployKeyKind) Describe(k *forgev1.DeployKey) string {
+	return fmt.Sprintf("deploy key %q of %s", k.KeyTitle(), deployKeyScope(k).describe())
+}
+
+// Secrets: the Secret the public key is read from, or the generated pair's
+// (its deletion brings a new pair).
+func (deployKeyKind) Secrets(k *forgev1.DeployKey) []string {
+	switch {
+	case k.Spec.PublicKeyFrom != nil:
+		return []string{k.Spec.PublicKeyFrom.SecretKeyRef.Name}
+	case k.Spec.Generate != nil:
+		return []string{k.Spec.Generate.SecretName}
+	}
+	return nil
+}
+
+func (deployKeyKind) RepoRefs(k *forgev1.DeployKey) []string { return deployKeyScope(k).repoRefs() }
+func (deployKeyKind) BeforeWrite(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass) error {
+	return deployKeyScope(k).beforeWrite(ctx, pass)
+}
+
+// Connect works out the public key the forge should hold: the spec's, the
+// Secret's, or the generated pair's (made now when its Secret is missing
+// and the pass may write; written by Create).
+func (deployKeyKind) Connect(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &deployKey{obj: k, fc: pass.Forge, scope: deployKeyScope(k), writer: pass.Writer, webURL: pass.WebURL}
+	if !k.DeletionTimestamp.IsZero() {
+		return e, nil // a deletion addresses status.id only
+	}
+	s := k.Spec
+	switch {
+	case s.PublicKey != nil:
+		return e, e.want(*s.PublicKey, "spec.publicKey")
+	case s.PublicKeyFrom != nil:
+		ref := s.PublicKeyFrom.SecretKeyRef
+		v, _, err := connection.SecretValue(ctx, pass.Reader, k.Namespace, ref.Name, ref.Key)
+		switch {
+		case errors.Is(err, reconciler.ErrUnreadable):
+			e.unknown = true
+			return e, nil
+		case err != nil:
+			return nil, err
+		}
+		return e, e.want(v, fmt.Sprintf("Secret %s key %s", ref.Name, ref.Key))
+	case s.Generate != nil:
+		return e, e.generated(ctx, pass)
+	}
+	return nil, reconciler.Stall(forgev1.ReasonRejected, "set exactly one of spec.publicKey, spec.publicKeyFrom and spec.generate")
+}
+
+type deployKey struct {
+	obj    *forgev1.DeployKey
+	fc     forge.DeployKeysClient
+	scope  scope
+	writer client.Writer
+	webURL string
+
+	// key is the public key the forge should hold, fingerprint its
+	// fingerprint; unknown when it cannot be told (plan without the
+	// Secret, Observe without a generated pair).
+	key, fingerprint string
+	unknown          bool
+	// fresh: a new pair is to be made (its Secret is missing); secret is
+	// the Secret to create with it, nil when it exists already.
+	fresh  bool
+	secret *corev1.Secret
+	found  *forge.DeployKey
+}
+
+// want sets the public key from an authorized_keys line read from where.
+func (e *deployKey) want(line, where string) error {
+	fp, err := forge.FingerprintOf(strings.TrimSpace(line))
+	if err != nil {
+		return reconciler.Stall(forgev1.ReasonRejected, "%s is not an SSH public key (one authorized_keys line such as \"ssh-ed25519 AAAA... comment\")", where)
+	}
+	e.key, e.fingerprint = strings.TrimSpace(line), fp
+	return nil
+}
+
+// generated reads the pair from its Secret, which must be this resource's
+// own; a missing Secret gets a new pair, made here and written by Create.
+func (e *deployKey) generated(ctx context.Context, pass *reconciler.Pass) error {
+	g := e.obj.Spec.Generate
+	var sec corev1.Secret
+	err := pass.Reader.Get(ctx, types.NamespacedName{Namespace: e.obj.Namespace, Name: g.SecretName}, &sec)
+	switch {
+	case errors.Is(err, reconciler.ErrUnreadable):
+		e.unknown = true
+		return nil
+	case apierrors.IsNotFound(err):
+		e.fresh = true
+		if pass.Writer == nil || e.obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
+			// Plan and Observe make no pair: a new one is all that is known.
+			return nil
+		}
+		sec, err := newKeyPair(e.obj)
+		if err != nil {
+			return err
+		}
+		e.secret = sec
+		return e.want(string(sec.Data[forgev1.DeployKeyPublic]), "the generated key")
+	case err != nil:
+		return fmt.Errorf("read Secret %s/%s: %w", e.obj.Namespace, g.SecretName, err)
+	}
+	if !ownedBy(&sec, e.obj) {
+		return reconciler.Stall(forgev1.ReasonConflict,
+			"Secret %s was not created by this DeployKey: the operator never writes into a Secret it did not create; delete it, or name another in spec.generate.secretName, or give its public key with spec.publicKeyFrom", g.SecretName)
+	}
+	priv := sec.Data[forgev1.DeployKeyPrivate]
+	signer, err := ssh.ParsePrivateKey(priv)
+	if err != nil {
+		// The parser's error is not shown: it is about the private key.
+		return reconciler.Stall(forgev1.ReasonRejected,
+			"Secret %s key %s holds no private key the operator can read; delete the Secret to have a new pair made", g.SecretName, forgev1.DeployKeyPrivate)
+	}
+	e.key = authorizedLine(signer.PublicKey(), e.obj)
+	e.fingerprint = ssh.FingerprintSHA256(signer.PublicKey())
+	return nil
+}
+
+// ownedBy reports whether s names obj as its controller.
+func ownedBy(s *corev1.Secret, obj *forgev1.DeployKey) bool {
+	ref := metav1.GetControllerOf(s)
+	return ref != nil && ref.UID == obj.UID && ref.Kind == "DeployKey"
+}
+
+// authorizedLine is pub as one authorized_keys line, its comment naming the resource.
+func authorizedLine(pub ssh.PublicKey, obj *forgev1.DeployKey) string {
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))) + " " + obj.Namespace + "/" + obj.Name
+}
+
+// newKeyPair makes a key pair of the spec's type and the Secret that
+// keeps it, owned by obj.
+func newKeyPair(obj *forgev1.DeployKey) (*corev1.Secret, error) {
+	var priv crypto.PrivateKey
+	var pub crypto.PublicKey
+	switch obj.Spec.Generate.Type {
+	case forgev1.DeployKeyRSA4096:
+		k, err := rsa.GenerateKey(rand.Reader, 4096)
+		if err != nil {
+			return nil, fmt.Errorf("generate an RSA key: %w", err)
+		}
+		priv, pub = k, &k.PublicKey
+	default:
+		p, k, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("generate an ed25519 key: %w", err)
+		}
+		priv, pub = k, p
+	}
+	comment := obj.Namespace + "/" + obj.Name
+	block, err := ssh.MarshalPrivateKey(priv, comment)
+	if err != nil {
+		return nil, errors.New("marshal the generated private key")
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		return nil, errors.New("marshal the generated public key")
+	}
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: obj.Namespace, Name: obj.Spec.Generate.SecretName,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: forgev1.GroupVersion.String(), Kind: "DeployKey", Name: obj.Name, UID: obj.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{
+			forgev1.DeployKeyPrivate: pem.EncodeToMemory(block),
+			forgev1.DeployKeyPublic:  []byte(authorizedLine(sshPub, obj) + "\n"),
+		},
+	}, nil
+}
+
+// Observe finds the key with the wanted fingerprint in the repository's
+// listing (adoption, whatever its title), else the key of status.id, whose
+// key then differs: replaced. Looking by fingerprint first also finds the
+// new key of a replacement whose response was lost.
+func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error) {
+	o, r := e.scope.Owner, e.scope.Repo
+	if e.fingerprint != "" {
+		all, err := e.fc.ListDeployKeys(ctx, o, r)
+		if err != nil {
+			return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		}
+		if i := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.Fingerprint == e.fingerprint }); i >= 0 {
+			return e.observed(&all[i]), nil
+		}
+	}
+	id := e.obj.Status.ID
+	if id == 0 {
+		return reconciler.Observation{}, nil
+	}
+	k, err := e.fc.GetDeployKey(ctx, o, r, id)
+	switch {
+	case forge.IsNotFound(err):
+		return reconciler.Observation{}, nil
+	case err != nil:
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	return e.observed(k), nil
+}
+
+func (e *deployKey) observed(k *forge.DeployKey) reconciler.Observation {
+	e.found = k
+	e.obj.Status.Fingerprint = k.Fingerprint
+	obs := reconciler.Observation{Exists: true, ID: k.ID, URL: e.url()}
+	var because []string
+	switch {
+	case e.unknown:
+		obs.Unknown = append(obs.Unknown, "key")
+	case e.fresh && e.fingerprint == "":
+		because = append(because, "key")
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "key", Have: k.Fingerprint, Want: "a new generated key"})
+	case k.Fingerprint != e.fingerprint:
+		because = append(because, "key")
+		obs.Changes = append(obs.Changes, change("key", k.Fingerprint, e.fingerprint))
+	}
+	if t := e.obj.Spec.Title; t != nil && *t != k.Title {
+		because = append(because, "title")
+		obs.Changes = append(obs.Changes, change("title", k.Title, *t))
+	}
+	if ro := e.obj.KeyReadOnly(); ro != k.ReadOnly {
+		because = append(because, "readOnly")
+		obs.Changes = append(obs.Changes, change("readOnly", k.ReadOnly, ro))
+	}
+	slices.SortFunc(obs.Changes, byField)
+	obs.Diff = reconciler.Fields(obs.Changes)
+	obs.Replace, obs.ReplaceBecause = len(because) > 0, strings.Join(because, ", ")
+	return obs
+}
+
+func (e *deployKey) url() string {
+	return fmt.Sprintf("%s/%s/%s/settings/keys", e.webURL, e.scope.Owner, e.scope.Repo)
+}
+
+// Create writes a generated pair's Secret first, so that a key on the
+// forge always has its private half kept. The forge refuses a key or a
+// title already in the repository: a replacement that keeps either deletes
+// the old key first (the loop deletes it after otherwise).
+func (e *deployKey) Create(ctx context.Context) (reconciler.Observation, error) {
+	if e.unknown || e.key == "" {
+		return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonSecretNotFound, "the public key of %s is not known yet", e.obj.Name)
+	}
+	if e.secret != nil {
+		if err := e.writer.Create(ctx, e.secret); err != nil {
+			// Another pass may have written it: the next reads it.
+			return reconciler.Observation{}, fmt.Errorf("create Secret %s/%s for the generated key: %w", e.secret.Namespace, e.secret.Name, apiReason(err))
+		}
+		e.secret = nil
+	}
+	o, r := e.scope.Owner, e.scope.Repo
+	title := e.obj.KeyTitle()
+	if old := e.found; old != nil && (old.Fingerprint == e.fingerprint || old.Title == title) {
+		if err := e.fc.DeleteDeployKey(ctx, o, r, old.ID); err != nil {
+			return reconciler.Observation{}, err
+		}
+	}
+	k, err := e.fc.CreateDeployKey(ctx, o, r, forge.CreateDeployKeyOption{Title: title, Key: e.key, ReadOnly: e.obj.KeyReadOnly()})
+	if err != nil {
+		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+	}
+	e.obj.Status.Fingerprint = k.Fingerprint
+	return reconciler.Observation{Exists: true, ID: k.ID, URL: e.url()}, nil
+}
+
+// Update: a key cannot be edited; every difference is a replacement.
+func (e *deployKey) Update(context.Context, reconciler.Observation) error { return nil }
+
+func (e *deployKey) Delete(ctx context.Context, obs reconciler.Observation) error {
+	return e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+}
+
+// apiReason keeps a Kubernetes API error's reason and drops its details,
+// which could quote the object sent (the private key).
+func apiReason(err error) error {
+	if s, ok := err.(apierrors.APIStatus); ok {
+		return fmt.Errorf("%s (%d)", s.Status().Reason, s.Status().Code)
+	}
+	return errors.New("request failed")
+}
