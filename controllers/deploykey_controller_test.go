@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -252,5 +251,3 @@ var _ = Describe("DeployKey", func() {
 		Expect(fake.DeployKeys("acme", "api")).To(HaveLen(1))
 	})
 })
-
-var _ fakeforge.Request

@@ -65,6 +65,7 @@ type Source interface {
 	ListActionsSecrets(ctx context.Context, scope forge.Scope) ([]forge.ActionsSecret, error)
 	ListActionsVariables(ctx context.Context, scope forge.Scope) ([]forge.ActionsVariable, error)
 	ListBranchProtections(ctx context.Context, owner, repo string) ([]forge.BranchProtection, error)
+	ListDeployKeys(ctx context.Context, owner, repo string) ([]forge.DeployKey, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -160,6 +161,9 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 			labelled = append(labelled, repoLabels{repo: org.Name + "/" + r.Name, labels: labels})
 		}
 		if err := b.projects(ctx, src, org.Name, r.Name); err != nil {
+			return err
+		}
+		if err := b.deployKeys(ctx, src, org.Name, r.Name); err != nil {
 			return err
 		}
 		rules, err := src.ListBranchProtections(ctx, org.Name, r.Name)
@@ -611,6 +615,33 @@ func (b *builder) projects(ctx context.Context, src Source, owner, repo string) 
 				CardType:       p.CardType,
 				TemplateType:   p.TemplateType,
 				State:          p.State,
+			},
+		})
+	}
+	return nil
+}
+
+// deployKeys writes a DeployKey per deploy key of the repository, with
+// its public key as the forge holds it (never generate: the private half is
+// not the forge's to give) and its title and readOnly, so that applying it
+// adopts each key by fingerprint without a write.
+func (b *builder) deployKeys(ctx context.Context, src Source, owner, repo string) error {
+	keys, err := src.ListDeployKeys(ctx, owner, repo)
+	if err != nil {
+		return fmt.Errorf("list the deploy keys of %s/%s: %w", owner, repo, err)
+	}
+	slices.SortFunc(keys, func(x, y forge.DeployKey) int { return cmp.Compare(x.ID, y.ID) })
+	for _, k := range keys {
+		b.add(&forgev1.DeployKey{
+			TypeMeta:   typeMeta("DeployKey"),
+			ObjectMeta: b.meta("DeployKey", fmt.Sprintf("%s-%s-deploykey-%d", owner, repo, k.ID), k.ID),
+			Spec: forgev1.DeployKeySpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repository:     forgev1.RepositoryName(owner + "/" + repo),
+				Title:          ptr(k.Title),
+				ReadOnly:       ptr(k.ReadOnly),
+				PublicKey:      ptr(k.Key),
 			},
 		})
 	}

@@ -18,9 +18,15 @@ package export_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/testenv"
@@ -61,6 +67,7 @@ func TestExportWritesEveryKind(t *testing.T) {
 	must(fc.CreateHook(ctx, forge.RepoScope("acme", "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
 	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
+	must(fc.CreateDeployKey(ctx, "acme", "web", forge.CreateDeployKeyOption{Title: "flux", Key: testKey(t), ReadOnly: true}))
 
 	var kinds []string
 	for _, m := range regexp.MustCompile(`(?m)^kind: (\w+)$`).FindAllStringSubmatch(run(t, fc, "acme"), -1) {
@@ -72,5 +79,49 @@ func TestExportWritesEveryKind(t *testing.T) {
 	want := slices.DeleteFunc(slices.Sorted(slices.Values(testenv.Kinds())), func(k string) bool { return notExported[k] != "" })
 	if !slices.Equal(kinds, want) {
 		t.Errorf("export wrote kinds %v, want %v (every kind of the API but those in notExported)", kinds, want)
+	}
+}
+
+// testKey is a fresh ed25519 public key as an authorized_keys line.
+func testKey(t *testing.T) string {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " flux@cluster"
+}
+
+// TestExportDeployKeys: a deploy key is exported with its public key,
+// title and readOnly as the forge holds them, never as generate (the
+// private half is not the forge's to give), and Orphan.
+func TestExportDeployKeys(t *testing.T) {
+	_, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}))
+	line := testKey(t)
+	k, err := fc.CreateDeployKey(ctx, "acme", "web", forge.CreateDeployKeyOption{Title: "ci push", Key: line})
+	must(k, err)
+	out := run(t, fc, "acme")
+	i := strings.Index(out, "kind: DeployKey")
+	if i < 0 {
+		t.Fatalf("no DeployKey in\n%s", out)
+	}
+	doc, _, _ := strings.Cut(out[i:], "\n---")
+	for _, want := range []string{"name: acme-web-deploykey-" + strconv.FormatInt(k.ID, 10), "repository: acme/web",
+		"title: ci push", "readOnly: false", "deletionPolicy: Orphan",
+		// YAML may fold the line before its comment.
+		"publicKey: " + strings.Join(strings.Fields(line)[:2], " "), "flux@cluster"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the DeployKey lacks %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "generate") {
+		t.Errorf("a DeployKey exported with generate:\n%s", doc)
 	}
 }

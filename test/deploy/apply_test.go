@@ -176,7 +176,12 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 			{true, authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: namespace}},
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "events", Namespace: namespace}},
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
-			{false, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "acme"}},
+			// A DeployKey's generated pair goes into a Secret the manager
+			// creates in the resource's namespace; it never changes nor
+			// deletes a Secret (the garbage collector removes its own).
+			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "acme"}},
+			{false, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: "acme"}},
+			{false, authorizationv1.ResourceAttributes{Verb: "patch", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "create", Group: forgev1.GroupVersion.Group, Resource: "labels", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "delete", Group: forgev1.GroupVersion.Group, Resource: "forges", Namespace: "acme"}},
