@@ -137,6 +137,9 @@ type deployKey struct {
 	fresh  bool
 	secret *corev1.Secret
 	found  *forge.DeployKey
+	// left is the key of status.id when the wanted key was found as another
+	// (leftOver): deleted by Update, or with the replaced key.
+	left *forge.DeployKey
 }
 
 // want sets the public key from an authorized_keys line read from where.
@@ -257,7 +260,9 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 			return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 		}
 		if i := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.Fingerprint == e.fingerprint }); i >= 0 {
-			return e.observed(&all[i]), nil
+			obs := e.observed(&all[i])
+			e.leftOver(all, &obs)
+			return obs, nil
 		}
 	}
 	id := e.obj.Status.ID
@@ -272,6 +277,24 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
 	}
 	return e.observed(k), nil
+}
+
+// leftOver: the wanted key is in the repository, but not as the key this
+// resource made or adopted (status.id), which is still there: a new
+// spec.publicKey named a key someone had added already. The old key
+// would stay on the forge, still opening the repository; it is deleted
+// (Update, or after a replacement).
+func (e *deployKey) leftOver(all []forge.DeployKey, obs *reconciler.Observation) {
+	id := e.obj.Status.ID
+	if id == 0 || id == e.found.ID {
+		return
+	}
+	if j := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.ID == id }); j >= 0 {
+		e.left = &all[j]
+		obs.Changes = append(obs.Changes, change("key", e.left.Fingerprint, e.fingerprint))
+		slices.SortFunc(obs.Changes, byField)
+		obs.Diff = reconciler.Fields(obs.Changes)
+	}
 }
 
 func (e *deployKey) observed(k *forge.DeployKey) reconciler.Observation {
@@ -337,11 +360,21 @@ func (e *deployKey) Create(ctx context.Context) (reconciler.Observation, error) 
 	return reconciler.Observation{Exists: true, ID: k.ID, URL: e.url()}, nil
 }
 
-// Update: a key cannot be edited; every difference is a replacement.
-func (e *deployKey) Update(context.Context, reconciler.Observation) error { return nil }
+// Update: a key cannot be edited (every difference in it is a
+// replacement); what is left to do is deleting the key this resource held
+// before it found its new key in place (leftOver).
+func (e *deployKey) Update(ctx context.Context, _ reconciler.Observation) error {
+	if e.left == nil {
+		return nil
+	}
+	return e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, e.left.ID)
+}
 
 func (e *deployKey) Delete(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	if err := e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, obs.ID); err != nil {
+		return err
+	}
+	return e.Update(ctx, obs)
 }
 
 // apiReason keeps a Kubernetes API error's reason and drops its details,

@@ -125,6 +125,19 @@ var _ = Describe("DeployKey", func() {
 		Eventually(keys, timeout, poll).Should(ContainElement(And(HaveField("Title", "ci"), HaveField("ReadOnly", false))))
 		expectReady(k)
 		Expect(keys()).To(HaveLen(2))
+
+		By("a new spec.publicKey that is in the repository already: that key is taken, and the old one deleted")
+		placed, placedFP := sshKey("placed")
+		there, err := forgeClient().CreateDeployKey(ctx, "acme", "web", forge.CreateDeployKeyOption{Title: "placed", Key: placed})
+		Expect(err).NotTo(HaveOccurred())
+		change(k, func(d *forgev1.DeployKey) { d.Spec.PublicKey = ptr(placed) })
+		Eventually(keys, timeout, poll).Should(HaveLen(2), "the key ci held before is deleted")
+		Expect(keys()).To(ContainElement(And(HaveField("ID", there.ID), HaveField("Fingerprint", placedFP))))
+		Expect(keys()).NotTo(ContainElement(HaveField("Fingerprint", fp)))
+		Eventually(func() int64 {
+			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(k), k)).To(Succeed())
+			return k.Status.ID
+		}, timeout, poll).Should(Equal(there.ID))
 	})
 
 	It("generates the pair once into an owned Secret, changes nothing on a later pass, and replaces the key once when the Secret is deleted; the private key shows nowhere", func() {
