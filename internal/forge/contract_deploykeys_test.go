@@ -40,6 +40,23 @@ var deployKeyBehaviours = []struct {
 	{"deploykeys/create, list, get, delete; text normalised, fingerprint SHA256, read_only as sent", contractDeployKeyLifecycle, nil},
 	{"deploykeys/refusals in order: required, invalid, short RSA, a user's key, the key or the title twice", contractDeployKeyRefusals, nil},
 	{"deploykeys/one key in two repositories reads the text first added; another repository's id", contractDeployKeyShared, nil},
+	{"deploykeys/repository admins only, the listing included", contractDeployKeyAccess, nil},
+}
+
+func contractDeployKeyAccess(t *testing.T, tg *target) {
+	org := tg.org()
+	repo := tg.repo(org)
+	name, password := tg.createUser("dk")
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, repo, name, "write"))
+	path := "/api/v1/repos/" + org + "/" + repo + "/keys"
+	status, body := tg.rawWith(func(req *http.Request) { req.SetBasicAuth(name, password) }, http.MethodGet, path, nil)
+	if status != http.StatusForbidden || !strings.Contains(string(body), "user should be an owner or a collaborator with admin write of a repository") {
+		t.Fatalf("a write collaborator lists the keys: %d %s", status, body)
+	}
+	status, body = tg.rawWith(nil, http.MethodGet, path, nil)
+	if status != http.StatusUnauthorized {
+		t.Fatalf("no token lists the keys: %d %s", status, body)
+	}
 }
 
 // newSSHKey is a fresh ed25519 public key as an authorized_keys line
