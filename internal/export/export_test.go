@@ -315,6 +315,9 @@ func TestExportBranchProtections(t *testing.T) {
 	if strings.Contains(out, "mergeWhitelistUsernames") || strings.Contains(out, "frozen") {
 		t.Errorf("the export holds a list under a switch that is off, or an archived repository's rule:\n%s", out)
 	}
+	if strings.Contains(out, "applyToAdmins") {
+		t.Errorf("the export of a Gitea holds Forgejo's applyToAdmins (Unsupported there):\n%s", out)
+	}
 }
 
 // TestExportOwnersByPermission: the Owners team is the forge's team with
