@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -279,5 +280,108 @@ var _ = Describe("BranchProtection and BranchProtectionSet", func() {
 		Expect(ruleNames("web")).To(ConsistOf("release/*"), "the BranchProtection's rule stays")
 		Expect(ruleNames("api")).To(BeEmpty())
 		Expect(ruleNames("sandbox-play")).To(BeEmpty())
+	})
+})
+
+// The rule fields one flavor lacks are refused before any write, from the
+// server's flavor: each server drops an unknown field without a word.
+var _ = Describe("BranchProtection and BranchProtectionSet fields one flavor lacks", func() {
+	var ns string
+	ctx := context.Background()
+	const forgejo = "15.0.3+gitea-1.22.0"
+
+	setup := func(opts ...fakeforge.Option) {
+		ns = newNamespace(opts...)
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		for _, r := range []string{"web", "api"} {
+			Expect(fake.CreateRepo("acme", r)).To(Succeed())
+		}
+		fake.ClearRequests()
+	}
+	newRule := func(name string) *forgev1.BranchProtection {
+		return &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.BranchProtectionSpec{
+				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repository:  "acme/web", BranchProtectionRule: forgev1.BranchProtectionRule{RuleName: "main"}}}
+	}
+	rule := func(repo, name string) *forge.BranchProtection {
+		for _, b := range fake.BranchProtections("acme", repo) {
+			if b.RuleName == name {
+				return &b
+			}
+		}
+		return nil
+	}
+	expectStalledUnsupported := func(obj client.Object) string {
+		GinkgoHelper()
+		msg := expectReason(obj, metav1.ConditionFalse, forgev1.ReasonUnsupported)
+		stalled := findCondition(obj.(forgev1.ConditionsAccessor), forgev1.ConditionStalled)
+		Expect(stalled).NotTo(BeNil())
+		Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+		return msg
+	}
+
+	It("on Forgejo: a Gitea-only field stalls Unsupported with no write; applyToAdmins is applied and drift-corrected", func() {
+		setup(fakeforge.WithVersion(forgejo))
+		b := newRule("web-main")
+		b.Spec.Priority = ptr(int64(1))
+		b.Spec.EnablePush, b.Spec.EnableForcePush = ptr(true), ptr(true)
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		msg := expectStalledUnsupported(b)
+		Expect(msg).To(And(ContainSubstring("priority"), ContainSubstring("enableForcePush"), ContainSubstring("forgejo")))
+		Expect(fake.WriteRequests()).To(BeEmpty())
+		Expect(rule("web", "main")).To(BeNil())
+
+		By("without them, applyToAdmins is applied")
+		change(b, func(b *forgev1.BranchProtection) {
+			b.Spec.Priority, b.Spec.EnableForcePush, b.Spec.ApplyToAdmins = nil, nil, ptr(true)
+		})
+		expectReady(b)
+		Expect(rule("web", "main")).To(And(Not(BeNil()), HaveField("ApplyToAdmins", true), HaveField("EnablePush", true)))
+
+		By("and corrected when changed by hand")
+		_, err := forgeClient().EditBranchProtection(ctx, "acme", "web", "main", forge.EditBranchProtectionOption{ApplyToAdmins: ptr(false)})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() bool { return rule("web", "main").ApplyToAdmins }, timeout, poll).Should(BeTrue())
+		eventWithReason(b, forgev1.ReasonDriftCorrected)
+
+		By("a stalled resource is still deleted")
+		odd := newRule("web-odd")
+		odd.Spec.RuleName = "odd"
+		odd.Spec.BlockAdminMergeOverride = ptr(true)
+		Expect(k8s.Create(ctx, odd)).To(Succeed())
+		Expect(expectStalledUnsupported(odd)).To(ContainSubstring("blockAdminMergeOverride"))
+		Expect(k8s.Delete(ctx, odd)).To(Succeed())
+		gone(odd)
+	})
+
+	It("on Forgejo: a set whose rule sets a Gitea-only field stalls whole, writing to no repository", func() {
+		setup(fakeforge.WithVersion(forgejo))
+		s := &forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "protect"},
+			Spec: forgev1.BranchProtectionSetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
+				Rules: []forgev1.BranchProtectionRule{
+					{RuleName: "main", RequiredApprovals: ptr(int64(1))},
+					{RuleName: "release/*", BlockAdminMergeOverride: ptr(true)},
+				}}}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		msg := expectStalledUnsupported(s)
+		Expect(msg).To(And(ContainSubstring(`rule "release/*"`), ContainSubstring("blockAdminMergeOverride"), ContainSubstring("forgejo")))
+		Expect(fake.WriteRequests()).To(BeEmpty())
+		Expect(rule("web", "main")).To(BeNil(), "not even the rule Forgejo has")
+	})
+
+	It("on Gitea: applyToAdmins stalls Unsupported with no write", func() {
+		setup()
+		b := newRule("web-main")
+		b.Spec.ApplyToAdmins = ptr(true)
+		b.Spec.RequiredApprovals = ptr(int64(1))
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		msg := expectStalledUnsupported(b)
+		Expect(msg).To(And(ContainSubstring("applyToAdmins"), ContainSubstring("gitea")))
+		Expect(fake.WriteRequests()).To(BeEmpty())
+		Expect(rule("web", "main")).To(BeNil())
 	})
 })

@@ -20,6 +20,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -97,5 +99,31 @@ func TestRuleDiff(t *testing.T) {
 	if created.RuleName != "main" || !created.EnablePush || created.RequiredApprovals != 2 || len(created.PushWhitelistUsernames) != 2 ||
 		created.EnableStatusCheck || created.ProtectedFilePatterns != patterns {
 		t.Errorf("newRule = %+v", created)
+	}
+}
+
+func TestUnsupportedRuleFields(t *testing.T) {
+	yes, one := true, int64(1)
+	forgejo, gitea, unstamped := forge.NewServer("15.0.3+gitea-1.22.0"), forge.NewServer("1.26.4"), forge.NewServer("development")
+	for _, tc := range []struct {
+		reason string
+		spec   forgev1.BranchProtectionRule
+		server forge.Server
+		want   []string
+	}{
+		{"Forgejo lacks priority, the force-push fields and blockAdminMergeOverride, a list set to [] included",
+			forgev1.BranchProtectionRule{Priority: &one, EnablePush: &yes, EnableForcePush: &yes, ForcePushAllowlistTeams: []forgev1.TeamName{},
+				BlockAdminMergeOverride: &yes, ApplyToAdmins: &yes},
+			forgejo, []string{"priority", "enableForcePush", "forcePushAllowlistTeams", "blockAdminMergeOverride"}},
+		{"Forgejo has every shared field and applyToAdmins",
+			forgev1.BranchProtectionRule{EnablePush: &yes, RequiredApprovals: &one, ApplyToAdmins: &yes}, forgejo, nil},
+		{"Gitea lacks applyToAdmins, even set false",
+			forgev1.BranchProtectionRule{Priority: &one, EnableForcePush: &yes, ApplyToAdmins: new(bool)}, gitea, []string{"applyToAdmins"}},
+		{"a server of unknown flavor is not judged",
+			forgev1.BranchProtectionRule{Priority: &one, ApplyToAdmins: &yes}, unstamped, nil},
+	} {
+		if diff := cmp.Diff(tc.want, unsupportedRuleFields(&tc.spec, tc.server)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		}
 	}
 }

@@ -76,6 +76,13 @@ type runnerSetting struct {
 }
 
 func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, error) {
+	// Decided from the server's version before looking for the runner, so
+	// that the resource says so at once, not only once a runner registers
+	// and a PATCH is refused. A deletion goes on: it writes only where the
+	// endpoint exists (Delete).
+	if e.server.LacksRunnerEdit && e.obj.DeletionTimestamp.IsZero() {
+		return reconciler.Observation{}, e.unsupported()
+	}
 	r, err := e.find(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
@@ -130,8 +137,13 @@ func (e *runnerSetting) Create(context.Context) (reconciler.Observation, error) 
 
 func (e *runnerSetting) Update(ctx context.Context, obs reconciler.Observation) error {
 	r, err := e.fc.EditRunner(ctx, e.scope.Scope, obs.ID, e.obj.Spec.Disabled)
+	if forge.IsRouteNotFound(err) {
+		// A server of unknown version (or one that hides the endpoint
+		// whatever it reports) tells only by refusing.
+		return e.unsupported()
+	}
 	if err != nil {
-		return e.unsupported(err)
+		return err
 	}
 	e.obj.Status.RunnerStatus = r.Status
 	return nil
@@ -140,7 +152,7 @@ func (e *runnerSetting) Update(ctx context.Context, obs reconciler.Observation) 
 // Delete re-enables the runner (deletionPolicy Delete). A server without the
 // edit endpoint cannot have disabled it through this operator either.
 func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) error {
-	if e.found == nil || !e.found.Disabled {
+	if e.found == nil || !e.found.Disabled || e.server.LacksRunnerEdit {
 		return nil
 	}
 	_, err := e.fc.EditRunner(ctx, e.scope.Scope, obs.ID, false)
@@ -150,10 +162,7 @@ func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) 
 	return err
 }
 
-func (e *runnerSetting) unsupported(err error) error {
-	if !forge.IsRouteNotFound(err) {
-		return err
-	}
+func (e *runnerSetting) unsupported() error {
 	return reconciler.Stall(forgev1.ReasonUnsupported,
 		"the forge (version %s) cannot enable or disable runners: it lacks PATCH .../actions/runners/{id} (Gitea 1.26 and later have it; Forgejo does not)", e.server.ReportedVersion())
 }

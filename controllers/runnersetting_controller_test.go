@@ -181,6 +181,32 @@ var _ = Describe("RunnerSetting", func() {
 		})
 	})
 
+	// Decided from the version the forge reports, before any runner is
+	// looked for: no runner needs to register for the resource to say so.
+	for _, version := range []string{"1.25.5", "15.0.3+gitea-1.22.0"} {
+		Context("on a forge reporting "+version, func() {
+			BeforeEach(func() {
+				setup(fakeforge.WithVersion(version))
+				fake.ClearRequests()
+			})
+
+			It("is Unsupported at once, naming the version, with no runner registered and nothing written", func() {
+				rs := newSetting("builder", "builder-1")
+				Expect(k8s.Create(ctx, rs)).To(Succeed())
+				msg := expectReason(rs, metav1.ConditionFalse, forgev1.ReasonUnsupported)
+				Expect(msg).To(ContainSubstring(version))
+				stalled := findCondition(rs, forgev1.ConditionStalled)
+				Expect(stalled).NotTo(BeNil())
+				Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+				Expect(fake.WriteRequests()).To(BeEmpty())
+
+				By("deletion is not held up")
+				Expect(k8s.Delete(ctx, rs)).To(Succeed())
+				gone(rs)
+			})
+		})
+	}
+
 	Context("on a forge without the runner edit endpoint", func() {
 		BeforeEach(func() { setup(fakeforge.WithoutRunnerEdit()) })
 

@@ -62,7 +62,8 @@ type BranchProtectionRule struct {
 	// key for the rule.
 	RuleName BranchRuleName `json:"ruleName"`
 
-	// priority orders rules that match one branch (lower first).
+	// priority orders rules that match one branch (lower first). Gitea only:
+	// Unsupported on Forgejo, which has no rule priority.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	Priority *int64 `json:"priority,omitempty"`
@@ -91,27 +92,28 @@ type BranchProtectionRule struct {
 	// +optional
 	PushWhitelistDeployKeys *bool `json:"pushWhitelistDeployKeys,omitempty"`
 
-	// enableForcePush allows force pushes; needs enablePush.
+	// enableForcePush allows force pushes; needs enablePush. Gitea only
+	// (Unsupported on Forgejo), as are the other force-push fields.
 	// +optional
 	EnableForcePush *bool `json:"enableForcePush,omitempty"`
 
-	// enableForcePushAllowlist restricts force pushes to the allow-list; needs enableForcePush.
+	// enableForcePushAllowlist restricts force pushes to the allow-list; needs enableForcePush. Gitea only.
 	// +optional
 	EnableForcePushAllowlist *bool `json:"enableForcePushAllowlist,omitempty"`
 
-	// forcePushAllowlistUsernames may force push; needs enableForcePushAllowlist.
+	// forcePushAllowlistUsernames may force push; needs enableForcePushAllowlist. Gitea only.
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=100
 	// +optional
 	ForcePushAllowlistUsernames []UserName `json:"forcePushAllowlistUsernames"`
 
-	// forcePushAllowlistTeams may force push; needs enableForcePushAllowlist.
+	// forcePushAllowlistTeams may force push; needs enableForcePushAllowlist. Gitea only.
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=100
 	// +optional
 	ForcePushAllowlistTeams []TeamName `json:"forcePushAllowlistTeams"`
 
-	// forcePushAllowlistDeployKeys lets deploy keys force push; needs enableForcePushAllowlist.
+	// forcePushAllowlistDeployKeys lets deploy keys force push; needs enableForcePushAllowlist. Gitea only.
 	// +optional
 	ForcePushAllowlistDeployKeys *bool `json:"forcePushAllowlistDeployKeys,omitempty"`
 
@@ -196,9 +198,15 @@ type BranchProtectionRule struct {
 	// +optional
 	UnprotectedFilePatterns *string `json:"unprotectedFilePatterns,omitempty"`
 
-	// blockAdminMergeOverride keeps administrators from merging past the rule.
+	// blockAdminMergeOverride keeps administrators from merging past the
+	// rule. Gitea only: Unsupported on Forgejo.
 	// +optional
 	BlockAdminMergeOverride *bool `json:"blockAdminMergeOverride,omitempty"`
+
+	// applyToAdmins makes the rule bind repository administrators too.
+	// Forgejo only (its apply_to_admins): Unsupported on Gitea.
+	// +optional
+	ApplyToAdmins *bool `json:"applyToAdmins,omitempty"`
 }
 
 // BranchProtectionSpec is one branch protection rule of one repository.

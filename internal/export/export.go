@@ -127,7 +127,7 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read organization %q: %w", opts.Org, err)
 	}
-	b := &builder{opts: opts, names: map[string]bool{}}
+	b := &builder{opts: opts, names: map[string]bool{}, server: forge.NewServer(version)}
 	b.organization(org)
 	if err := b.scope(ctx, src, forge.OrgScope(org.Name)); err != nil {
 		return err
@@ -343,6 +343,8 @@ type builder struct {
 	docs []doc
 	// names holds each metadata.name given, per kind.
 	names map[string]bool
+	// server is what the forge reported itself to be: a rule field it lacks is not exported.
+	server forge.Server
 }
 
 func (b *builder) add(obj client.Object, comment ...string) {
@@ -886,7 +888,7 @@ func (b *builder) branchProtections(org string, repos []repoRules) {
 	for _, r := range repos {
 		rules := make([]forgev1.BranchProtectionRule, len(r.rules))
 		for i, bp := range r.rules {
-			rules[i] = specRule(bp)
+			rules[i] = specRule(bp, b.server)
 		}
 		slices.SortFunc(rules, func(x, y forgev1.BranchProtectionRule) int {
 			return strings.Compare(string(x.RuleName), string(y.RuleName))
@@ -957,7 +959,9 @@ var chainSwitches = map[string]string{
 // set, lists when not empty and under their switch (the forge keeps a list
 // whatever its switch says; one that does nothing is left unmanaged).
 // Field names are alike in both types (the controllers' TestRuleFieldsMatch).
-func specRule(bp forge.BranchProtection) forgev1.BranchProtectionRule {
+// A field the server lacks is left out: it reads back as its zero, and a
+// spec setting it would be Unsupported there.
+func specRule(bp forge.BranchProtection, server forge.Server) forgev1.BranchProtectionRule {
 	out := forgev1.BranchProtectionRule{RuleName: forgev1.BranchRuleName(bp.RuleName)}
 	ov, hv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(bp)
 	t := ov.Type()
@@ -972,9 +976,10 @@ func specRule(bp forge.BranchProtection) forgev1.BranchProtectionRule {
 		}
 		return true
 	}
+	lacks := server.LacksRuleFields()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Name == "RuleName" {
+		if f.Name == "RuleName" || slices.Contains(lacks, f.Name) {
 			continue
 		}
 		have := hv.FieldByName(f.Name)

@@ -315,6 +315,30 @@ func TestExportBranchProtections(t *testing.T) {
 	if strings.Contains(out, "mergeWhitelistUsernames") || strings.Contains(out, "frozen") {
 		t.Errorf("the export holds a list under a switch that is off, or an archived repository's rule:\n%s", out)
 	}
+	if strings.Contains(out, "applyToAdmins") {
+		t.Errorf("the export of a Gitea holds Forgejo's applyToAdmins (Unsupported there):\n%s", out)
+	}
+}
+
+// TestExportBranchProtectionsForgejo: a Forgejo's rules are exported with
+// its applyToAdmins and without the fields it lacks (priority, force push,
+// blockAdminMergeOverride), which applying would find Unsupported there.
+func TestExportBranchProtectionsForgejo(t *testing.T) {
+	fake, fc, must := newForge(t)
+	fake.SetVersion("15.0.3+gitea-1.22.0")
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}))
+	must(fc.CreateBranchProtection(ctx, "acme", "web", forge.BranchProtection{RuleName: "main", ApplyToAdmins: true, RequiredApprovals: 1}))
+	out := run(t, fc, "acme")
+	if !strings.Contains(out, "applyToAdmins: true") || !strings.Contains(out, "requiredApprovals: 1") {
+		t.Errorf("the export lacks the rule's fields:\n%s", out)
+	}
+	for _, never := range []string{"priority", "ForcePush", "forcePush", "blockAdminMergeOverride"} {
+		if strings.Contains(out, never) {
+			t.Errorf("the export of a Forgejo holds %q:\n%s", never, out)
+		}
+	}
 }
 
 // TestExportOwnersByPermission: the Owners team is the forge's team with

@@ -44,6 +44,16 @@ import (
 // force_push_allowlist_deploy_keys); archived: 423 on writes (1.24 and
 // 1.25: DELETE a 500 after the look-up); the name one path segment on
 // 1.24 and 1.25, the rest of the path on 1.26.
+//
+// Reporting a Forgejo version (WithVersion("15.0.3+gitea-1.22.0")), the
+// fake serves the rule as Forgejo does (its modules/structs/repo_branch.go
+// and routers/api/v1/repo/branch.go): no priority, force-push fields or
+// block_admin_merge_override, which are ignored when sent and absent from
+// answers; apply_to_admins kept on create and changed by a PATCH that
+// sends it. Gitea ignores apply_to_admins and never answers it. Both drop
+// unknown JSON fields without a word, as their binding does. There is no
+// live Forgejo here: the contract suite holds the fake's Forgejo answers
+// only to what that source says.
 
 // branchRule is one rule as the forge stores it: allow-lists hold ids.
 type branchRule struct {
@@ -66,6 +76,7 @@ type branchRule struct {
 	blockOnRejectedReviews, blockOnOfficialReviewRequests, blockOnOutdatedBranch bool
 	dismissStaleApprovals, ignoreStaleApprovals, requireSignedCommits            bool
 	blockAdminMergeOverride                                                      bool
+	applyToAdmins                                                                bool // Forgejo only
 
 	protectedFilePatterns, unprotectedFilePatterns string
 	created, updated                               time.Time
@@ -342,7 +353,7 @@ func (s *Server) ruleJSON(b *branchRule) map[string]any {
 	if b.statusCheckContexts != nil {
 		contexts = slices.Clone(b.statusCheckContexts)
 	}
-	return map[string]any{
+	out := map[string]any{
 		"branch_name": branchName, "rule_name": b.name, "priority": b.priority,
 		"enable_push": b.canPush, "enable_push_whitelist": b.enableWhitelist,
 		"push_whitelist_usernames": userNames(b.whitelistUsers), "push_whitelist_teams": teamNames(b.whitelistTeams),
@@ -364,6 +375,14 @@ func (s *Server) ruleJSON(b *branchRule) map[string]any {
 		"block_admin_merge_override": b.blockAdminMergeOverride,
 		"created_at":                 b.created.Format(time.RFC3339), "updated_at": b.updated.Format(time.RFC3339),
 	}
+	if flavorOf(s.version) == flavorForgejo {
+		for _, k := range []string{"priority", "enable_force_push", "enable_force_push_allowlist", "force_push_allowlist_usernames",
+			"force_push_allowlist_teams", "force_push_allowlist_deploy_keys", "block_admin_merge_override"} {
+			delete(out, k)
+		}
+		out["apply_to_admins"] = b.applyToAdmins
+	}
+	return out
 }
 
 // sortedRules orders a repository's rules as the listing does: by
@@ -436,6 +455,15 @@ func (s *Server) createBranchProtection(c *rc) {
 		c.error(http.StatusForbidden, "Branch protection already exist")
 		return
 	}
+	forgejo := c.fl == flavorForgejo
+	if forgejo {
+		// Forgejo's create option has none of these: dropped unread, the
+		// force-push lists' names never looked up.
+		f.Priority, f.EnableForcePush, f.BlockAdminMergeOverride = 0, false, false
+		f.ForcePushAllowlistUsernames, f.ForcePushAllowlistTeams = nil, nil
+	} else {
+		f.ApplyToAdmins = false // Gitea's has no apply_to_admins
+	}
 	users, teams, ok := c.allowLists(r,
 		[4][]string{f.PushWhitelistUsernames, f.ForcePushAllowlistUsernames, f.MergeWhitelistUsernames, f.ApprovalsWhitelistUsernames},
 		[4][]string{f.PushWhitelistTeams, f.ForcePushAllowlistTeams, f.MergeWhitelistTeams, f.ApprovalsWhitelistTeams})
@@ -457,10 +485,10 @@ func (s *Server) createBranchProtection(c *rc) {
 		blockOnOutdatedBranch: f.BlockOnOutdatedBranch, dismissStaleApprovals: f.DismissStaleApprovals,
 		ignoreStaleApprovals: f.IgnoreStaleApprovals, requireSignedCommits: f.RequireSignedCommits,
 		protectedFilePatterns: f.ProtectedFilePatterns, unprotectedFilePatterns: f.UnprotectedFilePatterns,
-		blockAdminMergeOverride: f.BlockAdminMergeOverride, created: now, updated: now,
+		blockAdminMergeOverride: f.BlockAdminMergeOverride, applyToAdmins: f.ApplyToAdmins, created: now, updated: now,
 	}
 	s.storeAllowLists(r, b, users, teams)
-	if b.priority == 0 {
+	if b.priority == 0 && !forgejo {
 		// A new rule without a priority goes after the others: MAX+1.
 		for _, o := range s.st.branchRules.in(ow) {
 			b.priority = max(b.priority, o.priority)
@@ -542,6 +570,13 @@ func (s *Server) editBranchProtection(c *rc) {
 	if !ok {
 		return
 	}
+	if c.fl == flavorForgejo {
+		// Forgejo's edit option has none of these: dropped unread.
+		req.Priority, req.EnableForcePush, req.EnableForcePushAllowlist, req.ForcePushAllowlistDeployKeys = nil, nil, nil, nil
+		req.ForcePushAllowlistUsernames, req.ForcePushAllowlistTeams, req.BlockAdminMergeOverride = nil, nil, nil
+	} else {
+		req.ApplyToAdmins = nil // nor Gitea's apply_to_admins
+	}
 	next := *b
 	applyToggles(&req, &next)
 	set(&next.priority, req.Priority)
@@ -563,6 +598,7 @@ func (s *Server) editBranchProtection(c *rc) {
 	set(&next.unprotectedFilePatterns, req.UnprotectedFilePatterns)
 	set(&next.blockOnOutdatedBranch, req.BlockOnOutdatedBranch)
 	set(&next.blockAdminMergeOverride, req.BlockAdminMergeOverride)
+	set(&next.applyToAdmins, req.ApplyToAdmins)
 
 	forcePushUsersSent := req.ForcePushAllowlistUsernames != nil
 	if s.versionIs("1.24.") {

@@ -76,7 +76,9 @@ func WithUser(login, token string) Option {
 // the answers follow it: Gitea 1.27 and later hide a hook's
 // authorization_header on read and drop "errors" from error bodies; Gitea
 // before 1.26 has no hook names and, like Forgejo
-// ("15.0.3+gitea-1.22.0"), no runner PATCH (405).
+// ("15.0.3+gitea-1.22.0"), no runner PATCH (405); Forgejo's branch rules
+// have apply_to_admins and no priority, force-push fields or
+// block_admin_merge_override (handlers_branchprotections.go).
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
 // WithCaseInsensitiveCollation makes the issue listing's label filter

@@ -99,6 +99,20 @@ import (
 //     up (404) and then fail with 500 "<Repository <id>:<owner>/<repo>> is
 //     archived" (the message only for site admins). 423 is KindUnknown:
 //     read Error.StatusCode. The listing still answers.
+//
+// Forgejo (no live server here; read in its source, the mirror
+// creator-signal/fork-forgejo-forgejo of codeberg.org/forgejo/forgejo,
+// modules/structs/repo_branch.go and routers/api/v1/repo/branch.go, 11.x
+// to 16.x) keeps the rule without priority, the force-push fields and
+// block_admin_merge_override (none is in its BranchProtection, create or
+// edit option), and has apply_to_admins, which Gitea lacks: kept as sent
+// on create, changed by a PATCH that sends it. Both bind JSON with
+// go-chi/binding, encoding/json without DisallowUnknownFields
+// (gitea.com/go-chi/binding binding.go, Bind): a field the server lacks is
+// dropped without a word (Gitea 1.26.4 modules/structs/repo_branch.go has
+// no apply_to_admins either), so a write could not tell; the controllers
+// decide from the server's flavor before writing (controllers
+// ruleUnsupported). The fake serves each flavor so.
 
 // ListBranchProtections implements BranchProtectionsClient. The forge
 // answers every rule in one array, ignoring page and limit, so one request

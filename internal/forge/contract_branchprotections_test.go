@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -44,6 +45,10 @@ var branchProtectionBehaviours = []struct {
 	{"branchprotections/archived repository: writes are 423 (DELETE a 500 before 1.26)", contractBPArchived, nil},
 	{"branchprotections/unknown repository is 404; raw slash in the path by version", contractBPNotFound, nil},
 	{"branchprotections/the fake as Gitea 1.24 and 1.25", contractBPOldFake, needFake},
+	{"branchprotections/Gitea drops apply_to_admins (Forgejo's), on create and PATCH, without an error", contractBPGiteaApplyToAdmins, nil},
+	// No live Forgejo runs here: this case holds the fake's Forgejo flavour
+	// to Forgejo's source (internal/forge/branchprotections.go names it).
+	{"branchprotections/the fake as Forgejo: apply_to_admins kept; priority, force push and block_admin_merge_override dropped", contractBPForgejoFake, needFake},
 }
 
 // bpScene is an organization's repository with users and teams of each
@@ -490,5 +495,51 @@ func contractBPOldFake(t *testing.T, tg *target) {
 			contractBPNotFound(t, old)
 			contractBPAllowLists(t, old)
 		})
+	}
+}
+
+func contractBPGiteaApplyToAdmins(t *testing.T, tg *target) {
+	sc := newBPScene(t, tg)
+	got, err := tg.c.CreateBranchProtection(ctx(t), sc.org, sc.repo, forge.BranchProtection{RuleName: "main", ApplyToAdmins: true, RequiredApprovals: 1})
+	mustNoErr(t, err)
+	if got.ApplyToAdmins || got.RequiredApprovals != 1 {
+		t.Fatalf("create with apply_to_admins: %+v", got)
+	}
+	got, err = tg.c.EditBranchProtection(ctx(t), sc.org, sc.repo, "main", forge.EditBranchProtectionOption{ApplyToAdmins: ptr(true), RequiredApprovals: ptr(int64(2))})
+	mustNoErr(t, err)
+	if got.ApplyToAdmins || got.RequiredApprovals != 2 {
+		t.Fatalf("PATCH with apply_to_admins: %+v", got)
+	}
+}
+
+func contractBPForgejoFake(t *testing.T, _ *target) {
+	tg := newTarget(t, fakeforge.WithVersion("15.0.3+gitea-1.22.0"))
+	sc := newBPScene(t, tg)
+	sent := fullRule(sc, "release/*")
+	sent.ApplyToAdmins = true
+	got, err := tg.c.CreateBranchProtection(ctx(t), sc.org, sc.repo, sent)
+	mustNoErr(t, err)
+	want := sent
+	want.Priority, want.BlockAdminMergeOverride = 0, false
+	want.EnableForcePush, want.EnableForcePushAllowlist, want.ForcePushAllowlistDeployKeys = false, false, false
+	want.ForcePushAllowlistUsernames, want.ForcePushAllowlistTeams = nil, nil // absent from the answer
+	if d := cmp.Diff(want, *got); d != "" {
+		t.Fatalf("create (-want +answered):\n%s", d)
+	}
+	if listed := ruleNamed(t, tg, sc.org, sc.repo, "release/*"); listed == nil || !cmp.Equal(want, *listed) {
+		t.Fatalf("listed: %s", cmp.Diff(want, listed))
+	}
+	// Forgejo never looks the force-push names up: an unknown one is no 422.
+	_, err = tg.c.CreateBranchProtection(ctx(t), sc.org, sc.repo, forge.BranchProtection{RuleName: "fp", EnablePush: true,
+		EnableForcePush: true, EnableForcePushAllowlist: true, ForcePushAllowlistUsernames: []string{"no-such-user"}})
+	mustNoErr(t, err)
+
+	got, err = tg.c.EditBranchProtection(ctx(t), sc.org, sc.repo, "release/*", forge.EditBranchProtectionOption{
+		ApplyToAdmins: ptr(false), Priority: ptr(int64(3)), BlockAdminMergeOverride: ptr(true), EnableForcePush: ptr(true),
+		ForcePushAllowlistUsernames: &[]string{sc.writer}})
+	mustNoErr(t, err)
+	want.ApplyToAdmins = false
+	if d := cmp.Diff(want, *got); d != "" {
+		t.Fatalf("PATCH (-want +answered):\n%s", d)
 	}
 }

@@ -517,6 +517,9 @@ type BranchProtection struct {
 	ProtectedFilePatterns         string   `json:"protected_file_patterns"`
 	UnprotectedFilePatterns       string   `json:"unprotected_file_patterns"`
 	BlockAdminMergeOverride       bool     `json:"block_admin_merge_override"`
+	// ApplyToAdmins is Forgejo's alone (its modules/structs/repo_branch.go):
+	// Gitea neither sends nor reads it, and reads back false.
+	ApplyToAdmins bool `json:"apply_to_admins"`
 }
 
 // EditBranchProtectionOption is the body of PATCH
@@ -558,4 +561,5 @@ type EditBranchProtectionOption struct {
 	ProtectedFilePatterns         *string   `json:"protected_file_patterns,omitempty"`
 	UnprotectedFilePatterns       *string   `json:"unprotected_file_patterns,omitempty"`
 	BlockAdminMergeOverride       *bool     `json:"block_admin_merge_override,omitempty"`
+	ApplyToAdmins                 *bool     `json:"apply_to_admins,omitempty"`
 }

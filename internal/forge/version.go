@@ -77,6 +77,11 @@ type Server struct {
 	// but not that one, so a hook asking for it would differ after every
 	// write). Unknown versions count as having it.
 	LacksWorkflowRunEvent bool
+	// LacksRunnerEdit tells that the server has no PATCH
+	// .../actions/runners/{id} (Gitea before 1.26 and Forgejo: 404 or
+	// 405), so a runner cannot be enabled or disabled through the API.
+	// Unknown versions count as having it: the refused PATCH then tells.
+	LacksRunnerEdit bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -90,6 +95,7 @@ func NewServer(version string) Server {
 	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
 	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
+	s.LacksRunnerEdit = s.Flavor == FlavorForgejo || (major == 1 && minor < 26)
 	return s
 }
 
@@ -107,4 +113,26 @@ func (s Server) ReportedVersion() string {
 		return "unknown"
 	}
 	return s.Version
+}
+
+// The branch rule fields one flavor has and the other lacks, named as
+// BranchProtection names them (branchprotections.go records where each
+// fact was read). Either server ignores a JSON field it does not know.
+var (
+	giteaOnlyRuleFields = []string{"Priority", "EnableForcePush", "EnableForcePushAllowlist", "ForcePushAllowlistUsernames",
+		"ForcePushAllowlistTeams", "ForcePushAllowlistDeployKeys", "BlockAdminMergeOverride"}
+	forgejoOnlyRuleFields = []string{"ApplyToAdmins"}
+)
+
+// LacksRuleFields names (as BranchProtection does) the branch rule fields
+// the server does not have: Gitea's own on Forgejo, Forgejo's own on
+// Gitea; none for a server of unknown flavor, which is not judged.
+func (s Server) LacksRuleFields() []string {
+	switch s.Flavor {
+	case FlavorForgejo:
+		return giteaOnlyRuleFields
+	case FlavorGitea:
+		return forgejoOnlyRuleFields
+	}
+	return nil
 }

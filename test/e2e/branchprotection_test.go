@@ -262,6 +262,19 @@ var _ = Describe("BranchProtection end to end", func() {
 		Expect(ruleNamesOf(Default, web)).To(Equal([]string{"legacy"}))
 		Expect(ruleNamesOf(Default, api)).To(BeEmpty())
 	})
+
+	It("applyToAdmins, Forgejo's alone, is Unsupported on Gitea, naming the field and the flavor, and nothing is written", func() {
+		// Gitea would take the write and drop the field without a word
+		// (the contract suite checks that): the operator refuses first.
+		sc := newScenario()
+		sc.createOrg()
+		web := sc.createRepo("web")
+		bp := newRule(sc.ns, "main", web, forgev1.BranchProtectionRule{RuleName: "main", RequiredApprovals: ptr(int64(1)), ApplyToAdmins: ptr(true)})
+		Expect(k8s.Create(ctx, bp)).To(Succeed())
+		Expect(expectReason(bp, metav1.ConditionFalse, forgev1.ReasonUnsupported)).To(And(ContainSubstring("applyToAdmins"), ContainSubstring("gitea")))
+		Expect(ruleNamesOf(Default, web)).To(BeEmpty())
+		deleteAndWait(bp)
+	})
 })
 
 // userNamed creates an account whose login starts with prefix (the admin

@@ -308,6 +308,14 @@ var _ = Describe("Every kind end to end", func() {
 			Expect(msg).To(ContainSubstring(semver))
 			Expect(disabled(Default)).To(BeFalse(), "nothing written")
 			deleteAndWait(rs)
+
+			By("decided from the version: also said at once for a runner that never registered")
+			waiting := rs.DeepCopy()
+			waiting.ObjectMeta = metav1.ObjectMeta{Namespace: sc.ns, Name: "not-registered"}
+			waiting.Spec.Runner = forgev1.RunnerSelector{Name: "never-registered"}
+			Expect(k8s.Create(ctx, waiting)).To(Succeed())
+			Expect(expectReason(waiting, metav1.ConditionFalse, forgev1.ReasonUnsupported)).To(ContainSubstring(semver))
+			deleteAndWait(waiting)
 			return
 		}
 		expectReady(rs)
