@@ -121,34 +121,53 @@ func TestDriftLane(t *testing.T) {
 // the drift lane's half of the rate: while they fit a check of every scope
 // takes one interval; more scopes, more intervals, also in CheckSpacing.
 func TestDriftLoad(t *testing.T) {
+	// Reads record their scopes: three listings a second.
 	s, _ := laneForge(t, 1000) // lane: 500 a second
 	ctx := context.Background()
-	read := func(n int, every time.Duration) {
-		for i := range n {
-			if _, err := s.Reading(&ReadPolicy{MaxAge: every}).ListLabels(ctx, RepoScope("acme", fmt.Sprintf("r%d", i))); err != nil {
-				t.Fatal(err)
-			}
+	for i := range 3 {
+		if _, err := s.Reading(&ReadPolicy{MaxAge: time.Second}).ListLabels(ctx, RepoScope("acme", fmt.Sprintf("r%d", i))); err != nil {
+			t.Fatal(err)
 		}
 	}
-	read(100, time.Second) // 100 listings a second
-	if l := DriftLoad(t.Name()); l.Scopes != 100 || l.Intervals != 1 {
-		t.Fatalf("load %+v, want 100 scopes in one interval", l)
+	if l := DriftLoad(t.Name()); l.Scopes != 3 || l.Intervals != 1 {
+		t.Fatalf("load %+v, want 3 scopes in one interval", l)
 	}
-	read(700, 250*time.Millisecond) // 2,800 a second: six intervals at 500
-	l := DriftLoad(t.Name())
+
+	// The arithmetic, at times of the test's choosing (reading 700 scopes
+	// takes long enough on a busy machine for the first to expire).
+	d := &driftLoad{name: t.Name() + "/arithmetic"}
+	now := time.Unix(1_800_000_000, 0)
+	for i := range 700 {
+		d.note(fmt.Sprintf("r%d", i), 250*time.Millisecond, now) // 2,800 a second
+	}
+	l := d.load(500, now)
 	if l.Scopes != 700 || l.Intervals != 6 || l.PerSecond < 2799 || l.PerSecond > 2801 {
 		t.Fatalf("load %+v, want 700 scopes at 2,800 a second, in 6 intervals", l)
 	}
-	// A pass's own calls do not space checks further; creates and updates
-	// waiting for the rate do: a check gives way one more round.
-	view := s.Reading(&ReadPolicy{MaxAge: time.Minute})
-	if n := CheckSpacing(view); n != 6 {
-		t.Errorf("CheckSpacing = %d, want 6", n)
+	// Scopes not read within twice their spacing and an interval go
+	// (13 intervals of 250 ms, spaced 6); a load is worked out again at
+	// most once a second (loadFresh).
+	if l := d.load(500, now.Add(2*time.Second)); l.Scopes != 700 {
+		t.Fatalf("load %+v, want the 700 scopes kept within 13 of their intervals", l)
 	}
+	if l := d.load(500, now.Add(13*250*time.Millisecond+time.Nanosecond)); l.Scopes != 0 || l.Intervals != 1 {
+		t.Fatalf("load %+v, want every scope gone after 13 of their intervals", l)
+	}
+
+	// A pass's own calls do not space checks further; creates and updates
+	// waiting for the rate do: a check gives way one more round. The
+	// scopes are read every minute: 36,000 of them ask 600 a second.
 	c := s.inner.(*Client)
+	for i := range 36_000 {
+		c.load.note(fmt.Sprintf("s%d", i), time.Minute, time.Now())
+	}
+	view := s.Reading(&ReadPolicy{MaxAge: time.Minute})
+	if n := CheckSpacing(view); n != 2 {
+		t.Errorf("CheckSpacing = %d, want 2", n)
+	}
 	c.demand.waiting.Add(1)
-	if n := CheckSpacing(view); n != 12 {
-		t.Errorf("CheckSpacing while writes wait = %d, want 12", n)
+	if n := CheckSpacing(view); n != 4 {
+		t.Errorf("CheckSpacing while writes wait = %d, want 4", n)
 	}
 	c.demand.waiting.Add(-1)
 	if DriftLoad("no such forge").Intervals != 1 {
