@@ -284,6 +284,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.repoRoutes(h)
 	s.teamRoutes(h)
 	s.branchProtectionRoutes(h)
+	s.tagProtectionRoutes(h)
 	s.userRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)

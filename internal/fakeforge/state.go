@@ -42,7 +42,10 @@ type state struct {
 	// branchRules are the repositories' branch protection rules
 	// (handlers_branchprotections.go).
 	branchRules *table[*branchRule]
-	regTokens   map[owner]string // registration token per scope
+	// tagRules are the repositories' tag protections
+	// (handlers_tagprotections.go).
+	tagRules  *table[*tagRule]
+	regTokens map[owner]string // registration token per scope
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -62,6 +65,7 @@ func newState() state {
 	st.secrets = tableIn[*actionsValue](&st)
 	st.variables = tableIn[*actionsValue](&st)
 	st.branchRules = tableIn[*branchRule](&st)
+	st.tagRules = tableIn[*tagRule](&st)
 	return st
 }
 

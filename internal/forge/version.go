@@ -77,6 +77,10 @@ type Server struct {
 	// but not that one, so a hook asking for it would differ after every
 	// write). Unknown versions count as having it.
 	LacksWorkflowRunEvent bool
+	// LacksTagProtections tells that the server has no tag protection API
+	// (/repos/{o}/{r}/tag_protections came with Gitea 1.23.0; Forgejo,
+	// forked from 1.22, has none). Unknown versions count as having it.
+	LacksTagProtections bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -90,6 +94,7 @@ func NewServer(version string) Server {
 	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
 	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
+	s.LacksTagProtections = s.Flavor == FlavorForgejo || (major == 1 && minor < 23)
 	return s
 }
 
