@@ -93,6 +93,11 @@ func (b *BranchProtection) ForgeOwners() []string {
 	return []string{ownerOf(string(b.Spec.Repository))}
 }
 
+// ForgeOwners is the owner of the protection's repository.
+func (t *TagProtection) ForgeOwners() []string {
+	return []string{ownerOf(string(t.Spec.Repository))}
+}
+
 // ForgeOwners are the owners of the repositories the set selects.
 func (s *LabelSet) ForgeOwners() []string { return selectorOwners(s.Spec.Repositories) }
 
