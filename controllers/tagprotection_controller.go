@@ -88,7 +88,7 @@ func (e *tagProtection) spec() forgev1.TagProtectionSpec { return e.obj.Spec }
 
 func (e *tagProtection) unsupported() error {
 	return reconciler.Stall(forgev1.ReasonUnsupported,
-		"the forge (%s, version %s) has no tag protection API (Gitea 1.23 and later have it): %s cannot be managed there",
+		"the forge (%s, reported %q) has no tag protection API (Gitea has it from 1.23; Forgejo has none): tag protection %q cannot be managed there",
 		e.server.Name(), e.server.ReportedVersion(), e.obj.Spec.NamePattern)
 }
 
@@ -189,10 +189,16 @@ type tagProtectionChanges struct {
 	changes []reconciler.Change
 }
 
-// tagChanges compares the lists the spec sets (nil: not managed) with the
-// forge's, as sets of names without case; only those that differ are sent.
+// tagChanges compares the pattern (the forge lets a PATCH rename the
+// protection this resource holds by id) and the lists the spec sets (nil:
+// not managed) with the forge's, the lists as sets of names without case;
+// only what differs is sent.
 func tagChanges(s forgev1.TagProtectionSpec, t *forge.TagProtection) tagProtectionChanges {
 	var c tagProtectionChanges
+	if pattern := string(s.NamePattern); pattern != t.NamePattern {
+		c.opt.NamePattern = &pattern
+		c.changes = append(c.changes, change("namePattern", t.NamePattern, pattern))
+	}
 	diff := func(field string, want, have []string, dst **[]string) {
 		if want == nil || sameSet(want, have, true) {
 			return

@@ -115,6 +115,13 @@ var _ = Describe("TagProtection", func() {
 			Eventually(func() []string { return protection("web", "v*").WhitelistUsernames }, timeout, poll).Should(Equal([]string{"alice"}))
 			eventWithReason(tp, forgev1.ReasonDriftCorrected)
 
+			By("a pattern renamed by hand is set back on the protection of its id")
+			_, err = fc.EditTagProtection(ctx, "acme", "web", tp.Status.ID, forge.EditTagProtectionOption{NamePattern: ptr("w*")})
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(func() *forge.TagProtection { return protection("web", "v*") }, timeout, poll).Should(HaveField("ID", tp.Status.ID))
+			Expect(fake.TagProtections("acme", "web")).To(HaveLen(1))
+
+			By("a protection deleted by hand is made again")
 			Expect(fc.DeleteTagProtection(ctx, "acme", "web", protection("web", "v*").ID)).To(Succeed())
 			Eventually(func() *forge.TagProtection { return protection("web", "v*") }, timeout, poll).Should(
 				And(Not(BeNil()), HaveField("WhitelistUsernames", Equal([]string{"alice"}))))
