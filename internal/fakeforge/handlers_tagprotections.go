@@ -36,7 +36,9 @@ import (
 // access to pull requests and teams with read access to the code or pull
 // requests are shown), the same in 1.24.6, 1.25.5 and 1.26.4; the full
 // list is atop internal/forge/tagprotections.go. Gitea before 1.23 and
-// Forgejo have no such routes.
+// Forgejo have no such routes. Not modelled: Gitea hides a read
+// collaborator of a public repository added after the repository's last
+// full access recalculation; the fake shows every collaborator.
 
 // tagRule is one tag protection as the forge stores it: allow-lists hold
 // ids as resolved, whether or not the account can be shown.

@@ -55,7 +55,12 @@ import (
 //     with read access to the repository's pull requests and the teams with
 //     read access to its code or pull requests, by name as stored (their
 //     own case), once each, in the order of that access listing: a user
-//     without access is kept but not shown.
+//     without access is kept but not shown. That listing is Gitea's access
+//     table: on a public repository a collaborator added with read only is
+//     not in it (RecalculateUserAccess records write and above there) until
+//     the repository's accesses are recalculated whole (a team given the
+//     repository, for one), so such a user may stay hidden (probed on
+//     1.26.4; the fake shows every collaborator, a gap it keeps).
 //   - PATCH: 423 when archived, then 404 for an id of no protection of the
 //     repository; a field sent replaces (name_pattern as sent, untrimmed,
 //     and without the duplicate check; a list [] clears it, null is not
