@@ -88,7 +88,7 @@ func (e *tagProtection) spec() forgev1.TagProtectionSpec { return e.obj.Spec }
 
 func (e *tagProtection) unsupported() error {
 	return reconciler.Stall(forgev1.ReasonUnsupported,
-		"the forge (%s, reported %q) has no tag protection API (Gitea has it from 1.23; Forgejo has none): tag protection %q cannot be managed there",
+		"the forge (%s, reported %q) has no tag protection API (Gitea has it from 1.23): tag protection %q cannot be managed there",
 		e.server.Name(), e.server.ReportedVersion(), e.obj.Spec.NamePattern)
 }
 

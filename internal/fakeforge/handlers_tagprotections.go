@@ -35,8 +35,8 @@ import (
 // and services/convert/convert.go (ToTagProtection: only users with read
 // access to pull requests and teams with read access to the code or pull
 // requests are shown), the same in 1.24.6, 1.25.5 and 1.26.4; the full
-// list is atop internal/forge/tagprotections.go. Gitea before 1.23 and
-// Forgejo have no such routes. Not modelled: Gitea hides a read
+// list is atop internal/forge/tagprotections.go. Gitea before 1.23 has
+// no such routes (the fake as Forgejo serves them, as Forgejo does now). Not modelled: Gitea hides a read
 // collaborator of a public repository added after the repository's last
 // full access recalculation; the fake shows every collaborator.
 
@@ -61,7 +61,7 @@ var tagRes = &resource[*tagRule]{
 		}
 		var major, minor int
 		_, _ = fmt.Sscanf(semver, "%d.%d", &major, &minor)
-		return flavor == forge.FlavorGitea && (major > 1 || minor >= 23)
+		return flavor != forge.FlavorGitea || major > 1 || minor >= 23
 	},
 	may:     (*rc).administers,
 	missing: func(c *rc, _ owner, _ *tagRule) { c.ruleNotFound() },

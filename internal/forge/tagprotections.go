@@ -36,7 +36,9 @@ import (
 // fake (internal/fakeforge/handlers_tagprotections.go) answers the same:
 //
 //   - The API came with Gitea 1.23.0 (#31295); an older release answers
-//     its routes with a plain-text 404 (KindRouteNotFound).
+//     its routes with a plain-text 404 (KindRouteNotFound). Forgejo took
+//     it in too (its routers/api/v1/api.go has the same routes, with
+//     quota checks), from a release not verified here.
 //   - Access: repository admins only, the listing included (reqToken,
 //     reqAdmin), as for branch protections.
 //   - Listing: one JSON array of every protection, never paged, by id.

@@ -78,8 +78,10 @@ type Server struct {
 	// write). Unknown versions count as having it.
 	LacksWorkflowRunEvent bool
 	// LacksTagProtections tells that the server has no tag protection API
-	// (/repos/{o}/{r}/tag_protections came with Gitea 1.23.0; Forgejo,
-	// forked from 1.22, has none). Unknown versions count as having it.
+	// (/repos/{o}/{r}/tag_protections came with Gitea 1.23.0). Forgejo has
+	// taken it in since, from which release is not known here: Forgejo and
+	// unknown versions count as having it, and a kind tells a missing
+	// route (plain-text 404) from the answer.
 	LacksTagProtections bool
 }
 
@@ -94,7 +96,7 @@ func NewServer(version string) Server {
 	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
 	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
-	s.LacksTagProtections = s.Flavor == FlavorForgejo || (major == 1 && minor < 23)
+	s.LacksTagProtections = s.Flavor == FlavorGitea && major == 1 && minor < 23
 	return s
 }
 

@@ -37,7 +37,7 @@ func TestNewServer(t *testing.T) {
 		{"a Gitea dev build counts by its release", "1.28.0+dev-12-gabcdef",
 			forge.Server{Version: "1.28.0+dev-12-gabcdef", Flavor: "gitea", SemVer: "1.28.0"}, "gitea 1.28.0", "1.28.0+dev-12-gabcdef"},
 		{"Forgejo shows it", "15.0.3+gitea-1.22.0",
-			forge.Server{Version: "15.0.3+gitea-1.22.0", Flavor: "forgejo", SemVer: "15.0.3", ReturnsHookAuthHeader: true, LacksTagProtections: true}, "forgejo 15.0.3", "15.0.3+gitea-1.22.0"},
+			forge.Server{Version: "15.0.3+gitea-1.22.0", Flavor: "forgejo", SemVer: "15.0.3", ReturnsHookAuthHeader: true}, "forgejo 15.0.3", "15.0.3+gitea-1.22.0"},
 		{"Gitea before 1.23 has no tag protection API", "1.22.6",
 			forge.Server{Version: "1.22.6", Flavor: "gitea", SemVer: "1.22.6", ReturnsHookAuthHeader: true, LacksWorkflowRunEvent: true, LacksTagProtections: true},
 			"gitea 1.22.6", "1.22.6"},
