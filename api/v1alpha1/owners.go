@@ -96,6 +96,11 @@ func (b *BranchProtection) ForgeOwners() []string {
 // ForgeOwners is the owner of the key's repository.
 func (k *DeployKey) ForgeOwners() []string { return []string{ownerOf(string(k.Spec.Repository))} }
 
+// ForgeOwners is the owner of the protection's repository.
+func (t *TagProtection) ForgeOwners() []string {
+	return []string{ownerOf(string(t.Spec.Repository))}
+}
+
 // ForgeOwners are the owners of the repositories the set selects.
 func (s *LabelSet) ForgeOwners() []string { return selectorOwners(s.Spec.Repositories) }
 

@@ -670,6 +670,72 @@ spec:
 	}
 }
 
+// TestPlanTagProtections: a protection found by its pattern whose lists
+// differ only in order and case is in sync (adoption writes nothing); a
+// list that differs is an update; a pattern not on the forge a create.
+func TestPlanTagProtections(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, p := range []string{"v*", "release-*"} {
+		if _, err := fc.CreateTagProtection(ctx, "acme", "web", forge.CreateTagProtectionOption{NamePattern: p, WhitelistTeams: []string{"Owners"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: TagProtection
+metadata: {name: web-v, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  namePattern: v*
+  whitelistTeams: [OWNERS]
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: TagProtection
+metadata: {name: web-release, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  namePattern: release-*
+  whitelistTeams: []
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: TagProtection
+metadata: {name: web-nightly, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  namePattern: nightly-*
+  whitelistTeams: [Owners]
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"TagProtection team/web-v: in sync",
+		"TagProtection team/web-release: update\n  whitelistTeams: [\"Owners\"] -> []\n",
+		"TagProtection team/web-nightly: create",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}
+
 // TestPlanClusterForgeReference: resources that name a ClusterForge plan
 // as those naming a Forge do (same lines, same exit code; the ClusterForge
 // itself is not planned), and a Forge and a ClusterForge of one name are

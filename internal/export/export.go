@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package export writes the resources that describe what a forge holds for
 // one organization (the organization, its hooks, labels and disabled
-// runners; per repository its hooks, projects, disabled runners, and its
-// labels as LabelSets), as a YAML stream that the operator adopts without a
+// runners; per repository its hooks, projects, tag protections, disabled
+// runners, and its labels as LabelSets), as a YAML stream that the operator adopts without a
 // write: every field is the forge's own value (unset where the forge holds
 // nothing), every resource has deletionPolicy Orphan, and no credential is
 // ever written (hook secrets cannot be read; chat webhook URLs and
@@ -66,6 +66,7 @@ type Source interface {
 	ListActionsVariables(ctx context.Context, scope forge.Scope) ([]forge.ActionsVariable, error)
 	ListBranchProtections(ctx context.Context, owner, repo string) ([]forge.BranchProtection, error)
 	ListDeployKeys(ctx context.Context, owner, repo string) ([]forge.DeployKey, error)
+	ListTagProtections(ctx context.Context, owner, repo string) ([]forge.TagProtection, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -164,6 +165,9 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 			return err
 		}
 		if err := b.deployKeys(ctx, src, org.Name, r.Name); err != nil {
+			return err
+		}
+		if err := b.tagProtections(ctx, src, org.Name, r.Name); err != nil {
 			return err
 		}
 		rules, err := src.ListBranchProtections(ctx, org.Name, r.Name)
@@ -591,6 +595,56 @@ func (b *builder) hook(sc forge.Scope, h forge.Hook) {
 		Organization:   forgev1.OwnerName(sc.Owner),
 		HookSpec:       spec,
 	}}, comment...)
+}
+
+// tagProtections writes a repository's tag protections, one
+// TagProtection each, with both lists as the forge shows them (so that
+// adoption writes nothing). A server without the API (Gitea before 1.23)
+// has none to write. The forge may hold several of one pattern (a PATCH
+// can rename onto a taken one): each is written, and said to stall.
+func (b *builder) tagProtections(ctx context.Context, src Source, owner, repo string) error {
+	all, err := src.ListTagProtections(ctx, owner, repo)
+	if forge.IsRouteNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list the tag protections of %s/%s: %w", owner, repo, err)
+	}
+	slices.SortFunc(all, func(x, y forge.TagProtection) int { return cmp.Compare(x.ID, y.ID) })
+	count := map[string]int{}
+	for _, t := range all {
+		count[t.NamePattern]++
+	}
+	for _, t := range all {
+		var comment []string
+		if n := count[t.NamePattern]; n > 1 {
+			comment = append(comment, fmt.Sprintf("The forge holds %d tag protections of pattern %q in %s/%s: this one "+
+				"stalls (Conflict) until all but one are deleted on the forge.", n, t.NamePattern, owner, repo))
+		}
+		b.add(&forgev1.TagProtection{
+			TypeMeta:   typeMeta("TagProtection"),
+			ObjectMeta: b.meta("TagProtection", fmt.Sprintf("%s-%s-tags-%d", owner, repo, t.ID), t.ID),
+			Spec: forgev1.TagProtectionSpec{
+				ManagedSpec:        b.managed(),
+				DeletionPolicy:     forgev1.DeletionPolicyOrphan,
+				Repository:         forgev1.RepositoryName(owner + "/" + repo),
+				NamePattern:        forgev1.TagNamePattern(t.NamePattern),
+				WhitelistUsernames: asNames[forgev1.UserName](t.WhitelistUsernames),
+				WhitelistTeams:     asNames[forgev1.TeamName](t.WhitelistTeams),
+			},
+		}, comment...)
+	}
+	return nil
+}
+
+// asNames is a list of names as the spec types them, [] (managed, empty)
+// rather than nil.
+func asNames[S ~string](l []string) []S {
+	out := make([]S, 0, len(l))
+	for _, n := range l {
+		out = append(out, S(n))
+	}
+	return out
 }
 
 // projects writes a repository's projects, open and closed. A server

@@ -341,6 +341,42 @@ func TestExportBranchProtectionsForgejo(t *testing.T) {
 	}
 }
 
+// TestExportTagProtections: each tag protection of a repository is one
+// TagProtection with both lists as the forge shows them (so applying adopts
+// without a write); several of one pattern are each written, with a
+// comment saying they stall; archived repositories are left out.
+func TestExportTagProtections(t *testing.T) {
+	fake, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	for _, r := range []string{"web", "old"} {
+		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r}))
+	}
+	must(fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "Release", IncludesAllRepositories: true, UnitsMap: map[string]string{"repo.code": "write"}}))
+	must(fc.CreateTagProtection(ctx, "acme", "web", forge.CreateTagProtectionOption{NamePattern: "v*", WhitelistTeams: []string{"release"}}))
+	vStar := "v*"
+	twin, err := fc.CreateTagProtection(ctx, "acme", "web", forge.CreateTagProtectionOption{NamePattern: "w*", WhitelistTeams: []string{"release"}})
+	must(twin, err)
+	must(fc.EditTagProtection(ctx, "acme", "web", twin.ID, forge.EditTagProtectionOption{NamePattern: &vStar}))
+	must(fc.CreateTagProtection(ctx, "acme", "old", forge.CreateTagProtectionOption{NamePattern: "frozen*", WhitelistTeams: []string{"release"}}))
+	fake.SetArchived("acme", "old", true)
+
+	out := run(t, fc, "acme")
+	for _, want := range []string{
+		"kind: TagProtection\nmetadata:\n  name: acme-web-tags-1",
+		"namePattern: v*\n  repository: acme/web\n  whitelistTeams:\n  - Release\n  whitelistUsernames: []",
+		"# The forge holds 2 tag protections of pattern \"v*\" in acme/web",
+		"deletionPolicy: Orphan",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "frozen") {
+		t.Errorf("the export holds an archived repository's tag protection:\n%s", out)
+	}
+}
+
 // TestExportOwnersByPermission: the Owners team is the forge's team with
 // permission owner, also renamed: it is exported with its members only
 // (its access is the forge's; units "owner" would be refused at

@@ -64,6 +64,7 @@ func TestExportWritesEveryKind(t *testing.T) {
 		must(fc.CreateBranchProtection(ctx, "acme", r, forge.BranchProtection{RuleName: "main"}))
 	}
 	must(fc.CreateBranchProtection(ctx, "acme", "solo", forge.BranchProtection{RuleName: "release"}))
+	must(fc.CreateTagProtection(ctx, "acme", "solo", forge.CreateTagProtectionOption{NamePattern: "v*", WhitelistTeams: []string{"core"}}))
 	must(fc.CreateHook(ctx, forge.RepoScope("acme", "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
 	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))

@@ -285,6 +285,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.teamRoutes(h)
 	s.branchProtectionRoutes(h)
 	s.deployKeyRoutes(h)
+	s.tagProtectionRoutes(h)
 	s.userRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)

@@ -46,7 +46,10 @@ type state struct {
 	// keys by fingerprint (handlers_deploykeys.go).
 	deployKeys *table[*deployKey]
 	userKeys   map[string]*userKey
-	regTokens  map[owner]string // registration token per scope
+	// tagRules are the repositories' tag protections
+	// (handlers_tagprotections.go).
+	tagRules  *table[*tagRule]
+	regTokens map[owner]string // registration token per scope
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -68,6 +71,7 @@ func newState() state {
 	st.branchRules = tableIn[*branchRule](&st)
 	st.deployKeys = tableIn[*deployKey](&st)
 	st.userKeys = map[string]*userKey{}
+	st.tagRules = tableIn[*tagRule](&st)
 	return st
 }
 

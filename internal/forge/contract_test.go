@@ -85,6 +85,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, teamBehaviours...)
 	behaviours = append(behaviours, actionsBehaviours...)
 	behaviours = append(behaviours, branchProtectionBehaviours...)
+	behaviours = append(behaviours, tagProtectionBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
 	probe := newTarget(t)

@@ -32,6 +32,7 @@ type Interface interface {
 	TeamsClient
 	ActionsClient
 	BranchProtectionsClient
+	TagProtectionsClient
 	UsersClient
 	DeployKeysClient
 }

@@ -82,6 +82,12 @@ type Server struct {
 	// 405), so a runner cannot be enabled or disabled through the API.
 	// Unknown versions count as having it: the refused PATCH then tells.
 	LacksRunnerEdit bool
+	// LacksTagProtections tells that the server has no tag protection API
+	// (/repos/{o}/{r}/tag_protections came with Gitea 1.23.0). Forgejo has
+	// taken it in since, from which release is not known here: Forgejo and
+	// unknown versions count as having it, and a kind tells a missing
+	// route (plain-text 404) from the answer.
+	LacksTagProtections bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -96,6 +102,7 @@ func NewServer(version string) Server {
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
 	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
 	s.LacksRunnerEdit = s.Flavor == FlavorForgejo || (major == 1 && minor < 26)
+	s.LacksTagProtections = s.Flavor == FlavorGitea && major == 1 && minor < 23
 	return s
 }
 

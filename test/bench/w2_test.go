@@ -40,8 +40,8 @@ import (
 // governed is the W2 shape of the scale issue (issue 33): organizations
 // governed whole, each with its teams, its repositories' settings and
 // topics, one branch protection set and one label set over its
-// repositories but the sandboxes, and Actions secrets and variables in
-// every repository.
+// repositories but the sandboxes, and Actions secrets and variables and a
+// tag protection in every repository.
 type governed struct {
 	orgs, teamsPerOrg, membersPerTeam int
 	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
@@ -57,7 +57,8 @@ type governed struct {
 // W2: 8 organizations, each with 2 teams of 5 members (and a repository
 // each), 25 repositories (22 and 3 sandboxes; 50 of the 200 new), one
 // branch protection set (2 rules) and one label set (3 labels) over the
-// 22, and 1 secret and 1 variable per repository: 640 objects.
+// 22, and 1 secret, 1 variable and 1 tag protection (v*, the Owners
+// team) per repository: 840 objects.
 var (
 	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
 	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
@@ -119,6 +120,7 @@ func (w governed) kinds() []routeKind {
 		{kind: "labels", resource: "LabelSet", objects: covered, sets: w.orgs},
 		{kind: "actions/secrets", resource: "ActionsSecret", objects: w.repos() * w.valuesPerRepo},
 		{kind: "actions/variables", resource: "ActionsVariable", objects: w.repos() * w.valuesPerRepo},
+		{kind: "tag_protections", resource: "TagProtection", objects: w.repos()},
 	}
 }
 
@@ -133,6 +135,7 @@ func (w governed) resources() []kindCount {
 		{"LabelSet", w.orgs},
 		{"ActionsSecret", w.repos() * w.valuesPerRepo},
 		{"ActionsVariable", w.repos() * w.valuesPerRepo},
+		{"TagProtection", w.repos()},
 	}
 }
 
@@ -142,7 +145,7 @@ type kindCount struct {
 }
 
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo + w.repos()
 }
 
 // BenchmarkW2 applies W2, the governed organization, at once to the
@@ -153,8 +156,8 @@ func (w governed) objects() int {
 // repositories (with the forge's default settings, no topics) and the
 // teams' members as users; the operator adopts the organizations and those
 // repositories (one settings PATCH and one topics PUT each), creates the
-// others, and creates the teams, branch protection rules, labels, and
-// Actions secrets and variables. Printed, never asserted: W1's figures, the
+// others, and creates the teams, branch protection rules, labels, tag
+// protections, and Actions secrets and variables. Printed, never asserted: W1's figures, the
 // same per kind of forge route (calls per object to converge, reads per
 // object per sync interval at rest; the sets per repository they cover),
 // and what issue 33 asks: when each kind was all Ready, the passes per
@@ -251,6 +254,10 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 					HasWiki: ptr(false), HasProjects: ptr(false), AllowMergeCommits: ptr(false),
 					DefaultMergeStyle: ptr("squash"), DefaultDeleteBranchAfterMerge: ptr(true),
 					Topics: []forgev1.Topic{"go", "service", forgev1.Topic(org)}}})
+			// The Owners team has every repository: the forge shows it at once.
+			apply(&forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo + "-tags"},
+				Spec: forgev1.TagProtectionSpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(org + "/" + repo),
+					NamePattern: "v*", WhitelistTeams: []forgev1.TeamName{"Owners"}}})
 			scope := forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName(org + "/" + repo))}
 			for i := range w.valuesPerRepo {
 				name := fmt.Sprintf("%s-%s-value-%d", org, repo, i)

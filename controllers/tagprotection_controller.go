@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// RBAC of the TagProtection controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=tagprotections,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=tagprotections/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=tagprotections/finalizers,verbs=update
+
+// tagProtectionKind manages one tag protection of a repository, adopted
+// by its pattern. The forge keeps the pattern unique on create only (a
+// PATCH may rename onto a taken one): adoption stalls with the ids when it
+// finds several, rather than guess.
+type tagProtectionKind struct {
+	kindBase[forgev1.TagProtection, forgev1.TagProtectionList]
+}
+
+func tagScope(t *forgev1.TagProtection) scope { return scopeOf(&t.Spec.Repository, nil) }
+
+// Key: one protection per pattern and repository; patterns are compared
+// exactly, as the forge does.
+func (tagProtectionKind) Key(t *forgev1.TagProtection) string {
+	return tagScope(t).key() + "|tagprotection:" + string(t.Spec.NamePattern)
+}
+
+func (tagProtectionKind) Describe(t *forgev1.TagProtection) string {
+	return fmt.Sprintf("tag protection %q in %s", t.Spec.NamePattern, tagScope(t).describe())
+}
+
+// Connect decides from the server's version, before anything is read or
+// written, whether the forge has the API (Gitea 1.23 and later).
+func (tagProtectionKind) Connect(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &tagProtection{obj: t, fc: pass.Forge, scope: tagScope(t), server: pass.Server}
+	if pass.Server.LacksTagProtections {
+		if !t.GetDeletionTimestamp().IsZero() {
+			// Nothing can have been made on such a forge: let it go.
+			e.none = true
+			return e, nil
+		}
+		return nil, e.unsupported()
+	}
+	return e, nil
+}
+
+// A protection lives in a repository: it waits for its Repository and
+// writes nothing to an archived one.
+func (tagProtectionKind) RepoRefs(t *forgev1.TagProtection) []string { return tagScope(t).repoRefs() }
+func (tagProtectionKind) BeforeWrite(ctx context.Context, t *forgev1.TagProtection, pass *reconciler.Pass) error {
+	return tagScope(t).beforeWrite(ctx, pass)
+}
+
+type tagProtection struct {
+	obj    *forgev1.TagProtection
+	fc     forge.Interface
+	scope  scope
+	server forge.Server
+	found  *forge.TagProtection
+	// none: the forge has no tag protections (a deletion on such a forge).
+	none bool
+}
+
+func (e *tagProtection) spec() forgev1.TagProtectionSpec { return e.obj.Spec }
+
+func (e *tagProtection) unsupported() error {
+	return reconciler.Stall(forgev1.ReasonUnsupported,
+		"the forge (%s, reported %q) has no tag protection API (Gitea has it from 1.23): tag protection %q cannot be managed there",
+		e.server.Name(), e.server.ReportedVersion(), e.obj.Spec.NamePattern)
+}
+
+// classify tells a server without the API (its routes answer a plain-text
+// 404, where the version did not say) from a missing repository.
+func (e *tagProtection) classify(err error) error {
+	if forge.IsRouteNotFound(err) {
+		return e.unsupported()
+	}
+	return reconciler.ParentMissing(err, e.scope.describe())
+}
+
+func (e *tagProtection) Observe(ctx context.Context) (reconciler.Observation, error) {
+	if e.none {
+		return reconciler.Observation{}, nil
+	}
+	if id := e.obj.Status.ID; id != 0 {
+		t, err := e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
+		switch {
+		case err == nil:
+			return e.observed(t), nil
+		case !forge.IsNotFound(err):
+			return reconciler.Observation{}, e.classify(err)
+		}
+		// Gone (or its repository is): look it up by pattern below.
+	}
+	all, err := e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
+	if err != nil {
+		return reconciler.Observation{}, e.classify(err)
+	}
+	pattern := string(e.spec().NamePattern)
+	t, err := reconciler.One(all, func(t forge.TagProtection) bool { return t.NamePattern == pattern },
+		func(t forge.TagProtection) int64 { return t.ID },
+		fmt.Sprintf("tag protections of pattern %q exist in %s", pattern, e.scope.describe()),
+		"delete all but one on the forge so that one can be adopted")
+	if err != nil || t == nil {
+		return reconciler.Observation{}, err
+	}
+	return e.observed(t), nil
+}
+
+func (e *tagProtection) observed(t *forge.TagProtection) reconciler.Observation {
+	e.found = t
+	c := tagChanges(e.spec(), t)
+	return reconciler.Observation{Exists: true, ID: t.ID, Diff: reconciler.Fields(c.changes), Changes: c.changes}
+}
+
+func (e *tagProtection) Create(ctx context.Context) (reconciler.Observation, error) {
+	s := e.spec()
+	opt := forge.CreateTagProtectionOption{NamePattern: string(s.NamePattern),
+		WhitelistUsernames: namesOf(s.WhitelistUsernames), WhitelistTeams: namesOf(s.WhitelistTeams)}
+	t, err := e.fc.CreateTagProtection(ctx, e.scope.Owner, e.scope.Repo, opt)
+	if err != nil {
+		return reconciler.Observation{}, e.classify(err)
+	}
+	// What the forge did not show is Rejected; the loop still records the
+	// protection made.
+	return reconciler.Observation{Exists: true, ID: t.ID}, e.readBack(t)
+}
+
+func (e *tagProtection) Update(ctx context.Context, obs reconciler.Observation) error {
+	c := tagChanges(e.spec(), e.found)
+	if len(c.changes) == 0 {
+		return nil
+	}
+	t, err := e.fc.EditTagProtection(ctx, e.scope.Owner, e.scope.Repo, obs.ID, c.opt)
+	if err != nil {
+		return err
+	}
+	return e.readBack(t)
+}
+
+func (e *tagProtection) Delete(ctx context.Context, obs reconciler.Observation) error {
+	err := e.fc.DeleteTagProtection(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	if forge.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// readBack compares the forge's answer to a write with the spec. The forge
+// keeps every name it resolved but shows only those with access to the
+// repository, and a user's repository has no teams: writing again would
+// not help, so what differs is Rejected, naming it.
+func (e *tagProtection) readBack(t *forge.TagProtection) error {
+	c := tagChanges(e.spec(), t)
+	if len(c.changes) == 0 {
+		return nil
+	}
+	return reconciler.Stall(forgev1.ReasonRejected,
+		"the forge did not apply %s to tag protection %q in %s/%s (it shows %s); it shows only users with read access "+
+			"to the repository's pull requests and teams of the repository's organization with read access to its code or pull requests",
+		strings.Join(reconciler.Fields(c.changes), ", "), t.NamePattern, e.scope.Owner, e.scope.Repo, haveOf(c.changes))
+}
+
+type tagProtectionChanges struct {
+	opt     forge.EditTagProtectionOption
+	changes []reconciler.Change
+}
+
+// tagChanges compares the pattern (the forge lets a PATCH rename the
+// protection this resource holds by id) and the lists the spec sets (nil:
+// not managed) with the forge's, the lists as sets of names without case;
+// only what differs is sent.
+func tagChanges(s forgev1.TagProtectionSpec, t *forge.TagProtection) tagProtectionChanges {
+	var c tagProtectionChanges
+	if pattern := string(s.NamePattern); pattern != t.NamePattern {
+		c.opt.NamePattern = &pattern
+		c.changes = append(c.changes, change("namePattern", t.NamePattern, pattern))
+	}
+	diff := func(field string, want, have []string, dst **[]string) {
+		if want == nil || sameSet(want, have, true) {
+			return
+		}
+		*dst = &want
+		c.changes = append(c.changes, change(field, sortedCopy(have), sortedCopy(want)))
+	}
+	diff("whitelistUsernames", namesOf(s.WhitelistUsernames), t.WhitelistUsernames, &c.opt.WhitelistUsernames)
+	diff("whitelistTeams", namesOf(s.WhitelistTeams), t.WhitelistTeams, &c.opt.WhitelistTeams)
+	slices.SortFunc(c.changes, byField)
+	return c
+}
+
+// namesOf reads a list of names of any string type; nil stays nil (not managed).
+func namesOf[S ~string](l []S) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, n := range l {
+		out[i] = string(n)
+	}
+	return out
+}
