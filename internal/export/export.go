@@ -150,29 +150,12 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 		if r.Archived {
 			continue // archived means frozen: LabelSets skip them too
 		}
-		rs := forge.RepoScope(org.Name, r.Name)
-		if err := b.scope(ctx, src, rs); err != nil {
-			return err
-		}
-		labels, err := src.ListLabels(ctx, rs)
+		labels, rules, err := b.repoObjects(ctx, src, org.Name, r.Name)
 		if err != nil {
-			return fmt.Errorf("list the labels of %s: %w", rs, err)
+			return err
 		}
 		if len(labels) > 0 {
 			labelled = append(labelled, repoLabels{repo: org.Name + "/" + r.Name, labels: labels})
-		}
-		if err := b.projects(ctx, src, org.Name, r.Name); err != nil {
-			return err
-		}
-		if err := b.deployKeys(ctx, src, org.Name, r.Name); err != nil {
-			return err
-		}
-		if err := b.tagProtections(ctx, src, org.Name, r.Name); err != nil {
-			return err
-		}
-		rules, err := src.ListBranchProtections(ctx, org.Name, r.Name)
-		if err != nil {
-			return fmt.Errorf("list the branch protection rules of %s: %w", rs, err)
 		}
 		if len(rules) > 0 {
 			protected = append(protected, repoRules{repo: org.Name + "/" + r.Name, rules: rules})
@@ -200,6 +183,34 @@ func Export(ctx context.Context, src Source, opts Options, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// repoObjects writes the objects of a live repository (its hooks,
+// runners, Actions values, projects, deploy keys and tag rules) and returns
+// its labels and branch rules, which go into the organization's sets.
+func (b *builder) repoObjects(ctx context.Context, src Source, owner, repo string) ([]forge.Label, []forge.BranchProtection, error) {
+	rs := forge.RepoScope(owner, repo)
+	if err := b.scope(ctx, src, rs); err != nil {
+		return nil, nil, err
+	}
+	labels, err := src.ListLabels(ctx, rs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the labels of %s: %w", rs, err)
+	}
+	if err := b.projects(ctx, src, owner, repo); err != nil {
+		return nil, nil, err
+	}
+	if err := b.deployKeys(ctx, src, owner, repo); err != nil {
+		return nil, nil, err
+	}
+	if err := b.tagProtections(ctx, src, owner, repo); err != nil {
+		return nil, nil, err
+	}
+	rules, err := src.ListBranchProtections(ctx, owner, repo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the branch protection rules of %s: %w", rs, err)
+	}
+	return labels, rules, nil
 }
 
 // scope writes the hooks and disabled runners of an organization or a
