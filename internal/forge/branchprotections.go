@@ -18,7 +18,6 @@ package forge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 )
@@ -119,21 +118,8 @@ import (
 // is made; it is held to the listing bounds all the same.
 func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
 	cl := branchProtections.call(RepoScope(owner, repo), http.MethodGet, "list", branchProtections.plural)
-	resp, err := c.do(ctx, cl)
+	all, err := listUnpaged[BranchProtection](ctx, c, cl)
 	if err != nil {
-		return nil, err
-	}
-	budget := &listBudget{c: c, cl: cl}
-	if err := budget.read(resp.body); err != nil {
-		return nil, err
-	}
-	var all []BranchProtection
-	if err := json.Unmarshal(resp.body, &all); err != nil {
-		red := c.redactorFor(cl, secretsOf(ctx)...)
-		return nil, c.failWith(red, cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %s: %w",
-			resp.status, quoteAnswer(red, resp.body), err)})
-	}
-	if err := budget.decoded(len(all)); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]bool, len(all))
@@ -144,9 +130,6 @@ func (c *Client) ListBranchProtections(ctx context.Context, owner, repo string) 
 			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the list holds a rule named %q twice or without a name", bp.RuleName)})
 		}
 		seen[bp.RuleName] = true
-	}
-	if all == nil {
-		all = []BranchProtection{}
 	}
 	return all, nil
 }

@@ -637,6 +637,34 @@ func (b *listBudget) decoded(n int) error {
 	return nil
 }
 
+// listUnpaged makes cl, a listing the forge answers in one array whatever
+// the page and limit asked (a repository's branch or tag rules), and
+// decodes it, held to the listing bounds as a paged walk is. A body that
+// does not decode is an invalid answer; none at all is an empty list.
+func listUnpaged[T any](ctx context.Context, c *Client, cl call) ([]T, error) {
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	budget := &listBudget{c: c, cl: cl}
+	if err := budget.read(resp.body); err != nil {
+		return nil, err
+	}
+	var all []T
+	if err := json.Unmarshal(resp.body, &all); err != nil {
+		red := c.redactorFor(cl, secretsOf(ctx)...)
+		return nil, c.failWith(red, cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %s: %w",
+			resp.status, quoteAnswer(red, resp.body), err)})
+	}
+	if err := budget.decoded(len(all)); err != nil {
+		return nil, err
+	}
+	if all == nil {
+		all = []T{}
+	}
+	return all, nil
+}
+
 // fetchPage reads and decodes page of the budget's call, counting it.
 func fetchPage[T any](ctx context.Context, budget *listBudget, page int, decode func(*response) (pageResult[T], error)) (pageResult[T], error) {
 	c, cl := budget.c, budget.cl

@@ -18,7 +18,6 @@ package forge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -103,21 +102,8 @@ func cloneTagProtection(t TagProtection) TagProtection {
 // is made; it is held to the listing bounds all the same.
 func (c *Client) ListTagProtections(ctx context.Context, owner, repo string) ([]TagProtection, error) {
 	cl := tagProtections.call(RepoScope(owner, repo), http.MethodGet, "list", tagProtections.plural)
-	resp, err := c.do(ctx, cl)
+	all, err := listUnpaged[TagProtection](ctx, c, cl)
 	if err != nil {
-		return nil, err
-	}
-	budget := &listBudget{c: c, cl: cl}
-	if err := budget.read(resp.body); err != nil {
-		return nil, err
-	}
-	var all []TagProtection
-	if err := json.Unmarshal(resp.body, &all); err != nil {
-		red := c.redactorFor(cl, secretsOf(ctx)...)
-		return nil, c.failWith(red, cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode %d response %s: %w",
-			resp.status, quoteAnswer(red, resp.body), err)})
-	}
-	if err := budget.decoded(len(all)); err != nil {
 		return nil, err
 	}
 	seen := make(map[int64]bool, len(all))
@@ -126,9 +112,6 @@ func (c *Client) ListTagProtections(ctx context.Context, owner, repo string) ([]
 			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the list holds tag protection id %d twice or an id <= 0", t.ID)})
 		}
 		seen[t.ID] = true
-	}
-	if all == nil {
-		all = []TagProtection{}
 	}
 	return all, nil
 }
