@@ -172,30 +172,43 @@ var deployKeyRes = &resource[*deployKey]{
 	json: func(c *rc, k *deployKey) map[string]any { return c.s.deployKeyJSON(k) },
 }
 
+// keyForm is a key's create form (a deploy key's, or a user's SSH key's,
+// which has no read_only) as both endpoints check it first: the binding
+// (title, then key, required), then the key's content, parsed and
+// normalised (text) with its fingerprint. ok is false once it answered.
+type keyForm struct {
+	Title    string `json:"title"`
+	Key      string `json:"key"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+func (c *rc) keyForm() (req keyForm, text, fp string, ok bool) {
+	if !c.bind(&req) {
+		return req, "", "", false
+	}
+	switch {
+	case req.Title == "":
+		c.validation("[Title]: Required")
+		return req, "", "", false
+	case req.Key == "":
+		c.validation("[Key]: Required")
+		return req, "", "", false
+	}
+	text, fp, err := checkPublicKey(req.Key)
+	if err != nil {
+		c.validation("Invalid key content: " + err.Error())
+		return req, "", "", false
+	}
+	return req, text, fp, true
+}
+
 func (s *Server) createDeployKey(c *rc) {
 	ow, ok := deployKeyRes.scope(c, "create")
 	if !ok {
 		return
 	}
-	var req struct {
-		Title    string `json:"title"`
-		Key      string `json:"key"`
-		ReadOnly bool   `json:"read_only"`
-	}
-	if !c.bind(&req) {
-		return
-	}
-	switch {
-	case req.Title == "":
-		c.validation("[Title]: Required")
-		return
-	case req.Key == "":
-		c.validation("[Key]: Required")
-		return
-	}
-	text, fp, err := checkPublicKey(req.Key)
-	if err != nil {
-		c.validation("Invalid key content: " + err.Error())
+	req, text, fp, ok := c.keyForm()
+	if !ok {
 		return
 	}
 	if _, used := s.st.userKeys[fp]; used {
@@ -240,24 +253,8 @@ func (s *Server) createUserKey(c *rc) {
 	if !c.requireToken() {
 		return
 	}
-	var req struct {
-		Title string `json:"title"`
-		Key   string `json:"key"`
-	}
-	if !c.bind(&req) {
-		return
-	}
-	switch {
-	case req.Title == "":
-		c.validation("[Title]: Required")
-		return
-	case req.Key == "":
-		c.validation("[Key]: Required")
-		return
-	}
-	text, fp, err := checkPublicKey(req.Key)
-	if err != nil {
-		c.validation("Invalid key content: " + err.Error())
+	req, text, fp, ok := c.keyForm()
+	if !ok {
 		return
 	}
 	if id, _ := s.st.deployKeyText(fp); id != 0 || s.st.userKeys[fp] != nil {
