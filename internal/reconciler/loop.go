@@ -746,15 +746,22 @@ func (r *Reconciler[T]) notServed(ctx context.Context, obj T) (string, error) {
 	if !r.pool.ServesClusterForges() {
 		return "", nil
 	}
-	var cf forgev1.ClusterForge
-	if err := r.client.Get(ctx, types.NamespacedName{Name: obj.GetManagedSpec().ForgeRef.Name}, &cf); err != nil {
-		return "", client.IgnoreNotFound(err)
-	}
-	p, err := permission(ctx, r.client, &cf, obj)
-	if err != nil || p.Allowed {
+	cf, p, err := r.clusterForge(ctx, obj)
+	if err != nil || cf == nil || p.Allowed {
 		return "", err
 	}
 	return p.Why, nil
+}
+
+// clusterForge reads the ClusterForge obj names (nil when there is none)
+// and what it permits obj.
+func (r *Reconciler[T]) clusterForge(ctx context.Context, obj T) (*forgev1.ClusterForge, Permission, error) {
+	var cf forgev1.ClusterForge
+	if err := r.client.Get(ctx, types.NamespacedName{Name: obj.GetManagedSpec().ForgeRef.Name}, &cf); err != nil {
+		return nil, Permission{}, client.IgnoreNotFound(err)
+	}
+	p, err := permission(ctx, r.client, &cf, obj)
+	return &cf, p, err
 }
 
 // target is the Forge or ClusterForge a resource's pass talks through.
@@ -800,21 +807,16 @@ func (r *Reconciler[T]) target(ctx context.Context, obj T) (*target, error) {
 		return nil, Stall(forgev1.ReasonForgeNotReady, "this manager does not serve ClusterForges (it runs with --cluster-forges=false, as the namespaced install does): name a Forge of namespace %s in spec.forgeRef",
 			obj.GetNamespace())
 	}
-	var cf forgev1.ClusterForge
-	if err := r.client.Get(ctx, types.NamespacedName{Name: ref.Name}, &cf); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, Wait(forgev1.ReasonForgeNotReady, "ClusterForge %q not found", ref.Name)
-		}
+	cf, p, err := r.clusterForge(ctx, obj)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	p, err := permission(ctx, r.client, &cf, obj)
-	if err != nil {
-		return nil, err
-	}
-	if !p.Allowed {
+	case cf == nil:
+		return nil, Wait(forgev1.ReasonForgeNotReady, "ClusterForge %q not found", ref.Name)
+	case !p.Allowed:
 		return nil, notPermitted(p)
 	}
-	return &target{src: connection.OfClusterForge(&cf, r.pool.ClusterSecrets), obj: &cf, status: &cf.Status.ForgeStatus, cluster: &cf}, nil
+	return &target{src: connection.OfClusterForge(cf, r.pool.ClusterSecrets), obj: cf, status: &cf.Status.ForgeStatus, cluster: cf}, nil
 }
 
 // connect resolves the Forge and its client, reading under reads.
