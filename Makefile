@@ -25,6 +25,10 @@ CONTROLLER_GEN := go tool controller-gen
 # its dependencies never move the manager's. The first run builds it (about a
 # minute on 2 cores); later runs reuse Go's build cache.
 GOLANGCI_LINT := go tool -modfile=hack/tools/go.mod golangci-lint
+# crd-ref-docs writes docs/reference.md from the API types; pinned in a
+# module of its own (hack/refdocs/go.mod) for the same reason, with its
+# configuration and templates beside it.
+CRD_REF_DOCS := go tool -modfile=hack/refdocs/go.mod crd-ref-docs
 GO_TEST_FLAGS ?=
 
 .PHONY: all
@@ -33,9 +37,11 @@ all: generate manifests fmt vet lint test
 ##@ Development
 
 .PHONY: generate
-generate: ## Generate deepcopy code, the kinds' accessors and PROJECT from the API types.
+generate: ## Generate deepcopy code, the kinds' accessors, PROJECT and docs/reference.md from the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 	go run ./hack/kindgen
+	$(CRD_REF_DOCS) --config hack/refdocs/config.yaml --templates-dir hack/refdocs/templates \
+		--source-path ./api --renderer markdown --output-path docs/reference.md --log-level ERROR
 
 .PHONY: manifests
 manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, and the samples' kustomization.
