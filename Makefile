@@ -1,5 +1,9 @@
 # forge-operator: the targets everyone uses are generate, manifests, fmt,
 # vet, test, envtest (and, with their issues, demo, install, run, deploy).
+# docs/development.md says how to build, test and add a kind; a new kind's
+# documentation is a row in the README's table of kinds and a section of
+# docs/kinds.md, written by hand, and its fields in docs/reference.md,
+# written by `make generate` (test/docs fails while one is missing).
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -34,7 +38,7 @@ GO_TEST_FLAGS ?=
 .PHONY: all
 all: generate manifests fmt vet lint test
 
-##@ Development
+##@ Development (docs/development.md; a new kind: a row in the README's and docs/kinds.md's tables, a section of docs/kinds.md; make generate writes its docs/reference.md)
 
 .PHONY: generate
 generate: ## Generate deepcopy code, the kinds' accessors, PROJECT and docs/reference.md from the API types.
