@@ -9,7 +9,9 @@
 
 ### Kinds
 {{- range $gv.SortedKinds }}
+{{- if not (hasSuffix "List" .) }}
 - {{ $gv.TypeForKind . | markdownRenderTypeLink }}
+{{- end }}
 {{- end }}
 {{ end }}
 
