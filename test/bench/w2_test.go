@@ -40,8 +40,8 @@ import (
 // governed is the W2 shape of the scale issue (issue 33): organizations
 // governed whole, each with its teams, its repositories' settings and
 // topics, one branch protection set and one label set over its
-// repositories but the sandboxes, and Actions secrets and variables and a
-// tag protection in every repository.
+// repositories but the sandboxes, and Actions secrets and variables, a
+// tag protection and a generated deploy key in every repository.
 type governed struct {
 	orgs, teamsPerOrg, membersPerTeam int
 	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
@@ -57,8 +57,9 @@ type governed struct {
 // W2: 8 organizations, each with 2 teams of 5 members (and a repository
 // each), 25 repositories (22 and 3 sandboxes; 50 of the 200 new), one
 // branch protection set (2 rules) and one label set (3 labels) over the
-// 22, and 1 secret, 1 variable and 1 tag protection (v*, the Owners
-// team) per repository: 840 objects.
+// 22, and 1 secret, 1 variable, 1 tag protection (v*, the Owners team)
+// and 1 deploy key (an ed25519 pair the operator generates into a Secret,
+// as a Flux or Argo CD setup asks) per repository: 1,040 objects.
 var (
 	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
 	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
@@ -121,6 +122,7 @@ func (w governed) kinds() []routeKind {
 		{kind: "actions/secrets", resource: "ActionsSecret", objects: w.repos() * w.valuesPerRepo},
 		{kind: "actions/variables", resource: "ActionsVariable", objects: w.repos() * w.valuesPerRepo},
 		{kind: "tag_protections", resource: "TagProtection", objects: w.repos()},
+		{kind: "keys", resource: "DeployKey", objects: w.repos()},
 	}
 }
 
@@ -136,6 +138,7 @@ func (w governed) resources() []kindCount {
 		{"ActionsSecret", w.repos() * w.valuesPerRepo},
 		{"ActionsVariable", w.repos() * w.valuesPerRepo},
 		{"TagProtection", w.repos()},
+		{"DeployKey", w.repos()},
 	}
 }
 
@@ -145,7 +148,7 @@ type kindCount struct {
 }
 
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo + w.repos()
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo + 2*w.repos()
 }
 
 // BenchmarkW2 applies W2, the governed organization, at once to the
@@ -157,7 +160,7 @@ func (w governed) objects() int {
 // teams' members as users; the operator adopts the organizations and those
 // repositories (one settings PATCH and one topics PUT each), creates the
 // others, and creates the teams, branch protection rules, labels, tag
-// protections, and Actions secrets and variables. Printed, never asserted: W1's figures, the
+// protections, deploy keys (and their Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
 // same per kind of forge route (calls per object to converge, reads per
 // object per sync interval at rest; the sets per repository they cover),
 // and what issue 33 asks: when each kind was all Ready, the passes per
@@ -258,6 +261,9 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			apply(&forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo + "-tags"},
 				Spec: forgev1.TagProtectionSpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(org + "/" + repo),
 					NamePattern: "v*", WhitelistTeams: []forgev1.TeamName{"Owners"}}})
+			apply(&forgev1.DeployKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo + "-flux"},
+				Spec: forgev1.DeployKeySpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(org + "/" + repo),
+					Generate: &forgev1.DeployKeyGenerate{SecretName: org + "-" + repo + "-flux"}}})
 			scope := forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName(org + "/" + repo))}
 			for i := range w.valuesPerRepo {
 				name := fmt.Sprintf("%s-%s-value-%d", org, repo, i)
