@@ -357,3 +357,90 @@ func TestChartRefusesClusterForgesInTheNamespacedInstall(t *testing.T) {
 		t.Errorf("clusterForges=true with watchNamespaces: %v, want a refusal naming ClusterForges", err)
 	}
 }
+
+// TestChartPodSettingsAndLabelsReachTheObjects: scheduling, security and
+// labelling values end up where they act.
+func TestChartPodSettingsAndLabelsReachTheObjects(t *testing.T) {
+	objs := renderChart(t,
+		"--set", "commonLabels.team=platform", "--set", "commonAnnotations.owner=ops",
+		"--set", "podLabels.tier=control", "--set", "podAnnotations.scrape=no",
+		"--set", "priorityClassName=system-cluster-critical",
+		"--set", "tolerations[0].key=dedicated", "--set", "tolerations[0].operator=Exists",
+		"--set", "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool",
+		"--set", "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+		"--set", "nodeSelector.pool=ops", "--set", "replicaCount=2",
+		"--set", "resources.limits.memory=1Gi", "--set", "securityContext.readOnlyRootFilesystem=false",
+		"--set", "imagePullSecrets[0].name=regcred", "--set", "serviceAccount.annotations.iam=role")
+	for _, o := range objs {
+		m := o.asMap(t)
+		meta := m["metadata"].(map[string]any)
+		labels, _ := meta["labels"].(map[string]any)
+		annotations, _ := meta["annotations"].(map[string]any)
+		if labels["team"] != "platform" || annotations["owner"] != "ops" {
+			t.Errorf("%s: labels %v, annotations %v: want commonLabels and commonAnnotations", o.id(), labels, annotations)
+		}
+	}
+	var dep appsv1.Deployment
+	objs.one(t, "Deployment", &dep)
+	pod := dep.Spec.Template
+	if pod.Labels["tier"] != "control" || pod.Annotations["scrape"] != "no" {
+		t.Errorf("pod labels %v, annotations %v", pod.Labels, pod.Annotations)
+	}
+	if *dep.Spec.Replicas != 2 || pod.Spec.PriorityClassName != "system-cluster-critical" ||
+		len(pod.Spec.Tolerations) != 1 || pod.Spec.Tolerations[0].Key != "dedicated" ||
+		pod.Spec.Affinity == nil || pod.Spec.Affinity.NodeAffinity == nil ||
+		pod.Spec.NodeSelector["pool"] != "ops" || len(pod.Spec.ImagePullSecrets) != 1 {
+		t.Errorf("pod spec %+v: want the replicas, priority class, tolerations, affinity, node selector and pull secret set", pod.Spec)
+	}
+	c := pod.Spec.Containers[0]
+	if c.Resources.Limits.Memory().String() != "1Gi" || *c.SecurityContext.ReadOnlyRootFilesystem {
+		t.Errorf("container resources %v, securityContext %+v", c.Resources, c.SecurityContext)
+	}
+	var sa corev1.ServiceAccount
+	objs.one(t, "ServiceAccount", &sa)
+	if sa.Annotations["iam"] != "role" {
+		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
+	}
+}
+
+// TestChartMetricsServiceMonitorAndTest: the ServiceMonitor scrapes the
+// metrics Service's port the way the endpoint serves it, and the `helm
+// test` Pod fetches it with a token that may GET /metrics (secure) or
+// without one (plain HTTP).
+func TestChartMetricsServiceMonitorAndTest(t *testing.T) {
+	for _, secure := range []bool{true, false} {
+		objs := renderChartWithTests(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.labels.release=prom",
+			"--set", fmt.Sprintf("metrics.secure=%v", secure))
+		var svc corev1.Service
+		objs.one(t, "Service", &svc)
+		sm := objs.asMapNamed(t, "ServiceMonitor", "forge-operator-controller-manager-metrics-monitor")
+		endpoint := sm["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)
+		if endpoint["port"] != svc.Spec.Ports[0].Name {
+			t.Errorf("secure %v: ServiceMonitor scrapes port %v, the Service's is %s", secure, endpoint["port"], svc.Spec.Ports[0].Name)
+		}
+		scheme := map[bool]string{true: "https", false: "http"}[secure]
+		if endpoint["scheme"] != scheme || (endpoint["bearerTokenFile"] != nil) != secure {
+			t.Errorf("secure %v: ServiceMonitor endpoint %v", secure, endpoint)
+		}
+		if sm["metadata"].(map[string]any)["labels"].(map[string]any)["release"] != "prom" {
+			t.Errorf("ServiceMonitor labels lack release=prom: %v", sm["metadata"])
+		}
+		var pod corev1.Pod
+		objs.one(t, "Pod", &pod)
+		script := strings.Join(pod.Spec.Containers[0].Command, " ")
+		url := scheme + "://forge-operator-controller-manager-metrics-service." + namespace + ".svc:8443/metrics"
+		if pod.Annotations["helm.sh/hook"] != "test" || !strings.Contains(script, url) || strings.Contains(script, "Bearer") != secure {
+			t.Errorf("secure %v: helm test Pod %v runs %q: want a test hook fetching %s", secure, pod.Annotations, script, url)
+		}
+		var readers []string
+		for _, o := range objs.ofKind("ClusterRoleBinding") {
+			m := o.asMap(t)
+			if m["roleRef"].(map[string]any)["name"] == "forge-operator-metrics-reader" {
+				readers = append(readers, fmt.Sprint(m["subjects"]))
+			}
+		}
+		if secure != (len(readers) == 1 && strings.Contains(readers[0], pod.Spec.ServiceAccountName)) {
+			t.Errorf("secure %v: metrics-reader bindings %v, the test Pod runs as %q", secure, readers, pod.Spec.ServiceAccountName)
+		}
+	}
+}
