@@ -63,6 +63,10 @@ vet: ## Run go vet.
 lint: ## Run golangci-lint with .golangci.yml (govet, staticcheck, errcheck, gocognit, misspell, gofmt, ...).
 	$(GOLANGCI_LINT) run ./...
 
+.PHONY: helm
+helm: ## Build the pinned Helm into Go's build cache (once; several minutes cold): make test's chart tests run it.
+	@$(HELM) version >/dev/null
+
 .PHONY: helm-lint
 helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide and namespaced.
 	$(HELM) lint --strict $(CHART)
@@ -78,7 +82,7 @@ envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (o
 	@hack/envtest/build.sh >/dev/null
 
 .PHONY: test
-test: envtest ## Run the unit and envtest suites.
+test: envtest helm ## Run the unit and envtest suites.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: gitea
