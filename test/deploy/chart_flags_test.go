@@ -19,62 +19,155 @@ package deploy
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
-// managerFlags are the names of the flags main.go defines (flag.XxxVar and
-// flag.Xxx calls) and of the zap logging flags it binds.
-func managerFlags(t *testing.T) []string {
+// mainFlag is a flag main.go defines: its name and its default expression.
+type mainFlag struct {
+	name string
+	def  ast.Expr
+}
+
+// mainGoFlags are the flags main.go defines with flag.XxxVar and flag.Xxx.
+func mainGoFlags(t *testing.T) []mainFlag {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), repoPath("main.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var flags []mainFlag
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
 		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || len(call.Args) < 2 {
+		if !ok || len(call.Args) < 3 {
 			return true
 		}
 		if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "flag" {
 			return true
 		}
-		arg := call.Args[0]
+		i := 0
 		if strings.HasSuffix(sel.Sel.Name, "Var") {
-			arg = call.Args[1]
+			i = 1
 		}
-		if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		if lit, ok := call.Args[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
 			name, err := strconv.Unquote(lit.Value)
 			if err != nil {
 				t.Fatal(err)
 			}
-			names = append(names, name)
+			flags = append(flags, mainFlag{name: name, def: call.Args[i+1]})
 		}
 		return true
 	})
-	if len(names) < 10 {
-		t.Fatalf("found only the flags %v in main.go: has the way it defines them changed?", names)
+	if len(flags) < 10 {
+		t.Fatalf("found only the flags %v in main.go: has the way it defines them changed?", flags)
+	}
+	return flags
+}
+
+// managerFlags are the names of the flags main.go defines and of the zap
+// logging flags it binds.
+func managerFlags(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, f := range mainGoFlags(t) {
+		names = append(names, f.name)
 	}
 	fs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	(&zap.Options{}).BindFlags(fs)
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	return names
+}
+
+// defaultOf evaluates the default expressions main.go uses: literals,
+// durations like 10*time.Minute, and the packages' Default constants.
+func defaultOf(e ast.Expr) (string, bool) {
+	known := map[string]string{
+		"forge.DefaultDenyCIDRs":      forge.DefaultDenyCIDRs,
+		"manager.DefaultKubeAPIQPS":   fmt.Sprint(manager.DefaultKubeAPIQPS),
+		"manager.DefaultKubeAPIBurst": fmt.Sprint(manager.DefaultKubeAPIBurst),
+		"secretdigest.DefaultName":    secretdigest.DefaultName,
+	}
+	units := map[string]time.Duration{"time.Second": time.Second, "time.Minute": time.Minute, "time.Hour": time.Hour}
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind == token.STRING {
+			s, err := strconv.Unquote(e.Value)
+			return s, err == nil
+		}
+		return e.Value, true
+	case *ast.Ident:
+		return e.Name, e.Name == "true" || e.Name == "false"
+	case *ast.SelectorExpr:
+		v, ok := known[types.ExprString(e)]
+		return v, ok
+	case *ast.BinaryExpr:
+		n, ok := e.X.(*ast.BasicLit)
+		unit, known := units[types.ExprString(e.Y)]
+		if !ok || !known || e.Op != token.MUL {
+			return "", false
+		}
+		i, err := strconv.Atoi(n.Value)
+		return (time.Duration(i) * unit).String(), err == nil
+	}
+	return "", false
+}
+
+var managerDefaultClaim = regexp.MustCompile("manager default (?:`([^`]+)`|([^ :;)]+))")
+
+// TestChartValuesStateTheManagersDefaults: where values.yaml says what the
+// manager's default of a flag is, it is the default main.go gives.
+func TestChartValuesStateTheManagersDefaults(t *testing.T) {
+	b, err := os.ReadFile(repoPath(chartDir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := valuesDocs(t, string(b))
+	checked := 0
+	for _, f := range mainGoFlags(t) {
+		def, ok := defaultOf(f.def)
+		if !ok {
+			continue
+		}
+		for _, d := range docs {
+			m := managerDefaultClaim.FindStringSubmatch(d.doc)
+			if !strings.HasPrefix(d.doc, "`--"+f.name+"`") || m == nil {
+				continue
+			}
+			checked++
+			claim := m[1] + m[2]
+			cd, errC := time.ParseDuration(claim)
+			dd, errD := time.ParseDuration(def)
+			if (errC != nil || errD != nil || cd != dd) && claim != def {
+				t.Errorf("values.yaml %s: says the manager's default of --%s is %s; main.go's is %s", d.path, f.name, claim, def)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("checked only %d claims of a manager default in values.yaml: has their wording changed?", checked)
+	}
 }
 
 // TestChartPassesEveryManagerFlag: every flag of the manager is a value of
