@@ -1,5 +1,6 @@
 # forge-operator: the targets everyone uses are generate, manifests, fmt,
-# vet, test, envtest (and, with their issues, demo, install, run, deploy).
+# vet, test, envtest (and, with their issues, demo, install, run, deploy,
+# helm-lint, helm-template).
 # docs/development.md says how to build, test and add a kind; a new kind's
 # documentation is a row in the README's table of kinds and a section of
 # docs/kinds.md, written by hand, and its fields in docs/reference.md,
@@ -34,6 +35,10 @@ GOLANGCI_LINT := go tool -modfile=hack/tools/go.mod golangci-lint
 # configuration and templates beside it.
 CRD_REF_DOCS := go tool -modfile=hack/refdocs/go.mod crd-ref-docs
 GO_TEST_FLAGS ?=
+# Helm is pinned in a module of its own (hack/helm/go.mod), for the same
+# reason as golangci-lint; the chart tests of test/deploy run the same build.
+HELM := go tool -modfile=hack/helm/go.mod helm
+CHART := charts/forge-operator
 
 .PHONY: all
 all: generate manifests fmt vet lint test
@@ -48,11 +53,13 @@ generate: ## Generate deepcopy code, the kinds' accessors, PROJECT and docs/refe
 		--source-path ./api --renderer markdown --output-path docs/reference.md --log-level ERROR
 
 .PHONY: manifests
-manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, and the samples' kustomization.
+manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, the samples' kustomization, and the Helm chart's copies of the CRDs and manager role.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true rbac:roleName=manager-role paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	hack/crd-kustomization.sh > config/crd/kustomization.yaml.tmp && mv config/crd/kustomization.yaml.tmp config/crd/kustomization.yaml
 	hack/samples-kustomization.sh > config/samples/kustomization.yaml.tmp && mv config/samples/kustomization.yaml.tmp config/samples/kustomization.yaml
+	rm -f $(CHART)/files/crds/*.yaml && cp config/crd/bases/*.yaml $(CHART)/files/crds/
+	cp config/rbac/role.yaml $(CHART)/files/rbac/manager-role.yaml
 
 .PHONY: fmt
 fmt: ## Run gofmt on the tree.
@@ -66,12 +73,26 @@ vet: ## Run go vet.
 lint: ## Run golangci-lint with .golangci.yml (govet, staticcheck, errcheck, gocognit, misspell, gofmt, ...).
 	$(GOLANGCI_LINT) run ./...
 
+.PHONY: helm
+helm: ## Build the pinned Helm into Go's build cache (once; several minutes cold): make test's chart tests run it.
+	@$(HELM) version >/dev/null
+
+.PHONY: helm-lint
+helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide and namespaced.
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set 'manager.watchNamespaces={team-a,team-b}'
+
+.PHONY: helm-template
+helm-template: ## Render the Helm chart into bin/chart.yaml (HELM_ARGS adds flags, e.g. --set image.tag=v0.1.0).
+	@mkdir -p bin
+	$(HELM) template forge-operator $(CHART) --namespace forge-operator-system $(HELM_ARGS) > bin/chart.yaml
+
 .PHONY: envtest
 envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (once; about six minutes cold).
 	@hack/envtest/build.sh >/dev/null
 
 .PHONY: test
-test: envtest ## Run the unit and envtest suites.
+test: envtest helm ## Run the unit and envtest suites.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: gitea

@@ -100,6 +100,14 @@ func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, err
 // for the test, stopped when it ends.
 func startAPIServer(t *testing.T) *rest.Config {
 	t.Helper()
+	_, cfg := startEnvironment(t)
+	return cfg
+}
+
+// startEnvironment is startAPIServer that also returns the environment (to
+// add users with a kubeconfig of their own, as `helm` needs).
+func startEnvironment(t *testing.T) (*envtest.Environment, *rest.Config) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts an API server")
 	}
@@ -113,7 +121,7 @@ func startAPIServer(t *testing.T) *rest.Config {
 		t.Fatalf("start envtest: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
-	return cfg
+	return env, cfg
 }
 
 func TestDefaultOnAnAPIServer(t *testing.T) {

@@ -137,6 +137,14 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 		{args: []string{"build"}, want: []string{"go build -o bin/manager ."}},
 		// The linter's version comes from its own module, never from PATH.
 		{args: []string{"lint"}, want: []string{"go tool -modfile=hack/tools/go.mod golangci-lint run ./..."}},
+		// So is Helm's, and the chart is linted in both installs.
+		{args: []string{"helm-lint"}, want: []string{"go tool -modfile=hack/helm/go.mod helm lint --strict charts/forge-operator",
+			"--set 'manager.watchNamespaces={team-a,team-b}'"}},
+		{args: []string{"helm-template", "HELM_ARGS=--set image.tag=v1"}, want: []string{
+			"go tool -modfile=hack/helm/go.mod helm template forge-operator charts/forge-operator --namespace forge-operator-system --set image.tag=v1 > bin/chart.yaml"}},
+		// make manifests keeps the chart's copies of the generated manifests current.
+		{args: []string{"manifests"}, want: []string{"cp config/crd/bases/*.yaml charts/forge-operator/files/crds/",
+			"cp config/rbac/role.yaml charts/forge-operator/files/rbac/manager-role.yaml"}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1"}, want: []string{"docker build -t example.com/op:v1 ."}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1", "CONTAINER_TOOL=podman"}, want: []string{"podman build -t example.com/op:v1 ."}},
 		{args: []string{"run"}, want: []string{"go run ."}, not: []string{"--kubeconfig"}},
@@ -171,7 +179,7 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 
 func TestTargetsHaveHelp(t *testing.T) {
 	out := makeIn(t, repoPath(), nil, "help")
-	for _, target := range []string{"lint", "install", "uninstall", "run", "deploy", "undeploy", "build", "docker-build", "docker-push"} {
+	for _, target := range []string{"lint", "helm-lint", "helm-template", "install", "uninstall", "run", "deploy", "undeploy", "build", "docker-build", "docker-push"} {
 		found := false
 		for _, line := range strings.Split(out, "\n") {
 			f := strings.Fields(line)
