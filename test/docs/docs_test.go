@@ -112,16 +112,20 @@ func TestReadmeIsAnEntryPage(t *testing.T) {
 	}
 }
 
-var link = regexp.MustCompile(`\]\(([^()\s]*)\)`)
+var (
+	link       = regexp.MustCompile(`\]\(([^()\s]*)\)`)
+	inlineCode = regexp.MustCompile("`[^`]*`")
+)
 
-// TestLinksBetweenPagesResolve: every link from one page of README.md and
-// docs/ to another, or to one of its own headings, names a page and a
-// heading that exist (moving a section moves its anchor with it).
+// TestLinksBetweenPagesResolve: every relative link of README.md and docs/
+// leads to a file of the checkout, and one to a page's heading (or to a
+// heading of its own page) names a heading that exists there (moving a
+// section moves its anchor with it).
 func TestLinksBetweenPagesResolve(t *testing.T) {
 	all := pages(t)
 	for name, p := range all {
 		for _, line := range p.lines {
-			for _, m := range link.FindAllStringSubmatch(line, -1) {
+			for _, m := range link.FindAllStringSubmatch(inlineCode.ReplaceAllString(line, ""), -1) {
 				target, frag, _ := strings.Cut(m[1], "#")
 				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 					continue
@@ -130,9 +134,13 @@ func TestLinksBetweenPagesResolve(t *testing.T) {
 				if target != "" {
 					to = path.Clean(path.Join(path.Dir(name), target))
 				}
+				if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), filepath.FromSlash(to))); err != nil {
+					t.Errorf("%s links to %s, which is not in the checkout", name, to)
+					continue
+				}
 				dest, isPage := all[to]
 				if !isPage {
-					continue // a file of the checkout, not a page: not this test's
+					continue // a file that is not a page: no headings to check
 				}
 				if frag != "" && !dest.anchors[frag] {
 					t.Errorf("%s links to %s#%s: %s has no such heading", name, to, frag, to)
