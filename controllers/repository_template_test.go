@@ -42,14 +42,9 @@ var _ = Describe("Repository from a template", func() {
 	})
 
 	newRepo := func(name string, tmpl *forgev1.RepositoryTemplate) *forgev1.Repository {
-		return &forgev1.Repository{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.RepositorySpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Owner:       "acme",
-				Init:        &forgev1.RepositoryInit{Template: tmpl},
-			},
-		}
+		r := acmeRepository(ns, name)
+		r.Spec.Init = &forgev1.RepositoryInit{Template: tmpl}
+		return r
 	}
 	// template makes acme/go-service, a template with a first commit, the
 	// topics go and service, a label and a webhook.
