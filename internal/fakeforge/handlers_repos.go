@@ -502,7 +502,9 @@ type generateRepoReq struct {
 // template item"; an owner that is not the caller's own login (compared
 // as sent, case and all) must exist (404 {"error": "request owner `x`
 // does not exist"}), and the caller must be the site admin or, for an
-// organization, allowed to create in it (403); a taken name is 409.
+// organization, allowed to create in it (403, probed with a user who may
+// read the template but is no member); into the caller's own account it
+// works; a taken name is 409.
 //
 // What it copies: topics, issue labels (name, colour, description,
 // exclusive; not archived), webhooks (type, URL, content type, secret,

@@ -195,10 +195,23 @@ func contractGenerateRefusals(t *testing.T, tg *target) {
 	lost.Owner = uniqueName("nobody")
 	_, err = tg.generated(org+"/"+tmpl, lost)
 	wantKind(t, err, forge.KindNotFound)
+	// Someone who may read the template but not create in the
+	// organization: 403; into their own account it works.
+	name, password := tg.createUser("gen")
+	outsider := tg.client(forge.Config{Username: name, Password: password})
+	_, err = outsider.GenerateRepo(ctx(t), org+"/"+tmpl, parts)
+	wantKind(t, err, forge.KindForbidden)
 	// Nothing was made by any of them.
 	all, err := tg.c.ListOrgRepos(ctx(t), org)
 	mustNoErr(t, err)
 	if len(all) != 2 {
 		t.Fatalf("repositories after the refusals: %+v", all)
+	}
+	own := parts
+	own.Owner = name
+	r, err := outsider.GenerateRepo(ctx(t), org+"/"+tmpl, own)
+	mustNoErr(t, err)
+	if r.Owner == nil || r.Owner.Login != name || r.Empty {
+		t.Fatalf("generated into the user's own account: %+v", r)
 	}
 }
