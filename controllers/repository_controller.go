@@ -339,6 +339,15 @@ func (e *repository) generate(ctx context.Context, t *forgev1.RepositoryTemplate
 	setIf(&opt.Description, s.Description)
 	setIf(&opt.Private, s.Private)
 	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	// The forge takes the caller's own account only under its login as
+	// it is: in another case it is "another user", 403 for a non-admin.
+	me, err := e.fc.CurrentUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(me.Login, opt.Owner) {
+		opt.Owner = me.Login
+	}
 	r, err := e.fc.GenerateRepo(ctx, path, opt)
 	if err != nil {
 		// The template was just read: a 404 is the owner missing.

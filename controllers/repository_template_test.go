@@ -221,3 +221,33 @@ var _ = Describe("Repository from a template through a ClusterForge", func() {
 		Expect(writesTo("/repos/platform/go-service/generate")).To(BeZero())
 	})
 })
+
+var _ = Describe("Repository from a template into the token's own account", func() {
+	ctx := context.Background()
+
+	It("generates there whatever the case spec.owner is written in (the forge takes only its login as it is)", func() {
+		ns := newNamespace(fakeforge.WithUser("dev", "dev-token"))
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = forgeClient().CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "go-service", AutoInit: true, Template: true})
+		Expect(err).NotTo(HaveOccurred())
+		putSecret(ns, "dev-token", "token", "dev-token")
+		f := &forgev1.Forge{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dev"},
+			Spec: forgev1.ForgeSpec{URL: fakeURL,
+				Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "dev-token"}}},
+		}
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		expectReady(f)
+		r := acmeRepository(ns, "tools")
+		r.Spec.ForgeRef.Name, r.Spec.Owner = "dev", "Dev"
+		r.Spec.Init = &forgev1.RepositoryInit{Template: &forgev1.RepositoryTemplate{Repository: "acme/go-service"}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		got, ok := fake.Repo("dev", "tools")
+		Expect(ok).To(BeTrue())
+		Expect(got.Owner.Login).To(Equal("dev"))
+		Expect(got.Empty).To(BeFalse())
+		Expect(r.Status.CreatedID).To(Equal(got.ID))
+	})
+})

@@ -208,6 +208,11 @@ func contractGenerateRefusals(t *testing.T, tg *target) {
 		t.Fatalf("repositories after the refusals: %+v", all)
 	}
 	own := parts
+	// Their own account under another case is "another user" to the
+	// forge, which compares the login as written: 403 for a non-admin.
+	own.Owner = strings.ToUpper(name)
+	_, err = outsider.GenerateRepo(ctx(t), org+"/"+tmpl, own)
+	wantKind(t, err, forge.KindForbidden)
 	own.Owner = name
 	r, err := outsider.GenerateRepo(ctx(t), org+"/"+tmpl, own)
 	mustNoErr(t, err)
