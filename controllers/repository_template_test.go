@@ -231,14 +231,7 @@ var _ = Describe("Repository from a template into the token's own account", func
 		Expect(err).NotTo(HaveOccurred())
 		_, err = forgeClient().CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "go-service", AutoInit: true, Template: true})
 		Expect(err).NotTo(HaveOccurred())
-		putSecret(ns, "dev-token", "token", "dev-token")
-		f := &forgev1.Forge{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dev"},
-			Spec: forgev1.ForgeSpec{URL: fakeURL,
-				Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "dev-token"}}},
-		}
-		Expect(k8s.Create(ctx, f)).To(Succeed())
-		expectReady(f)
+		tokenForge(ns, "dev", "dev-token")
 		r := acmeRepository(ns, "tools")
 		r.Spec.ForgeRef.Name, r.Spec.Owner = "dev", "Dev"
 		r.Spec.Init = &forgev1.RepositoryInit{Template: &forgev1.RepositoryTemplate{Repository: "acme/go-service"}}
@@ -251,3 +244,18 @@ var _ = Describe("Repository from a template into the token's own account", func
 		Expect(r.Status.CreatedID).To(Equal(got.ID))
 	})
 })
+
+// tokenForge makes a Forge name in ns at the spec's fake forge that
+// authenticates with tok (kept in the Secret name+"-token"), and waits
+// until it is Ready.
+func tokenForge(ns, name, tok string) {
+	GinkgoHelper()
+	putSecret(ns, name+"-token", "token", tok)
+	f := &forgev1.Forge{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: forgev1.ForgeSpec{URL: fakeURL,
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: name + "-token"}}},
+	}
+	Expect(k8s.Create(context.Background(), f)).To(Succeed())
+	expectReady(f)
+}
