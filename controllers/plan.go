@@ -181,6 +181,9 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		it.Action, it.Reason = plan.Unknown, "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
 	case decision == reconciler.Create:
 		it.Action = plan.Create
+		if n, ok := any(p.kind).(createNoter[T]); ok {
+			it.Reason = n.CreateNote(obj)
+		}
 	case decision == reconciler.Replace:
 		it.Action, it.Reason = plan.Replace, obs.ReplaceBecause+" cannot be changed in place"
 	case decision == reconciler.Update:
@@ -189,6 +192,12 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		it.Action = plan.InSync
 	}
 	return it
+}
+
+// createNoter is a kind that says how it would create an object (a
+// repository from a template), for plan's reason.
+type createNoter[T forgev1.Managed] interface {
+	CreateNote(obj T) string
 }
 
 // failed maps an error of Connect or Observe as the loop classifies it.

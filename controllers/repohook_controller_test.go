@@ -167,14 +167,7 @@ var _ = Describe("RepoHook", func() {
 		BeforeEach(func() { setup(fakeforge.WithUser("dev", "dev-token")) })
 
 		It("stalls Unauthorized with the forge's message", func() {
-			putSecret(ns, "dev-token", "token", "dev-token")
-			f := &forgev1.Forge{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dev"},
-				Spec: forgev1.ForgeSpec{URL: fakeURL,
-					Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "dev-token"}}},
-			}
-			Expect(k8s.Create(ctx, f)).To(Succeed())
-			expectReady(f)
+			tokenForge(ns, "dev", "dev-token")
 			h := newHook("denied")
 			h.Spec.ForgeRef.Name = "dev"
 			Expect(k8s.Create(ctx, h)).To(Succeed())

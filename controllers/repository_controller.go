@@ -245,6 +245,39 @@ func (e *repository) destructive(r *forge.Repository) bool {
 }
 
 func (e *repository) Create(ctx context.Context) (reconciler.Observation, error) {
+	var r *forge.Repository
+	var err error
+	if in := e.obj.Spec.Init; in != nil && in.Template != nil {
+		r, err = e.generate(ctx, in.Template)
+	} else {
+		r, err = e.createPlain(ctx)
+	}
+	if r == nil {
+		return reconciler.Observation{}, err
+	}
+	made := reconciler.Observation{Exists: true, ID: r.ID, URL: r.HTMLURL}
+	e.obj.Status.CreatedID = r.ID
+	if err != nil {
+		return made, err
+	}
+	e.found, e.collaborators, e.current = r, map[string]string{}, true
+	e.report(r)
+	// The forge takes only these on create: the other settings, topics,
+	// collaborators and the archive follow as an update. Should that fail,
+	// the loop still records what was made.
+	if len(e.changes(r)) > 0 {
+		if err := e.Update(ctx, made); err != nil {
+			return made, err
+		}
+	}
+	return made, nil
+}
+
+// createPlain makes the repository with a plain create in its owner, an
+// organization or else the token's own user, with spec.init. Either way
+// Create gets what was made, and an error when a step after the making
+// failed.
+func (e *repository) createPlain(ctx context.Context) (*forge.Repository, error) {
 	s := e.obj.Spec
 	opt := forge.CreateRepoOption{Name: e.obj.RepoName()}
 	setIf(&opt.Description, s.Description)
@@ -264,29 +297,88 @@ func (e *repository) Create(ctx context.Context) (reconciler.Observation, error)
 		// Not an organization: the authenticated user's own repository?
 		me, uerr := e.fc.CurrentUser(ctx)
 		if uerr != nil {
-			return reconciler.Observation{}, uerr
+			return nil, uerr
 		}
 		if !strings.EqualFold(me.Login, e.owner()) {
-			return reconciler.Observation{}, reconciler.ParentMissing(err, "organization "+e.owner())
+			return nil, reconciler.ParentMissing(err, "organization "+e.owner())
 		}
 		r, err = e.fc.CreateUserRepo(ctx, opt)
 	}
+	return r, err
+}
+
+// generate makes the repository from template t with the forge's generate
+// call, into spec.owner (an organization the token may create in, or the
+// token's own user: the forge decides, as for a plain create). The
+// template is read first and only read: one the forge does not have, or
+// the token cannot see, waits (ParentNotFound, retried, and at once when
+// a Repository resource of that name becomes Ready); nothing is created
+// in its place, ever. One not marked as a template stalls until it is.
+// The generate is addressed by the template's name as read, which
+// follows a rename. A lost answer is the loop's create-pending mark: the
+// next pass finds the repository by name before it generates again.
+func (e *repository) generate(ctx context.Context, t *forgev1.RepositoryTemplate) (*forge.Repository, error) {
+	owner, name, _ := strings.Cut(string(t.Repository), "/")
+	src, err := e.fc.GetRepo(ctx, owner, name)
 	if err != nil {
-		return reconciler.Observation{}, err
+		return nil, reconciler.ParentMissing(err, "template repository "+string(t.Repository))
 	}
-	e.obj.Status.CreatedID = r.ID
-	e.found, e.collaborators, e.current = r, map[string]string{}, true
-	e.report(r)
-	made := reconciler.Observation{Exists: true, ID: r.ID, URL: r.HTMLURL}
-	// The forge takes only these on create: the other settings, topics,
-	// collaborators and the archive follow as an update. Should that fail,
-	// the loop still records what was made.
-	if len(e.changes(r)) > 0 {
-		if err := e.Update(ctx, made); err != nil {
-			return made, err
-		}
+	path := src.FullName
+	if src.Owner != nil {
+		path = src.Owner.Login + "/" + src.Name
 	}
-	return made, nil
+	if !src.Template {
+		return nil, reconciler.Stall(forgev1.ReasonRejected,
+			"repository %s is not a template: nothing was created; mark it as one (spec.template: true of its Repository, or its settings on the forge)", path)
+	}
+	s := e.obj.Spec
+	opt := forge.GenerateRepoOption{Owner: e.owner(), Name: e.obj.RepoName(),
+		GitContent: ptrOr(t.GitContent, true), Topics: ptrOr(t.Topics, false), Labels: ptrOr(t.Labels, false),
+		Webhooks: ptrOr(t.Webhooks, false), GitHooks: ptrOr(t.GitHooks, false), Avatar: ptrOr(t.Avatar, false),
+		ProtectedBranches: ptrOr(t.ProtectedBranches, false)}
+	setIf(&opt.Description, s.Description)
+	setIf(&opt.Private, s.Private)
+	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	// The forge takes the caller's own account only under its login as
+	// it is: in another case it is "another user", 403 for a non-admin.
+	me, err := e.fc.CurrentUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(me.Login, opt.Owner) {
+		opt.Owner = me.Login
+	}
+	r, err := e.fc.GenerateRepo(ctx, path, opt)
+	if err != nil {
+		// The template was just read: a 404 is the owner missing.
+		return nil, reconciler.ParentMissing(err, "organization or user "+e.owner())
+	}
+	// Its answer lists no topics, even copied ones (Gitea 1.24 to 1.26):
+	// the settings are compared with the repository read back, or copied
+	// topics would be written again. Should that read fail, r is still
+	// what was made.
+	fresh, err := e.fc.GetRepoByID(ctx, r.ID)
+	if err != nil {
+		return r, err
+	}
+	return fresh, nil
+}
+
+// CreateNote is what plan says of a repository it would create.
+func (repositoryKind) CreateNote(r *forgev1.Repository) string {
+	if in := r.Spec.Init; in != nil && in.Template != nil {
+		return "from template " + string(in.Template.Repository)
+	}
+	return ""
+}
+
+// RepoRefs: a repository made from a template waits for it, and goes on
+// at once when a Repository resource of that name becomes Ready.
+func (repositoryKind) RepoRefs(r *forgev1.Repository) []string {
+	if in := r.Spec.Init; in != nil && in.Template != nil {
+		return []string{string(in.Template.Repository)}
+	}
+	return nil
 }
 
 // Update writes what differs in the order the forge needs: unarchive first,

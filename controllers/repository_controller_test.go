@@ -32,6 +32,18 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// acmeRepository is a Repository of acme named name in namespace ns, on
+// the Forge "gitea", checked every syncInterval.
+func acmeRepository(ns, name string) *forgev1.Repository {
+	return &forgev1.Repository{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: forgev1.RepositorySpec{
+			ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+			Owner:       "acme",
+		},
+	}
+}
+
 var _ = Describe("Repository", func() {
 	var ns string
 	ctx := context.Background()
@@ -45,15 +57,7 @@ var _ = Describe("Repository", func() {
 		fake.AddUser("carol")
 	})
 
-	newRepo := func(name string) *forgev1.Repository {
-		return &forgev1.Repository{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.RepositorySpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Owner:       "acme",
-			},
-		}
-	}
+	newRepo := func(name string) *forgev1.Repository { return acmeRepository(ns, name) }
 	repoOf := func(name string) forge.Repository {
 		GinkgoHelper()
 		r, ok := fake.Repo("acme", name)

@@ -139,4 +139,10 @@ var _ = Describe("defaults", func() {
 		Expect(r.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
 		Expect(r.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyOrphan))
 	})
+
+	It("Repository: a template copies the git content unless told not to, and nothing else", func(ctx SpecContext) {
+		var r forgev1.Repository
+		storedAs(ctx, obj("Repository", set("spec.init.template.repository", "acme/go-service")), &r)
+		Expect(r.Spec.Init.Template).To(Equal(&forgev1.RepositoryTemplate{Repository: "acme/go-service", GitContent: new(true)}))
+	})
 })

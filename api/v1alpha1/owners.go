@@ -73,7 +73,24 @@ func (r *RunnerSetting) ForgeOwners() []string {
 }
 
 // ForgeOwners is the repository's owner.
-func (r *Repository) ForgeOwners() []string { return []string{string(r.Spec.Owner)} }
+//
+// A repository made from a template reads the template through the
+// connection's token, and the forge copies its git content, webhooks (with
+// their secrets) and the rest into spec.owner. Through a ClusterForge that
+// token is the platform's, which may read private repositories of
+// organizations the tenant may not manage: a tenant that could name any
+// template would copy them into an organization it may read. So the
+// template's owner must be allowed as well; through a Forge of its own
+// the tenant's token decides what it may read.
+func (r *Repository) ForgeOwners() []string {
+	out := []string{string(r.Spec.Owner)}
+	if in := r.Spec.Init; in != nil && in.Template != nil {
+		if t := ownerOf(string(in.Template.Repository)); !strings.EqualFold(t, out[0]) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // ForgeOwners is the team's organization.
 func (t *Team) ForgeOwners() []string { return []string{string(t.Spec.Organization)} }

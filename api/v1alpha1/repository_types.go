@@ -40,8 +40,46 @@ const DeletionPolicyArchive DeletionPolicy = "Archive"
 // operator adopted rather than created.
 const AllowDeleteAnnotation = "forge.forgeops.dev/allow-delete"
 
+// RepositoryTemplate makes the repository with the forge's generate call
+// (POST /repos/{template}/generate) from a template repository: the parts
+// chosen are copied from it. The forge takes nothing else on a generate
+// (no auto-init, gitignores, license, README, object format or trust
+// model: the last two are the template's), so init names none of them
+// with a template.
+// +kubebuilder:validation:XValidation:rule="(!has(self.gitContent) || self.gitContent) || (has(self.topics) && self.topics) || (has(self.labels) && self.labels) || (has(self.webhooks) && self.webhooks) || (has(self.gitHooks) && self.gitHooks) || (has(self.avatar) && self.avatar) || (has(self.protectedBranches) && self.protectedBranches)",message="a template must copy at least one part: gitContent, topics, labels, webhooks, gitHooks, avatar or protectedBranches"
+type RepositoryTemplate struct {
+	// repository is the template, "owner/name"; it must be marked as a
+	// template on the forge. It is only read.
+	Repository RepositoryName `json:"repository"`
+	// gitContent copies the files of the template's default branch as one
+	// first commit (the template's .gitea/template expansions applied).
+	// +kubebuilder:default=true
+	// +optional
+	GitContent *bool `json:"gitContent,omitempty"`
+	// topics copies the template's topics (spec.topics, when set, then
+	// decides the set).
+	// +optional
+	Topics *bool `json:"topics,omitempty"`
+	// labels copies the template's issue labels.
+	// +optional
+	Labels *bool `json:"labels,omitempty"`
+	// webhooks copies the template's webhooks, with their secrets.
+	// +optional
+	Webhooks *bool `json:"webhooks,omitempty"`
+	// gitHooks copies the template's server-side git hooks.
+	// +optional
+	GitHooks *bool `json:"gitHooks,omitempty"`
+	// avatar copies the template's avatar.
+	// +optional
+	Avatar *bool `json:"avatar,omitempty"`
+	// protectedBranches copies the template's branch protection rules.
+	// +optional
+	ProtectedBranches *bool `json:"protectedBranches,omitempty"`
+}
+
 // RepositoryInit is how the operator makes the repository when it creates
 // it; it is never applied to a repository that already exists.
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || !(has(self.autoInit) || has(self.gitignores) || has(self.license) || has(self.readme) || has(self.objectFormat) || has(self.trustModel))",message="init.template cannot be combined with autoInit, gitignores, license, readme, objectFormat or trustModel: the forge's generate takes none of them (the object format and trust model are the template's)"
 type RepositoryInit struct {
 	// autoInit makes a first commit with a README (and the gitignores and
 	// license given).
@@ -67,6 +105,11 @@ type RepositoryInit struct {
 	// +kubebuilder:validation:Enum=default;collaborator;committer;collaboratorcommitter
 	// +optional
 	TrustModel *string `json:"trustModel,omitempty"`
+	// template creates the repository from a template repository (the
+	// forge's generate) instead of a plain create; the rest of the spec
+	// (settings, topics, collaborators) is applied after it as usual.
+	// +optional
+	Template *RepositoryTemplate `json:"template,omitempty"`
 }
 
 // Topic is a repository topic as the forge keeps it: lower case, a letter

@@ -462,3 +462,23 @@ func TestParseForgeRefRefusesWhatNamesNoConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestExportGeneratedRepository: a repository made from a template is
+// exported as any other, without init (the template is not exported as a
+// way to make it: it exists); the template itself with template: true.
+func TestExportGeneratedRepository(t *testing.T) {
+	_, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "go-service", AutoInit: true, Template: true}))
+	must(fc.GenerateRepo(ctx, "acme/go-service", forge.GenerateRepoOption{Owner: "acme", Name: "billing", GitContent: true}))
+	out := run(t, fc, "acme")
+	for _, want := range []string{"  name: billing\n", "  name: go-service\n", "  template: true\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the export lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "init:") || strings.Count(out, "template: true") != 1 {
+		t.Fatalf("the export holds init, or marks the generated repository as a template:\n%s", out)
+	}
+}

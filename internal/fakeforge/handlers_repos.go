@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -431,6 +432,7 @@ func (s *Server) repoRoutes(h func(string, func(*rc))) {
 	h("DELETE /api/v1/repos/{owner}/{repo}", s.deleteRepo)
 	h("POST /api/v1/orgs/{org}/repos", s.createOrgRepo)
 	h("POST /api/v1/user/repos", s.createUserRepo)
+	h("POST /api/v1/repos/{owner}/{repo}/generate", s.generateRepo)
 	h("GET /api/v1/repositories/{id}", s.getRepoByID)
 	h("GET /api/v1/users/{user}/repos", s.listUserRepos)
 	h("GET /api/v1/repos/{owner}/{repo}/topics", s.getTopics)
@@ -474,4 +476,135 @@ func (s *Server) Collaborators(ownerName, name string) map[string]string {
 		}
 	}
 	return out
+}
+
+type generateRepoReq struct {
+	Owner           string `json:"owner"`
+	Name            string `json:"name"`
+	Description     string `json:"description"`
+	DefaultBranch   string `json:"default_branch"`
+	Private         bool   `json:"private"`
+	GitContent      bool   `json:"git_content"`
+	Topics          bool   `json:"topics"`
+	GitHooks        bool   `json:"git_hooks"`
+	Webhooks        bool   `json:"webhooks"`
+	Avatar          bool   `json:"avatar"`
+	Labels          bool   `json:"labels"`
+	ProtectedBranch bool   `json:"protected_branch"`
+}
+
+// generateRepo is POST /repos/{o}/{r}/generate, as Gitea 1.24 to 1.26
+// answer it (routers/api/v1/repo/repo.go Generate, services/repository
+// template.go GenerateRepository; probed in the contract suite): the
+// template not found (or not visible) is 404 before the token is asked
+// for; a repository not marked as a template is 422 "this is not a
+// template repo"; no part chosen is 422 "must select at least one
+// template item"; an owner that is not the caller's own login (compared
+// as sent, case and all) must exist (404 {"error": "request owner `x`
+// does not exist"}), and the caller must be the site admin or, for an
+// organization, allowed to create in it (403, probed with a user who may
+// read the template but is no member); into the caller's own account it
+// works; a taken name is 409.
+//
+// What it copies: topics, issue labels (name, colour, description,
+// exclusive; not archived), webhooks (type, URL, content type, secret,
+// events, branch filter, active, Slack settings; not the name nor the
+// authorization header) and branch protection rules (whole). The fake has
+// no git, no git hooks and no repository avatars: git content makes the
+// repository non-empty on default_branch, or the template's default
+// branch when none is sent (and leaves it empty from an empty template),
+// git_hooks and avatar copy nothing. Without git content the repository
+// is empty and its default branch is the one sent, "" when none is (a
+// plain create would say "main"). The new repository is not a template,
+// and its answer lists no topics even when they were copied (Gitea
+// copies them after making the answer's object): a GET shows them. Gitea
+// 1.24 answers no default branch either when none was sent (it sets the
+// template's on a copy of the repository it read again).
+func (s *Server) generateRepo(c *rc) {
+	tmpl := c.repo()
+	if tmpl == nil || !c.requireToken() {
+		return
+	}
+	var req generateRepoReq
+	if !c.bind(&req) {
+		return
+	}
+	if !tmpl.settings.template {
+		c.validation("this is not a template repo")
+		return
+	}
+	if !(req.GitContent || req.Topics || req.GitHooks || req.Webhooks || req.Avatar || req.Labels || req.ProtectedBranch) {
+		c.validation("must select at least one template item")
+		return
+	}
+	r := &repo{userID: c.doer.id, name: req.Name, description: req.Description, private: req.Private}
+	if req.Owner != c.doer.login {
+		o := s.orgByName(req.Owner)
+		u := s.userByLogin(req.Owner)
+		switch {
+		case o == nil && u == nil:
+			c.json(http.StatusNotFound, map[string]any{"error": "request owner `" + req.Owner + "` does not exist"})
+			return
+		case o == nil && !c.doer.admin:
+			c.error(http.StatusForbidden, "Only admin can generate repository for other user.")
+			return
+		case o == nil:
+			r.userID = u.id
+		case !c.isOrgOwner(o):
+			c.error(http.StatusForbidden, "Given user is not allowed to create repository in organization.")
+			return
+		default:
+			r.userID, r.orgID = 0, o.id
+		}
+	}
+	if status, msg := s.checkNewRepo(r); status != 0 {
+		c.error(status, msg)
+		return
+	}
+	r.settings = defaultRepoSettings()
+	r.settings.defaultBranch, r.empty = req.DefaultBranch, true
+	if req.GitContent && !tmpl.empty {
+		r.empty = false
+		if r.settings.defaultBranch == "" {
+			r.settings.defaultBranch = tmpl.settings.defaultBranch
+		}
+	}
+	s.addRepo(r)
+	answer := s.repoJSON(r)
+	answer["topics"] = []string{}
+	if req.DefaultBranch == "" && (s.versionIs("1.24.") || s.versionIs("1.25.")) {
+		// They set the template's branch on a copy they read again.
+		answer["default_branch"] = ""
+	}
+	s.copyTemplateParts(tmpl, r, req)
+	c.json(http.StatusCreated, answer)
+}
+
+// copyTemplateParts copies into r what generateRepo copies of tmpl.
+func (s *Server) copyTemplateParts(tmpl, r *repo, req generateRepoReq) {
+	from, to := owner{repo: true, id: tmpl.id}, owner{repo: true, id: r.id}
+	if req.Topics {
+		r.topics = slices.Clone(tmpl.topics)
+	}
+	if req.Labels {
+		for _, l := range s.st.labels.in(from) {
+			s.st.labels.add(&label{row: row{owner: to}, name: l.name, color: l.color, description: l.description, exclusive: l.exclusive})
+		}
+	}
+	if req.Webhooks {
+		now := time.Now()
+		for _, h := range s.st.hooks.in(from) {
+			s.st.hooks.add(&hook{row: row{owner: to}, typ: h.typ, url: h.url, contentType: h.contentType, secret: h.secret,
+				events: slices.Clone(h.events), active: h.active, branchFilter: h.branchFilter, slack: h.slack, created: now, updated: now})
+		}
+	}
+	if req.ProtectedBranch {
+		now := time.Now()
+		for _, b := range s.st.branchRules.in(from) {
+			cp := *b
+			cp.row = row{owner: to}
+			cp.created, cp.updated = now, now
+			s.st.branchRules.add(&cp)
+		}
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // fetch makes call cl and decodes its JSON answer into a new T.
@@ -264,6 +265,14 @@ func (c *Client) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOp
 // CreateUserRepo implements ReposClient.
 func (c *Client) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
 	cl := call{op: fmt.Sprintf("create repository %q for the current user", opt.Name), method: http.MethodPost, route: "/user/repos", body: opt}
+	return fetch[Repository](ctx, c, cl)
+}
+
+// GenerateRepo implements ReposClient.
+func (c *Client) GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error) {
+	owner, name, _ := strings.Cut(template, "/")
+	cl := scopedCall(RepoScope(owner, name), fmt.Sprintf("create repository %s/%s from template %s", opt.Owner, opt.Name, template), http.MethodPost, "/generate")
+	cl.body = opt
 	return fetch[Repository](ctx, c, cl)
 }
 

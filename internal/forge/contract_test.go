@@ -82,6 +82,7 @@ func TestContract(t *testing.T) {
 	}
 	behaviours = append(behaviours, issueBehaviours...)
 	behaviours = append(behaviours, repositoryBehaviours...)
+	behaviours = append(behaviours, generateBehaviours...)
 	behaviours = append(behaviours, teamBehaviours...)
 	behaviours = append(behaviours, actionsBehaviours...)
 	behaviours = append(behaviours, branchProtectionBehaviours...)

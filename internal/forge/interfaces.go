@@ -116,6 +116,14 @@ type ReposClient interface {
 	// CreateOrgRepo answers a taken name (any case) with 409 (KindConflict).
 	CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error)
 	CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error)
+	// GenerateRepo makes repository opt.Owner/opt.Name from the template
+	// repository template ("owner/name"). The forge answers 404 for a
+	// template it does not have (or the token cannot read) and for an
+	// unknown opt.Owner, 422 for a repository not marked as a template and
+	// for no part chosen, 409 for a taken name, 403 for an owner the token
+	// may not create in. Its answer lists no topics, even copied ones:
+	// read the repository again for them.
+	GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error)
 	// EditRepo renames in place with opt.Name; a taken name is 422.
 	EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error)
 	DeleteRepo(ctx context.Context, owner, repo string) error

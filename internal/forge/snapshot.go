@@ -412,6 +412,14 @@ func (s *Snapshots) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*
 	return r, err
 }
 
+// GenerateRepo forgets the owner's listings rather than recording the
+// answer, which lists no topics even when the template's were copied.
+func (s *Snapshots) GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error) {
+	r, err := s.Interface.GenerateRepo(ctx, template, opt)
+	s.dropRepos(opt.Owner)
+	return r, err
+}
+
 func (s *Snapshots) EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error) {
 	r, err := s.Interface.EditRepo(ctx, owner, repo, opt)
 	s.wroteRepo(owner, r, err)

@@ -307,6 +307,28 @@ type CreateRepoOption struct {
 	TrustModel    string `json:"trust_model,omitempty"`
 }
 
+// GenerateRepoOption is the body of POST /repos/{template}/generate: a
+// repository made from a template, copying the parts set true (at least
+// one, or the forge answers 422 "must select at least one template item").
+// Owner is an organization the token may create repositories in, or the
+// token's own user. The object format and trust model are the
+// template's; the forge takes no auto-init, gitignores, license or README
+// here. protected_branch is singular in Gitea's API (1.24 to 1.26).
+type GenerateRepoOption struct {
+	Owner             string `json:"owner"`
+	Name              string `json:"name"`
+	Description       string `json:"description,omitempty"`
+	DefaultBranch     string `json:"default_branch,omitempty"`
+	Private           bool   `json:"private,omitempty"`
+	GitContent        bool   `json:"git_content,omitempty"`
+	Topics            bool   `json:"topics,omitempty"`
+	GitHooks          bool   `json:"git_hooks,omitempty"`
+	Webhooks          bool   `json:"webhooks,omitempty"`
+	Avatar            bool   `json:"avatar,omitempty"`
+	Labels            bool   `json:"labels,omitempty"`
+	ProtectedBranches bool   `json:"protected_branch,omitempty"`
+}
+
 // EditRepoOption is the body of PATCH /repos/{o}/{r}: only the fields sent
 // change. "name" renames in place (same id; the old path answers 301 to
 // the new one). The forge takes any default_merge_style string, even one
