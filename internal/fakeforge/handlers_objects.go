@@ -555,8 +555,10 @@ func (s *Server) editRunner(c *rc) {
 //     again and again; a token is made only when the scope has none (or
 //     its latest is inactive). There is no reset in the API.
 //   - GET on the same routes (the instance's: GET /admin/runners/
-//     registration-token) answers the same, in 1.24 and 1.25 only; 1.26
-//     dropped it (405).
+//     registration-token) answers the same, in 1.24 and 1.25 only. 1.26
+//     dropped it: the path is then read as the runner "registration-token"
+//     of GET .../actions/runners/{runner_id}, 404 "Runner not found", and
+//     the instance's old path is no route (plain-text 404).
 //   - The web UI's "Reset registration token" (ResetRunnerRegistrationToken)
 //     makes a new token and invalidates the scope's older ones: a runner
 //     registering with one is told "runner registration token has been
@@ -567,7 +569,7 @@ func (s *Server) editRunner(c *rc) {
 // registrationToken returns the scope's current token, creating it once.
 func (s *Server) registrationToken(c *rc) {
 	if c.r.Method == http.MethodGet && c.fl != flavorGiteaOld {
-		http.Error(c.w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		runnerRes.find(c, "get") // no runner has that id
 		return
 	}
 	ow, ok := runnerRes.scope(c, "create")
@@ -581,7 +583,7 @@ func (s *Server) registrationToken(c *rc) {
 // whole instance (owner{}).
 func (s *Server) instanceRegistrationToken(c *rc) {
 	if c.r.Method == http.MethodGet && c.fl != flavorGiteaOld {
-		http.Error(c.w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		c.routeNotFound()
 		return
 	}
 	if !c.requireSiteAdmin() {
