@@ -103,7 +103,8 @@ func (runnerTokenKind) BeforeWrite(ctx context.Context, t *forgev1.RunnerRegistr
 func (runnerTokenKind) Connect(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &runnerToken{obj: t, fc: pass.Forge, scope: runnerTokenScope(t).Scope, writer: pass.Writer, webURL: pass.WebURL}
 	if !t.DeletionTimestamp.IsZero() {
-		return e, nil // nothing on the forge to delete; the Secret goes with the resource
+		e.deleting = true // nothing on the forge to delete; the Secret goes with the resource
+		return e, nil
 	}
 	var sec corev1.Secret
 	err := pass.Reader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Spec.SecretName}, &sec)
@@ -137,6 +138,8 @@ type runnerToken struct {
 	secret  *corev1.Secret
 	unknown bool
 	notices []reconciler.Event
+	// deleting: the resource is being deleted, which Delete only tells.
+	deleting bool
 }
 
 // owns reports whether sec is the Secret this resource made: its
@@ -163,11 +166,19 @@ func (e *runnerToken) rotation() string {
 	return v
 }
 
+// found is what exists once the Secret holds the token: no forge object,
+// so no id; the Secret's name is the resource's identity (status.externalName).
+func (e *runnerToken) found() reconciler.Observation {
+	return reconciler.Observation{Exists: true, Name: e.obj.Spec.SecretName, URL: e.url()}
+}
+
 // Observe asks the forge nothing: the token exists when the Secret holds
 // it; a rotation not handled yet, or a forge URL that changed, differs.
 func (e *runnerToken) Observe(context.Context) (reconciler.Observation, error) {
-	obs := reconciler.Observation{Exists: true, URL: e.url()}
+	obs := e.found()
 	switch {
+	case e.deleting:
+		return obs, nil
 	case e.unknown:
 		obs.Unknown = []string{"token"}
 		return obs, nil
@@ -200,7 +211,7 @@ func (e *runnerToken) Create(ctx context.Context) (reconciler.Observation, error
 		return reconciler.Observation{}, err
 	}
 	if e.secret != nil {
-		return reconciler.Observation{Exists: true, URL: e.url()}, e.write(ctx, tok)
+		return e.found(), e.write(ctx, tok)
 	}
 	sec := ownedSecret(e.obj, runnerTokenKindName, e.obj.Spec.SecretName)
 	sec.Labels = map[string]string{runnerTokenLabel: e.obj.Name}
@@ -209,7 +220,7 @@ func (e *runnerToken) Create(ctx context.Context) (reconciler.Observation, error
 		// Another pass may have written it: the next reads it.
 		return reconciler.Observation{}, fmt.Errorf("create Secret %s/%s for the runner registration token: %w", sec.Namespace, sec.Name, apiReason(err))
 	}
-	return reconciler.Observation{Exists: true, URL: e.url()}, nil
+	return e.found(), nil
 }
 
 // Update handles a rotation (one request) and a changed forge URL.
@@ -236,9 +247,13 @@ func (e *runnerToken) Update(ctx context.Context, _ reconciler.Observation) erro
 // WriteNotices implements reconciler.Noticer.
 func (e *runnerToken) WriteNotices() []reconciler.Event { return e.notices }
 
-// Delete: a registration token is no object on the forge (the runners
-// registered with it stay); the Secret is removed by the garbage collector.
-func (e *runnerToken) Delete(context.Context, reconciler.Observation) error { return nil }
+// Delete writes nothing: a registration token is no object on the forge
+// (the runners registered with it stay), and the garbage collector removes
+// the Secret, which the resource owns.
+func (e *runnerToken) Delete(context.Context, reconciler.Observation) error {
+	return reconciler.Leave(corev1.EventTypeNormal, forgev1.ReasonDeleted,
+		"nothing to delete on the forge (a registration token is no object there; runners registered with it stay); Secret %s goes with the resource", e.obj.Spec.SecretName)
+}
 
 // request asks the forge for the scope's token.
 func (e *runnerToken) request(ctx context.Context) (string, error) {

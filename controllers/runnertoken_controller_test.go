@@ -102,6 +102,7 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		}, timeout, poll).Should(Equal(at))
 		Consistently(requests, 2*syncInterval, poll).Should(Equal(1))
 		Expect(secretOf("acme-runner").ResourceVersion).To(Equal(rv), "the Secret is not written again")
+		Expect(events(t)).To(ConsistOf(HavePrefix("Created: ")), "a pass at rest tells nothing")
 
 		By("deleting the Secret: one new request")
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
@@ -175,6 +176,7 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		gone(mine)
 		gone(t)
 		gone(watched)
+		Eventually(func() []string { return events(mine) }, timeout, poll).Should(ContainElement(ContainSubstring("nothing to delete on the forge")))
 		Expect(fake.WriteRequests()).To(HaveLen(1), "the one token request, and no delete")
 		Expect(secretOf("theirs").Data).To(Equal(map[string][]byte{"token": []byte("kept")}))
 	})
