@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -179,6 +180,21 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		Eventually(func() []string { return events(mine) }, timeout, poll).Should(ContainElement(ContainSubstring("nothing to delete on the forge")))
 		Expect(fake.WriteRequests()).To(HaveLen(1), "the one token request, and no delete")
 		Expect(secretOf("theirs").Data).To(Equal(map[string][]byte{"token": []byte("kept")}))
+	})
+
+	It("writes the forge's new root URL into the Secret without asking for a token", func() {
+		t := newToken("moved")
+		Expect(k8s.Create(ctx, t)).To(Succeed())
+		expectReady(t)
+		Expect(requests()).To(Equal(1))
+		moved := strings.Replace(fakeURL, "127.0.0.1", "localhost", 1)
+		Expect(moved).NotTo(Equal(fakeURL))
+		f := &forgev1.Forge{}
+		Expect(k8s.Get(ctx, key(ns, "gitea"), f)).To(Succeed())
+		change(f, func(f *forgev1.Forge) { f.Spec.URL = moved })
+		Eventually(func() string { return string(secretOf("moved").Data["url"]) }, timeout, poll).Should(Equal(moved))
+		Expect(tokenIn("moved")()).To(Equal(fake.RegistrationToken(acme)))
+		Consistently(requests, 2*syncInterval, poll).Should(Equal(1))
 	})
 
 	It("waits for its repository", func() {
