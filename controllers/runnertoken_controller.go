@@ -101,7 +101,7 @@ func (runnerTokenKind) BeforeWrite(ctx context.Context, t *forgev1.RunnerRegistr
 
 // Connect reads the token's Secret, which must be this resource's own.
 func (runnerTokenKind) Connect(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &runnerToken{obj: t, fc: pass.Forge, scope: runnerTokenScope(t).Scope, writer: pass.Writer, webURL: pass.WebURL}
+	e := &runnerToken{obj: t, fc: pass.Forge, scope: runnerTokenScope(t).Scope, writer: pass.Writer, webURL: pass.WebURL, server: pass.Server}
 	if !t.DeletionTimestamp.IsZero() {
 		e.deleting = true // nothing on the forge to delete; the Secret goes with the resource
 		return e, nil
@@ -132,6 +132,7 @@ type runnerToken struct {
 	scope  forge.Scope
 	writer client.Writer
 	webURL string
+	server forge.Server
 
 	// secret is the resource's own Secret, nil when there is none;
 	// unknown when it cannot be read (plan without the cluster).
@@ -258,6 +259,12 @@ func (e *runnerToken) Delete(context.Context, reconciler.Observation) error {
 // request asks the forge for the scope's token.
 func (e *runnerToken) request(ctx context.Context) (string, error) {
 	tok, err := e.fc.RunnerRegistrationToken(ctx, e.scope)
+	if forge.IsRouteNotFound(err) {
+		// Gitea 1.24 to 1.26 all serve it; a server that refuses the
+		// route (another flavor, a future release) tells only so.
+		return "", reconciler.Stall(forgev1.ReasonUnsupported,
+			"the forge (version %s) has no POST .../actions/runners/registration-token for %s (Gitea 1.24 to 1.26 have it)", e.server.ReportedVersion(), runnerTokenWhere(e.obj))
+	}
 	if err != nil && !e.obj.Instance() {
 		return "", reconciler.ParentMissing(err, runnerTokenWhere(e.obj))
 	}

@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -195,6 +197,15 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		Eventually(func() string { return string(secretOf("moved").Data["url"]) }, timeout, poll).Should(Equal(moved))
 		Expect(tokenIn("moved")()).To(Equal(fake.RegistrationToken(acme)))
 		Consistently(requests, 2*syncInterval, poll).Should(Equal(1))
+	})
+
+	It("reports a server without the route Unsupported, naming its version", func() {
+		fake.InjectFault(fakeforge.Fault{Method: "POST", Path: "/orgs/acme/actions/runners/registration-token", Count: -1,
+			Status: http.StatusMethodNotAllowed, Body: "Method Not Allowed"})
+		t := newToken("unserved")
+		Expect(k8s.Create(ctx, t)).To(Succeed())
+		Expect(expectReason(t, metav1.ConditionFalse, forgev1.ReasonUnsupported)).To(ContainSubstring("version " + fakeforge.DefaultVersion))
+		Expect(tokenIn("unserved")()).To(BeEmpty())
 	})
 
 	It("waits for its repository", func() {
