@@ -31,9 +31,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -43,8 +41,9 @@ import (
 )
 
 // RBAC of the DeployKey controller. Secrets: "create" only, for the
-// generated key pair. The operator never updates, patches or deletes a
-// Secret: a pair is written once, into a Secret it creates (owned by the
+// generated key pair. This kind never updates, patches or deletes a
+// Secret (only a RunnerRegistrationToken's rotation updates the Secret it
+// made): a pair is written once, into a Secret it creates (owned by the
 // DeployKey, so that the garbage collector removes it with the resource).
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=deploykeys,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=deploykeys/status,verbs=get;update;patch
@@ -177,7 +176,7 @@ func (e *deployKey) generated(ctx context.Context, pass *reconciler.Pass) error 
 	case err != nil:
 		return fmt.Errorf("read Secret %s/%s: %w", e.obj.Namespace, g.SecretName, err)
 	}
-	if !ownedBy(&sec, e.obj) {
+	if !ownedBy(&sec, "DeployKey", e.obj) {
 		return reconciler.Stall(forgev1.ReasonConflict,
 			"Secret %s was not created by this DeployKey: the operator never writes into a Secret it did not create; delete it, or name another in spec.generate.secretName, or give its public key with spec.publicKeyFrom", g.SecretName)
 	}
@@ -191,12 +190,6 @@ func (e *deployKey) generated(ctx context.Context, pass *reconciler.Pass) error 
 	e.key = authorizedLine(signer.PublicKey(), e.obj)
 	e.fingerprint = ssh.FingerprintSHA256(signer.PublicKey())
 	return nil
-}
-
-// ownedBy reports whether s names obj as its controller.
-func ownedBy(s *corev1.Secret, obj *forgev1.DeployKey) bool {
-	ref := metav1.GetControllerOf(s)
-	return ref != nil && ref.UID == obj.UID && ref.Kind == "DeployKey"
 }
 
 // authorizedLine is pub as one authorized_keys line, its comment naming the resource.
@@ -232,20 +225,12 @@ func newKeyPair(obj *forgev1.DeployKey) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, errors.New("marshal the generated public key")
 	}
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: obj.Namespace, Name: obj.Spec.Generate.SecretName,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: forgev1.GroupVersion.String(), Kind: "DeployKey", Name: obj.Name, UID: obj.UID,
-				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
-			}},
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{
-			forgev1.DeployKeyPrivate: pem.EncodeToMemory(block),
-			forgev1.DeployKeyPublic:  []byte(authorizedLine(sshPub, obj) + "\n"),
-		},
-	}, nil
+	sec := ownedSecret(obj, "DeployKey", obj.Spec.Generate.SecretName)
+	sec.Data = map[string][]byte{
+		forgev1.DeployKeyPrivate: pem.EncodeToMemory(block),
+		forgev1.DeployKeyPublic:  []byte(authorizedLine(sshPub, obj) + "\n"),
+	}
+	return sec, nil
 }
 
 // Observe finds the key with the wanted fingerprint in the repository's

@@ -179,6 +179,9 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 		// An Actions secret's (or a variable's) value is the object: without
 		// the Secret nothing can be said of it.
 		it.Action, it.Reason = plan.Unknown, "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
+	case decision == reconciler.InSync && slices.Contains(obs.Unknown, "token"):
+		// A runner registration token: whether its Secret holds one is the question.
+		it.Action, it.Reason = plan.Unknown, "whether the Secret holds a token is known only from the cluster; give --kubeconfig and -n"
 	case decision == reconciler.Create:
 		it.Action = plan.Create
 		if n, ok := any(p.kind).(createNoter[T]); ok {

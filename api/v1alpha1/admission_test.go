@@ -68,6 +68,9 @@ var _ = Describe("admission", func() {
 		Entry("Organization: the base object", obj("Organization")),
 		Entry("Organization: through a ClusterForge", obj("Organization", set("spec.forgeRef.kind", "ClusterForge"))),
 		Entry("User: the base object", obj("User")),
+		Entry("RunnerRegistrationToken: an organization's", obj("RunnerRegistrationToken")),
+		Entry("RunnerRegistrationToken: a repository's", obj("RunnerRegistrationToken", unset("spec.organization"), set("spec.repository", "acme/web"))),
+		Entry("RunnerRegistrationToken: the instance's", obj("RunnerRegistrationToken", unset("spec.organization"), set("spec.forgeRef.kind", "ClusterForge"))),
 		Entry("User: every field", obj("User", set("spec.fullName", "CI Bot"), set("spec.visibility", "private"),
 			set("spec.restricted", true), set("spec.admin", false), set("spec.active", true), set("spec.prohibitLogin", false),
 			set("spec.passwordSecretRef", map[string]any{"name": "ci-bot", "key": "password"}), set("spec.mustChangePassword", false),
@@ -189,6 +192,12 @@ var _ = Describe("admission", func() {
 		Entry("DeployKey: a publicKey and generate", obj("DeployKey", set("spec.publicKey", "ssh-ed25519 AAAA")),
 			"exactly one of spec.publicKey, spec.publicKeyFrom and spec.generate must be set"),
 		Entry("DeployKey: a key type the operator does not make", obj("DeployKey", set("spec.generate.type", "dsa")), "spec.generate.type"),
+
+		// RunnerRegistrationToken: one scope at most, a Secret to write to
+		Entry("RunnerRegistrationToken: a repository and an organization", obj("RunnerRegistrationToken", set("spec.repository", "acme/web")),
+			"at most one of spec.repository and spec.organization may be set"),
+		Entry("RunnerRegistrationToken: no secretName", obj("RunnerRegistrationToken", unset("spec.secretName")), "spec.secretName"),
+		Entry("RunnerRegistrationToken: a secretName no Secret can have", obj("RunnerRegistrationToken", set("spec.secretName", "Acme_Runner")), "spec.secretName"),
 
 		// User: only through a ClusterForge
 		Entry("User: through a namespaced Forge", obj("User", set("spec.forgeRef.kind", "Forge")),

@@ -112,6 +112,10 @@ const (
 	// forge since it was read: nothing is written to it, and it is not
 	// deleted.
 	ReasonMoved = "Moved"
+	// ReasonTokenUnchanged (a Warning Event): a rotation of a
+	// RunnerRegistrationToken got back the token its Secret holds already:
+	// the forge's API answers its current token and cannot reset it.
+	ReasonTokenUnchanged = "TokenUnchanged"
 )
 
 // Annotations the operator reads or writes.
@@ -119,6 +123,9 @@ const (
 	// ReconcileRequestedAtAnnotation asks for an immediate pass when its value changes;
 	// the value handled last is echoed in status.lastHandledReconcileAt.
 	ReconcileRequestedAtAnnotation = "forge.forgeops.dev/reconcile-requested-at"
+	// RotateRequestedAtAnnotation asks a RunnerRegistrationToken for one new token request
+	// when its value changes; the value handled last is echoed in status.lastHandledRotateAt.
+	RotateRequestedAtAnnotation = "forge.forgeops.dev/rotate-requested-at"
 	// CreatePendingAnnotation is written before every create on the forge, with a value unique
 	// to that create (a time), so that a lost response is followed by a look-up, not a second
 	// create. The status write of the pass that settles the create (its new id recorded)

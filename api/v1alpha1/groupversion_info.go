@@ -19,8 +19,9 @@ limitations under the License.
 // platform shares with its tenants) and every kind of forge object the
 // operator keeps equal to its resource: organizations, repositories,
 // teams, users, webhooks, labels and label sets, branch and tag
-// protection, deploy keys, Actions secrets and variables, projects and
-// runner settings. docs/reference.md is generated from this package.
+// protection, deploy keys, Actions secrets and variables, projects,
+// runner settings and runner registration tokens. docs/reference.md is
+// generated from this package.
 // +kubebuilder:object:generate=true
 // +groupName=forge.forgeops.dev
 package v1alpha1

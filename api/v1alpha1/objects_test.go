@@ -86,6 +86,15 @@ spec:
   repository: acme/web
   generate: {secretName: acme-web-deploy-key}
 `,
+	"RunnerRegistrationToken": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RunnerRegistrationToken
+metadata: {name: acme-runner}
+spec:
+  forgeRef: {name: gitea}
+  organization: acme
+  secretName: acme-runner
+`,
 	"Label": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label

@@ -131,8 +131,26 @@ func (u *User) ForgeOwners() []string { return []string{string(u.Spec.Username)}
 // entry with siteAdmin: true.
 func (u *User) SiteAdminOnly() bool { return true }
 
-// SiteAdminKind is implemented by the kinds only a site admin may manage.
+// ForgeOwners is the owner of the token's repository, or its
+// organization; none for the instance's token (which is site admin only).
+func (t *RunnerRegistrationToken) ForgeOwners() []string {
+	return scopeOwner(t.Spec.Repository, t.Spec.Organization)
+}
+
+// SiteAdminOnly: the instance's token is asked for through a ClusterForge
+// tenants entry with siteAdmin: true only.
+func (t *RunnerRegistrationToken) SiteAdminOnly() bool { return t.Instance() }
+
+// SiteAdminKind is implemented by the kinds whose resources (all of them,
+// or those SiteAdminOnly says) only a site admin may manage.
 // +kubebuilder:object:generate=false
 type SiteAdminKind interface {
 	SiteAdminOnly() bool
+}
+
+// NeedsSiteAdmin reports whether obj may be managed only through a
+// ClusterForge tenants entry with siteAdmin: true.
+func NeedsSiteAdmin(obj any) bool {
+	a, ok := obj.(SiteAdminKind)
+	return ok && a.SiteAdminOnly()
 }

@@ -214,7 +214,7 @@ func expectPermitted(cf *forgev1.ClusterForge, u *unstructured.Unstructured, id 
 	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj)).To(Succeed())
 	managed, ok := obj.(forgev1.Managed)
 	Expect(ok).To(BeTrue(), "%s is a managed kind", id)
-	_, siteAdminOnly := obj.(forgev1.SiteAdminKind)
+	siteAdminOnly := forgev1.NeedsSiteAdmin(obj)
 	Expect(managed.ForgeOwners()).NotTo(BeEmpty(), id)
 	for _, owner := range managed.ForgeOwners() {
 		allowed := slices.ContainsFunc(cf.Spec.Tenants, func(t forgev1.ClusterForgeTenant) bool {

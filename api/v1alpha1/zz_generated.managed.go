@@ -37,6 +37,7 @@ var (
 	_ Managed = &RepoHook{}
 	_ Managed = &Repository{}
 	_ Managed = &RunnerSetting{}
+	_ Managed = &RunnerRegistrationToken{}
 	_ Managed = &TagProtection{}
 	_ Managed = &Team{}
 	_ Managed = &User{}
@@ -273,6 +274,23 @@ func (in *RunnerSetting) GetManagedStatus() *ManagedStatus { return &in.Status.M
 // GetDeletionPolicy returns the deletion policy, Orphan by default.
 func (in *RunnerSetting) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
+}
+
+// GetConditions returns the status conditions.
+func (in *RunnerRegistrationToken) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *RunnerRegistrationToken) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *RunnerRegistrationToken) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *RunnerRegistrationToken) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Delete by default.
+func (in *RunnerRegistrationToken) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
 }
 
 // GetConditions returns the status conditions.

@@ -21,7 +21,10 @@ limitations under the License.
 // write: every field is the forge's own value (unset where the forge holds
 // nothing), every resource has deletionPolicy Orphan, and no credential is
 // ever written (hook secrets cannot be read; chat webhook URLs and
-// authorization headers become references to Secrets to create).
+// authorization headers become references to Secrets to create). Runner
+// registration tokens are not exported: the forge hands one out on request
+// and lists none, so there is nothing to describe (a RunnerRegistrationToken
+// is written by hand where runners need one).
 package export
 
 import (

@@ -37,6 +37,9 @@ var notExported = map[string]string{
 	"Forge":        "the Forge is what the export is applied beside (--forge-ref)",
 	"ClusterForge": "the platform's connection, which the export names (--forge-ref ClusterForge/NAME)",
 	"User":         "users are the site's, not the organization's that export writes",
+	// A token is no object the forge lists (it hands one out on request),
+	// and what a RunnerRegistrationToken would write is a Secret to create.
+	"RunnerRegistrationToken": "registration tokens are not listable: a forge holds none to export",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

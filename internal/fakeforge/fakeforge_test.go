@@ -532,6 +532,50 @@ func TestRunnerRegistration(t *testing.T) {
 	}
 }
 
+// TestRegistrationTokenGetBeforeGitea126: Gitea 1.24 and 1.25 answer the
+// token to a GET as to the POST (the instance's at /admin/runners); the
+// reset of the web UI makes a new token and the old one no longer registers.
+func TestRegistrationTokenGetBeforeGitea126(t *testing.T) {
+	s, ts, c := setup(t, WithVersion("1.25.5"))
+	tok, err := c.RunnerRegistrationToken(bg(t), forge.OrgScope("acme"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance, err := c.RunnerRegistrationToken(bg(t), forge.InstanceScope)
+	if err != nil || instance == tok {
+		t.Fatalf("the instance's token %v, the same as the organization's: %t", err, instance == tok)
+	}
+	for path, want := range map[string]string{"/api/v1/orgs/acme/actions/runners/registration-token": tok, "/api/v1/admin/runners/registration-token": instance} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		req.Header.Set("Authorization", "token "+DefaultToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Token string `json:"token"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil || got.Token != want {
+			t.Fatalf("GET %s: %d %v, want the token POST answers", path, resp.StatusCode, err)
+		}
+	}
+	if !s.ResetRegistrationToken(forge.OrgScope("acme")) {
+		t.Fatal("reset refused")
+	}
+	fresh, err := c.RunnerRegistrationToken(bg(t), forge.OrgScope("acme"))
+	if err != nil || fresh == tok || fresh != s.RegistrationToken(forge.OrgScope("acme")) {
+		t.Fatalf("after a reset: %v, the same token: %t", err, fresh == tok)
+	}
+	if _, err := c.RegisterRunnerWith(bg(t), tok, "stale"); err == nil || !strings.Contains(err.Error(), "has been invalidated, please use the latest one") {
+		t.Fatalf("register with the reset token: %v", err)
+	}
+	if _, err := c.RegisterRunnerWith(bg(t), fresh, "new"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPagingHeaders(t *testing.T) {
 	s, ts, _ := setup(t)
 	for i := range 7 {

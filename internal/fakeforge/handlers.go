@@ -275,6 +275,8 @@ func (s *Server) routes() *http.ServeMux {
 		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 	}
+	h("POST /api/v1/admin/actions/runners/registration-token", s.instanceRegistrationToken)
+	h("GET /api/v1/admin/runners/registration-token", s.instanceRegistrationToken)
 	hookRes.serve(h, onCollection("POST", s.createHook), onItem("PATCH", s.editHook))
 	labelRes.serve(h, onCollection("POST", s.createLabel), onItem("PATCH", s.editLabel))
 	runnerRes.serve(h, onItem("PATCH", s.editRunner))

@@ -544,18 +544,96 @@ func (s *Server) editRunner(c *rc) {
 	c.json(http.StatusOK, runnerJSON(r))
 }
 
+// Runner registration tokens as Gitea 1.24 to 1.26 serve them (read in
+// routers/api/v1/shared/runners.go GetRegistrationToken and
+// models/actions/runner_token.go; the contract suite's runner token
+// behaviours hold it on the real server):
+//   - POST .../actions/runners/registration-token on a repository, an
+//     organization, and for the instance /admin/actions/runners/
+//     registration-token (site admins only: 403 "user should be the site
+//     admin"). Every call answers the scope's current token, the same one
+//     again and again; a token is made only when the scope has none (or
+//     its latest is inactive). There is no reset in the API.
+//   - GET on the same routes (the instance's: GET /admin/runners/
+//     registration-token) answers the same, in 1.24 and 1.25 only. 1.26
+//     dropped it: the path is then read as the runner "registration-token"
+//     of GET .../actions/runners/{runner_id}, 404 "Runner not found", and
+//     the instance's old path is no route (plain-text 404).
+//   - The web UI's "Reset registration token" (ResetRunnerRegistrationToken)
+//     makes a new token and invalidates the scope's older ones: a runner
+//     registering with one is told "runner registration token has been
+//     invalidated, please use the latest one". Registering leaves a token
+//     valid (Register sets is_active true again). Server.ResetRegistrationToken
+//     is that button.
+
 // registrationToken returns the scope's current token, creating it once.
 func (s *Server) registrationToken(c *rc) {
+	if c.r.Method == http.MethodGet && c.fl != flavorGiteaOld {
+		runnerRes.find(c, "get") // no runner has that id
+		return
+	}
 	ow, ok := runnerRes.scope(c, "create")
 	if !ok {
 		return
 	}
+	c.json(http.StatusOK, map[string]string{"token": s.currentRegToken(ow)})
+}
+
+// instanceRegistrationToken is the site admin's token for runners of the
+// whole instance (owner{}).
+func (s *Server) instanceRegistrationToken(c *rc) {
+	if c.r.Method == http.MethodGet && c.fl != flavorGiteaOld {
+		c.routeNotFound()
+		return
+	}
+	if !c.requireSiteAdmin() {
+		return
+	}
+	c.json(http.StatusOK, map[string]string{"token": s.currentRegToken(owner{})})
+}
+
+// currentRegToken is ow's token, made when it has none.
+func (s *Server) currentRegToken(ow owner) string {
 	tok := s.st.regTokens[ow]
 	if tok == "" {
 		tok = randomHex(20)
 		s.st.regTokens[ow] = tok
 	}
-	c.json(http.StatusOK, map[string]string{"token": tok})
+	return tok
+}
+
+// ResetRegistrationToken is the web UI's "Reset registration token" of
+// scope (forge.InstanceScope for the instance): a new token, the old one
+// invalidated. It reports false for an unknown scope.
+func (s *Server) ResetRegistrationToken(scope forge.Scope) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ow, ok := owner{}, scope.IsInstance()
+	if !ok {
+		ow, ok = s.scopeOwner(scope)
+	}
+	if !ok {
+		return false
+	}
+	if old := s.st.regTokens[ow]; old != "" {
+		s.st.oldRegTokens[old] = true
+	}
+	s.st.regTokens[ow] = randomHex(20)
+	return true
+}
+
+// RegistrationToken is scope's current token, "" when none was made.
+func (s *Server) RegistrationToken(scope forge.Scope) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if scope.IsInstance() {
+		return s.st.regTokens[owner{}]
+	}
+	ow, ok := s.scopeOwner(scope)
+	if !ok {
+		return ""
+	}
+	return s.st.regTokens[ow]
 }
 
 // registerRunner is the runner's own Register call (Connect protocol, JSON).
@@ -591,7 +669,11 @@ func (s *Server) registerRunner(c *rc) {
 			break
 		}
 	}
-	if !found {
+	switch {
+	case !found && s.st.oldRegTokens[req.Token]:
+		connectErr(http.StatusInternalServerError, "unknown", "runner registration token has been invalidated, please use the latest one")
+		return
+	case !found:
 		connectErr(http.StatusInternalServerError, "unknown", "runner registration token not found")
 		return
 	}

@@ -49,17 +49,20 @@ type state struct {
 	// tagRules are the repositories' tag protections
 	// (handlers_tagprotections.go).
 	tagRules  *table[*tagRule]
-	regTokens map[owner]string // registration token per scope
+	regTokens map[owner]string // registration token per scope (owner{}: the instance)
+	// oldRegTokens are the tokens a reset invalidated.
+	oldRegTokens map[string]bool
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
 
 func newState() state {
 	st := state{
-		seq:       map[string]int64{},
-		orgs:      map[int64]*org{},
-		repos:     map[int64]*repo{},
-		regTokens: map[owner]string{},
+		seq:          map[string]int64{},
+		orgs:         map[int64]*org{},
+		repos:        map[int64]*repo{},
+		regTokens:    map[owner]string{},
+		oldRegTokens: map[string]bool{},
 	}
 	st.hooks = tableIn[*hook](&st)
 	st.labels = tableIn[*label](&st)

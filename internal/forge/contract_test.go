@@ -89,6 +89,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, tagProtectionBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
+	behaviours = append(behaviours, runnerTokenBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

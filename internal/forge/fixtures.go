@@ -36,6 +36,17 @@ func (c *Client) RegisterRunner(ctx context.Context, scope Scope, name string, l
 	if err != nil {
 		return 0, err
 	}
+	return c.registerWith(ctx, scope.String(), tok, name, labels)
+}
+
+// RegisterRunnerWith implements FixturesClient: RegisterRunner with a token
+// the caller holds (a RunnerRegistrationToken's Secret), in whatever scope
+// the token is of.
+func (c *Client) RegisterRunnerWith(ctx context.Context, token, name string, labels ...string) (int64, error) {
+	return c.registerWith(ctx, "the token's scope", token, name, labels)
+}
+
+func (c *Client) registerWith(ctx context.Context, scope, tok, name string, labels []string) (int64, error) {
 	if labels == nil {
 		labels = []string{}
 	}

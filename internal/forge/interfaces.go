@@ -102,6 +102,13 @@ type RunnersClient interface {
 	// EditRunner answers KindRouteNotFound on servers without the endpoint
 	// (Gitea before 1.26, Forgejo).
 	EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error)
+	// RunnerRegistrationToken asks for the token a runner registers with in
+	// the scope, or in the instance for InstanceScope (site admins only).
+	// Gitea 1.24 to 1.26 answer the scope's current token, the same one on
+	// every call, making one only when the scope has none: the API has no
+	// reset (the web UI's "Reset registration token" makes a new one and
+	// invalidates the old). A token stays valid after runners register with it.
+	RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error)
 }
 
 // ReposClient manages repositories, their topics and direct collaborators.
@@ -214,12 +221,12 @@ type BranchProtectionsClient interface {
 // FixturesClient sets a forge up for tests and the demo: repositories and
 // runner registration. The operator never calls it, so Interface leaves it out.
 type FixturesClient interface {
-	// RunnerRegistrationToken returns the token a runner registers with in
-	// the scope.
-	RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error)
 	// RegisterRunner registers a runner in the scope as act_runner does and
 	// returns its id.
 	RegisterRunner(ctx context.Context, scope Scope, name string, labels ...string) (int64, error)
+	// RegisterRunnerWith registers a runner with token, as act_runner
+	// given that token does, and returns its id.
+	RegisterRunnerWith(ctx context.Context, token, name string, labels ...string) (int64, error)
 }
 
 var (

@@ -374,11 +374,21 @@ func RepoScope(owner, repo string) Scope { return Scope{Owner: owner, Repo: repo
 // OrgScope is the scope of organization org.
 func OrgScope(org string) Scope { return Scope{Owner: org} }
 
+// InstanceScope is the whole forge (the site admin's /admin routes): only
+// runner registration tokens are asked for in it.
+var InstanceScope = Scope{}
+
 // IsOrg reports whether the scope is an organization.
 func (s Scope) IsOrg() bool { return s.Repo == "" }
 
+// IsInstance reports whether the scope is the whole forge.
+func (s Scope) IsInstance() bool { return s == InstanceScope }
+
 // String gives "acme" for an organization and "acme/web" for a repository.
 func (s Scope) String() string {
+	if s.IsInstance() {
+		return "the instance"
+	}
 	if s.IsOrg() {
 		return s.Owner
 	}

@@ -97,6 +97,13 @@ type AbsenceConfirmer interface {
 	ConfirmAbsent(ctx context.Context) (Observation, error)
 }
 
+// Noticer is an External whose writes have something to tell besides the
+// pass's own Event (a rotation that brought back the token kept already):
+// the loop emits its notices after a write that succeeded.
+type Noticer interface {
+	WriteNotices() []Event
+}
+
 // External is one pass's view of one forge object.
 type External interface {
 	// Observe reads the forge object: by status.id when known, otherwise by

@@ -466,6 +466,9 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 	// the response of a create while status still holds an older id (a
 	// replacement), and the next pass must look before creating again.
 	settlePending(obj)
+	if n, ok := ext.(Noticer); ok {
+		out.More = append(out.More, n.WriteNotices()...)
+	}
 	return out, nil
 }
 
@@ -790,7 +793,7 @@ func (t *target) waitsForUsers() bool {
 func (r *Reconciler[T]) target(ctx context.Context, obj T) (*target, error) {
 	ref := obj.GetManagedSpec().ForgeRef
 	if !ref.Cluster() {
-		if _, admin := any(obj).(forgev1.SiteAdminKind); admin {
+		if forgev1.NeedsSiteAdmin(obj) {
 			return nil, Stall(forgev1.ReasonNotPermitted, "%s is managed only through a ClusterForge whose tenants entry has siteAdmin: true; spec.forgeRef names %s",
 				r.kindName, ref)
 		}

@@ -205,8 +205,8 @@ func (requestedPredicate) Update(e event.UpdateEvent) bool {
 	if e.ObjectOld == nil || e.ObjectNew == nil {
 		return false
 	}
-	a := forgev1.ReconcileRequestedAtAnnotation
-	return e.ObjectOld.GetAnnotations()[a] != e.ObjectNew.GetAnnotations()[a] ||
+	changed := func(a string) bool { return e.ObjectOld.GetAnnotations()[a] != e.ObjectNew.GetAnnotations()[a] }
+	return changed(forgev1.ReconcileRequestedAtAnnotation) || changed(forgev1.RotateRequestedAtAnnotation) ||
 		e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 }
 

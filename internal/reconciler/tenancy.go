@@ -101,6 +101,11 @@ func Permits(cf *forgev1.ClusterForge, ns string, nsLabels map[string]string, ow
 			denied = append(denied, o)
 		}
 	}
+	if len(owners) == 0 && siteAdmin {
+		// The instance's own objects (its runner registration token): a
+		// siteAdmin entry that selects the namespace is all it needs.
+		return Permission{Allowed: true}
+	}
 	if len(owners) == 0 {
 		return Permission{Why: fmt.Sprintf("ClusterForge %q: the resource names no organization or user", cf.Name)}
 	}
@@ -190,8 +195,7 @@ func permission(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, 
 	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
 		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
 	}
-	_, admin := obj.(forgev1.SiteAdminKind)
-	return Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), admin), nil
+	return Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj)), nil
 }
 
 // notPermitted is the stall of a resource its ClusterForge does not serve.

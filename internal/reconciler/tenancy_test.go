@@ -68,6 +68,11 @@ func TestPermits(t *testing.T) {
 			why: []string{"a tenants entry with siteAdmin: true that selects it"}},
 		{name: "site admin within its owners", ns: "ci-main", owners: []string{"root"}, siteAdmin: true,
 			why: []string{`manage "root"`}},
+		// The instance's own objects (its runner registration token) name no owner.
+		{name: "the instance through a siteAdmin entry", ns: "ci-main", siteAdmin: true, allowed: true},
+		{name: "the instance needs the flag", ns: "team-a", siteAdmin: true,
+			why: []string{"a tenants entry with siteAdmin: true that selects it"}},
+		{name: "no owner without siteAdmin", ns: "team-a", why: []string{"the resource names no organization or user"}},
 		{name: "regex is anchored by the platform", ns: "xci-main", owners: []string{"bot-x"},
 			why: []string{"does not serve namespace xci-main"}},
 	} {

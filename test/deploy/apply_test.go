@@ -184,11 +184,14 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 			{true, authorizationv1.ResourceAttributes{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: namespace}},
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "events", Namespace: namespace}},
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: namespace}},
-			// A DeployKey's generated pair goes into a Secret the manager
-			// creates in the resource's namespace; it never changes nor
-			// deletes a Secret (the garbage collector removes its own).
+			// A DeployKey's generated pair and a RunnerRegistrationToken's
+			// token go into Secrets the manager creates in the resource's
+			// namespace; a rotated token is written into that same Secret
+			// (update, which the code allows only on a Secret the resource
+			// owns and labels). It never patches nor deletes a Secret (the
+			// garbage collector removes its own).
 			{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: "acme"}},
-			{false, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: "acme"}},
+			{true, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "patch", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: "acme"}},
 			{false, authorizationv1.ResourceAttributes{Verb: "create", Group: forgev1.GroupVersion.Group, Resource: "labels", Namespace: "acme"}},

@@ -123,9 +123,13 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 		{true, authorizationv1.ResourceAttributes{Verb: "create", Group: "events.k8s.io", Resource: "events", Namespace: in}},
 		{true, authorizationv1.ResourceAttributes{Verb: "create", Group: "authentication.k8s.io", Resource: "tokenreviews"}},
 		{false, authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: out}},
-		// A DeployKey's generated Secret: created in a watched namespace only.
+		// A DeployKey's generated Secret, a RunnerRegistrationToken's
+		// (and its rotation): created and updated in a watched namespace only.
 		{true, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: in}},
 		{false, authorizationv1.ResourceAttributes{Verb: "create", Resource: "secrets", Namespace: out}},
+		{true, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: in}},
+		{false, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: out}},
+		{false, authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: namespace}},
 		{false, authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"}},
 		{false, authorizationv1.ResourceAttributes{Verb: "list", Group: forgev1.GroupVersion.Group, Resource: "forges"}},
 		{false, authorizationv1.ResourceAttributes{Verb: "patch", Group: forgev1.GroupVersion.Group, Resource: "labels", Subresource: "status", Namespace: out}},
