@@ -48,8 +48,12 @@ type state struct {
 	userKeys   map[string]*userKey
 	// tagRules are the repositories' tag protections
 	// (handlers_tagprotections.go).
-	tagRules  *table[*tagRule]
-	regTokens map[owner]string // registration token per scope
+	tagRules *table[*tagRule]
+	// pushMirrors are the repositories' push mirrors; mirrorsOff is
+	// [mirror] ENABLED = false (handlers_pushmirrors.go).
+	pushMirrors *table[*pushMirror]
+	mirrorsOff  bool
+	regTokens   map[owner]string // registration token per scope
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -72,6 +76,7 @@ func newState() state {
 	st.deployKeys = tableIn[*deployKey](&st)
 	st.userKeys = map[string]*userKey{}
 	st.tagRules = tableIn[*tagRule](&st)
+	st.pushMirrors = tableIn[*pushMirror](&st)
 	return st
 }
 

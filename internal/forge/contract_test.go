@@ -88,6 +88,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, tagProtectionBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
+	behaviours = append(behaviours, pushMirrorBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {
