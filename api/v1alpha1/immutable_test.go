@@ -77,6 +77,8 @@ var _ = Describe("immutable fields", func() {
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		Entry("DeployKey: spec.repository changed", obj("DeployKey"),
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
+		Entry("PushMirror: spec.remoteAddress changed", obj("PushMirror"),
+			[]edit{set("spec.remoteAddress", "https://github.com/acme/api.git")}, "spec.remoteAddress is immutable"),
 		Entry("Repository: spec.owner changed", obj("Repository"),
 			[]edit{set("spec.owner", "acme-labs")}, "spec.owner"),
 		Entry("Repository: spec.init changed after creation", obj("Repository", set("spec.init.autoInit", true)),

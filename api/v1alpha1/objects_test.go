@@ -86,6 +86,17 @@ spec:
   repository: acme/web
   generate: {secretName: acme-web-deploy-key}
 `,
+	"PushMirror": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: PushMirror
+metadata: {name: acme-web-github}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  remoteAddress: https://github.com/acme/web.git
+  auth: {username: git, passwordSecretRef: {name: github-push, key: token}}
+  interval: 8h0m0s
+`,
 	"Label": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label

@@ -119,3 +119,6 @@ func (u *User) SiteAdminOnly() bool { return true }
 type SiteAdminKind interface {
 	SiteAdminOnly() bool
 }
+
+// ForgeOwners is the owner of the mirror's repository.
+func (m *PushMirror) ForgeOwners() []string { return []string{ownerOf(string(m.Spec.Repository))} }

@@ -51,9 +51,12 @@ type pushMirror struct {
 	row
 	name, address, interval string
 	syncOnCommit            bool
-	created                 time.Time
-	lastUpdate              *time.Time
-	lastError               string
+	// user and pass are what the create sent, which the forge keeps in the
+	// git remote's URL and never shows.
+	user, pass string
+	created    time.Time
+	lastUpdate *time.Time
+	lastError  string
 }
 
 // minMirrorInterval is [mirror] MIN_INTERVAL's default.
@@ -190,6 +193,7 @@ func (s *Server) createPushMirror(c *rc) {
 	}
 	m := s.st.pushMirrors.add(&pushMirror{row: row{owner: ow}, name: "remote_mirror_" + randomSuffix(),
 		address: sanitizedURL(req.RemoteAddress), interval: interval.String(), syncOnCommit: req.SyncOnCommit,
+		user: req.RemoteUsername, pass: req.RemotePassword,
 		created: time.Now().UTC().Truncate(time.Second)})
 	c.json(http.StatusOK, s.pushMirrorJSON(m))
 }
@@ -237,18 +241,20 @@ func (s *Server) syncPushMirrors(c *rc) {
 	if !ok {
 		return
 	}
-	for _, m := range s.st.pushMirrors.in(ow) {
-		now := time.Now().UTC().Truncate(time.Second)
-		m.lastUpdate = &now
-		m.lastError = "fatal: unable to access '" + strings.TrimSuffix(m.address, "/") + "/': Couldn't connect to server\n"
-		msg := "" // APIErrorInternal: the message for site admins only
-		if c.doer != nil && c.doer.admin {
-			msg = "error occurred when syncing push mirror " + m.name
-		}
-		c.error(http.StatusInternalServerError, msg)
+	all := s.st.pushMirrors.in(ow)
+	if len(all) == 0 {
+		c.w.WriteHeader(http.StatusOK)
 		return
 	}
-	c.w.WriteHeader(http.StatusOK)
+	m := all[0] // the first push fails, and the sync stops there
+	now := time.Now().UTC().Truncate(time.Second)
+	m.lastUpdate = &now
+	m.lastError = "fatal: unable to access '" + strings.TrimSuffix(m.address, "/") + "/': Couldn't connect to server\n"
+	msg := "" // APIErrorInternal: the message for site admins only
+	if c.doer != nil && c.doer.admin {
+		msg = "error occurred when syncing push mirror " + m.name
+	}
+	c.error(http.StatusInternalServerError, msg)
 }
 
 func (s *Server) pushMirrorRoutes(h func(string, func(*rc))) {
@@ -279,6 +285,23 @@ func (s *Server) SetPushMirrorError(ownerName, repoName, name, msg string) bool 
 		m.lastError, m.lastUpdate = msg, &now
 	}
 	return ok
+}
+
+// PushMirrorCredentials gives the username and password a mirror was
+// created with (tests only; the forge never shows them); ok is false when
+// there is no such mirror.
+func (s *Server) PushMirrorCredentials(ownerName, repoName, name string) (user, pass string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoByName(ownerName, repoName)
+	if r == nil {
+		return "", "", false
+	}
+	m, ok := s.st.pushMirrors.first(owner{repo: true, id: r.id}, func(m *pushMirror) bool { return m.name == name })
+	if !ok {
+		return "", "", false
+	}
+	return m.user, m.pass, true
 }
 
 // PushMirrors gives a repository's push mirrors as the listing answers them (tests only).
