@@ -203,12 +203,7 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 	// What this manager sent last is newer than a status the cache lags on.
 	have = e.sent.have(e.uid(), target(m.RemoteName), have)
 	obs := reconciler.Observation{Exists: true, Name: m.RemoteName, URL: e.url()}
-	if d, err := time.ParseDuration(m.Interval); err != nil || d != e.obj.MirrorInterval() {
-		obs.Changes = append(obs.Changes, change("interval", m.Interval, e.obj.MirrorInterval().String()))
-	}
-	if s := e.obj.MirrorSyncOnCommit(); s != m.SyncOnCommit {
-		obs.Changes = append(obs.Changes, change("syncOnCommit", m.SyncOnCommit, s))
-	}
+	obs.Changes = e.settingChanges(m)
 	switch {
 	case e.password != nil && e.password.unknown:
 		obs.Unknown = []string{"password"}
@@ -268,13 +263,24 @@ func (e *pushMirror) lostReplacement() *forge.PushMirror {
 		return nil
 	}
 	for i, m := range e.all {
-		d, err := time.ParseDuration(m.Interval)
-		if m.RemoteName != e.found.RemoteName && m.RemoteAddress == e.obj.Spec.RemoteAddress &&
-			err == nil && d == e.obj.MirrorInterval() && m.SyncOnCommit == e.obj.MirrorSyncOnCommit() {
+		if m.RemoteName != e.found.RemoteName && m.RemoteAddress == e.obj.Spec.RemoteAddress && len(e.settingChanges(&m)) == 0 {
 			return &e.all[i]
 		}
 	}
 	return nil
+}
+
+// settingChanges are the differences of m's interval and syncOnCommit
+// from the spec's.
+func (e *pushMirror) settingChanges(m *forge.PushMirror) []reconciler.Change {
+	var out []reconciler.Change
+	if d, err := time.ParseDuration(m.Interval); err != nil || d != e.obj.MirrorInterval() {
+		out = append(out, change("interval", m.Interval, e.obj.MirrorInterval().String()))
+	}
+	if s := e.obj.MirrorSyncOnCommit(); s != m.SyncOnCommit {
+		out = append(out, change("syncOnCommit", m.SyncOnCommit, s))
+	}
+	return out
 }
 
 // createErr says what the forge refused in words a user can act on: its

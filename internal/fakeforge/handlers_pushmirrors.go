@@ -270,16 +270,21 @@ func (s *Server) SetMirrorsEnabled(on bool) {
 	s.st.mirrorsOff = !on
 }
 
+// mirrorNamed is the mirror of that name in a repository given by name.
+func (s *Server) mirrorNamed(ownerName, repoName, name string) (*pushMirror, bool) {
+	r := s.repoByName(ownerName, repoName)
+	if r == nil {
+		return nil, false
+	}
+	return s.st.pushMirrors.first(owner{repo: true, id: r.id}, func(m *pushMirror) bool { return m.name == name })
+}
+
 // SetPushMirrorError sets a mirror's last_error as a failed sync would
 // (tests only); false when there is no such mirror.
 func (s *Server) SetPushMirrorError(ownerName, repoName, name, msg string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.repoByName(ownerName, repoName)
-	if r == nil {
-		return false
-	}
-	m, ok := s.st.pushMirrors.first(owner{repo: true, id: r.id}, func(m *pushMirror) bool { return m.name == name })
+	m, ok := s.mirrorNamed(ownerName, repoName, name)
 	if ok {
 		now := time.Now().UTC().Truncate(time.Second)
 		m.lastError, m.lastUpdate = msg, &now
@@ -293,11 +298,7 @@ func (s *Server) SetPushMirrorError(ownerName, repoName, name, msg string) bool 
 func (s *Server) PushMirrorCredentials(ownerName, repoName, name string) (user, pass string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.repoByName(ownerName, repoName)
-	if r == nil {
-		return "", "", false
-	}
-	m, ok := s.st.pushMirrors.first(owner{repo: true, id: r.id}, func(m *pushMirror) bool { return m.name == name })
+	m, ok := s.mirrorNamed(ownerName, repoName, name)
 	if !ok {
 		return "", "", false
 	}

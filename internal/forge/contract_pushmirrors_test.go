@@ -177,21 +177,10 @@ func contractMirrorArchived(t *testing.T, tg *target) {
 	mustNoErr(t, tg.c.DeletePushMirror(ctx(t), org, repo, m.RemoteName))
 }
 
+// contractMirrorAccess: reqAdmin comes before reqToken, so without a
+// token it is the same 403.
 func contractMirrorAccess(t *testing.T, tg *target) {
-	org := tg.org()
-	repo := tg.repo(org)
-	name, password := tg.createUser("pm")
-	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, repo, name, "write"))
-	path := "/api/v1/repos/" + org + "/" + repo + "/push_mirrors"
-	status, body := tg.rawWith(func(req *http.Request) { req.SetBasicAuth(name, password) }, http.MethodGet, path, nil)
-	if status != http.StatusForbidden || !strings.Contains(string(body), "user should be an owner or a collaborator with admin write of a repository") {
-		t.Fatalf("a write collaborator lists the mirrors: %d %s", status, body)
-	}
-	status, body = tg.rawWith(nil, http.MethodGet, path, nil)
-	// reqAdmin comes before reqToken: without a token it is the same 403.
-	if status != http.StatusForbidden {
-		t.Fatalf("no token lists the mirrors: %d %s", status, body)
-	}
+	wantAdminsOnly(t, tg, "push_mirrors", http.StatusForbidden)
 }
 
 func contractMirrorSyncError(t *testing.T, tg *target) {
