@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -111,6 +112,12 @@ var _ = Describe("PushMirror", func() {
 		Expect(pm.Status.RemoteName).To(Equal(made.RemoteName))
 		Expect(fake.WriteRequests()).To(BeEmpty(), "adoption of an equal mirror writes nothing")
 		Consistently(func() int { return len(fake.WriteRequests()) }, 2*syncInterval, poll).Should(BeZero())
+
+		By("a mirror deleted by hand is made again")
+		Expect(forgeClient().DeletePushMirror(ctx, "acme", "web", made.RemoteName)).To(Succeed())
+		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(
+			And(HaveField("RemoteAddress", address), Not(HaveField("RemoteName", made.RemoteName)))))
+		Eventually(func() []string { return events(pm) }, timeout, poll).Should(ContainElement(ContainSubstring("was missing on the forge")))
 	})
 
 	It("replaces the mirror once, creating before deleting, when the interval changes", func() {
@@ -173,6 +180,41 @@ var _ = Describe("PushMirror", func() {
 		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(Not(HaveField("RemoteName", second))))
 		user, pass, _ := fake.PushMirrorCredentials("acme", "web", mirrors()[0].RemoteName)
 		Expect([]string{user, pass}).To(Equal([]string{"mirror-bot", "second-token"}))
+	})
+
+	It("makes one mirror when the answer of its create is lost, and one when a replacing create's is", func() {
+		putSecret(ns, "mirror-auth", "token", "before-rotation")
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/*/*/push_mirrors", Count: 1, LostResponse: true})
+		pm := withAuth(newPM("lossy", "acme/web"))
+		Expect(k8s.Create(ctx, pm)).To(Succeed())
+		expectReady(pm)
+		Expect(mirrors()).To(HaveLen(1))
+		first := mirrors()[0].RemoteName
+		Expect(pm.Status.RemoteName).To(Equal(first))
+		Expect(events(pm)).NotTo(ContainElement(HavePrefix(forgev1.ReasonReplaced+": ")), "found after a lost answer, it holds what the create sent")
+
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/*/*/push_mirrors", Count: 1, LostResponse: true})
+		putSecret(ns, "mirror-auth", "token", "after-rotation")
+		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(Not(HaveField("RemoteName", first))))
+		Expect(password(mirrors()[0].RemoteName)).To(Equal("after-rotation"))
+		Eventually(func() string { _ = k8s.Get(ctx, key(ns, pm.Name), pm); return pm.Status.RemoteName }, timeout, poll).Should(Equal(mirrors()[0].RemoteName))
+		fake.ClearRequests()
+		Consistently(func() int { return mirrorWrites(http.MethodPost) }, 2*syncInterval, poll).Should(BeZero())
+		Expect(mirrors()).To(HaveLen(1))
+	})
+
+	It("deletes the replaced mirror on a later pass when its delete failed", func() {
+		pm := newPM("retry", "acme/web")
+		Expect(k8s.Create(ctx, pm)).To(Succeed())
+		expectReady(pm)
+		old := pm.Status.RemoteName
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodDelete, Path: "/repos/*/*/push_mirrors/*", Count: 2,
+			Status: http.StatusInternalServerError, Body: `{"message":"try later"}`})
+		change(pm, func(p *forgev1.PushMirror) { p.Spec.SyncOnCommit = ptr(true) })
+		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(
+			And(Not(HaveField("RemoteName", old)), HaveField("SyncOnCommit", true))))
+		expectReady(pm)
+		Expect(pm.Status.RemoteName).To(Equal(mirrors()[0].RemoteName))
 	})
 
 	It("shows the forge's last error without credentials", func() {

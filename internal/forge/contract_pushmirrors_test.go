@@ -38,6 +38,7 @@ var pushMirrorBehaviours = []struct {
 	{"pushmirrors/repository admins only, the listing included", contractMirrorAccess, nil},
 	{"pushmirrors/a failed sync sets last_error and last_update, without the password", contractMirrorSyncError, nil},
 	{"pushmirrors/the fake with [mirror] ENABLED = false answers 400 on every route", contractMirrorDisabled, needFake},
+	{"pushmirrors/the fake as Gitea 1.24 and 1.25 takes reserved ranges for external hosts", contractMirrorReservedOld, needFake},
 }
 
 // mirrorAddress is an address Gitea's default migration policy allows on
@@ -228,4 +229,22 @@ func contractMirrorDisabled(t *testing.T, tg *target) {
 	tg.fake.SetMirrorsEnabled(true)
 	_, err = tg.c.GetPushMirror(ctx(t), org, repo, m.RemoteName)
 	mustNoErr(t, err)
+}
+
+func contractMirrorReservedOld(t *testing.T, tg *target) {
+	for _, v := range []string{"1.24.6", "1.25.5"} {
+		t.Run(v, func(t *testing.T) {
+			old := newTarget(t)
+			org := old.org()
+			repo := old.repo(org)
+			old.fake.SetVersion(v)
+			m, err := old.c.CreatePushMirror(ctx(t), org, repo, forge.CreatePushMirrorOption{RemoteAddress: "http://192.0.2.1/x.git", Interval: "10m"})
+			mustNoErr(t, err)
+			if m.RemoteAddress != "http://192.0.2.1/x.git" {
+				t.Fatalf("created: %#v", m)
+			}
+			_, err = old.c.CreatePushMirror(ctx(t), org, repo, forge.CreatePushMirrorOption{RemoteAddress: "http://10.0.0.1/x.git", Interval: "10m"})
+			wantStatus(t, err, http.StatusUnauthorized, "Permission denied")
+		})
+	}
 }
