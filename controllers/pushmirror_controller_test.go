@@ -79,7 +79,7 @@ var _ = Describe("PushMirror", func() {
 	}
 
 	It("creates a mirror with its credentials, records its remote name, and never writes at rest", func() {
-		putSecret(ns, "mirror-auth", "token", "first-token")
+		putSecret(ns, "mirror-auth", "token", "pm-pw-first-8c1e")
 		pm := withAuth(newPM("github", "acme/web"))
 		pm.Spec.Interval = every(time.Hour)
 		pm.Spec.SyncOnCommit = ptr(true)
@@ -92,9 +92,9 @@ var _ = Describe("PushMirror", func() {
 		Expect(pm.Status.ExternalName).To(Equal(m.RemoteName))
 		Expect(pm.Status.LastUpdate).To(BeNil(), "never synced (the forge's 1970) shows as none")
 		user, pass, _ := fake.PushMirrorCredentials("acme", "web", m.RemoteName)
-		Expect([]string{user, pass}).To(Equal([]string{"git", "first-token"}))
+		Expect([]string{user, pass}).To(Equal([]string{"git", "pm-pw-first-8c1e"}))
 		Expect(pm.Status.AppliedSecrets).To(ConsistOf(And(HaveField("Field", "passwordSecretRef"), HaveField("Digest", HavePrefix("hmac-sha256:")))))
-		Expect(leaks(pm, "first-token")).To(BeEmpty())
+		Expect(leaks(pm, "pm-pw-first-8c1e")).To(BeEmpty())
 
 		By("at rest: no writes")
 		fake.ClearRequests()
@@ -144,18 +144,18 @@ var _ = Describe("PushMirror", func() {
 	})
 
 	It("replaces the mirror once on a new password, and not again after a manager restart", Serial, func() {
-		putSecret(ns, "mirror-auth", "token", "first-token")
+		putSecret(ns, "mirror-auth", "token", "pm-pw-first-8c1e")
 		pm := withAuth(newPM("rotated", "acme/web"))
 		pm.Spec.SyncInterval = every(time.Hour) // passes come from the Secret watch and the restart
 		Expect(k8s.Create(ctx, pm)).To(Succeed())
 		expectReady(pm)
 		first := pm.Status.RemoteName
 
-		putSecret(ns, "mirror-auth", "token", "second-token")
+		putSecret(ns, "mirror-auth", "token", "pm-pw-second-5d2f")
 		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(Not(HaveField("RemoteName", first))))
 		eventWithReason(pm, forgev1.ReasonReplaced)
 		second := mirrors()[0].RemoteName
-		Expect(password(second)).To(Equal("second-token"))
+		Expect(password(second)).To(Equal("pm-pw-second-5d2f"))
 		Eventually(func() string { _ = k8s.Get(ctx, key(ns, pm.Name), pm); return pm.Status.RemoteName }, timeout, poll).Should(Equal(second))
 
 		By("restarting the manager: the digest in status says the password is sent")
@@ -173,17 +173,17 @@ var _ = Describe("PushMirror", func() {
 		}, timeout, poll).Should(Equal(sec.ResourceVersion))
 		Consistently(func() int { return mirrorWrites(http.MethodPost) + mirrorWrites(http.MethodDelete) }, 2*syncInterval, poll).Should(BeZero())
 		Expect(mirrors()).To(ConsistOf(HaveField("RemoteName", second)))
-		Expect(leaks(pm, "first-token", "second-token")).To(BeEmpty())
+		Expect(leaks(pm, "pm-pw-first-8c1e", "pm-pw-second-5d2f")).To(BeEmpty())
 
 		By("a new username replaces it too")
 		change(pm, func(p *forgev1.PushMirror) { p.Spec.Auth.Username = ptr("mirror-bot") })
 		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(Not(HaveField("RemoteName", second))))
 		user, pass, _ := fake.PushMirrorCredentials("acme", "web", mirrors()[0].RemoteName)
-		Expect([]string{user, pass}).To(Equal([]string{"mirror-bot", "second-token"}))
+		Expect([]string{user, pass}).To(Equal([]string{"mirror-bot", "pm-pw-second-5d2f"}))
 	})
 
 	It("makes one mirror when the answer of its create is lost, and one when a replacing create's is", func() {
-		putSecret(ns, "mirror-auth", "token", "before-rotation")
+		putSecret(ns, "mirror-auth", "token", "pm-pw-before-rotation")
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/*/*/push_mirrors", Count: 1, LostResponse: true})
 		pm := withAuth(newPM("lossy", "acme/web"))
 		Expect(k8s.Create(ctx, pm)).To(Succeed())
@@ -194,9 +194,9 @@ var _ = Describe("PushMirror", func() {
 		Expect(events(pm)).NotTo(ContainElement(HavePrefix(forgev1.ReasonReplaced+": ")), "found after a lost answer, it holds what the create sent")
 
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/*/*/push_mirrors", Count: 1, LostResponse: true})
-		putSecret(ns, "mirror-auth", "token", "after-rotation")
+		putSecret(ns, "mirror-auth", "token", "pm-pw-after-rotation")
 		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(Not(HaveField("RemoteName", first))))
-		Expect(password(mirrors()[0].RemoteName)).To(Equal("after-rotation"))
+		Expect(password(mirrors()[0].RemoteName)).To(Equal("pm-pw-after-rotation"))
 		Eventually(func() string { _ = k8s.Get(ctx, key(ns, pm.Name), pm); return pm.Status.RemoteName }, timeout, poll).Should(Equal(mirrors()[0].RemoteName))
 		fake.ClearRequests()
 		Consistently(func() int { return mirrorWrites(http.MethodPost) }, 2*syncInterval, poll).Should(BeZero())
