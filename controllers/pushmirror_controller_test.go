@@ -96,9 +96,14 @@ var _ = Describe("PushMirror", func() {
 		Expect(pm.Status.AppliedSecrets).To(ConsistOf(And(HaveField("Field", "passwordSecretRef"), HaveField("Digest", HavePrefix("hmac-sha256:")))))
 		Expect(leaks(pm, "pm-pw-first-8c1e")).To(BeEmpty())
 
-		By("at rest: no writes")
+		By("at rest, with a second mirror of the repository: no writes, one listing per interval for both")
+		other := newPM("backup", "acme/web")
+		other.Spec.RemoteAddress = "https://240.0.0.9/backup/web.git"
+		Expect(k8s.Create(ctx, other)).To(Succeed())
+		expectReady(other)
 		fake.ClearRequests()
 		Consistently(func() int { return len(fake.WriteRequests()) }, 3*syncInterval, poll).Should(BeZero())
+		Expect(requestsTo("/repos/acme/web/push_mirrors")).To(BeNumerically("<=", 4))
 	})
 
 	It("adopts a mirror of its address with no write when interval and syncOnCommit match", func() {
