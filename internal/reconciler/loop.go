@@ -490,7 +490,11 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 	out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
 	out.Event.Note = fmt.Sprintf("created %s (%s)", what, created.ident())
 	if gone {
-		out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (%s)", what, created.ident())
+		where := "on the forge"
+		if k, ok := ext.(Keeper); ok {
+			where = "in " + k.KeptIn()
+		}
+		out.Event.Note = fmt.Sprintf("%s was missing %s; created it again (%s)", what, where, created.ident())
 		driftCorrections.WithLabelValues(r.kindName).Inc()
 	}
 	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
