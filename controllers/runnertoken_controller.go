@@ -245,6 +245,10 @@ func (e *runnerToken) Update(ctx context.Context, _ reconciler.Observation) erro
 	return e.write(ctx, tok)
 }
 
+// KeptIn implements reconciler.Keeper: a token found missing was missing
+// from the Secret, never on the forge.
+func (e *runnerToken) KeptIn() string { return "Secret " + e.obj.Spec.SecretName }
+
 // WriteNotices implements reconciler.Noticer.
 func (e *runnerToken) WriteNotices() []reconciler.Event { return e.notices }
 

@@ -111,6 +111,8 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
 		Eventually(tokenIn("acme-runner"), timeout, poll).Should(Equal(fake.RegistrationToken(acme)))
 		Expect(requests()).To(Equal(2))
+		Eventually(func() []string { return events(t) }, timeout, poll).Should(ContainElement(
+			ContainSubstring("was missing in Secret acme-runner; created it again")), "the token was missing from its Secret, not on the forge")
 		Consistently(requests, 2*syncInterval, poll).Should(Equal(2))
 		Expect(leaks(t, first)).To(BeEmpty())
 	})

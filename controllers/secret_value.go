@@ -40,6 +40,11 @@ type writeOnlyValue struct {
 	ref     *forgev1.SecretKeySelector
 	reader  client.Reader // reads the value, uncached
 	digests *secretdigest.Digester
+	// bound is a spec value sent with the Secret's (a push mirror's
+	// username), which the forge never shows either: the digest covers
+	// both, so that a change of either tells. "" binds nothing, and the
+	// digest is the value's alone.
+	bound string
 
 	// version is the Secret's resourceVersion in the manager's cache, ""
 	// when unknown. loaded: value was read (or a plan could not read it:
@@ -79,7 +84,11 @@ func (v *writeOnlyValue) load(ctx context.Context) error {
 	case err != nil:
 		return err
 	default:
-		a, err := appliedRecord(ctx, v.digests, v.obj, v.field, v.ref, val, rv)
+		digested := val
+		if v.bound != "" {
+			digested = v.bound + "\x00" + val
+		}
+		a, err := appliedRecord(ctx, v.digests, v.obj, v.field, v.ref, digested, rv)
 		switch {
 		case errors.Is(err, reconciler.ErrUnreadable):
 			v.unknown = true

@@ -95,6 +95,9 @@ var _ = Describe("admission", func() {
 		Entry("Repository: the base object", obj("Repository")),
 		Entry("BranchProtection: the base object", obj("BranchProtection")),
 		Entry("DeployKey: generated", obj("DeployKey")),
+		Entry("PushMirror: with credentials", obj("PushMirror")),
+		Entry("PushMirror: git URL, no auth, periodic sync off", obj("PushMirror", unset("spec.auth"),
+			set("spec.remoteAddress", "git://mirror.example.com/acme/web.git"), set("spec.interval", "0s"))),
 		Entry("DeployKey: a public key given, writable", obj("DeployKey", unset("spec.generate"),
 			set("spec.publicKey", "ssh-ed25519 AAAA flux"), set("spec.readOnly", false))),
 		Entry("DeployKey: a public key from a Secret", obj("DeployKey", unset("spec.generate"),
@@ -198,6 +201,16 @@ var _ = Describe("admission", func() {
 			"at most one of spec.repository and spec.organization may be set"),
 		Entry("RunnerRegistrationToken: no secretName", obj("RunnerRegistrationToken", unset("spec.secretName")), "spec.secretName"),
 		Entry("RunnerRegistrationToken: a secretName no Secret can have", obj("RunnerRegistrationToken", set("spec.secretName", "Acme_Runner")), "spec.secretName"),
+		// PushMirror: credentials in spec.auth, never in the address
+		Entry("PushMirror: user and password in the address", obj("PushMirror",
+			set("spec.remoteAddress", "https://git:s3cret@github.com/acme/web.git")), "must not carry user info"),
+		Entry("PushMirror: a user in the address", obj("PushMirror",
+			set("spec.remoteAddress", "https://git@github.com/acme/web.git")), "must not carry user info"),
+		Entry("PushMirror: an SSH address", obj("PushMirror", set("spec.remoteAddress", "git@github.com:acme/web.git")),
+			"must be an http://, https:// or git:// URL"),
+		Entry("PushMirror: auth without a password", obj("PushMirror", set("spec.auth", map[string]any{"username": "git"})),
+			"spec.auth.passwordSecretRef"),
+		Entry("PushMirror: an interval that is no duration", obj("PushMirror", set("spec.interval", "daily")), "spec.interval"),
 
 		// User: only through a ClusterForge
 		Entry("User: through a namespaced Forge", obj("User", set("spec.forgeRef.kind", "Forge")),

@@ -20,8 +20,8 @@ limitations under the License.
 // operator keeps equal to its resource: organizations, repositories,
 // teams, users, webhooks, labels and label sets, branch and tag
 // protection, deploy keys, Actions secrets and variables, projects,
-// runner settings and runner registration tokens. docs/reference.md is
-// generated from this package.
+// runner settings, runner registration tokens and push mirrors.
+// docs/reference.md is generated from this package.
 // +kubebuilder:object:generate=true
 // +groupName=forge.forgeops.dev
 package v1alpha1

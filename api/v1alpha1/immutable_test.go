@@ -83,6 +83,8 @@ var _ = Describe("immutable fields", func() {
 			[]edit{unset("spec.organization")}, "spec.organization"),
 		Entry("RunnerRegistrationToken: spec.secretName changed", obj("RunnerRegistrationToken"),
 			[]edit{set("spec.secretName", "other")}, "spec.secretName is immutable"),
+		Entry("PushMirror: spec.remoteAddress changed", obj("PushMirror"),
+			[]edit{set("spec.remoteAddress", "https://github.com/acme/api.git")}, "spec.remoteAddress is immutable"),
 		Entry("Repository: spec.owner changed", obj("Repository"),
 			[]edit{set("spec.owner", "acme-labs")}, "spec.owner"),
 		Entry("Repository: spec.init changed after creation", obj("Repository", set("spec.init.autoInit", true)),

@@ -95,6 +95,17 @@ spec:
   organization: acme
   secretName: acme-runner
 `,
+	"PushMirror": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: PushMirror
+metadata: {name: acme-web-github}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  remoteAddress: https://github.com/acme/web.git
+  auth: {username: git, passwordSecretRef: {name: github-push, key: token}}
+  interval: 8h0m0s
+`,
 	"Label": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label

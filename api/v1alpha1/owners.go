@@ -154,3 +154,6 @@ func NeedsSiteAdmin(obj any) bool {
 	a, ok := obj.(SiteAdminKind)
 	return ok && a.SiteAdminOnly()
 }
+
+// ForgeOwners is the owner of the mirror's repository.
+func (m *PushMirror) ForgeOwners() []string { return []string{ownerOf(string(m.Spec.Repository))} }

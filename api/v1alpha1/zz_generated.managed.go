@@ -34,6 +34,7 @@ var (
 	_ Managed = &Organization{}
 	_ Managed = &OrgHook{}
 	_ Managed = &Project{}
+	_ Managed = &PushMirror{}
 	_ Managed = &RepoHook{}
 	_ Managed = &Repository{}
 	_ Managed = &RunnerSetting{}
@@ -222,6 +223,23 @@ func (in *Project) GetManagedStatus() *ManagedStatus { return &in.Status.Managed
 
 // GetDeletionPolicy returns the deletion policy, Delete by default.
 func (in *Project) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
+}
+
+// GetConditions returns the status conditions.
+func (in *PushMirror) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *PushMirror) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *PushMirror) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *PushMirror) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Delete by default.
+func (in *PushMirror) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
 }
 

@@ -295,6 +295,7 @@ func createBasics(ctx context.Context, k8s client.Client) error {
 		secret("acme-webhook", "secret", "demo-webhook-signing-secret"),
 		secret("acme-slack-webhook", "url", "https://hooks.slack.example.com/services/T0000/B0000/demo"),
 		secret("web-deploy-token", "token", "demo-deploy-token"),
+		secret("github-push", "token", "demo-github-push-token"), // the PushMirror sample's password
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "acme-ci"},
 			Data: map[string]string{"registry": "registry.acme.example"}},
 	}

@@ -810,3 +810,70 @@ spec: {forgeRef: REF, organization: acme, name: bug, color: "#ff0000"}
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanPushMirrors: a mirror found by its address with the spec's
+// interval and syncOnCommit is in sync (adoption writes nothing), another
+// interval is a replacement (the forge cannot edit a mirror), a new
+// address a create; a password whose Secret plan cannot read is unknown.
+func TestPlanPushMirrors(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, a := range []string{"https://github.com/acme/web.git", "https://mirror.example.com/web.git"} {
+		if _, err := fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: a, Interval: "8h"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake.ClearRequests()
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	manifests := `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: PushMirror
+metadata: {name: web-github, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  remoteAddress: https://github.com/acme/web.git
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: PushMirror
+metadata: {name: web-mirror, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  remoteAddress: https://mirror.example.com/web.git
+  interval: 1h
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: PushMirror
+metadata: {name: web-backup, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  remoteAddress: https://backup.example.com/web.git
+  auth: {passwordSecretRef: {name: backup, key: token}}
+`
+	var out, errOut bytes.Buffer
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	text := out.String()
+	t.Log(text)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (changes); stderr: %s", code, errOut.String())
+	}
+	for _, w := range []string{
+		"PushMirror team/web-github: in sync",
+		"PushMirror team/web-mirror: replace",
+		"interval: \"8h0m0s\" -> \"1h0m0s\"",
+		"PushMirror team/web-backup: create",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+}

@@ -70,6 +70,7 @@ type Source interface {
 	ListBranchProtections(ctx context.Context, owner, repo string) ([]forge.BranchProtection, error)
 	ListDeployKeys(ctx context.Context, owner, repo string) ([]forge.DeployKey, error)
 	ListTagProtections(ctx context.Context, owner, repo string) ([]forge.TagProtection, error)
+	ListPushMirrors(ctx context.Context, owner, repo string) ([]forge.PushMirror, error)
 	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
 }
 
@@ -207,6 +208,9 @@ func (b *builder) repoObjects(ctx context.Context, src Source, owner, repo strin
 		return nil, nil, err
 	}
 	if err := b.tagProtections(ctx, src, owner, repo); err != nil {
+		return nil, nil, err
+	}
+	if err := b.pushMirrors(ctx, src, owner, repo); err != nil {
 		return nil, nil, err
 	}
 	rules, err := src.ListBranchProtections(ctx, owner, repo)
@@ -717,6 +721,57 @@ func (b *builder) deployKeys(ctx context.Context, src Source, owner, repo string
 	}
 	return nil
 }
+
+// pushMirrors writes a PushMirror per push mirror of the repository, with
+// its address, interval and syncOnCommit as the forge shows them, so that
+// applying it adopts each mirror by address without a write. The forge
+// never shows a mirror's credentials: each is written without spec.auth
+// (adding it later replaces the mirror once, its password being unknown).
+// A server with mirrors disabled has none to write; an address the kind
+// cannot take (a local path) is left out.
+func (b *builder) pushMirrors(ctx context.Context, src Source, owner, repo string) error {
+	all, err := src.ListPushMirrors(ctx, owner, repo)
+	if forge.MirrorsDisabled(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list the push mirrors of %s/%s: %w", owner, repo, err)
+	}
+	count := map[string]int{}
+	for _, m := range all {
+		count[m.RemoteAddress]++
+	}
+	for _, m := range all {
+		if !mirrorAddress.MatchString(m.RemoteAddress) {
+			continue
+		}
+		interval, err := time.ParseDuration(m.Interval)
+		if err != nil {
+			return fmt.Errorf("push mirror %s of %s/%s: interval %q: %w", m.RemoteName, owner, repo, m.Interval, err)
+		}
+		comment := []string{"The forge never shows a mirror's credentials: add spec.auth to manage them (the mirror is then replaced once)."}
+		if n := count[m.RemoteAddress]; n > 1 {
+			comment = append(comment, fmt.Sprintf("The forge holds %d push mirrors to %s in %s/%s: this one "+
+				"stalls (Conflict) until all but one are deleted on the forge.", n, m.RemoteAddress, owner, repo))
+		}
+		b.add(&forgev1.PushMirror{
+			TypeMeta:   typeMeta("PushMirror"),
+			ObjectMeta: b.meta("PushMirror", fmt.Sprintf("%s-%s-mirror-%s", owner, repo, strings.TrimPrefix(m.RemoteName, "remote_mirror_")), 0),
+			Spec: forgev1.PushMirrorSpec{
+				ManagedSpec:    b.managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repository:     forgev1.RepositoryName(owner + "/" + repo),
+				RemoteAddress:  m.RemoteAddress,
+				Interval:       &metav1.Duration{Duration: interval},
+				SyncOnCommit:   ptr(m.SyncOnCommit),
+			},
+		}, comment...)
+	}
+	return nil
+}
+
+// mirrorAddress is what PushMirror's admission takes as remoteAddress.
+var mirrorAddress = regexp.MustCompile(`^(https?|git)://[^/?#\s@]+(/|$)`)
 
 // repoLabels is one repository's label list.
 type repoLabels struct {

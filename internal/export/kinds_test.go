@@ -72,6 +72,7 @@ func TestExportWritesEveryKind(t *testing.T) {
 		Config: map[string]string{"url": "https://deploy.example.com", "content_type": "json"}}))
 	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
 	must(fc.CreateDeployKey(ctx, "acme", "web", forge.CreateDeployKeyOption{Title: "flux", Key: testKey(t), ReadOnly: true}))
+	must(fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: "https://github.com/acme/web.git", Interval: "8h"}))
 
 	var kinds []string
 	for _, m := range regexp.MustCompile(`(?m)^kind: (\w+)$`).FindAllStringSubmatch(run(t, fc, "acme"), -1) {
@@ -127,5 +128,45 @@ func TestExportDeployKeys(t *testing.T) {
 	}
 	if strings.Contains(doc, "generate") {
 		t.Errorf("a DeployKey exported with generate:\n%s", doc)
+	}
+}
+
+// TestExportPushMirrors: a push mirror is exported with its address,
+// interval and syncOnCommit as the forge shows them and without auth (the
+// forge never shows credentials), saying so; two of one address are both
+// written, each said to stall; a server with mirrors disabled has none.
+func TestExportPushMirrors(t *testing.T) {
+	fake, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}))
+	m, err := fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: "https://github.com/acme/web.git",
+		RemoteUsername: "git", RemotePassword: "never-exported", Interval: "1h", SyncOnCommit: true})
+	must(m, err)
+	out := run(t, fc, "acme")
+	i := strings.Index(out, "kind: PushMirror")
+	if i < 0 {
+		t.Fatalf("no PushMirror in\n%s", out)
+	}
+	doc, _, _ := strings.Cut(out[i:], "\n---")
+	for _, want := range []string{"name: acme-web-mirror-", "repository: acme/web", "remoteAddress: https://github.com/acme/web.git",
+		"interval: 1h0m0s", "syncOnCommit: true", "deletionPolicy: Orphan"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the PushMirror lacks %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "auth:") || strings.Contains(out, "never-exported") {
+		t.Errorf("a PushMirror exported with credentials:\n%s", doc)
+	}
+	if !strings.Contains(out, "never shows a mirror's credentials") {
+		t.Errorf("no comment on the missing auth:\n%s", out)
+	}
+	must(fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: "https://github.com/acme/web.git", Interval: "8h"}))
+	if out := run(t, fc, "acme"); strings.Count(out, "kind: PushMirror") != 2 || !strings.Contains(out, "holds 2 push mirrors to https://github.com/acme/web.git") {
+		t.Errorf("two mirrors of one address:\n%s", out)
+	}
+	fake.SetMirrorsEnabled(false)
+	if out := run(t, fc, "acme"); strings.Contains(out, "kind: PushMirror") {
+		t.Errorf("mirrors exported from a server with mirrors disabled:\n%s", out)
 	}
 }

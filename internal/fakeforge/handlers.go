@@ -288,6 +288,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.branchProtectionRoutes(h)
 	s.deployKeyRoutes(h)
 	s.tagProtectionRoutes(h)
+	s.pushMirrorRoutes(h)
 	s.userRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)

@@ -52,6 +52,10 @@ type state struct {
 	regTokens map[owner]string // registration token per scope (owner{}: the instance)
 	// oldRegTokens are the tokens a reset invalidated.
 	oldRegTokens map[string]bool
+	// pushMirrors are the repositories' push mirrors; mirrorsOff is
+	// [mirror] ENABLED = false (handlers_pushmirrors.go).
+	pushMirrors *table[*pushMirror]
+	mirrorsOff  bool
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -75,6 +79,7 @@ func newState() state {
 	st.deployKeys = tableIn[*deployKey](&st)
 	st.userKeys = map[string]*userKey{}
 	st.tagRules = tableIn[*tagRule](&st)
+	st.pushMirrors = tableIn[*pushMirror](&st)
 	return st
 }
 

@@ -44,18 +44,26 @@ var deployKeyBehaviours = []struct {
 }
 
 func contractDeployKeyAccess(t *testing.T, tg *target) {
+	wantAdminsOnly(t, tg, "keys", http.StatusUnauthorized)
+}
+
+// wantAdminsOnly checks that a repository's listing under collection
+// ("keys") is refused to a write collaborator (403) and to a caller
+// without a token (anonymous: the status the forge answers then).
+func wantAdminsOnly(t *testing.T, tg *target, collection string, anonymous int) {
+	t.Helper()
 	org := tg.org()
 	repo := tg.repo(org)
-	name, password := tg.createUser("dk")
+	name, password := tg.createUser("adm")
 	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, repo, name, "write"))
-	path := "/api/v1/repos/" + org + "/" + repo + "/keys"
+	path := "/api/v1/repos/" + org + "/" + repo + "/" + collection
 	status, body := tg.rawWith(func(req *http.Request) { req.SetBasicAuth(name, password) }, http.MethodGet, path, nil)
 	if status != http.StatusForbidden || !strings.Contains(string(body), "user should be an owner or a collaborator with admin write of a repository") {
-		t.Fatalf("a write collaborator lists the keys: %d %s", status, body)
+		t.Fatalf("a write collaborator lists %s: %d %s", collection, status, body)
 	}
 	status, body = tg.rawWith(nil, http.MethodGet, path, nil)
-	if status != http.StatusUnauthorized {
-		t.Fatalf("no token lists the keys: %d %s", status, body)
+	if status != anonymous {
+		t.Fatalf("no token lists %s: %d %s, want %d", collection, status, body, anonymous)
 	}
 }
 

@@ -90,6 +90,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
 	behaviours = append(behaviours, runnerTokenBehaviours...)
+	behaviours = append(behaviours, pushMirrorBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -35,6 +35,7 @@ type Interface interface {
 	TagProtectionsClient
 	UsersClient
 	DeployKeysClient
+	PushMirrorsClient
 }
 
 // ServerClient reads who and what the server is.

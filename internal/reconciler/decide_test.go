@@ -36,3 +36,28 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacedRef: the replaces annotation names a replaced object by id,
+// or by name for an object the forge addresses by name (a push mirror),
+// and reads back as the object to delete; an id-only value written before
+// names existed still reads as its id.
+func TestReplacedRef(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		obs  Observation
+		ref  string
+	}{
+		{"by id", Observation{Exists: true, ID: 42}, "42"},
+		{"by name", Observation{Exists: true, Name: "remote_mirror_AbC123xyz0"}, "name:remote_mirror_AbC123xyz0"},
+		{"a name that reads as a number", Observation{Exists: true, Name: "7"}, "name:7"},
+		{"none", Observation{}, ""},
+	} {
+		ref := replacedRef(c.obs)
+		if ref != c.ref {
+			t.Errorf("%s: replacedRef = %q, want %q", c.name, ref, c.ref)
+		}
+		if got := replacedObject(ref); c.ref != "" && (got.ID != c.obs.ID || got.Name != c.obs.Name || !got.Exists) {
+			t.Errorf("%s: replacedObject(%q) = %+v, want %+v", c.name, ref, got, c.obs)
+		}
+	}
+}

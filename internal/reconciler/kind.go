@@ -104,6 +104,13 @@ type Noticer interface {
 	WriteNotices() []Event
 }
 
+// Keeper is an External whose object is kept somewhere other than on the
+// forge (a RunnerRegistrationToken's token, in its Secret): a create after
+// it went missing says where it was missing.
+type Keeper interface {
+	KeptIn() string
+}
+
 // External is one pass's view of one forge object.
 type External interface {
 	// Observe reads the forge object: by status.id when known, otherwise by

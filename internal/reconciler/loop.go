@@ -439,7 +439,7 @@ func Decide(obs Observation) Action {
 func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External, obs Observation, what string) (Outcome, error) {
 	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
-		if err := r.deleteReplaced(ctx, obj, ext, obs.ID); err != nil {
+		if err := r.deleteReplaced(ctx, obj, ext, obs); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -476,7 +476,7 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what string, out *Outcome) error {
 	status := obj.GetManagedStatus()
 	gone := status.Known()
-	if err := r.markPending(ctx, obj, 0); err != nil {
+	if err := r.markPending(ctx, obj, ""); err != nil {
 		return err
 	}
 	created, err := ext.Create(ctx)
@@ -490,7 +490,11 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 	out.Event.Reason, out.Event.Action = forgev1.ReasonCreated, "Create"
 	out.Event.Note = fmt.Sprintf("created %s (%s)", what, created.ident())
 	if gone {
-		out.Event.Note = fmt.Sprintf("%s was missing on the forge; created it again (%s)", what, created.ident())
+		where := "on the forge"
+		if k, ok := ext.(Keeper); ok {
+			where = "in " + k.KeptIn()
+		}
+		out.Event.Note = fmt.Sprintf("%s was missing %s; created it again (%s)", what, where, created.ident())
 		driftCorrections.WithLabelValues(r.kindName).Inc()
 	}
 	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonCreated, Message: out.Event.Note}
@@ -500,7 +504,7 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 // replace creates the object anew, then deletes the old one: a field the
 // forge cannot change in place differs.
 func (r *Reconciler[T]) replace(ctx context.Context, obj T, ext External, obs Observation, what string, out *Outcome) error {
-	if err := r.markPending(ctx, obj, obs.ID); err != nil {
+	if err := r.markPending(ctx, obj, replacedRef(obs)); err != nil {
 		return err
 	}
 	created, err := ext.Create(ctx)
@@ -513,6 +517,10 @@ func (r *Reconciler[T]) replace(ctx context.Context, obj T, ext External, obs Ob
 	}
 	out.Event.Reason, out.Event.Action = forgev1.ReasonReplaced, "Replace"
 	out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; id %d -> %d", what, obs.ReplaceBecause, obs.ID, created.ID)
+	if obs.ID == 0 {
+		// An object the forge addresses by name: name "a" -> name "b".
+		out.Event.Note = fmt.Sprintf("replaced %s: %s cannot be changed in place; %s -> %s", what, obs.ReplaceBecause, obs.ident(), created.ident())
+	}
 	out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonReplaced, Message: out.Event.Note}
 	return nil
 }
@@ -711,7 +719,7 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 			return Outcome{Event: left.Event}, nil
 		}
 	}
-	if err := r.deleteReplaced(ctx, obj, ext, 0); err != nil {
+	if err := r.deleteReplaced(ctx, obj, ext, Observation{}); err != nil {
 		return Outcome{}, err
 	}
 	if err := r.setFinalizer(ctx, obj, false); err != nil {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -58,24 +59,24 @@ func pendingMark(obj forgev1.Managed) string {
 // markPending persists a create-pending mark before a create, so that a
 // create whose response is lost is found by the next pass, not repeated.
 // A mark still pending is kept; a settled or missing one is replaced by a
-// new value. replaces, when not 0, is the id of the object the create
-// replaces: it is kept with the mark until that object is deleted. The
+// new value. replaces, when not "", names the object the create replaces
+// (replacedRef): it is kept with the mark until that object is deleted. The
 // finalizer goes on in the same patch: one write instead of two before the
 // first create.
-func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces int64) error {
+func (r *Reconciler[T]) markPending(ctx context.Context, obj T, replaces string) error {
 	finalizer := !controllerutil.ContainsFinalizer(obj, forgev1.Finalizer)
 	ann := obj.GetAnnotations()
 	set := map[string]string{}
 	var drop []string
 	if pendingMark(obj) == "" {
 		set[forgev1.CreatePendingAnnotation] = newMark(obj)
-		if _, ok := ann[forgev1.ReplacesAnnotation]; ok && replaces == 0 {
+		if _, ok := ann[forgev1.ReplacesAnnotation]; ok && replaces == "" {
 			// Left by a settled replacement: its old object is gone.
 			drop = append(drop, forgev1.ReplacesAnnotation)
 		}
 	}
-	if id := strconv.FormatInt(replaces, 10); replaces != 0 && ann[forgev1.ReplacesAnnotation] != id {
-		set[forgev1.ReplacesAnnotation] = id
+	if replaces != "" && ann[forgev1.ReplacesAnnotation] != replaces {
+		set[forgev1.ReplacesAnnotation] = replaces
 	}
 	if len(set) == 0 && len(drop) == 0 && !finalizer {
 		return nil
@@ -134,16 +135,42 @@ func dropSettled(o forgev1.Managed) {
 // deleteReplaced deletes the object a replacement left behind (its delete
 // failed, or its pass ended before it) while the replacement's mark is
 // pending, unless it is the one observed now.
-func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External, current int64) error {
+func (r *Reconciler[T]) deleteReplaced(ctx context.Context, obj T, ext External, current Observation) error {
 	if pendingMark(obj) == "" {
 		return nil // settled: the pass that made it deleted the old object
 	}
-	old, _ := strconv.ParseInt(obj.GetAnnotations()[forgev1.ReplacesAnnotation], 10, 64)
-	if old == 0 || old == current {
+	old := obj.GetAnnotations()[forgev1.ReplacesAnnotation]
+	if old == "" || old == replacedRef(current) {
 		return nil
 	}
-	if err := ext.Delete(ctx, Observation{Exists: true, ID: old}); err != nil && !forge.IsNotFound(err) {
+	if err := ext.Delete(ctx, replacedObject(old)); err != nil && !forge.IsNotFound(err) {
 		return err
 	}
 	return nil
+}
+
+// namePrefix marks a replaced object named by the forge's name (a kind
+// the forge addresses by name, such as a push mirror), not by its id.
+const namePrefix = "name:"
+
+// replacedRef is how ReplacesAnnotation names the object of obs: its id,
+// or, for an object the forge addresses by name, "name:" and the name;
+// "" for none.
+func replacedRef(obs Observation) string {
+	switch {
+	case obs.ID != 0:
+		return strconv.FormatInt(obs.ID, 10)
+	case obs.Name != "":
+		return namePrefix + obs.Name
+	}
+	return ""
+}
+
+// replacedObject is the object a ReplacesAnnotation value names.
+func replacedObject(ref string) Observation {
+	if name, ok := strings.CutPrefix(ref, namePrefix); ok {
+		return Observation{Exists: true, Name: name}
+	}
+	id, _ := strconv.ParseInt(ref, 10, 64)
+	return Observation{Exists: id != 0, ID: id}
 }

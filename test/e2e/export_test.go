@@ -120,6 +120,12 @@ var _ = Describe("forge-operator export", func() {
 		_, err = fc.CreateHook(ctx, forge.RepoScope(sc.org, "web"), forge.CreateHookOption{Type: "gitea", Active: true,
 			Events: []string{"push"}, Config: map[string]string{"url": "https://deploy.example.com/web", "content_type": "json", "secret": hookSecret}})
 		Expect(err).NotTo(HaveOccurred())
+		// A push mirror with a password: exported without auth (the forge
+		// never shows it), so that applying adopts it without a write.
+		const mirrorPassword = "export-mirror-token"
+		_, err = fc.CreatePushMirror(ctx, sc.org, "web", forge.CreatePushMirrorOption{RemoteAddress: "http://240.0.0.1:9/export/web.git",
+			RemoteUsername: "git", RemotePassword: mirrorPassword, Interval: "8h", SyncOnCommit: true})
+		Expect(err).NotTo(HaveOccurred())
 		// Branch protection: api and docs hold one rule list (a
 		// BranchProtectionSet), web its own (BranchProtections).
 		sc.createRepo("docs")
@@ -159,6 +165,7 @@ var _ = Describe("forge-operator export", func() {
 		Expect(exported).To(ContainSubstring("server version " + version))
 		Expect(exported).NotTo(ContainSubstring(token))
 		Expect(exported).NotTo(ContainSubstring(hookSecret))
+		Expect(exported).NotTo(ContainSubstring(mirrorPassword))
 
 		objs := decodeStream(exported)
 		kinds := map[string]int{}
@@ -167,7 +174,7 @@ var _ = Describe("forge-operator export", func() {
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
 		want := map[string]int{"Organization": 1, "Repository": 3, "Team": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings,
-			"RepoHook": 1, "LabelSet": 1, "BranchProtection": 2, "BranchProtectionSet": 1}
+			"RepoHook": 1, "LabelSet": 1, "BranchProtection": 2, "BranchProtectionSet": 1, "PushMirror": 1}
 		if wantRunnerSettings == 0 {
 			delete(want, "RunnerSetting")
 		}

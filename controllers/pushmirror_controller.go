@@ -1,0 +1,322 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/secretdigest"
+)
+
+// RBAC of the PushMirror controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=pushmirrors,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=pushmirrors/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=pushmirrors/finalizers,verbs=update
+
+// pushMirrorKind manages one push mirror of a repository, adopted by its
+// remote address. The forge has no edit and addresses a mirror by the
+// remote name it chose (status.externalName and status.remoteName): a new
+// interval, syncOnCommit, username or password creates the new mirror,
+// then deletes the old one (the loop's replacement, Event Replaced). The
+// forge never shows the credentials: the password is recorded as a keyed
+// digest bound to the username in status.appliedSecrets, as hooks record
+// theirs, so that a change replaces the mirror once, also across restarts.
+type pushMirrorKind struct {
+	kindBase[forgev1.PushMirror, forgev1.PushMirrorList]
+	digests *secretdigest.Digester
+	sent    *sentSecrets
+}
+
+func mirrorScope(m *forgev1.PushMirror) scope { return scopeOf(&m.Spec.Repository, nil) }
+
+// Key: one resource per address and repository, compared exactly as the
+// forge keeps it (the forge would take the same address twice).
+func (pushMirrorKind) Key(m *forgev1.PushMirror) string {
+	return mirrorScope(m).key() + "|pushmirror:" + m.Spec.RemoteAddress
+}
+
+// Describe names the address, which carries no credentials (admission).
+func (pushMirrorKind) Describe(m *forgev1.PushMirror) string {
+	return fmt.Sprintf("push mirror to %s of %s", m.Spec.RemoteAddress, mirrorScope(m).describe())
+}
+
+func (pushMirrorKind) Secrets(m *forgev1.PushMirror) []string {
+	if m.Spec.Auth != nil {
+		return []string{m.Spec.Auth.PasswordSecretRef.Name}
+	}
+	return nil
+}
+
+// A mirror lives in a repository: it waits for its Repository and writes
+// nothing to an archived one (the forge refuses with 423 anyway).
+func (pushMirrorKind) RepoRefs(m *forgev1.PushMirror) []string { return mirrorScope(m).repoRefs() }
+func (pushMirrorKind) BeforeWrite(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass) error {
+	return mirrorScope(m).beforeWrite(ctx, pass)
+}
+
+// Connect reads the password, when there is one, on every pass (not only
+// when its Secret's version moved, as writeOnlyValue may): the username it
+// is bound to is in the spec, and the value is what lastError is cleaned of.
+func (k pushMirrorKind) Connect(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass) (reconciler.External, error) {
+	e := &pushMirror{obj: m, fc: pass.Forge, scope: mirrorScope(m), web: pass.WebURL, pending: pass.Pending, sent: k.sent}
+	if k.digests != nil {
+		e.digestKey = k.digests.Ref().String()
+	}
+	if a := m.Spec.Auth; a != nil && m.DeletionTimestamp.IsZero() {
+		e.password = &writeOnlyValue{obj: m, field: fieldPassword, ref: &a.PasswordSecretRef, reader: pass.Reader,
+			digests: k.digests, bound: m.MirrorUsername()}
+		if err := e.password.load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+type pushMirror struct {
+	obj     *forgev1.PushMirror
+	fc      forge.PushMirrorsClient
+	scope   scope
+	web     string
+	pending bool
+	// password is the Secret's value the mirror should push with; nil
+	// without spec.auth (and while the resource is deleted).
+	password  *writeOnlyValue
+	digestKey string
+	sent      *sentSecrets
+	found     *forge.PushMirror
+	// all is the repository's listing Observe read.
+	all []forge.PushMirror
+}
+
+// target is what sentSecrets keys a mirror by: its remote name (which
+// changes with each replacement) made a number.
+func target(name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return int64(h.Sum64() >> 1)
+}
+
+func (e *pushMirror) uid() types.UID { return e.obj.UID }
+
+// forgeErr turns what the forge answered into what the resource says: a
+// server with mirrors disabled is Unsupported, naming the setting; a
+// missing repository is waited for.
+func (e *pushMirror) forgeErr(err error) error {
+	if forge.MirrorsDisabled(err) {
+		return reconciler.Stall(forgev1.ReasonUnsupported,
+			"the forge has mirrors disabled ([mirror] ENABLED = false in its app.ini): push mirror to %s cannot be managed there; enable mirrors, or set deletionPolicy Orphan to let a resource being deleted go",
+			e.obj.Spec.RemoteAddress)
+	}
+	return reconciler.ParentMissing(err, e.scope.describe())
+}
+
+func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error) {
+	all, err := e.fc.ListPushMirrors(ctx, e.scope.Owner, e.scope.Repo)
+	if err != nil {
+		return reconciler.Observation{}, e.forgeErr(err)
+	}
+	e.all = all
+	if name := e.obj.Status.ExternalName; name != "" {
+		if i := slices.IndexFunc(all, func(m forge.PushMirror) bool { return m.RemoteName == name }); i >= 0 {
+			return e.observed(&all[i], false), nil
+		}
+		// Gone: look it up by address below, as on first sight.
+	}
+	address := e.obj.Spec.RemoteAddress
+	var match []forge.PushMirror
+	for _, m := range all {
+		if m.RemoteAddress == address {
+			match = append(match, m)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return reconciler.Observation{}, nil
+	case 1:
+		return e.observed(&match[0], true), nil
+	}
+	names := make([]string, len(match))
+	for i, m := range match {
+		names[i] = m.RemoteName
+	}
+	return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
+		"%d push mirrors to %s exist in %s (%s); delete all but one on the forge so that one can be adopted",
+		len(match), address, e.scope.describe(), strings.Join(names, ", "))
+}
+
+// observed decides what differs and fills status. A mirror found by its
+// address has no record of the credentials it pushes with: like a hook
+// adopted with a secretRef (controllers/hook.go), it is replaced once when
+// the spec has auth, since the forge cannot tell whether it holds that
+// password; one adopted without auth is taken as it is, with no write
+// (what export writes). One found after a create whose answer was lost
+// holds what that create sent.
+func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Observation {
+	e.found = m
+	st := &e.obj.Status
+	st.RemoteName = m.RemoteName
+	st.LastUpdate = nil
+	if m.LastUpdate != nil && m.LastUpdate.Unix() > 0 {
+		st.LastUpdate = &metav1.Time{Time: m.LastUpdate.UTC()}
+	}
+	var secrets []string
+	var want []forgev1.AppliedSecret
+	if e.password != nil {
+		secrets, want = append(secrets, e.password.value), e.password.applied
+	}
+	st.LastError = forge.MirrorError(m.LastError, secrets...)
+
+	have := st.AppliedSecrets
+	switch {
+	case adopted && e.pending:
+		have = want
+	case adopted:
+		have = nil
+	}
+	// What this manager sent last is newer than a status the cache lags on.
+	have = e.sent.have(e.uid(), target(m.RemoteName), have)
+	obs := reconciler.Observation{Exists: true, Name: m.RemoteName, URL: e.url()}
+	obs.Changes = e.settingChanges(m)
+	switch {
+	case e.password != nil && e.password.unknown:
+		obs.Unknown = []string{"password"}
+	case appliedDiffers(have, want, fieldPassword):
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "password", Have: shownSecret, Want: shownSecret})
+	case e.obj.DeletionTimestamp.IsZero():
+		obs.Notices = digestKeyChanged(have, want, e.digestKey)
+		st.AppliedSecrets = want
+		e.sent.settled(e.uid(), target(m.RemoteName), want)
+	}
+	slices.SortFunc(obs.Changes, byField)
+	obs.Diff = reconciler.Fields(obs.Changes)
+	obs.Replace, obs.ReplaceBecause = len(obs.Diff) > 0, strings.Join(obs.Diff, ", ")
+	return obs
+}
+
+func (e *pushMirror) url() string {
+	return fmt.Sprintf("%s/%s/%s/settings", e.web, e.scope.Owner, e.scope.Repo)
+}
+
+// Create makes the mirror with the spec's credentials. A replacement
+// whose create answer was lost (the mark still pending, the old mirror
+// found by its name) takes the other mirror of the address that matches
+// the spec rather than make a third.
+func (e *pushMirror) Create(ctx context.Context) (reconciler.Observation, error) {
+	if e.password != nil && e.password.unknown {
+		return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonSecretNotFound, "the password of %s is not known yet", e.obj.Name)
+	}
+	var want []forgev1.AppliedSecret
+	if e.password != nil {
+		want = e.password.applied
+	}
+	if m := e.lostReplacement(); m != nil {
+		e.obj.Status.AppliedSecrets = want
+		e.sent.sent(e.uid(), target(m.RemoteName), want)
+		return e.observed(m, true), nil
+	}
+	opt := forge.CreatePushMirrorOption{RemoteAddress: e.obj.Spec.RemoteAddress,
+		Interval: e.obj.MirrorInterval().String(), SyncOnCommit: e.obj.MirrorSyncOnCommit()}
+	if e.password != nil {
+		opt.RemoteUsername, opt.RemotePassword = e.obj.MirrorUsername(), e.password.value
+	}
+	m, err := e.fc.CreatePushMirror(ctx, e.scope.Owner, e.scope.Repo, opt)
+	if err != nil {
+		return reconciler.Observation{}, e.createErr(err)
+	}
+	e.obj.Status.AppliedSecrets = want
+	e.sent.sent(e.uid(), target(m.RemoteName), want)
+	e.pending = true // what the create sent is what the mirror holds
+	return e.observed(m, true), nil
+}
+
+// lostReplacement is the mirror a replacement made before its answer was
+// lost: of the spec's address and settings, other than the one replaced.
+func (e *pushMirror) lostReplacement() *forge.PushMirror {
+	if !e.pending || e.found == nil {
+		return nil
+	}
+	for i, m := range e.all {
+		if m.RemoteName != e.found.RemoteName && m.RemoteAddress == e.obj.Spec.RemoteAddress && len(e.settingChanges(&m)) == 0 {
+			return &e.all[i]
+		}
+	}
+	return nil
+}
+
+// settingChanges are the differences of m's interval and syncOnCommit
+// from the spec's.
+func (e *pushMirror) settingChanges(m *forge.PushMirror) []reconciler.Change {
+	var out []reconciler.Change
+	if d, err := time.ParseDuration(m.Interval); err != nil || d != e.obj.MirrorInterval() {
+		out = append(out, change("interval", m.Interval, e.obj.MirrorInterval().String()))
+	}
+	if s := e.obj.MirrorSyncOnCommit(); s != m.SyncOnCommit {
+		out = append(out, change("syncOnCommit", m.SyncOnCommit, s))
+	}
+	return out
+}
+
+// createErr says what the forge refused in words a user can act on: its
+// own messages for these are "%!s(<nil>)" and a 401 that is not about
+// the token.
+func (e *pushMirror) createErr(err error) error {
+	var fe *forge.Error
+	switch {
+	case forge.MirrorsDisabled(err):
+		return e.forgeErr(err)
+	case errors.As(err, &fe) && fe.StatusCode == http.StatusBadRequest && fe.Message == "%!s(<nil>)":
+		return reconciler.Stall(forgev1.ReasonRejected,
+			"the forge refuses interval %s: it is below the server's [mirror] MIN_INTERVAL (10m unless its app.ini says otherwise); use \"0s\" to push on commits only",
+			e.obj.MirrorInterval())
+	case errors.As(err, &fe) && fe.StatusCode == http.StatusUnauthorized && fe.Message == "Permission denied":
+		return reconciler.Stall(forgev1.ReasonRejected,
+			"the forge refuses to push to %s: its migration rules do not allow that host (loopback, private and unresolvable hosts are refused unless its app.ini [migrations] ALLOW_LOCALNETWORKS or ALLOWED_DOMAINS say otherwise, as are BLOCKED_DOMAINS)",
+			e.obj.Spec.RemoteAddress)
+	}
+	return e.forgeErr(err)
+}
+
+// Update: a mirror cannot be edited; every difference is a replacement.
+func (e *pushMirror) Update(context.Context, reconciler.Observation) error { return nil }
+
+func (e *pushMirror) Delete(ctx context.Context, obs reconciler.Observation) error {
+	name := obs.Name
+	if name == "" {
+		name = e.obj.Status.ExternalName
+	}
+	if name == "" {
+		return nil
+	}
+	if err := e.fc.DeletePushMirror(ctx, e.scope.Owner, e.scope.Repo, name); err != nil {
+		return e.forgeErr(err)
+	}
+	e.sent.forget(e.uid(), target(name))
+	return nil
+}
