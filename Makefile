@@ -1,6 +1,10 @@
 # forge-operator: the targets everyone uses are generate, manifests, fmt,
 # vet, test, envtest (and, with their issues, demo, install, run, deploy,
 # helm-lint, helm-template).
+# docs/development.md says how to build, test and add a kind; a new kind's
+# documentation is a row in the README's table of kinds and a section of
+# docs/kinds.md, written by hand, and its fields in docs/reference.md,
+# written by `make generate` (test/docs fails while one is missing).
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -26,6 +30,10 @@ CONTROLLER_GEN := go tool controller-gen
 # its dependencies never move the manager's. The first run builds it (about a
 # minute on 2 cores); later runs reuse Go's build cache.
 GOLANGCI_LINT := go tool -modfile=hack/tools/go.mod golangci-lint
+# crd-ref-docs writes docs/reference.md from the API types; pinned in a
+# module of its own (hack/refdocs/go.mod) for the same reason, with its
+# configuration and templates beside it.
+CRD_REF_DOCS := go tool -modfile=hack/refdocs/go.mod crd-ref-docs
 GO_TEST_FLAGS ?=
 # Helm is pinned in a module of its own (hack/helm/go.mod), for the same
 # reason as golangci-lint; the chart tests of test/deploy run the same build.
@@ -35,12 +43,14 @@ CHART := charts/forge-operator
 .PHONY: all
 all: generate manifests fmt vet lint test
 
-##@ Development
+##@ Development (docs/development.md; a new kind: a row in the README's and docs/kinds.md's tables, a section of docs/kinds.md; make generate writes its docs/reference.md)
 
 .PHONY: generate
-generate: ## Generate deepcopy code, the kinds' accessors and PROJECT from the API types.
+generate: ## Generate deepcopy code, the kinds' accessors, PROJECT and docs/reference.md from the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 	go run ./hack/kindgen
+	$(CRD_REF_DOCS) --config hack/refdocs/config.yaml --templates-dir hack/refdocs/templates \
+		--source-path ./api --renderer markdown --output-path docs/reference.md --log-level ERROR
 
 .PHONY: manifests
 manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, the samples' kustomization, and the Helm chart's copies of the CRDs and manager role.

@@ -494,7 +494,7 @@ func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.L
 // set machinery's remove: listings taken now, maxDeletionsPerRepository
 // per repository). It deletes every label of a listed name, not only those
 // it wrote: the set adopts by name, so a label of a listed name is the
-// set's in every matched repository (the README says so).
+// set's in every matched repository (docs/kinds.md says so).
 func (e *labelSet) Remove(ctx context.Context) (string, error) {
 	claims, err := e.claims(ctx)
 	if err != nil {

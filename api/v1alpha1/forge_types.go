@@ -146,7 +146,7 @@ type ForgeStatus struct {
 	// every scope takes: 1 while the scopes' listings fit in half the
 	// Forge's rate limit (creates and updates always keep the other half),
 	// more when they do not. Raise rateLimit.qps or the sync intervals to
-	// bring it back to 1 (README, "Sizing").
+	// bring it back to 1 (docs/performance.md, "Sizing").
 	// +optional
 	DriftCheckIntervals int32 `json:"driftCheckIntervals,omitempty"`
 	// observedGeneration is the generation the status describes.

@@ -14,10 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha1 holds the forge.forgeops.dev/v1alpha1 API: a Forge
-// connection and the forge objects the operator keeps equal to their
-// resources (organizations, organization webhooks, labels, projects and
-// runner settings).
+// Package v1alpha1 holds the forge.forgeops.dev/v1alpha1 API: the
+// connections to a forge (Forge, and the cluster-scoped ClusterForge a
+// platform shares with its tenants) and every kind of forge object the
+// operator keeps equal to its resource: organizations, repositories,
+// teams, users, webhooks, labels and label sets, branch and tag
+// protection, deploy keys, Actions secrets and variables, projects,
+// runner settings, runner registration tokens and push mirrors.
+// docs/reference.md is generated from this package.
 // +kubebuilder:object:generate=true
 // +groupName=forge.forgeops.dev
 package v1alpha1

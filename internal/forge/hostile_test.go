@@ -505,7 +505,7 @@ func TestSecretsOfThePassRedacted(t *testing.T) {
 // (a description of a MiB each) cannot make the listings the manager keeps
 // grow past MaxKeptBytes per Forge, however many scopes its resources
 // read; listings past the budget serve their readers and are dropped. The
-// heap after each listing is printed (the figure the README gives), the
+// heap after each listing is printed (the figure docs/operations.md gives), the
 // bytes kept asserted.
 func TestKeptListingsBoundedUnderAHostileForge(t *testing.T) {
 	const perPage, pages, mib = 6, 2, 1 << 20 // 12 MiB a scope

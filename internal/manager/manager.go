@@ -38,7 +38,7 @@ import (
 // 11.6 s, at 200/400 12.6 s. client-go's defaults (5 qps, 10 burst;
 // controller-runtime raises them to 20 and 30) hold a first sync back
 // far more. The API server's priority and fairness protects it and its
-// other clients from a client this fast (the README says how). The
+// other clients from a client this fast (docs/performance.md says how). The
 // benchmarks run the manager with these.
 const (
 	DefaultKubeAPIQPS   = 200

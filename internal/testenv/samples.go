@@ -57,19 +57,42 @@ func Samples() ([]Sample, error) {
 		if err != nil {
 			return nil, err
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("decode %s: %w", file, err)
-			}
-			if len(u.Object) == 0 {
-				continue // an empty document, e.g. after a trailing ---
-			}
-			out = append(out, Sample{File: file, Object: u})
+		objs, err := decodeObjects(file, raw)
+		if err != nil {
+			return nil, err
 		}
+		for _, o := range objs {
+			if o.Object == nil {
+				return nil, fmt.Errorf("decode %s: a document that is not an object", file)
+			}
+		}
+		out = append(out, objs...)
 	}
 	return out, nil
+}
+
+// decodeObjects decodes every document of a YAML (or JSON) stream, each
+// with the name given for where it was read; a document that is not a
+// mapping (a list, a scalar) has no Object.
+func decodeObjects(name string, raw []byte) ([]Sample, error) {
+	var out []Sample
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		var doc any
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("decode %s: %w", name, err)
+		}
+		switch m := doc.(type) {
+		case nil:
+			// an empty document, e.g. after a trailing ---
+		case map[string]any:
+			if len(m) > 0 {
+				out = append(out, Sample{File: name, Object: &unstructured.Unstructured{Object: m}})
+			}
+		default:
+			out = append(out, Sample{File: name})
+		}
+	}
 }

@@ -36,17 +36,17 @@ type fluxExprs struct {
 	Current    string `json:"current"`
 }
 
-// readmeFluxExprs is the healthCheckExprs entry the README shows, between
+// docsFluxExprs is the healthCheckExprs entry docs/gitops.md shows, between
 // its markers: what users copy is what is tested.
-func readmeFluxExprs(t *testing.T) fluxExprs {
+func docsFluxExprs(t *testing.T) fluxExprs {
 	t.Helper()
-	b, err := os.ReadFile(repoPath("README.md"))
+	b, err := os.ReadFile(repoPath("docs", "gitops.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)<!-- flux-health -->\\s*```yaml\\n(.*?)```").FindSubmatch(b)
 	if m == nil {
-		t.Fatal("README.md has no flux-health snippet")
+		t.Fatal("docs/gitops.md has no flux-health snippet")
 	}
 	var k struct {
 		Spec struct {
@@ -54,10 +54,10 @@ func readmeFluxExprs(t *testing.T) fluxExprs {
 		} `json:"spec"`
 	}
 	if err := yaml.UnmarshalStrict(m[1], &k); err != nil {
-		t.Fatalf("README flux-health snippet: %v", err)
+		t.Fatalf("docs/gitops.md flux-health snippet: %v", err)
 	}
 	if len(k.Spec.HealthCheckExprs) != 1 {
-		t.Fatalf("README flux-health snippet: %d entries, want the one that config/flux repeats per kind", len(k.Spec.HealthCheckExprs))
+		t.Fatalf("docs/gitops.md flux-health snippet: %d entries, want the one that config/flux repeats per kind", len(k.Spec.HealthCheckExprs))
 	}
 	return k.Spec.HealthCheckExprs[0]
 }
@@ -102,10 +102,10 @@ func fluxHealth(t *testing.T, e fluxExprs, obj map[string]any) string {
 // Flux has no Suspended, and a suspended resource must not hold a sync.
 var fluxStatus = map[string]string{"Healthy": "Current", "Suspended": "Current", "Progressing": "InProgress", "Degraded": "Failed"}
 
-// TestFluxHealthCheckExprs holds the README's healthCheckExprs to every
-// case health.lua is held to, and config/flux to the README.
+// TestFluxHealthCheckExprs holds the healthCheckExprs of docs/gitops.md to
+// every case health.lua is held to, and config/flux to docs/gitops.md.
 func TestFluxHealthCheckExprs(t *testing.T) {
-	e := readmeFluxExprs(t)
+	e := docsFluxExprs(t)
 	for _, tc := range healthCases() {
 		obj := objectFromYAML(t, tc.yaml)
 		if obj.GetGeneration() == 0 {
@@ -132,17 +132,17 @@ func TestFluxHealthCheckExprs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("config/flux/health-check-exprs.yaml differs from the README's snippet; run go test ./test/deploy -run TestFluxHealthCheckExprs -update")
+		t.Errorf("config/flux/health-check-exprs.yaml differs from the snippet in docs/gitops.md; run go test ./test/deploy -run TestFluxHealthCheckExprs -update")
 	}
 }
 
-// fluxHealthFile is the README's entry for every kind, ready to paste
+// fluxHealthFile is docs/gitops.md's entry for every kind, ready to paste
 // under a Kustomization's spec.
 func fluxHealthFile(group string, kinds []string, e fluxExprs) string {
 	var b strings.Builder
 	b.WriteString("# Flux health checks for forge.forgeops.dev resources: paste under the\n" +
 		"# spec of the Kustomization that applies them (kustomize-controller 2.5+).\n" +
-		"# Generated from the README's snippet: go test ./test/deploy -run TestFluxHealthCheckExprs -update\n" +
+		"# Generated from the snippet in docs/gitops.md: go test ./test/deploy -run TestFluxHealthCheckExprs -update\n" +
 		"healthCheckExprs:\n")
 	for _, k := range kinds {
 		fmt.Fprintf(&b, "- apiVersion: %s/v1alpha1\n  kind: %s\n  inProgress: %q\n  failed: %q\n  current: %q\n", group, k, e.InProgress, e.Failed, e.Current)
