@@ -30,6 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -62,6 +63,10 @@ type Options struct {
 	// their Secrets are read from SecretDigestKey's namespace, the
 	// operator's own.
 	NoClusterForges bool
+	// Shard is the manager's --shard (docs/shards.md): it serves the forge
+	// servers of that shard only, and says so in the forge client's
+	// User-Agent; "" is the default manager.
+	Shard string
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -82,7 +87,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	// Read uncached: the manager caches Secrets' metadata only.
 	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
-	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
+	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs, UserAgent: forge.UserAgent(opts.Shard)}
 	if !opts.NoClusterForges {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}

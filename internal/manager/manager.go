@@ -28,6 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -73,8 +74,19 @@ func ParseNamespaces(list string) ([]string, error) {
 // reads them, and with server-side apply (kubectl apply --server-side, Argo
 // CD) they are often the largest part of a small resource. Dropping them
 // is what kubebuilder's cache documentation suggests for memory.
-func CacheOptions(namespaces []string) cache.Options {
+//
+// The managed kinds are cached by shard (ShardSelector): a manager holds
+// only the resources of the forge servers its shard serves. Forges and
+// ClusterForges are cached whole (every shard must see a relabel to know
+// a server moves), Secrets and ConfigMaps as they are (the user's,
+// unlabelled, shared between servers).
+func CacheOptions(namespaces []string, shard string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	sel := ShardSelector(shard)
+	opts.ByObject = map[client.Object]cache.ByObject{}
+	for _, obj := range managedObjects() {
+		opts.ByObject[obj] = cache.ByObject{Label: sel}
+	}
 	if len(namespaces) == 0 {
 		return opts
 	}

@@ -46,7 +46,7 @@ func ManagerOptions() ctrl.Options {
 	skip := true
 	return ctrl.Options{
 		Scheme:                 Scheme(),
-		Cache:                  manager.CacheOptions(nil), // as main's
+		Cache:                  manager.CacheOptions(nil, ""), // as main's
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: &skip},

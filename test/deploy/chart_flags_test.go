@@ -198,6 +198,7 @@ func TestChartPassesEveryManagerFlag(t *testing.T) {
 		"--forge-deny-cidrs=10.0.0.0/8",
 		"--secret-digest-key=ops-key",
 		"--pprof-bind-address=localhost:6060",
+		"--shard=eu-1",
 		"--metrics-cert-dir=/etc/forge-operator/metrics-certs",
 		"--enable-http2",
 		"--zap-log-level=debug",
