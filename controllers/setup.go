@@ -100,6 +100,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		ReconcileTimeout:        opts.ReconcileTimeout,
 		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
 			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
+		Shard: opts.Shard,
 	}.WithDefaults()
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)

@@ -207,7 +207,24 @@ func runPassCounting(t *testing.T, ext *fakeExternal, objs ...client.Object) (pa
 // runKindPass runs one Reconcile of Label "bug" among objs for kind; calls
 // returns the forge calls the kind saw. It returns what the pass left and
 // its writes to the Kubernetes API ("metadata" or "status").
+// forgeSpec is the spec of Forge "gitea" the passes of runPassIn use.
+var forgeSpec = forgev1.ForgeSpec{URL: "https://forge.invalid",
+	Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}
+
 func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string, objs ...client.Object) (passResult, []string) {
+	t.Helper()
+	return runPassIn(t, passEnv{}, kind, calls, objs...)
+}
+
+// passEnv is the manager a pass of runPassIn runs in: its shard, and the
+// shard label and creation time of Forge "gitea".
+type passEnv struct {
+	shard, forgeShard string
+	forgeCreated      metav1.Time
+}
+
+// runPassIn is runKindPass in the manager env describes.
+func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func() []string, objs ...client.Object) (passResult, []string) {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, forgev1.AddToScheme} {
@@ -216,11 +233,13 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 		}
 	}
 	forgeObj := &forgev1.Forge{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea", Generation: 1},
-		Spec: forgev1.ForgeSpec{URL: "https://forge.invalid",
-			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea", Generation: 1, CreationTimestamp: env.forgeCreated},
+		Spec:       *forgeSpec.DeepCopy(),
 		Status: forgev1.ForgeStatus{ServerVersion: "1.26.0", Conditions: []metav1.Condition{{Type: forgev1.ConditionReady,
 			Status: metav1.ConditionTrue, Reason: forgev1.ReasonConnected, ObservedGeneration: 1, LastTransitionTime: t0}}},
+	}
+	if env.forgeShard != "" {
+		forgeObj.Labels = map[string]string{forgev1.ShardLabel: env.forgeShard}
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
 	b := fake.NewClientBuilder().WithScheme(scheme).
@@ -245,7 +264,7 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 		},
 	})
 	rec := events.NewFakeRecorder(10)
-	opts := Options{}.WithDefaults()
+	opts := Options{Shard: env.shard}.WithDefaults()
 	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
 		pool: &connection.Pool{Reader: c}, status: StatusWriter{Client: c, Recorder: rec},
 		opts: opts, backoff: NewBackoff(opts), schedule: newSchedule()}

@@ -236,7 +236,7 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 
 // forgeChanged passes the updates of a Forge or ClusterForge its
 // resources' passes depend on: its spec, its readiness (the Ready and Stalled conditions) and the
-// server version it found. Its drift figures (status.driftScopes and
+// server version it found, and its shard label (docs/shards.md). Its drift figures (status.driftScopes and
 // driftCheckIntervals) change as its resources come and go, and must not
 // re-run every one of them.
 type forgeChanged struct{ predicate.Funcs }
@@ -255,7 +255,8 @@ func (forgeChanged) Update(e event.UpdateEvent) bool {
 	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || o.ServerVersion != n.ServerVersion ||
 		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
 		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
-		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) ||
+		e.ObjectOld.GetLabels()[forgev1.ShardLabel] != e.ObjectNew.GetLabels()[forgev1.ShardLabel]
 }
 
 // connectionStatus is the status of a Forge or ClusterForge (whose inUse

@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// shardForge is a Forge of server url created at created, labelled with
+// shard unless it is "".
+func shardForge(namespace, name, url, shard string, created metav1.Time) *forgev1.Forge {
+	f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, CreationTimestamp: created},
+		Spec: forgev1.ForgeSpec{URL: url}}
+	if shard != "" {
+		f.Labels = map[string]string{forgev1.ShardLabel: shard}
+	}
+	return f
+}
+
+// TestShardOf: a server's shard is its oldest connection's label; the
+// other connections' labels, and other servers' connections, do not count.
+func TestShardOf(t *testing.T) {
+	t2 := metav1.NewTime(t1.Add(time.Minute))
+	const a, b = "https://a.example.com", "https://b.example.com"
+	for name, tc := range map[string]struct {
+		objs          []client.Object
+		shard, decide string
+	}{
+		"no connection": {
+			objs: []client.Object{shardForge("team", "b", b, "eu-1", t0)},
+		},
+		"the oldest decides": {
+			objs: []client.Object{shardForge("team", "new", a, "", t2), shardForge("other", "old", a+"/", "eu-1", t1),
+				shardForge("team", "b", b, "us-1", t0)},
+			shard: "eu-1", decide: "Forge other/old",
+		},
+		"an unlabelled oldest keeps the server on the default manager": {
+			objs:   []client.Object{shardForge("team", "new", a, "eu-1", t2), shardForge("team", "old", a, "", t1)},
+			decide: "Forge team/old",
+		},
+		"created together: namespace then name": {
+			objs:  []client.Object{shardForge("team-b", "x", a, "us-1", t1), shardForge("team-a", "z", a, "eu-1", t1), shardForge("team-b", "a", a, "", t1)},
+			shard: "eu-1", decide: "Forge team-a/z",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			if err := forgev1.AddToScheme(scheme); err != nil {
+				t.Fatal(err)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(tc.objs...).Build()
+			shard, decider, err := ShardOf(context.Background(), c, forge.ServerKey(a))
+			if err != nil || shard != tc.shard || decider != tc.decide {
+				t.Errorf("ShardOf = %q, %q, %v; want %q, %q", shard, decider, err, tc.shard, tc.decide)
+			}
+		})
+	}
+}
+
+// TestPassOfAnotherShard: a manager passes only over the resources of its
+// shard's servers; another shard's resource, Ready or being deleted, is
+// left exactly as it was: no forge call, no status or finalizer write.
+func TestPassOfAnotherShard(t *testing.T) {
+	older := shardForge("team", "older", forgeSpec.URL, "eu-1", t0)
+	olderDefault := shardForge("team", "older", forgeSpec.URL, "", t0)
+	ready := `True Created: created`
+	for name, tc := range map[string]struct {
+		env    passEnv
+		obj    *forgev1.Label
+		others []client.Object
+		served bool
+	}{
+		"default manager, its Forge labelled": {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
+		"default manager, deleting":           {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7), deleting(forgev1.DeletionPolicyDelete))},
+		"shard manager, its Forge unlabelled": {env: passEnv{shard: "eu-1"}, obj: label(readyAt(7))},
+		"shard manager, another shard":        {env: passEnv{shard: "us-1", forgeShard: "eu-1"}, obj: label(readyAt(7))},
+		"shard manager, its Forge labelled":   {env: passEnv{shard: "eu-1", forgeShard: "eu-1"}, obj: label(readyAt(7)), served: true},
+		"default manager, unlabelled":         {env: passEnv{}, obj: label(readyAt(7)), served: true},
+		"an older Forge of the server labelled decides": {env: passEnv{shard: "eu-1", forgeCreated: t1},
+			obj: label(readyAt(7)), others: []client.Object{older}, served: true},
+		"an older unlabelled Forge of the server decides": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", forgeCreated: t1},
+			obj: label(readyAt(7)), others: []client.Object{olderDefault}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ext := &fakeExternal{observe: Observation{Exists: true, ID: 7}}
+			got, writes := runPassIn(t, tc.env, fakeKind{ext: ext}, func() []string { return ext.calls },
+				append([]client.Object{tc.obj}, tc.others...)...)
+			switch {
+			case tc.served && len(got.Calls) == 0:
+				t.Errorf("its shard's resource was not passed over: %+v", got)
+			case !tc.served && (len(got.Calls) != 0 || len(writes) != 0 || got.Ready != ready || !got.Finalizer || len(got.Events) != 0):
+				t.Errorf("another shard's resource: calls %v, writes %v, Ready %q, finalizer %t, Events %v; want none, none, %q, kept, none",
+					got.Calls, writes, got.Ready, got.Finalizer, got.Events, ready)
+			}
+		})
+	}
+}
