@@ -68,7 +68,7 @@ func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterforge").
 		For(&forgev1.ClusterForge{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deletionStarted{}))).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletionStarted{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	for _, k := range r.kinds {
@@ -136,6 +136,9 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			r.Pool.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if ok, err := r.serves(ctx, req.NamespacedName, cf.Spec.URL); !ok {
+		return ctrl.Result{}, err
 	}
 	users, err := r.users(ctx, cf.Name)
 	if err != nil {

@@ -63,6 +63,19 @@ type connectionChecks struct {
 	backoff *reconciler.Backoff
 }
 
+// serves reports whether this manager serves the connection key, of
+// server url (docs/shards.md): whether the server's shard is the
+// manager's. Another shard's connection is checked, and its status
+// written, by that shard only; this manager drops its client.
+func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, url string) (bool, error) {
+	shard, _, err := reconciler.ShardOf(ctx, c.client, forge.ServerKey(url))
+	if err != nil || shard == c.Options.Shard {
+		return err == nil, err
+	}
+	c.Pool.Forget(key)
+	return false, nil
+}
+
 func (c *connectionChecks) setup(mgr ctrl.Manager) {
 	c.Options = c.Options.WithDefaults()
 	c.client = mgr.GetClient()
@@ -104,7 +117,7 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("forge").
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
@@ -134,6 +147,9 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			r.Pool.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if ok, err := r.serves(ctx, req.NamespacedName, f.Spec.URL); !ok {
+		return ctrl.Result{}, err
 	}
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
