@@ -18,6 +18,7 @@ package reconciler
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -115,6 +116,36 @@ func TestPassOfAnotherShard(t *testing.T) {
 			case !tc.served && (len(got.Calls) != 0 || len(writes) != 0 || got.Ready != ready || !got.Finalizer || len(got.Events) != 0):
 				t.Errorf("another shard's resource: calls %v, writes %v, Ready %q, finalizer %t, Events %v; want none, none, %q, kept, none",
 					got.Calls, writes, got.Ready, got.Finalizer, got.Events, ready)
+			}
+		})
+	}
+}
+
+// TestDefaultManagerLabelsNewResources: the default manager hands a new
+// resource of a sharded server to its shard with one label, and nothing
+// else; a resource it served before, or one of its own servers, keeps no
+// label; a shard's manager labels nothing.
+func TestDefaultManagerLabelsNewResources(t *testing.T) {
+	for name, tc := range map[string]struct {
+		env            passEnv
+		obj            *forgev1.Label
+		shard          string
+		writes, served bool
+	}{
+		"new, of a sharded server":               {env: passEnv{forgeShard: "eu-1"}, obj: label(), shard: "eu-1", writes: true},
+		"served before its server moved":         {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
+		"new, of the default shard's server":     {env: passEnv{}, obj: label(), writes: true, served: true},
+		"new, of another shard, in a shard":      {env: passEnv{shard: "us-1", forgeShard: "eu-1"}, obj: label()},
+		"new, with a create mark left by a pass": {env: passEnv{forgeShard: "eu-1"}, obj: label(annotated(forgev1.CreatePendingAnnotation, "t"))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ext := &fakeExternal{created: Observation{Exists: true, ID: 7}}
+			got, writes := runPassIn(t, tc.env, fakeKind{ext: ext}, func() []string { return ext.calls }, tc.obj)
+			if got.Shard != tc.shard || (len(writes) > 0) != tc.writes || (len(got.Calls) > 0) != tc.served {
+				t.Errorf("shard label %q, writes %v, forge calls %v; want label %q, writes %t, calls %t", got.Shard, writes, got.Calls, tc.shard, tc.writes, tc.served)
+			}
+			if !tc.served && tc.shard != "" && (!slices.Equal(writes, []string{"metadata"}) || got.Ready != "" || got.Finalizer) {
+				t.Errorf("handed to its shard with writes %v, Ready %q, finalizer %t; want one metadata patch and nothing else", writes, got.Ready, got.Finalizer)
 			}
 		})
 	}
