@@ -69,11 +69,13 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 //
 // The default manager, whose cache holds every unlabelled resource, hands
 // a new one of a sharded server to its shard: it labels it (one metadata
-// patch), and the resource leaves its cache for the shard's. Only one no
-// pass has ever taken up (newResource): it holds no forge object yet, so
-// the shard's claims lose nothing while it moves. One that the default
-// shard served before its server moved waits for the handover of its
-// server (docs/shards.md, not built yet).
+// patch), and the resource leaves its cache for the shard's. Only one that
+// never wrote to the forge (holdsNothing) moves this way, so that the
+// shard's claims lose nothing while it moves; it may have a status, such
+// as the wait for a Forge not yet in the cache when it was made (a GitOps
+// tool applies a Forge and its resources at once). One that wrote to the
+// forge for the default shard before its server moved waits for the
+// handover of its server (docs/shards.md, not built yet).
 func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 	server := ServerOf(ctx, r.client, ForgeKey(obj))
 	if server == "" {
@@ -84,7 +86,7 @@ func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 		return err == nil, err
 	}
 	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shard, "serverShard", shard, "decidedBy", decider)
-	if r.opts.Shard == "" && obj.GetLabels()[forgev1.ShardLabel] == "" && newResource(obj) {
+	if r.opts.Shard == "" && obj.GetLabels()[forgev1.ShardLabel] == "" && holdsNothing(obj) {
 		log.V(1).Info("a new resource of a sharded server: labelled for its shard")
 		return false, r.patchLabels(ctx, obj, map[string]string{forgev1.ShardLabel: shard})
 	}
@@ -92,11 +94,11 @@ func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 	return false, nil
 }
 
-// newResource reports whether no pass has taken obj up yet: no status, no
-// finalizer, no create mark, no forge object recorded.
-func newResource(obj forgev1.Managed) bool {
-	st := obj.GetManagedStatus()
-	return len(obj.GetFinalizers()) == 0 && st.ObservedGeneration == 0 && len(st.Conditions) == 0 && !st.Known() &&
+// holdsNothing reports whether obj never wrote to the forge: the finalizer
+// goes on before a pass's first forge write (and with the create mark
+// before a create), and no forge object is recorded in its status.
+func holdsNothing(obj forgev1.Managed) bool {
+	return len(obj.GetFinalizers()) == 0 && !obj.GetManagedStatus().Known() &&
 		obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == ""
 }
 

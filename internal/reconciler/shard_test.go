@@ -18,10 +18,12 @@ package reconciler
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -121,10 +123,10 @@ func TestPassOfAnotherShard(t *testing.T) {
 	}
 }
 
-// TestDefaultManagerLabelsNewResources: the default manager hands a new
-// resource of a sharded server to its shard with one label, and nothing
-// else; a resource it served before, or one of its own servers, keeps no
-// label; a shard's manager labels nothing.
+// TestDefaultManagerLabelsNewResources: the default manager hands a
+// resource of a sharded server that never wrote to the forge to its shard
+// with one label, and nothing else; one that did, or one of its own
+// servers, keeps no label; a shard's manager labels nothing.
 func TestDefaultManagerLabelsNewResources(t *testing.T) {
 	for name, tc := range map[string]struct {
 		env            passEnv
@@ -137,16 +139,36 @@ func TestDefaultManagerLabelsNewResources(t *testing.T) {
 		"new, of the default shard's server":     {env: passEnv{}, obj: label(), writes: true, served: true},
 		"new, of another shard, in a shard":      {env: passEnv{shard: "us-1", forgeShard: "eu-1"}, obj: label()},
 		"new, with a create mark left by a pass": {env: passEnv{forgeShard: "eu-1"}, obj: label(annotated(forgev1.CreatePendingAnnotation, "t"))},
+		"waiting for its Forge, written nothing": {env: passEnv{forgeShard: "eu-1"}, obj: label(waited), shard: "eu-1", writes: true},
+		"observed, its object known":             {env: passEnv{forgeShard: "eu-1"}, obj: label(known)},
 	} {
 		t.Run(name, func(t *testing.T) {
+			before := ""
+			if c := meta.FindStatusCondition(tc.obj.Status.Conditions, forgev1.ConditionReady); c != nil {
+				before = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
+			}
 			ext := &fakeExternal{created: Observation{Exists: true, ID: 7}}
 			got, writes := runPassIn(t, tc.env, fakeKind{ext: ext}, func() []string { return ext.calls }, tc.obj)
 			if got.Shard != tc.shard || (len(writes) > 0) != tc.writes || (len(got.Calls) > 0) != tc.served {
 				t.Errorf("shard label %q, writes %v, forge calls %v; want label %q, writes %t, calls %t", got.Shard, writes, got.Calls, tc.shard, tc.writes, tc.served)
 			}
-			if !tc.served && tc.shard != "" && (!slices.Equal(writes, []string{"metadata"}) || got.Ready != "" || got.Finalizer) {
-				t.Errorf("handed to its shard with writes %v, Ready %q, finalizer %t; want one metadata patch and nothing else", writes, got.Ready, got.Finalizer)
+			if !tc.served && tc.shard != "" && (!slices.Equal(writes, []string{"metadata"}) || got.Ready != before || got.Finalizer) {
+				t.Errorf("handed to its shard with writes %v, Ready %q, finalizer %t; want one metadata patch and nothing else (Ready %q)",
+					writes, got.Ready, got.Finalizer, before)
 			}
 		})
 	}
+}
+
+// waited is a Label whose pass found no Forge yet: a status, nothing more.
+func waited(l *forgev1.Label) {
+	l.Status.ObservedGeneration = l.Generation
+	l.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionFalse,
+		Reason: forgev1.ReasonForgeNotReady, Message: `Forge "gitea" not found`, ObservedGeneration: l.Generation, LastTransitionTime: t0}}
+}
+
+// known is a Label whose read-only pass recorded the forge object it found.
+func known(l *forgev1.Label) {
+	waited(l)
+	l.Status.ID = 7
 }
