@@ -137,7 +137,8 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if ok, err := r.serves(ctx, req.NamespacedName, cf.Spec.URL); !ok {
+	note, ok, err := r.serves(ctx, req.NamespacedName, &cf, cf.Spec.URL)
+	if !ok {
 		return ctrl.Result{}, err
 	}
 	users, err := r.users(ctx, cf.Name)
@@ -163,7 +164,7 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// nothing, and their namespaces' resources say so.
 		out.Summary.Message += "; " + strings.Join(bad, "; ") + " (such an entry selects no namespace)"
 	}
-	return r.write(ctx, req, orig, &cf, out, err)
+	return r.write(ctx, req, orig, &cf, withNote(out, err, note), err)
 }
 
 // finalize lets a ClusterForge go once no resource uses it; until then it

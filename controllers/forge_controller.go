@@ -63,17 +63,42 @@ type connectionChecks struct {
 	backoff *reconciler.Backoff
 }
 
-// serves reports whether this manager serves the connection key, of
-// server url (docs/shards.md): whether the server's shard is the
+// serves reports whether this manager serves the connection obj, key,
+// of server url (docs/shards.md): whether the server's shard is the
 // manager's. Another shard's connection is checked, and its status
-// written, by that shard only; this manager drops its client.
-func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, url string) (bool, error) {
-	shard, _, err := reconciler.ShardOf(ctx, c.client, forge.ServerKey(url))
-	if err != nil || shard == c.Options.Shard {
-		return err == nil, err
+// written, by that shard only; this manager drops its client. note, when
+// obj's own shard label is not its server's shard, says which connection
+// decides, for the status of a served connection.
+func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, obj client.Object, url string) (note string, ok bool, err error) {
+	shard, decider, err := reconciler.ShardOf(ctx, c.client, forge.ServerKey(url))
+	if err != nil {
+		return "", false, err
 	}
-	c.Pool.Forget(key)
-	return false, nil
+	if shard != c.Options.Shard {
+		c.Pool.Forget(key)
+		return "", false, nil
+	}
+	if own := obj.GetLabels()[forgev1.ShardLabel]; own != shard {
+		note = fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
+			forgev1.ShardLabel, own, decider, shardName(shard))
+	}
+	return note, true, nil
+}
+
+// shardName names a shard in a message.
+func shardName(shard string) string {
+	if shard == "" {
+		return "the default shard (no label)"
+	}
+	return "shard " + shard
+}
+
+// withNote adds note to the message of a successful check.
+func withNote(out reconciler.Outcome, err error, note string) reconciler.Outcome {
+	if err == nil && note != "" {
+		out.Summary.Message += "; " + note
+	}
+	return out
 }
 
 func (c *connectionChecks) setup(mgr ctrl.Manager) {
@@ -148,11 +173,13 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if ok, err := r.serves(ctx, req.NamespacedName, f.Spec.URL); !ok {
+	note, ok, err := r.serves(ctx, req.NamespacedName, &f, f.Spec.URL)
+	if !ok {
 		return ctrl.Result{}, err
 	}
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
+	out = withNote(out, err, note)
 	return r.write(ctx, req, orig, &f, out, err)
 }
 

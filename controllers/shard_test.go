@@ -23,8 +23,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -38,9 +40,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// TestForgeOfAnotherShardIsNotChecked: only the manager of a Forge's shard
-// (docs/shards.md) calls its forge and writes its status; the others leave
-// it as it is.
+// TestForgeOfAnotherShardIsNotChecked: only the manager of a Forge's
+// server's shard (docs/shards.md) calls its forge and writes its status;
+// the others leave it as it is. A Forge whose own label is not its
+// server's shard says which connection decides.
 func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 	var hits atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,28 +62,56 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 		}
 	}
 	key := types.NamespacedName{Namespace: "team", Name: "gitea"}
-	for shard, served := range map[string]bool{"": false, "us-1": false, "eu-1": true} {
-		f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Generation: 1,
-			Labels: map[string]string{forgev1.ShardLabel: "eu-1"}},
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	forgeAt := func(name, shard string, created metav1.Time) *forgev1.Forge {
+		f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: name, Generation: 1, CreationTimestamp: created},
 			Spec: forgev1.ForgeSpec{URL: ts.URL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}}
+		if shard != "" {
+			f.Labels = map[string]string{forgev1.ShardLabel: shard}
+		}
+		return f
+	}
+	alone := forgeAt("gitea", "eu-1", metav1.NewTime(t0.Add(time.Hour)))
+	older := forgeAt("old", "", t0)
+	const decided = `its label forge.forgeops.dev/shard="eu-1" is not its server's shard: Forge team/old, the server's oldest connection, puts the server in the default shard (no label)`
+	for _, tc := range []struct {
+		shard  string
+		others []*forgev1.Forge
+		served bool
+		note   string
+	}{
+		{shard: "", served: false},
+		{shard: "us-1", served: false},
+		{shard: "eu-1", served: true},
+		{shard: "", others: []*forgev1.Forge{older}, served: true, note: decided},
+		{shard: "eu-1", others: []*forgev1.Forge{older}, served: false},
+	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
-		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(f, secret).WithStatusSubresource(&forgev1.Forge{}).Build()
-		opts := reconciler.Options{Shard: shard}.WithDefaults()
+		b := fake.NewClientBuilder().WithScheme(scheme).WithObjects(alone.DeepCopy(), secret).WithStatusSubresource(&forgev1.Forge{})
+		for _, o := range tc.others {
+			b = b.WithObjects(o.DeepCopy())
+		}
+		c := b.Build()
+		opts := reconciler.Options{Shard: tc.shard}.WithDefaults()
 		r := &ForgeReconciler{connectionChecks{Pool: &connection.Pool{Reader: c}, Options: opts,
 			client: c, status: reconciler.StatusWriter{Client: c, Recorder: events.NewFakeRecorder(10)}, backoff: reconciler.NewBackoff(opts)}}
 		hits.Store(0)
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
-			t.Fatalf("shard %q: %v", shard, err)
+			t.Fatalf("shard %q: %v", tc.shard, err)
 		}
 		var got forgev1.Forge
 		if err := c.Get(context.Background(), key, &got); err != nil {
 			t.Fatal(err)
 		}
+		ready := meta.FindStatusCondition(got.Status.Conditions, forgev1.ConditionReady)
 		switch {
-		case served && (hits.Load() == 0 || got.Status.ServerVersion != "1.26.4"):
-			t.Errorf("shard %q: its Forge: %d requests, status %+v; want it checked", shard, hits.Load(), got.Status)
-		case !served && (hits.Load() != 0 || len(got.Status.Conditions) != 0):
-			t.Errorf("shard %q: another shard's Forge: %d requests, conditions %v; want none", shard, hits.Load(), got.Status.Conditions)
+		case tc.served && (hits.Load() == 0 || ready == nil || ready.Status != metav1.ConditionTrue):
+			t.Errorf("shard %q, %d other Forges: its Forge: %d requests, Ready %v; want it checked", tc.shard, len(tc.others), hits.Load(), ready)
+		case tc.served && strings.Contains(ready.Message, "is not its server's shard") != (tc.note != ""),
+			tc.served && !strings.Contains(ready.Message, tc.note):
+			t.Errorf("shard %q, %d other Forges: Ready message %q, want it to say %q", tc.shard, len(tc.others), ready.Message, tc.note)
+		case !tc.served && (hits.Load() != 0 || len(got.Status.Conditions) != 0):
+			t.Errorf("shard %q, %d other Forges: another shard's Forge: %d requests, conditions %v; want none", tc.shard, len(tc.others), hits.Load(), got.Status.Conditions)
 		}
 	}
 }
