@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"slices"
 	"strings"
@@ -117,11 +116,7 @@ type pushMirror struct {
 
 // target is what sentSecrets keys a mirror by: its remote name (which
 // changes with each replacement) made a number.
-func target(name string) int64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(name))
-	return int64(h.Sum64() >> 1)
-}
+func target(name string) int64 { return forge.NameID(name) }
 
 func (e *pushMirror) uid() types.UID { return e.obj.UID }
 

@@ -457,11 +457,15 @@ func (c *Client) DeleteActionsVariable(ctx context.Context, scope Scope, name st
 // nameID gives listAll a number per name (an FNV hash), for objects the
 // forge keys by name: a name seen twice in one walk is one object.
 func nameID[T any](name func(T) string) func(T) int64 {
-	return func(v T) int64 {
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(name(v)))
-		return int64(h.Sum64() >> 1)
-	}
+	return func(v T) int64 { return NameID(name(v)) }
+}
+
+// NameID makes a name a non-negative number, for objects the forge names
+// but does not number (a push mirror's remote name).
+func NameID(name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return int64(h.Sum64() >> 1)
 }
 
 // RunnerRegistrationToken implements RunnersClient. The POST form is the
