@@ -143,6 +143,12 @@ func main() {
 		log.Info("invalid flags: " + err.Error())
 		os.Exit(2)
 	}
+	if shard != "" && !enableLeaderElection {
+		// The handover of servers between shards reads whether a shard
+		// runs from its leader-election Lease (docs/shards.md).
+		log.Info("invalid flags: --shard needs --leader-elect")
+		os.Exit(2)
+	}
 	deny, err := forge.ParseCIDRs(denyCIDRs)
 	if err != nil {
 		log.Info("invalid flags: --forge-deny-cidrs: " + err.Error())
@@ -173,12 +179,15 @@ func main() {
 	restCfg.QPS, restCfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  manager.CacheOptions(namespaces, shard),
+		Cache:                  manager.CacheOptions(namespaces, shard, digestKey.Namespace),
 		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       manager.LeaderElectionID(shard),
+		// The operator's namespace, where the shards' handover looks for
+		// every shard's leader-election Lease (docs/shards.md).
+		LeaderElectionNamespace: digestKey.Namespace,
 		// Hand leadership over at once on a clean stop (a rolling update),
 		// instead of after the lease expires: main exits right after Start.
 		LeaderElectionReleaseOnCancel: true,

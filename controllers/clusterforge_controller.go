@@ -74,6 +74,7 @@ func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	for _, k := range r.kinds {
 		b = b.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(usedClusterForge), builder.WithPredicates(refChanged{}))
 	}
+	b = r.watchLeases(b, true)
 	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -67,6 +68,9 @@ type Options struct {
 	// servers of that shard only, and says so in the forge client's
 	// User-Agent; "" is the default manager.
 	Shard string
+	// ShardRecheck is how often a manager awaiting a server from another
+	// shard looks whether that shard still runs (default 15 s).
+	ShardRecheck time.Duration
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -91,6 +95,19 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if !opts.NoClusterForges {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}
+	kinds := registry(digests)
+	fair := reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
+	lists := make([]func() client.ObjectList, 0, len(kinds))
+	for _, k := range kinds {
+		lists = append(lists, k.list)
+	}
+	// The handover of servers between shards, in the operator's
+	// namespace (docs/shards.md): the manager's mover runs once elected.
+	shards := reconciler.NewShards(reconciler.ShardsOptions{Shard: opts.Shard, Namespace: opts.SecretDigestKey.Namespace,
+		Lists: lists, Fairness: fair, Recheck: opts.ShardRecheck}, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient(), mgr.GetEventRecorder("forge-operator"))
+	if err := mgr.Add(shards); err != nil {
+		return fmt.Errorf("add the shards' mover: %w", err)
+	}
 	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
 		SyncInterval:            opts.SyncInterval,
@@ -98,9 +115,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
 		ReconcileTimeout:        opts.ReconcileTimeout,
-		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
-			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
-		Shard: opts.Shard,
+		Fairness:                fair,
+		Shards:                  shards,
 	}.WithDefaults()
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
@@ -108,7 +124,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := (&ForgeReconciler{connectionChecks{Pool: pool, Options: ropts}}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
-	kinds := registry(digests)
 	for _, k := range kinds {
 		if err := k.setup(ctx, mgr, pool, ropts); err != nil {
 			return err

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
@@ -75,29 +77,34 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 	older := forgeAt("old", "", t0)
 	const decided = `its label forge.forgeops.dev/shard="eu-1" is not its server's shard: Forge team/old, the server's oldest connection, puts the server in the default shard (no label)`
 	for _, tc := range []struct {
-		shard  string
-		others []*forgev1.Forge
-		served bool
-		note   string
+		shard, holder string
+		others        []*forgev1.Forge
+		served        bool
+		note          string
 	}{
-		{shard: "", served: false},
-		{shard: "us-1", served: false},
-		{shard: "eu-1", served: true},
+		{shard: "", served: false},                     // handing it over to eu-1
+		{shard: "us-1", holder: "eu-1", served: false}, // neither
+		{shard: "eu-1", served: false},                 // awaiting it from the default manager
+		{shard: "eu-1", holder: "eu-1", served: true},
 		{shard: "", others: []*forgev1.Forge{older}, served: true, note: decided},
-		{shard: "eu-1", others: []*forgev1.Forge{older}, served: false},
+		{shard: "eu-1", holder: "eu-1", others: []*forgev1.Forge{older}, served: false}, // handing it back
 	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
 		b := fake.NewClientBuilder().WithScheme(scheme).WithObjects(alone.DeepCopy(), secret).WithStatusSubresource(&forgev1.Forge{})
 		for _, o := range tc.others {
 			b = b.WithObjects(o.DeepCopy())
 		}
+		if tc.holder != "" {
+			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: reconciler.ServerLeaseName(forge.ServerKey(ts.URL))},
+				Spec: coordinationv1.LeaseSpec{HolderIdentity: &tc.holder}})
+		}
 		c := b.Build()
-		opts := reconciler.Options{Shard: tc.shard}.WithDefaults()
+		opts := reconciler.Options{Shards: reconciler.NewShards(reconciler.ShardsOptions{Shard: tc.shard, Namespace: "ops"}, c, c, c, nil)}.WithDefaults()
 		r := &ForgeReconciler{connectionChecks{Pool: &connection.Pool{Reader: c}, Options: opts,
 			client: c, status: reconciler.StatusWriter{Client: c, Recorder: events.NewFakeRecorder(10)}, backoff: reconciler.NewBackoff(opts)}}
 		hits.Store(0)
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
-			t.Fatalf("shard %q: %v", tc.shard, err)
+			t.Fatalf("shard %q, holder %q: %v", tc.shard, tc.holder, err)
 		}
 		var got forgev1.Forge
 		if err := c.Get(context.Background(), key, &got); err != nil {

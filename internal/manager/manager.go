@@ -26,10 +26,13 @@ import (
 	"slices"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 // The manager's own Kubernetes client limits (--kube-api-qps,
@@ -79,13 +82,19 @@ func ParseNamespaces(list string) ([]string, error) {
 // only the resources of the forge servers its shard serves. Forges and
 // ClusterForges are cached whole (every shard must see a relabel to know
 // a server moves), Secrets and ConfigMaps as they are (the user's,
-// unlabelled, shared between servers).
-func CacheOptions(namespaces []string, shard string) cache.Options {
+// unlabelled, shared between servers). Of the Leases, only the
+// per-server ones of the handover in the operator's namespace leases
+// (none without one).
+func CacheOptions(namespaces []string, shard, leases string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
-	sel := ShardSelector(shard)
+	sel := reconciler.ShardSelector(shard)
 	opts.ByObject = map[client.Object]cache.ByObject{}
 	for _, obj := range managedObjects() {
 		opts.ByObject[obj] = cache.ByObject{Label: sel}
+	}
+	if leases != "" {
+		opts.ByObject[&coordinationv1.Lease{}] = cache.ByObject{Label: reconciler.ServerLeaseSelector(),
+			Namespaces: map[string]cache.Config{leases: {}}}
 	}
 	if len(namespaces) == 0 {
 		return opts

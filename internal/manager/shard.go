@@ -23,23 +23,19 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 // Shards (--shard, docs/shards.md): several managers split the forge
 // servers between them by the forgev1.ShardLabel of each server's oldest
 // Forge or ClusterForge. "" is the default manager's shard: the servers
 // whose deciding connection has no such label.
-
-// leaderElectionID is the default manager's leader-election Lease name.
-const leaderElectionID = "forge-operator.forge.forgeops.dev"
 
 // ValidShard checks a --shard value: a label value, since it is matched
 // against forgev1.ShardLabel; "" (the default manager) is valid.
@@ -50,28 +46,9 @@ func ValidShard(shard string) error {
 	return nil
 }
 
-// LeaderElectionID is the leader-election Lease of a shard's managers:
-// each shard elects its own leader, so that replicas of one shard never
-// both run and replicas of two shards never wait for each other.
-func LeaderElectionID(shard string) string {
-	if shard == "" {
-		return leaderElectionID
-	}
-	return leaderElectionID + "-" + shard
-}
-
-// ShardSelector selects the managed resources a shard's manager caches:
-// labelled with its shard, or for the default manager not labelled.
-func ShardSelector(shard string) labels.Selector {
-	if shard != "" {
-		return labels.SelectorFromSet(labels.Set{forgev1.ShardLabel: shard})
-	}
-	req, err := labels.NewRequirement(forgev1.ShardLabel, selection.DoesNotExist, nil)
-	if err != nil {
-		panic(err) // a constant, valid key
-	}
-	return labels.NewSelector().Add(*req)
-}
+// LeaderElectionID is the leader-election Lease of a shard's managers
+// (reconciler.LeaderElectionID, which the handover reads).
+func LeaderElectionID(shard string) string { return reconciler.LeaderElectionID(shard) }
 
 // managedObjects are an object of each managed kind of the API (every
 // kind with a forgev1.Managed spec, Forge and ClusterForge not among

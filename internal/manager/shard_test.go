@@ -18,7 +18,9 @@ package manager
 
 import (
 	"cmp"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,7 +70,7 @@ func TestCacheOptionsSelectByShard(t *testing.T) {
 		"eu-1": {"eu-1": true, "us-1": false, "none": false},
 		"":     {"eu-1": false, "us-1": false, "none": true},
 	} {
-		o := CacheOptions([]string{"team-a"}, shard)
+		o := CacheOptions([]string{"team-a"}, shard, "ops")
 		selected := map[string]cache.ByObject{}
 		for obj, by := range o.ByObject {
 			selected[reflect.TypeOf(obj).Elem().Name()] = by
@@ -96,6 +98,12 @@ func TestCacheOptionsSelectByShard(t *testing.T) {
 			if _, ok := selected[kind]; ok {
 				t.Errorf("shard %q: %s is selected, want it read as without shards", shard, kind)
 			}
+		}
+		leases, ok := selected["Lease"]
+		handover := labels.Set{"forge.forgeops.dev/server-lease": "x"}
+		if !ok || !slices.Equal(slices.Collect(maps.Keys(leases.Namespaces)), []string{"ops"}) || leases.Label == nil ||
+			!leases.Label.Matches(handover) || leases.Label.Matches(none) {
+			t.Errorf("shard %q: Leases cached as %+v, want only the per-server ones of the operator's namespace", shard, leases)
 		}
 		if selected["Repository"].Label == nil || selected["LabelSet"].Label == nil {
 			t.Errorf("shard %q: Repository or LabelSet is not selected: %v", shard, selected)

@@ -56,9 +56,10 @@ type Options struct {
 	// caps the passes of one Forge's resources running at once.
 	ReconcileTimeout time.Duration
 	Fairness         *Fairness
-	// Shard is the manager's --shard: it passes only over the resources of
-	// the forge servers of that shard (ShardOf); "" is the default manager.
-	Shard string
+	// Shards is the manager's part in the shards (--shard, docs/shards.md):
+	// it passes only over the resources of the forge servers its shard
+	// serves and holds; nil is a default manager alone.
+	Shards *Shards
 }
 
 // WithDefaults returns o with every unset option at its default: a 10

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -218,12 +219,16 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 	return runPassIn(t, passEnv{}, kind, calls, objs...)
 }
 
-// passEnv is the manager a pass of runPassIn runs in: its shard, and the
-// shard label and creation time of Forge "gitea".
+// passEnv is the manager a pass of runPassIn runs in: its shard, the
+// shard label and creation time of Forge "gitea", and the shard its
+// server's Lease names (none: no Lease).
 type passEnv struct {
-	shard, forgeShard string
-	forgeCreated      metav1.Time
+	shard, forgeShard, holder string
+	forgeCreated              metav1.Time
 }
+
+// leasesNS is the operator's namespace of the passes' shards.
+const leasesNS = "forge-operator-system"
 
 // runPassIn is runKindPass in the manager env describes.
 func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func() []string, objs ...client.Object) (passResult, []string) {
@@ -244,6 +249,10 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 		forgeObj.Labels = map[string]string{forgev1.ShardLabel: env.forgeShard}
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
+	if env.holder != "" {
+		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: ServerLeaseName(forge.ServerKey(forgeSpec.URL))},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &env.holder}})
+	}
 	b := fake.NewClientBuilder().WithScheme(scheme).
 		WithObjects(append([]client.Object{forgeObj, secret}, objs...)...).
 		WithStatusSubresource(&forgev1.Label{}, &forgev1.Forge{})
@@ -266,7 +275,7 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 		},
 	})
 	rec := events.NewFakeRecorder(10)
-	opts := Options{Shard: env.shard}.WithDefaults()
+	opts := Options{Shards: NewShards(ShardsOptions{Shard: env.shard, Namespace: leasesNS}, c, c, c, nil)}.WithDefaults()
 	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
 		pool: &connection.Pool{Reader: c}, status: StatusWriter{Client: c, Recorder: rec},
 		opts: opts, backoff: NewBackoff(opts), schedule: newSchedule()}

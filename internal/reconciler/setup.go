@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -136,7 +137,20 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.forNamespace), builder.OnlyMetadata,
 				builder.WithPredicates(predicate.LabelChangedPredicate{}))
 	}
+	if opts.Shards.Leases() {
+		// A server handed over to this manager's shard: its resources go on.
+		b = b.Watches(&coordinationv1.Lease{}, LeaseHandler(r.client, r.forConnection), builder.WithPredicates(HolderChanged{}))
+	}
 	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
+}
+
+// forConnection enqueues every resource that uses connection conn (a
+// ClusterForge when conn has no namespace).
+func (r *Reconciler[T]) forConnection(ctx context.Context, conn types.NamespacedName) []ctrl.Request {
+	if conn.Namespace == "" {
+		return r.requests(ctx, "", IndexForgeRef, forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: conn.Name}.Key())
+	}
+	return r.requests(ctx, conn.Namespace, IndexForgeRef, conn.Name)
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.

@@ -18,8 +18,6 @@ package reconciler
 
 import (
 	"context"
-	"fmt"
-	"maps"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -60,59 +58,30 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 	return oldest.GetLabels()[forgev1.ShardLabel], decider, nil
 }
 
-// serves reports whether this manager (Options.Shard) serves obj: whether
-// the shard of obj's server is its own. A resource whose connection is not
-// in the cache (not made yet, or gone) is served by the manager whose cache
-// holds it, which then says it waits for its connection, as without
-// shards. A resource not served is left alone: no status, finalizer or
-// forge write; the shard serving its server does them.
-//
-// The default manager, whose cache holds every unlabelled resource, hands
-// a new one of a sharded server to its shard: it labels it (one metadata
-// patch), and the resource leaves its cache for the shard's. Only one that
-// never wrote to the forge (holdsNothing) moves this way, so that the
-// shard's claims lose nothing while it moves; it may have a status, such
-// as the wait for a Forge not yet in the cache when it was made (a GitOps
-// tool applies a Forge and its resources at once). One that wrote to the
-// forge for the default shard before its server moved waits for the
-// handover of its server (docs/shards.md, not built yet).
+// serves reports whether this manager serves obj (Shards.Decide): whether
+// its server is its shard's, desired and held. A resource whose connection
+// is not in the cache (not made yet, or gone) is served by the manager
+// whose cache holds it, which then says it waits for its connection, as
+// without shards. A resource not served is left alone: no status,
+// finalizer or forge write. One of a server this manager neither holds nor
+// is to hold (a new resource of a sharded server in the default manager's
+// cache, or one left behind by a move) is relabelled for its server's
+// desired shard (one metadata patch): it leaves this manager's cache for
+// that shard's, which serves it once it holds the server.
 func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 	server := ServerOf(ctx, r.client, ForgeKey(obj))
 	if server == "" {
 		return true, nil
 	}
-	shard, decider, err := ShardOf(ctx, r.client, server)
-	if err != nil || shard == r.opts.Shard {
+	d, err := r.opts.Shards.Decide(ctx, r.client, server)
+	if err != nil || d.State == Serve {
 		return err == nil, err
 	}
-	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shard, "serverShard", shard, "decidedBy", decider)
-	if r.opts.Shard == "" && obj.GetLabels()[forgev1.ShardLabel] == "" && holdsNothing(obj) {
-		log.V(1).Info("a new resource of a sharded server: labelled for its shard")
-		return false, r.patchLabels(ctx, obj, map[string]string{forgev1.ShardLabel: shard})
+	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shards.Shard(), "serverShard", d.Desired, "holder", d.Holder, "decidedBy", d.Decider)
+	if d.State == Stray {
+		log.V(1).Info("a resource of another shard's server: labelled for its shard")
+		return false, RelabelShard(ctx, r.client, obj, d.Desired)
 	}
-	log.V(1).Info("not this manager's shard: left to the shard serving its server")
+	log.V(1).Info("its server moves between shards: left to the handover")
 	return false, nil
-}
-
-// holdsNothing reports whether obj never wrote to the forge: the finalizer
-// goes on before a pass's first forge write (and with the create mark
-// before a create), and no forge object is recorded in its status.
-func holdsNothing(obj forgev1.Managed) bool {
-	return len(obj.GetFinalizers()) == 0 && !obj.GetManagedStatus().Known() &&
-		obj.GetAnnotations()[forgev1.CreatePendingAnnotation] == ""
-}
-
-// patchLabels sets labels on obj with one metadata patch.
-func (r *Reconciler[T]) patchLabels(ctx context.Context, obj T, set map[string]string) error {
-	base := obj.DeepCopyObject().(T)
-	labels := maps.Clone(obj.GetLabels())
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	maps.Copy(labels, set)
-	obj.SetLabels(labels)
-	if err := r.client.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("label %s for its shard: %w", r.describe(obj), err)
-	}
-	return nil
 }

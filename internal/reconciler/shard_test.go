@@ -84,9 +84,10 @@ func TestShardOf(t *testing.T) {
 	}
 }
 
-// TestPassOfAnotherShard: a manager passes only over the resources of its
-// shard's servers; another shard's resource, Ready or being deleted, is
-// left exactly as it was: no forge call, no status or finalizer write.
+// TestPassOfAnotherShard: a manager passes only over the resources of the
+// servers its shard is to have and holds (the Lease); a resource of a
+// server it hands over or awaits, Ready or being deleted, is left exactly
+// as it was: no forge call, no status, label or finalizer write.
 func TestPassOfAnotherShard(t *testing.T) {
 	older := shardForge("team", "older", forgeSpec.URL, "eu-1", t0)
 	olderDefault := shardForge("team", "older", forgeSpec.URL, "", t0)
@@ -97,15 +98,17 @@ func TestPassOfAnotherShard(t *testing.T) {
 		others []client.Object
 		served bool
 	}{
-		"default manager, its Forge labelled": {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
-		"default manager, deleting":           {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7), deleting(forgev1.DeletionPolicyDelete))},
-		"shard manager, its Forge unlabelled": {env: passEnv{shard: "eu-1"}, obj: label(readyAt(7))},
-		"shard manager, another shard":        {env: passEnv{shard: "us-1", forgeShard: "eu-1"}, obj: label(readyAt(7))},
-		"shard manager, its Forge labelled":   {env: passEnv{shard: "eu-1", forgeShard: "eu-1"}, obj: label(readyAt(7)), served: true},
-		"default manager, unlabelled":         {env: passEnv{}, obj: label(readyAt(7)), served: true},
-		"an older Forge of the server labelled decides": {env: passEnv{shard: "eu-1", forgeCreated: t1},
+		"default manager, its server moving to eu-1": {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
+		"default manager, deleting, its server moving": {env: passEnv{forgeShard: "eu-1"},
+			obj: label(readyAt(7), deleting(forgev1.DeletionPolicyDelete))},
+		"shard manager, awaiting its server":      {env: passEnv{shard: "eu-1", forgeShard: "eu-1"}, obj: label(readyAt(7))},
+		"shard manager, awaiting it from another": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", holder: "us-1"}, obj: label(readyAt(7))},
+		"shard manager, handing its server back":  {env: passEnv{shard: "eu-1", holder: "eu-1"}, obj: label(readyAt(7))},
+		"shard manager, its server held":          {env: passEnv{shard: "eu-1", forgeShard: "eu-1", holder: "eu-1"}, obj: label(readyAt(7)), served: true},
+		"default manager, unlabelled":             {env: passEnv{}, obj: label(readyAt(7)), served: true},
+		"an older Forge of the server labelled decides": {env: passEnv{shard: "eu-1", forgeCreated: t1, holder: "eu-1"},
 			obj: label(readyAt(7)), others: []client.Object{older}, served: true},
-		"an older unlabelled Forge of the server decides": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", forgeCreated: t1},
+		"an older unlabelled Forge of the server decides": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", forgeCreated: t1, holder: "eu-1"},
 			obj: label(readyAt(7)), others: []client.Object{olderDefault}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -123,36 +126,42 @@ func TestPassOfAnotherShard(t *testing.T) {
 	}
 }
 
-// TestDefaultManagerLabelsNewResources: the default manager hands a
-// resource of a sharded server that never wrote to the forge to its shard
-// with one label, and nothing else; one that did, or one of its own
-// servers, keeps no label; a shard's manager labels nothing.
-func TestDefaultManagerLabelsNewResources(t *testing.T) {
+// TestStrayResourcesAreRelabelled: a resource in the cache of a manager
+// that neither holds nor is to have its server (a new resource of a
+// sharded server in the default manager's cache, or one a move left
+// behind) is relabelled for its server's shard with one metadata patch,
+// and nothing else; one of the manager's own server keeps its label.
+func TestStrayResourcesAreRelabelled(t *testing.T) {
+	inShard := func(shard string) func(*forgev1.Label) {
+		return func(l *forgev1.Label) { l.Labels = map[string]string{forgev1.ShardLabel: shard} }
+	}
 	for name, tc := range map[string]struct {
 		env            passEnv
 		obj            *forgev1.Label
 		shard          string
 		writes, served bool
 	}{
-		"new, of a sharded server":               {env: passEnv{forgeShard: "eu-1"}, obj: label(), shard: "eu-1", writes: true},
-		"served before its server moved":         {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
-		"new, of the default shard's server":     {env: passEnv{}, obj: label(), writes: true, served: true},
-		"new, of another shard, in a shard":      {env: passEnv{shard: "us-1", forgeShard: "eu-1"}, obj: label()},
-		"new, with a create mark left by a pass": {env: passEnv{forgeShard: "eu-1"}, obj: label(annotated(forgev1.CreatePendingAnnotation, "t"))},
-		"waiting for its Forge, written nothing": {env: passEnv{forgeShard: "eu-1"}, obj: label(waited), shard: "eu-1", writes: true},
-		"observed, its object known":             {env: passEnv{forgeShard: "eu-1"}, obj: label(known)},
+		"new, of a sharded server":                {env: passEnv{forgeShard: "eu-1", holder: "eu-1"}, obj: label(), shard: "eu-1", writes: true},
+		"waiting for its Forge, of a sharded one": {env: passEnv{forgeShard: "eu-1", holder: "eu-1"}, obj: label(waited), shard: "eu-1", writes: true},
+		"served here before its server moved":     {env: passEnv{forgeShard: "eu-1", holder: "eu-1"}, obj: label(readyAt(7)), shard: "eu-1", writes: true},
+		"of a server moving between two others":   {env: passEnv{forgeShard: "eu-1", holder: "us-1"}, obj: label(known), shard: "eu-1", writes: true},
+		"in a shard, of another shard's server": {env: passEnv{shard: "us-1", forgeShard: "eu-1", holder: "eu-1"},
+			obj: label(readyAt(7), inShard("us-1")), shard: "eu-1", writes: true},
+		"in a shard, of the default shard's server": {env: passEnv{shard: "us-1"}, obj: label(readyAt(7), inShard("us-1")), writes: true},
+		"new, of the default shard's server":        {env: passEnv{}, obj: label(), writes: true, served: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := ""
 			if c := meta.FindStatusCondition(tc.obj.Status.Conditions, forgev1.ConditionReady); c != nil {
 				before = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
 			}
+			finalizer := len(tc.obj.Finalizers) > 0
 			ext := &fakeExternal{created: Observation{Exists: true, ID: 7}}
 			got, writes := runPassIn(t, tc.env, fakeKind{ext: ext}, func() []string { return ext.calls }, tc.obj)
 			if got.Shard != tc.shard || (len(writes) > 0) != tc.writes || (len(got.Calls) > 0) != tc.served {
 				t.Errorf("shard label %q, writes %v, forge calls %v; want label %q, writes %t, calls %t", got.Shard, writes, got.Calls, tc.shard, tc.writes, tc.served)
 			}
-			if !tc.served && tc.shard != "" && (!slices.Equal(writes, []string{"metadata"}) || got.Ready != before || got.Finalizer) {
+			if !tc.served && (!slices.Equal(writes, []string{"metadata"}) || got.Ready != before || got.Finalizer != finalizer) {
 				t.Errorf("handed to its shard with writes %v, Ready %q, finalizer %t; want one metadata patch and nothing else (Ready %q)",
 					writes, got.Ready, got.Finalizer, before)
 			}

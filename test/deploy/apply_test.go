@@ -45,6 +45,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -226,6 +227,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}}
 	mgr, err := ctrl.NewManager(saCfg, ctrl.Options{
 		Scheme:                  scheme,
+		Cache:                   manager.CacheOptions(nil, "", namespace), // as main's
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		LeaderElection:          true,

@@ -58,18 +58,27 @@ const (
 )
 
 // agents serves a fake forge and counts its requests by User-Agent: the
-// manager each came from.
+// manager each came from, and when its last one came.
 type agents struct {
 	next http.Handler
 	mu   sync.Mutex
 	seen map[string]int
+	last map[string]time.Time
 }
 
 func (a *agents) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.seen[r.Header.Get("User-Agent")]++
+	a.last[r.Header.Get("User-Agent")] = time.Now()
 	a.mu.Unlock()
 	a.next.ServeHTTP(w, r)
+}
+
+// lastFrom is when the last request with User-Agent agent came.
+func (a *agents) lastFrom(agent string) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last[agent]
 }
 
 func (a *agents) counts() map[string]int {
@@ -85,34 +94,61 @@ func server(t *testing.T) (*fakeforge.Server, *agents, string) {
 	if _, err := fake.CreateOrg("acme"); err != nil {
 		t.Fatal(err)
 	}
-	a := &agents{next: fake, seen: map[string]int{}}
+	a := &agents{next: fake, seen: map[string]int{}, last: map[string]time.Time{}}
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 	return fake, a, srv.URL
 }
 
-// startManager starts a manager of shard on cfg, stopped at the end of t.
-func startManager(t *testing.T, cfg *rest.Config, shard string) {
+// start starts a control plane, stopped at the end of t, with the
+// operator's namespace, and returns a client of it.
+func start(t *testing.T) (*rest.Config, client.Client) {
+	t.Helper()
+	ctrl.SetLogger(zap.New(zap.WriteTo(t.Output()), zap.UseDevMode(true)))
+	env, err := testenv.New()
+	must(t, err)
+	cfg, err := env.Start()
+	must(t, err)
+	t.Cleanup(func() { _ = env.Stop() })
+	k8s, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	must(t, err)
+	must(t, k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testenv.OperatorNamespace}}))
+	return cfg, k8s
+}
+
+// startManager starts a manager of shard on cfg, elected as main elects
+// it (short leases, so that a stopped manager's shard is seen gone
+// quickly), stopped at the end of t unless stopped before.
+func startManager(t *testing.T, cfg *rest.Config, shard string) (stop func()) {
 	t.Helper()
 	mo := testenv.ManagerOptions()
-	mo.Cache = manager.CacheOptions(nil, shard)
-	stop, err := testmanager.Start(cfg, mo, controllers.Options{
+	mo.Cache = manager.CacheOptions(nil, shard, testenv.OperatorNamespace)
+	mo.LeaderElection, mo.LeaderElectionReleaseOnCancel = true, true
+	mo.LeaderElectionID, mo.LeaderElectionNamespace = manager.LeaderElectionID(shard), testenv.OperatorNamespace
+	mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = new(2*time.Second), new(1500*time.Millisecond), new(200*time.Millisecond)
+	stopManager, err := testmanager.Start(cfg, mo, controllers.Options{
 		SyncInterval:            10 * time.Minute,
 		MaxConcurrentReconciles: 2,
 		BaseBackoff:             200 * time.Millisecond,
 		MaxBackoff:              2 * time.Second,
 		// No Label sends a secret: the key is never read.
-		SecretDigestKey: types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName},
+		SecretDigestKey: types.NamespacedName{Namespace: testenv.OperatorNamespace, Name: secretdigest.DefaultName},
 		Shard:           shard,
+		ShardRecheck:    time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := stop(); err != nil {
-			t.Errorf("manager of shard %q: %v", shard, err)
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			if err := stopManager(); err != nil {
+				t.Errorf("manager of shard %q: %v", shard, err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // tenant makes a namespace with a token Secret, a Forge "gitea" at url
@@ -155,15 +191,7 @@ func must(t *testing.T, err error) {
 // manager), an unlabelled one by the default manager alone, each manager's
 // requests reach only its own server, and nothing is made twice.
 func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
-	ctrl.SetLogger(zap.New(zap.WriteTo(t.Output()), zap.UseDevMode(true)))
-	env, err := testenv.New()
-	must(t, err)
-	cfg, err := env.Start()
-	must(t, err)
-	t.Cleanup(func() { _ = env.Stop() })
-	k8s, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	must(t, err)
-
+	cfg, k8s := start(t)
 	startManager(t, cfg, "")
 	startManager(t, cfg, "eu-1")
 	fakeA, agentsA, urlA := server(t)
