@@ -325,7 +325,7 @@ func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.
 		logf.FromContext(ctx).V(1).Info("handover: waiting for the passes in flight", "passes", n)
 		return s.drainPoll, nil
 	}
-	objs, err := s.resources(ctx, s.cached, server, nil)
+	objs, err := s.resources(ctx, server, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -350,7 +350,7 @@ func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.
 	if err != nil || running || !known {
 		return s.recheck, err
 	}
-	objs, err := s.resources(ctx, s.api, server, ShardSelector(d.Holder))
+	objs, err := s.resources(ctx, server, ShardSelector(d.Holder))
 	if err != nil {
 		return 0, err
 	}
@@ -395,38 +395,50 @@ func ShardSelector(shard string) labels.Selector {
 	return labels.NewSelector().Add(*req)
 }
 
-// resources lists, from c, the managed resources of every kind that use a
-// connection of server; sel, when set, narrows the list by label (c being
-// the API server, which has no field index).
-func (s *Shards) resources(ctx context.Context, c client.Reader, server string, sel labels.Selector) ([]client.Object, error) {
+// resources lists the managed resources of every kind that use a
+// connection of server: from the cache by the forgeRef index when sel is
+// nil (not copied: read them, never change them), otherwise from the API
+// server by the label selector sel (the resources of a shard whose
+// manager is gone are in no cache), kept when their connection is one of
+// the server's.
+func (s *Shards) resources(ctx context.Context, server string, sel labels.Selector) ([]client.Object, error) {
 	conns, err := connectionsOf(ctx, s.cached, server)
 	if err != nil {
 		return nil, err
 	}
 	uses := map[types.NamespacedName]bool{}
+	var lists [][]client.ListOption
 	for _, f := range conns.forges {
 		uses[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
+		lists = append(lists, []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{IndexForgeRef: f.Name}})
 	}
 	for _, cf := range conns.clusters {
 		uses[types.NamespacedName{Name: cf.Name}] = true
+		ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}
+		lists = append(lists, []client.ListOption{client.MatchingFields{IndexForgeRef: ref.Key()}})
+	}
+	var c client.Reader = s.cached
+	if sel != nil {
+		c, lists = s.api, [][]client.ListOption{{client.MatchingLabelsSelector{Selector: sel}}}
 	}
 	var out []client.Object
 	for _, newList := range s.lists {
-		list := newList()
-		var opts []client.ListOption
-		if sel != nil {
-			opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
-		}
-		if err := c.List(ctx, list, opts...); err != nil {
-			return nil, fmt.Errorf("list resources of forge server %s: %w", server, err)
-		}
-		items, err := meta.ExtractList(list)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			if m, ok := it.(forgev1.Managed); ok && uses[ForgeKey(m)] {
-				out = append(out, m)
+		for _, opts := range lists {
+			list := newList()
+			if sel == nil {
+				opts = append(opts, client.UnsafeDisableDeepCopy)
+			}
+			if err := c.List(ctx, list, opts...); err != nil {
+				return nil, fmt.Errorf("list resources of forge server %s: %w", server, err)
+			}
+			items, err := meta.ExtractList(list)
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range items {
+				if m, ok := it.(forgev1.Managed); ok && uses[ForgeKey(m)] {
+					out = append(out, m)
+				}
 			}
 		}
 	}

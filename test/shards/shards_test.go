@@ -26,12 +26,15 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,6 +48,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 	"github.com/forgeops/forge-operator/internal/testmanager"
@@ -231,4 +235,216 @@ func objects(lists ...[]*forgev1.Label) []client.Object {
 		}
 	}
 	return out
+}
+
+// estate is a W1/10 estate (the shape of benchmark W1, a tenth of its
+// size) on one server: per organization 5 hooks, a project and a runner
+// setting, and 20 labels in each of 5 repositories.
+type estate struct{ orgs, repos, hooks, labels int }
+
+var w1Tenth = estate{orgs: 2, repos: 5, hooks: 5, labels: 20}
+
+func (e estate) org(o int) string         { return fmt.Sprintf("org-%02d", o) }
+func (e estate) repo(r int) (o, n string) { return e.org(r % e.orgs), fmt.Sprintf("repo-%02d", r) }
+
+// seed makes the organizations, repositories and runners on the fake
+// (the operator adopts the organizations and makes the rest).
+func (e estate) seed(t *testing.T, fake *fakeforge.Server) []string {
+	t.Helper()
+	var runners []string
+	for o := range e.orgs {
+		if _, err := fake.CreateOrg(e.org(o)); err != nil {
+			t.Fatal(err)
+		}
+		runners = append(runners, fake.RegisterRunner(forge.OrgScope(e.org(o)), "runner-"+e.org(o)).Name)
+	}
+	for r := range e.repos {
+		must(t, fake.CreateRepo(e.repo(r)))
+	}
+	return runners
+}
+
+// objects are the estate's resources in namespace ns, through Forge gitea.
+func (e estate) objects(ns string, runners []string) []client.Object {
+	spec := forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+	var out []client.Object
+	for o := range e.orgs {
+		org := e.org(o)
+		out = append(out, &forgev1.Organization{ObjectMeta: meta(org), Spec: forgev1.OrganizationSpec{ManagedSpec: spec}})
+		for h := range e.hooks {
+			out = append(out, &forgev1.OrgHook{ObjectMeta: meta(fmt.Sprintf("%s-hook-%d", org, h)),
+				Spec: forgev1.OrgHookSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org), HookSpec: forgev1.HookSpec{Type: "gitea",
+					URL: fmt.Sprintf("https://ci.example.com/%s/%d", org, h), Events: []forgev1.HookEvent{"push"}}}})
+		}
+		owner, name := e.repo(o)
+		out = append(out, &forgev1.Project{ObjectMeta: meta(org + "-roadmap"),
+			Spec: forgev1.ProjectSpec{ManagedSpec: spec, Repository: forgev1.RepositoryName(owner + "/" + name), Title: "Roadmap"}},
+			&forgev1.RunnerSetting{ObjectMeta: meta(org + "-runner"),
+				Spec: forgev1.RunnerSettingSpec{ManagedSpec: spec, Organization: new(forgev1.OwnerName(org)),
+					Runner: forgev1.RunnerSelector{Name: runners[o]}, Disabled: true}})
+	}
+	for r := range e.repos {
+		owner, name := e.repo(r)
+		for l := range e.labels {
+			out = append(out, &forgev1.Label{ObjectMeta: meta(fmt.Sprintf("%s-l%02d", name, l)),
+				Spec: forgev1.LabelSpec{ManagedSpec: spec, Repository: new(forgev1.RepositoryName(owner + "/" + name)),
+					Name: fmt.Sprintf("area/l%02d", l), Color: "#00aabb"}})
+		}
+	}
+	return out
+}
+
+// made is what the estate made on the fake, which must be exactly what
+// it names: one of each (no duplicate, none lost).
+func (e estate) made(g Gomega, fake *fakeforge.Server) {
+	for o := range e.orgs {
+		g.Expect(fake.OrgHooks(e.org(o))).To(HaveLen(e.hooks), "hooks of %s", e.org(o))
+		owner, name := e.repo(o)
+		g.Expect(fake.Projects(owner, name)).To(HaveLen(1), "projects of %s/%s", owner, name)
+	}
+	for r := range e.repos {
+		g.Expect(fake.Labels(forge.RepoScope(e.repo(r)))).To(HaveLen(e.labels), "labels of repository %d", r)
+	}
+}
+
+// readyAll waits until every object of objs is Ready at its generation.
+func readyAll(t *testing.T, k8s client.Client, objs []client.Object, limit time.Duration) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) {
+		notReady := 0
+		var first string
+		for _, o := range objs {
+			g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o)).To(Succeed())
+			c := meta.FindStatusCondition(o.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
+			if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != o.GetGeneration() {
+				if notReady++; first == "" {
+					first = fmt.Sprintf("%T %s: %v", o, o.GetName(), c)
+				}
+			}
+		}
+		g.Expect(notReady).To(BeZero(), "objects not Ready, the first: %s", first)
+	}, limit, poll).Should(Succeed())
+}
+
+// serverLease reads the handover Lease of the fake at url (nil: none).
+func serverLease(k8s client.Client, url string) (*coordinationv1.Lease, error) {
+	var l coordinationv1.Lease
+	err := k8s.Get(context.Background(), types.NamespacedName{Namespace: testenv.OperatorNamespace,
+		Name: reconciler.ServerLeaseName(forge.ServerKey(url))}, &l)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return &l, err
+}
+
+// shardLabels counts objs' shard labels as they are now ("" for none).
+func shardLabels(k8s client.Client, objs []client.Object) (map[string]int, error) {
+	out := map[string]int{}
+	for _, o := range objs {
+		u := o.DeepCopyObject().(client.Object)
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), u); err != nil {
+			return nil, err
+		}
+		out[u.GetLabels()[forgev1.ShardLabel]]++
+	}
+	return out, nil
+}
+
+// TestMoveUnderLoad: relabelling a Forge moves its server to the other
+// shard while a W1/10 estate converges on it, and the old manager is
+// killed once in the middle of the move (and started again): the Lease
+// changes hands once, every object ends Ready and labelled for its new
+// shard, nothing is made twice on the forge, and no request of the old
+// shard reaches the forge after the handover. Then the server moves back
+// while the new shard is stopped for good: the default manager takes the
+// server over from the gone shard and serves it (a change made after is
+// applied).
+func TestMoveUnderLoad(t *testing.T) {
+	cfg, k8s := start(t)
+	stopDefault := startManager(t, cfg, "")
+	stopEU := startManager(t, cfg, "eu-1")
+	fake, agents, url := server(t)
+	runners := w1Tenth.seed(t, fake)
+	ctx := context.Background()
+	g := NewWithT(t)
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
+	must(t, k8s.Create(ctx, ns))
+	must(t, k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
+		StringData: map[string]string{"token": token}}))
+	f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
+		Spec: forgev1.ForgeSpec{URL: url, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}}}}
+	must(t, k8s.Create(ctx, f))
+	objs := w1Tenth.objects(ns.Name, runners)
+	for _, o := range objs {
+		must(t, k8s.Create(ctx, o))
+	}
+
+	// Under load: once the default manager has begun (a few resources hold
+	// their forge object), the Forge is relabelled for eu-1.
+	g.Eventually(func() int {
+		n := 0
+		for _, o := range objs {
+			u := o.DeepCopyObject().(client.Object)
+			if k8s.Get(ctx, client.ObjectKeyFromObject(o), u) == nil && len(u.GetFinalizers()) > 0 {
+				n++
+			}
+		}
+		return n
+	}, timeout, 20*time.Millisecond).Should(BeNumerically(">=", 10))
+	patch := client.MergeFrom(f.DeepCopy())
+	f.Labels = map[string]string{forgev1.ShardLabel: "eu-1"}
+	must(t, k8s.Patch(ctx, f, patch))
+
+	// Mid-move: the old manager is killed once its relabelling has begun
+	// (or, if the move is quicker than the poll, once it is over), and a
+	// new one starts.
+	g.Eventually(func() (int, error) {
+		l, err := shardLabels(k8s, objs)
+		return l["eu-1"], err
+	}, timeout, 10*time.Millisecond).Should(BeNumerically(">", 0))
+	lease, err := serverLease(k8s, url)
+	must(t, err)
+	t.Logf("the default manager killed with the Lease %v", lease != nil)
+	stopDefault()
+	startManager(t, cfg, "")
+
+	var handover time.Time
+	g.Eventually(func(g Gomega) {
+		l, err := serverLease(k8s, url)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(l).NotTo(BeNil(), "no Lease of the server")
+		g.Expect(l.Spec.HolderIdentity).To(HaveValue(Equal("eu-1")))
+		handover = l.Spec.AcquireTime.Time
+	}, timeout, poll).Should(Succeed())
+	readyAll(t, k8s, objs, 2*timeout)
+	g.Expect(shardLabels(k8s, objs)).To(Equal(map[string]int{"eu-1": len(objs)}), "the resources' shard labels")
+	g.Eventually(func(g Gomega) { w1Tenth.made(g, fake) }, timeout, poll).Should(Succeed())
+	g.Expect(agents.lastFrom(forge.UserAgent(""))).To(BeTemporally("<=", handover),
+		"a request of the default shard after it handed the server over at %s", handover)
+	g.Expect(agents.lastFrom(forge.UserAgent("eu-1"))).To(BeTemporally(">", handover), "eu-1 never called the forge after the handover")
+
+	// Back to the default shard, eu-1 gone for good: the default manager
+	// takes the server over and serves it.
+	stopEU()
+	stopped := time.Now()
+	patch = client.MergeFrom(f.DeepCopy())
+	delete(f.Labels, forgev1.ShardLabel)
+	must(t, k8s.Patch(ctx, f, patch))
+	g.Eventually(func() (*coordinationv1.Lease, error) { return serverLease(k8s, url) }, timeout, poll).Should(BeNil(),
+		"the Lease of a server back in the default shard")
+	g.Eventually(func() (map[string]int, error) { return shardLabels(k8s, objs) }, timeout, poll).Should(Equal(map[string]int{"": len(objs)}))
+	var l forgev1.Label
+	must(t, k8s.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: "repo-00-l00"}, &l))
+	patch = client.MergeFrom(l.DeepCopy())
+	l.Spec.Color = "#112233"
+	must(t, k8s.Patch(ctx, &l, patch))
+	readyAll(t, k8s, objs, timeout)
+	g.Eventually(func() []forge.Label {
+		return slices.DeleteFunc(fake.Labels(forge.RepoScope(w1Tenth.repo(0))), func(x forge.Label) bool { return x.Name != "area/l00" })
+	}, timeout, poll).Should(ConsistOf(HaveField("Color", "112233")))
+	w1Tenth.made(g, fake)
+	g.Expect(agents.lastFrom(forge.UserAgent("eu-1"))).To(BeTemporally("<=", stopped), "a request of eu-1 after it stopped")
 }
