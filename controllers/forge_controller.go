@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -72,7 +73,8 @@ type connectionChecks struct {
 // connection is checked, and its status written, by that shard only; this
 // manager drops its client. note, when obj's own shard label is not its
 // server's shard, says which connection decides, for the status of a
-// served connection.
+// served connection, as does a server kept by its holder while its shard
+// has no manager.
 func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, obj client.Object, url string) (note string, ok bool, err error) {
 	d, err := c.Options.Shards.Decide(ctx, c.client, forge.ServerKey(url))
 	if err != nil {
@@ -82,11 +84,15 @@ func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName,
 		c.Pool.Forget(key)
 		return "", false, nil
 	}
+	var notes []string
 	if own := obj.GetLabels()[forgev1.ShardLabel]; own != d.Desired {
-		note = fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
-			forgev1.ShardLabel, own, d.Decider, reconciler.ShardName(d.Desired))
+		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
+			forgev1.ShardLabel, own, d.Decider, reconciler.ShardName(d.Desired)))
 	}
-	return note, true, nil
+	if n := d.Note(c.Options.Shards.Namespace()); n != "" {
+		notes = append(notes, n)
+	}
+	return strings.Join(notes, "; "), true, nil
 }
 
 // withNote adds note to the message of a successful check.

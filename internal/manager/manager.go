@@ -82,9 +82,9 @@ func ParseNamespaces(list string) ([]string, error) {
 // only the resources of the forge servers its shard serves. Forges and
 // ClusterForges are cached whole (every shard must see a relabel to know
 // a server moves), Secrets and ConfigMaps as they are (the user's,
-// unlabelled, shared between servers). Of the Leases, only the
-// per-server ones of the handover in the operator's namespace leases
-// (none without one).
+// unlabelled, shared between servers). Leases only in the operator's
+// namespace leases (none without one): the handover's per-server Leases
+// and the shards' leader-election ones, a few small objects.
 func CacheOptions(namespaces []string, shard, leases string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	sel := reconciler.ShardSelector(shard)
@@ -93,8 +93,7 @@ func CacheOptions(namespaces []string, shard, leases string) cache.Options {
 		opts.ByObject[obj] = cache.ByObject{Label: sel}
 	}
 	if leases != "" {
-		opts.ByObject[&coordinationv1.Lease{}] = cache.ByObject{Label: reconciler.ServerLeaseSelector(),
-			Namespaces: map[string]cache.Config{leases: {}}}
+		opts.ByObject[&coordinationv1.Lease{}] = cache.ByObject{Namespaces: map[string]cache.Config{leases: {}}}
 	}
 	if len(namespaces) == 0 {
 		return opts

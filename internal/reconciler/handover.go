@@ -88,15 +88,6 @@ func ServerLeaseName(key string) string {
 	return "forge-operator-server-" + hex.EncodeToString(sum[:8])
 }
 
-// ServerLeaseSelector selects the per-server Leases, for the cache.
-func ServerLeaseSelector() labels.Selector {
-	req, err := labels.NewRequirement(serverLeaseLabel, selection.Exists, nil)
-	if err != nil {
-		panic(err) // a constant, valid key
-	}
-	return labels.NewSelector().Add(*req)
-}
-
 // ShardState is what a manager does with a server's resources.
 type ShardState int
 
@@ -120,6 +111,20 @@ type Decision struct {
 	// Desired is the shard the server's deciding connection (Decider)
 	// names; Holder the one its Lease names ("" the default manager).
 	Desired, Holder, Decider string
+	// Unstarted: the desired shard has no manager (no leader-election
+	// Lease of it: never deployed, or a mistyped label), so the holder
+	// keeps serving the server until one runs.
+	Unstarted bool
+}
+
+// Note says, for a served connection's status, that its server waits for
+// a shard that has no manager; "" otherwise.
+func (d Decision) Note(namespace string) string {
+	if !d.Unstarted {
+		return ""
+	}
+	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s/%s): %s serves it until one runs",
+		ShardName(d.Desired), d.Decider, namespace, LeaderElectionID(d.Desired), ShardName(d.Holder))
 }
 
 // Shards is a manager's part in the shards: deciding, per server, whether
@@ -186,6 +191,14 @@ func (s *Shards) Shard() string {
 	return s.shard
 }
 
+// Namespace is the operator's namespace, where the Leases are.
+func (s *Shards) Namespace() string {
+	if s == nil {
+		return ""
+	}
+	return s.namespace
+}
+
 // Decide reads, from the cache, which shard the server (a forge.ServerKey)
 // is to have and which holds it, and what this manager does with its
 // resources; a server to hand over or to await is queued for the mover.
@@ -205,6 +218,14 @@ func (s *Shards) Decide(ctx context.Context, c client.Reader, server string) (De
 		d.State = Serve
 	case holder == mine:
 		d.State = HandOver
+		if _, known, err := s.running(ctx, s.reader(c), desired); err != nil {
+			return Decision{}, err
+		} else if !known {
+			// Nobody to hand it to: kept served, and looked at again by
+			// the mover (which says so once in an Event).
+			d.State, d.Unstarted = Serve, true
+			s.enqueue(server)
+		}
 	case desired == mine:
 		d.State = Await
 	default:
@@ -305,6 +326,10 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 	case Await:
 		return s.takeOver(ctx, server, d)
 	}
+	if d.Unstarted {
+		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, d.Note(s.namespace)))
+		return s.recheck, nil
+	}
 	return 0, nil
 }
 
@@ -313,14 +338,6 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 // flight end and its cache holds none of the server's resources (each
 // relabelled for the desired shard), the Lease names the desired shard.
 func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.Duration, error) {
-	if _, known, err := s.running(ctx, d.Desired); err != nil || !known {
-		if err == nil {
-			s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf(
-				"forge server %s stays with %s: no manager of %s has held its leader-election Lease %s/%s (is it deployed, with --leader-elect?)",
-				server, ShardName(d.Holder), ShardName(d.Desired), s.namespace, LeaderElectionID(d.Desired)))
-		}
-		return s.recheck, err
-	}
 	if n := s.fairness.ServerPasses(server); n > 0 {
 		logf.FromContext(ctx).V(1).Info("handover: waiting for the passes in flight", "passes", n)
 		return s.drainPoll, nil
@@ -346,7 +363,7 @@ func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.
 // whose leader-election Lease does not exist is never taken over from: it
 // may be running without leader election.
 func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.Duration, error) {
-	running, known, err := s.running(ctx, d.Holder)
+	running, known, err := s.running(ctx, s.api, d.Holder)
 	if err != nil || running || !known {
 		return s.recheck, err
 	}
@@ -363,11 +380,12 @@ func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.
 		fmt.Sprintf(" (%s does not run: its leader-election Lease %s is not renewed)", ShardName(d.Holder), LeaderElectionID(d.Holder)))
 }
 
-// running reports whether a manager of shard holds its leader-election
-// Lease now, and whether that Lease exists at all.
-func (s *Shards) running(ctx context.Context, shard string) (running, known bool, err error) {
+// running reports, from c, whether a manager of shard holds its
+// leader-election Lease now, and whether that Lease exists at all (a
+// manager of shard ever ran with leader election).
+func (s *Shards) running(ctx context.Context, c client.Reader, shard string) (running, known bool, err error) {
 	var l coordinationv1.Lease
-	err = s.api.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: LeaderElectionID(shard)}, &l)
+	err = c.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: LeaderElectionID(shard)}, &l)
 	if apierrors.IsNotFound(err) {
 		return false, false, nil
 	}

@@ -225,6 +225,8 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 type passEnv struct {
 	shard, forgeShard, holder string
 	forgeCreated              metav1.Time
+	// managers are the shards that have a leader-election Lease.
+	managers []string
 }
 
 // leasesNS is the operator's namespace of the passes' shards.
@@ -249,6 +251,10 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 		forgeObj.Labels = map[string]string{forgev1.ShardLabel: env.forgeShard}
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
+	for _, m := range env.managers {
+		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: LeaderElectionID(m)},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: new("pod")}})
+	}
 	if env.holder != "" {
 		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: ServerLeaseName(forge.ServerKey(forgeSpec.URL))},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &env.holder}})

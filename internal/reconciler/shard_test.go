@@ -89,6 +89,7 @@ func TestShardOf(t *testing.T) {
 // server it hands over or awaits, Ready or being deleted, is left exactly
 // as it was: no forge call, no status, label or finalizer write.
 func TestPassOfAnotherShard(t *testing.T) {
+	both := []string{"", "eu-1"}
 	older := shardForge("team", "older", forgeSpec.URL, "eu-1", t0)
 	olderDefault := shardForge("team", "older", forgeSpec.URL, "", t0)
 	ready := `True Created: created`
@@ -98,17 +99,19 @@ func TestPassOfAnotherShard(t *testing.T) {
 		others []client.Object
 		served bool
 	}{
-		"default manager, its server moving to eu-1": {env: passEnv{forgeShard: "eu-1"}, obj: label(readyAt(7))},
-		"default manager, deleting, its server moving": {env: passEnv{forgeShard: "eu-1"},
+		"default manager, its server moving to eu-1": {env: passEnv{forgeShard: "eu-1", managers: both}, obj: label(readyAt(7))},
+		"default manager, deleting, its server moving": {env: passEnv{forgeShard: "eu-1", managers: both},
 			obj: label(readyAt(7), deleting(forgev1.DeletionPolicyDelete))},
+		"default manager, its server labelled for a shard with no manager": {env: passEnv{forgeShard: "eu-2", managers: both},
+			obj: label(readyAt(7)), served: true},
 		"shard manager, awaiting its server":      {env: passEnv{shard: "eu-1", forgeShard: "eu-1"}, obj: label(readyAt(7))},
 		"shard manager, awaiting it from another": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", holder: "us-1"}, obj: label(readyAt(7))},
-		"shard manager, handing its server back":  {env: passEnv{shard: "eu-1", holder: "eu-1"}, obj: label(readyAt(7))},
+		"shard manager, handing its server back":  {env: passEnv{shard: "eu-1", holder: "eu-1", managers: both}, obj: label(readyAt(7))},
 		"shard manager, its server held":          {env: passEnv{shard: "eu-1", forgeShard: "eu-1", holder: "eu-1"}, obj: label(readyAt(7)), served: true},
 		"default manager, unlabelled":             {env: passEnv{}, obj: label(readyAt(7)), served: true},
 		"an older Forge of the server labelled decides": {env: passEnv{shard: "eu-1", forgeCreated: t1, holder: "eu-1"},
 			obj: label(readyAt(7)), others: []client.Object{older}, served: true},
-		"an older unlabelled Forge of the server decides": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", forgeCreated: t1, holder: "eu-1"},
+		"an older unlabelled Forge of the server decides": {env: passEnv{shard: "eu-1", forgeShard: "eu-1", forgeCreated: t1, holder: "eu-1", managers: both},
 			obj: label(readyAt(7)), others: []client.Object{olderDefault}},
 	} {
 		t.Run(name, func(t *testing.T) {

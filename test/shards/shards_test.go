@@ -34,6 +34,7 @@ import (
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -193,7 +194,9 @@ func must(t *testing.T, err error) {
 // --shard=eu-1 running, a Forge labelled eu-1 and its resources are served
 // by eu-1 alone (its new resources labelled for it by the default
 // manager), an unlabelled one by the default manager alone, each manager's
-// requests reach only its own server, and nothing is made twice.
+// requests reach only its own server, and nothing is made twice. A Forge
+// labelled for a shard that has no manager stays with the default
+// manager, which says so in its Ready message and an Event.
 func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 	cfg, k8s := start(t)
 	startManager(t, cfg, "")
@@ -202,10 +205,14 @@ func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 	fakeB, agentsB, urlB := server(t)
 	forgeA, labelsA := tenant(t, k8s, urlA, "")
 	forgeB, labelsB := tenant(t, k8s, urlB, "eu-1")
+	// A shard that has no manager (a mistyped label): its server stays
+	// with the default manager, which says so.
+	fakeC, agentsC, urlC := server(t)
+	forgeC, labelsC := tenant(t, k8s, urlC, "eu-l")
 
 	g := NewWithT(t)
 	ctx := context.Background()
-	for _, obj := range append([]client.Object{forgeA, forgeB}, objects(labelsA, labelsB)...) {
+	for _, obj := range append([]client.Object{forgeA, forgeB, forgeC}, objects(labelsA, labelsB, labelsC)...) {
 		g.Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			c := meta.FindStatusCondition(obj.(forgev1.ConditionsAccessor).GetConditions(), forgev1.ConditionReady)
@@ -225,6 +232,23 @@ func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 	g.Expect(agentsA.counts()).To(HaveLen(1), "requests to the default shard's server by User-Agent")
 	g.Expect(agentsB.counts()).To(HaveKey(forge.UserAgent("eu-1")))
 	g.Expect(agentsB.counts()).To(HaveLen(1), "requests to eu-1's server by User-Agent")
+	g.Expect(fakeC.Labels(forge.OrgScope("acme"))).To(HaveLen(labels), "labels on the server of a shard with no manager")
+	g.Expect(agentsC.counts()).To(HaveKey(forge.UserAgent("")))
+	g.Expect(agentsC.counts()).To(HaveLen(1), "requests to the server of a shard with no manager by User-Agent")
+	g.Expect(meta.FindStatusCondition(forgeC.Status.Conditions, forgev1.ConditionReady).Message).To(
+		ContainSubstring("its server's shard is shard eu-l"), "the Ready message of a Forge whose shard has no manager")
+	for _, l := range labelsC {
+		g.Expect(l.Labels).NotTo(HaveKey(forgev1.ShardLabel), "a resource of a server kept by the default manager is labelled")
+	}
+	g.Eventually(func() ([]string, error) {
+		var evs eventsv1.EventList
+		err := k8s.List(ctx, &evs, client.InNamespace(forgeC.Namespace))
+		var reasons []string
+		for _, e := range evs.Items {
+			reasons = append(reasons, e.Reason)
+		}
+		return reasons, err
+	}, timeout, poll).Should(ContainElement("NoShardManager"))
 }
 
 func objects(lists ...[]*forgev1.Label) []client.Object {
