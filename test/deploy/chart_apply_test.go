@@ -75,7 +75,8 @@ func TestChartOnAnAPIServer(t *testing.T) {
 		}
 	}
 
-	for name, args := range map[string][]string{"cluster-wide": nil, "namespaced": namespacedValues} {
+	for name, args := range map[string][]string{"cluster-wide": nil, "namespaced": namespacedValues,
+		"sharded": {"--set", "shards={eu-1,eu-2}"}} {
 		t.Run("dry run "+name, func(t *testing.T) {
 			for _, o := range renderChartWithTests(t, args...) {
 				u := &unstructured.Unstructured{}
