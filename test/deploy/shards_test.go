@@ -85,7 +85,13 @@ func checkManagers(t *testing.T, objs rendered, shards ...string) map[string]app
 		t.Fatalf("manager Deployments %v, want %v", got, want)
 	}
 
+	// The default manager's selector is the first release's: a
+	// Deployment's selector cannot change on upgrade.
 	def := deps[deploymentName]
+	if want := map[string]string{"control-plane": "controller-manager", "app.kubernetes.io/name": "forge-operator"}; !maps.Equal(def.Spec.Selector.MatchLabels, want) ||
+		len(def.Spec.Selector.MatchExpressions) != 0 {
+		t.Errorf("the default manager's selector %v, want %v: it cannot change on upgrade", def.Spec.Selector, want)
+	}
 	if _, shard, n := withoutShard(def.Spec.Template.Spec.Containers[0].Args); n != 0 {
 		t.Errorf("the default manager runs with --shard=%s: it must run without", shard)
 	}
