@@ -78,9 +78,10 @@ helm: ## Build the pinned Helm into Go's build cache (once; several minutes cold
 	@$(HELM) version >/dev/null
 
 .PHONY: helm-lint
-helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide and namespaced.
+helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespaced and with shards.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'manager.watchNamespaces={team-a,team-b}'
+	$(HELM) lint --strict $(CHART) --set 'shards={eu-1,eu-2}'
 
 .PHONY: helm-template
 helm-template: ## Render the Helm chart into bin/chart.yaml (HELM_ARGS adds flags, e.g. --set image.tag=v0.1.0).
