@@ -208,7 +208,8 @@ shards:
 // TestChartRefusesBadShards: helm template fails, naming the entry and
 // why, on a shard the manager or the Deployment's name would refuse, on a
 // shard listed twice, on overrides a shard cannot have apart, and on
-// manager.shard, which shards replaces.
+// manager.shard, which shards replaces, and on shards without leader
+// election, which their handover needs.
 func TestChartRefusesBadShards(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -225,6 +226,8 @@ func TestChartRefusesBadShards(t *testing.T) {
 		{[]string{"--set-json", `shards=[{"name":"eu-1","replicas":2}]`}, `shards[0]: "replicas" is not a key a shard may set`},
 		{[]string{"--set-json", `shards=[{"name":"eu-1","manager":{"watchNamespaces":["a"]}}]`}, `shards[0]: manager.watchNamespaces cannot be set per shard`},
 		{[]string{"--set", "manager.shard=eu-1"}, `manager.shard is replaced by shards`},
+		{[]string{"--set", "shards={eu-1}", "--set", "manager.leaderElect=false"}, `shards need manager.leaderElect: true`},
+		{[]string{"--set-json", `shards=[{"name":"eu-1","manager":{"leaderElect":false}}]`}, `shards[0]: manager.leaderElect cannot be set per shard`},
 	} {
 		_, err := helm(t, append([]string{"template", "forge-operator", chartDir}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -54,6 +54,9 @@ nothing; fails with a message naming the entry.
 {{- if and (hasKey .Values.manager "shard") .Values.manager.shard -}}
 {{- fail "manager.shard is replaced by shards: the chart always runs the default manager (no --shard) and one more per entry of shards, e.g. --set 'shards={eu-1}'" -}}
 {{- end -}}
+{{- if and .Values.shards (not .Values.manager.leaderElect) -}}
+{{- fail "shards need manager.leaderElect: true: the handover of a forge server between shards reads each shard's leader-election Lease (docs/shards.md)" -}}
+{{- end -}}
 {{- if and .Values.shards (not (kindIs "slice" .Values.shards)) -}}
 {{- fail (printf "shards: a list of shard names (or of {name: ..., replicaCount: ...}), not %s" (kindOf .Values.shards)) -}}
 {{- end -}}
@@ -68,7 +71,7 @@ nothing; fails with a message naming the entry.
 {{- fail (printf "shards[%d]: %q is not a key a shard may set: %s" $i $k (join ", " $keys)) -}}
 {{- end -}}
 {{- end -}}
-{{- range $k := list "watchNamespaces" "clusterForges" "shard" -}}
+{{- range $k := list "watchNamespaces" "clusterForges" "shard" "leaderElect" -}}
 {{- if and (kindIs "map" $s.manager) (hasKey $s.manager $k) -}}
 {{- fail (printf "shards[%d]: manager.%s cannot be set per shard: every manager of the release shares its RBAC and serves the shard it is listed as" $i $k) -}}
 {{- end -}}
