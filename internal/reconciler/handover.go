@@ -435,7 +435,7 @@ func (s *Shards) resources(ctx context.Context, server string, sel labels.Select
 		ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}
 		lists = append(lists, []client.ListOption{client.MatchingFields{IndexForgeRef: ref.Key()}})
 	}
-	var c client.Reader = s.cached
+	c := s.cached
 	if sel != nil {
 		c, lists = s.api, [][]client.ListOption{{client.MatchingLabelsSelector{Selector: sel}}}
 	}
