@@ -161,6 +161,24 @@ func startManager(t *testing.T, cfg *rest.Config, shard string) (stop func()) {
 func tenant(t *testing.T, k8s client.Client, url, shard string) (*forgev1.Forge, []*forgev1.Label) {
 	t.Helper()
 	ctx := context.Background()
+	f := tenantForge(t, k8s, url, shard)
+	org := forgev1.OwnerName("acme")
+	var out []*forgev1.Label
+	for i := range labels {
+		l := &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: fmt.Sprintf("label-%d", i)},
+			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Organization: &org, Color: "#ABC"}}
+		must(t, k8s.Create(ctx, l))
+		out = append(out, l)
+	}
+	return f, out
+}
+
+// tenantForge makes a namespace with a token Secret and a Forge "gitea"
+// at url labelled with shard (none for "").
+func tenantForge(t *testing.T, k8s client.Client, url, shard string) *forgev1.Forge {
+	t.Helper()
+	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
 	must(t, k8s.Create(ctx, ns))
 	must(t, k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
@@ -171,16 +189,7 @@ func tenant(t *testing.T, k8s client.Client, url, shard string) (*forgev1.Forge,
 		f.Labels = map[string]string{forgev1.ShardLabel: shard}
 	}
 	must(t, k8s.Create(ctx, f))
-	org := forgev1.OwnerName("acme")
-	var out []*forgev1.Label
-	for i := range labels {
-		l := &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: fmt.Sprintf("label-%d", i)},
-			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
-				Organization: &org, Color: "#ABC"}}
-		must(t, k8s.Create(ctx, l))
-		out = append(out, l)
-	}
-	return f, out
+	return f
 }
 
 func must(t *testing.T, err error) {
@@ -394,14 +403,8 @@ func TestMoveUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
 
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tenant-"}}
-	must(t, k8s.Create(ctx, ns))
-	must(t, k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea-token"},
-		StringData: map[string]string{"token": token}}))
-	f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
-		Spec: forgev1.ForgeSpec{URL: url, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}}}}
-	must(t, k8s.Create(ctx, f))
-	objs := w1Tenth.objects(ns.Name, runners)
+	f := tenantForge(t, k8s, url, "")
+	objs := w1Tenth.objects(f.Namespace, runners)
 	for _, o := range objs {
 		must(t, k8s.Create(ctx, o))
 	}
@@ -461,7 +464,7 @@ func TestMoveUnderLoad(t *testing.T) {
 		"the Lease of a server back in the default shard")
 	g.Eventually(func() (map[string]int, error) { return shardLabels(k8s, objs) }, timeout, poll).Should(Equal(map[string]int{"": len(objs)}))
 	var l forgev1.Label
-	must(t, k8s.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: "repo-00-l00"}, &l))
+	must(t, k8s.Get(ctx, types.NamespacedName{Namespace: f.Namespace, Name: "repo-00-l00"}, &l))
 	patch = client.MergeFrom(l.DeepCopy())
 	l.Spec.Color = "#112233"
 	must(t, k8s.Patch(ctx, &l, patch))
