@@ -93,8 +93,8 @@ envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (o
 	@hack/envtest/build.sh >/dev/null
 
 .PHONY: test
-test: envtest helm ## Run the unit and envtest suites.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test $(GO_TEST_FLAGS) ./...
+test: envtest helm ## Run the unit and envtest suites (each package may take 30 minutes: the controllers suite takes close to go test's default limit of 10 on a loaded 2-core machine).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test -timeout 30m $(GO_TEST_FLAGS) ./...
 
 .PHONY: gitea
 gitea: ## Build Gitea $(GITEA_VERSION) from its Go module into GITEA_DIR (once; about ten minutes cold).
