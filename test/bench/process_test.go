@@ -228,7 +228,10 @@ func startManagerProcess(args managerArgs) (*managerProcess, error) {
 		"--watch-namespaces="+strings.Join(args.namespaces, ","), "--sync-interval="+args.sync.String(),
 		"--health-probe-bind-address=0", "--metrics-bind-address="+metricsAddr, "--metrics-secure=false",
 		"--kube-api-qps="+strconv.FormatFloat(qps, 'f', -1, 64), "--kube-api-burst="+strconv.Itoa(burst),
-		"--secret-digest-key="+args.digestKey)
+		"--secret-digest-key="+args.digestKey,
+		// As deployed (the chart's and config/default's default), and as
+		// --shard requires: the handover reads the shards' leases.
+		"--leader-elect")
 	if args.shard != "" {
 		cmd.Args = append(cmd.Args, "--shard="+args.shard)
 	} else if addr := os.Getenv("BENCH_PPROF"); addr != "" {

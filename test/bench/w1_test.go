@@ -142,9 +142,10 @@ func (r *recorder) reset() {
 }
 
 // kubeTransport counts the manager's requests to the API server by verb and
-// resource: writes of the forge kinds and of Leases (the managers run
-// without leader election, so a Lease written is a shard's handover
-// record), uncached Secret reads, and every read but watches (kubeReads).
+// resource: writes of the forge kinds and of the shards' per-server
+// Leases (their handover record; the renewals of a manager's
+// leader-election Lease are not counted, its one create is), uncached
+// Secret reads, and every read but watches (kubeReads).
 type kubeTransport struct {
 	rec  *recorder
 	next http.RoundTripper
@@ -152,7 +153,7 @@ type kubeTransport struct {
 
 var (
 	forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1alpha1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
-	leaseResource = regexp.MustCompile(`^/apis/coordination\.k8s\.io/v1/namespaces/[^/]+/leases`)
+	leaseResource = regexp.MustCompile(`^/apis/coordination\.k8s\.io/v1/namespaces/[^/]+/leases(/forge-operator-server-[^/?]*)?$`)
 )
 
 // kubeReads is the recorder's key of every GET but watches: lists and
