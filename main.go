@@ -22,7 +22,7 @@ limitations under the License.
 // leader election, plus --sync-interval, --max-concurrent-reconciles,
 // --reconcile-timeout, --max-reconciles-per-forge, --forge-deny-cidrs (the
 // addresses no Forge may reach), --secret-digest-key, --pprof-bind-address
-// (Go's profiles, for memory and CPU), and for least
+// (Go's profiles, for memory and CPU), --shard (docs/shards.md), and for least
 // privilege --watch-namespaces and --metrics-secure. `forge-operator export
 // ...` (package cli) works on a forge from outside the cluster instead.
 package main
@@ -43,12 +43,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -93,6 +95,7 @@ func main() {
 		secretDigestKey         string
 		clusterForges           bool
 		pprofAddr               string
+		shard                   string
 	)
 	// --kubeconfig is registered by controller-runtime's config package.
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to, :8443 for HTTPS or :8080 for HTTP (--metrics-secure=false); 0 disables it.")
@@ -117,6 +120,9 @@ func main() {
 	flag.BoolVar(&clusterForges, "cluster-forges", true,
 		"Serve ClusterForges, whose Secrets are read from the namespace of --secret-digest-key (the operator's own). "+
 			"The namespaced install sets it to false: with namespaced Roles the manager cannot watch cluster-scoped objects.")
+	flag.StringVar(&shard, "shard", "",
+		"Serve the forge servers whose oldest Forge or ClusterForge is labelled forge.forgeops.dev/shard=<shard>, and cache only their resources; "+
+			"empty serves the unlabelled ones (the default manager, which must always run). A label value. See docs/shards.md.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -131,6 +137,16 @@ func main() {
 	namespaces, err := manager.ParseNamespaces(watchNamespaces)
 	if err != nil {
 		log.Info("invalid flags: " + err.Error())
+		os.Exit(2)
+	}
+	if err := manager.ValidShard(shard); err != nil {
+		log.Info("invalid flags: " + err.Error())
+		os.Exit(2)
+	}
+	if shard != "" && !enableLeaderElection {
+		// The handover of servers between shards reads whether a shard
+		// runs from its leader-election Lease (docs/shards.md).
+		log.Info("invalid flags: --shard needs --leader-elect")
 		os.Exit(2)
 	}
 	deny, err := forge.ParseCIDRs(denyCIDRs)
@@ -154,16 +170,24 @@ func main() {
 		log.Info("invalid flags: --kube-api-qps must be positive and --kube-api-burst at least 1")
 		os.Exit(2)
 	}
+	// Before the manager is made: its metrics server serves this registry.
+	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard, slices.Concat(forge.Collectors(), reconciler.Collectors())...); err != nil {
+		log.Error(err, "unable to label the metrics with the shard")
+		os.Exit(1)
+	}
 	restCfg := ctrl.GetConfigOrDie()
 	restCfg.QPS, restCfg.Burst = float32(kubeAPIQPS), kubeAPIBurst
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  manager.CacheOptions(namespaces),
+		Cache:                  manager.CacheOptions(namespaces, shard, digestKey.Namespace),
 		Metrics:                manager.MetricsOptions(metricsAddr, secureMetrics, metricsCertDir, enableHTTP2),
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       "forge-operator.forge.forgeops.dev",
+		LeaderElectionID:       manager.LeaderElectionID(shard),
+		// The operator's namespace, where the shards' handover looks for
+		// every shard's leader-election Lease (docs/shards.md).
+		LeaderElectionNamespace: digestKey.Namespace,
 		// Hand leadership over at once on a clean stop (a rolling update),
 		// instead of after the lease expires: main exits right after Start.
 		LeaderElectionReleaseOnCancel: true,
@@ -181,6 +205,7 @@ func main() {
 		ReconcileTimeout:        reconcileTimeout,
 		MaxReconcilesPerForge:   maxReconcilesPerForge,
 		SecretDigestKey:         digestKey,
+		Shard:                   shard,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -197,7 +222,7 @@ func main() {
 	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
 		"forgeDenyCIDRs", fmt.Sprint(deny),
 		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics,
-		"secretDigestKey", digestKey.String())
+		"secretDigestKey", digestKey.String(), "shard", shard)
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

@@ -68,12 +68,13 @@ func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterforge").
 		For(&forgev1.ClusterForge{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deletionStarted{}))).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}, deletionStarted{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	for _, k := range r.kinds {
 		b = b.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(usedClusterForge), builder.WithPredicates(refChanged{}))
 	}
+	b = r.watchLeases(b, true)
 	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
@@ -137,6 +138,10 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	note, ok, err := r.serves(ctx, req.NamespacedName, &cf, cf.Spec.URL)
+	if !ok {
+		return ctrl.Result{}, err
+	}
 	users, err := r.users(ctx, cf.Name)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -160,7 +165,7 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// nothing, and their namespaces' resources say so.
 		out.Summary.Message += "; " + strings.Join(bad, "; ") + " (such an entry selects no namespace)"
 	}
-	return r.write(ctx, req, orig, &cf, out, err)
+	return r.write(ctx, req, orig, &cf, withNote(out, err, note), err)
 }
 
 // finalize lets a ClusterForge go once no resource uses it; until then it

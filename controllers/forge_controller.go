@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -61,6 +64,57 @@ type connectionChecks struct {
 	client  client.Client
 	status  reconciler.StatusWriter
 	backoff *reconciler.Backoff
+}
+
+// serves reports whether this manager serves the connection obj, key,
+// of server url (docs/shards.md): whether the server's shard is the
+// manager's and its Lease names it (Shards.Decide, which queues a server
+// to hand over or to await for the manager's mover). Another shard's
+// connection is checked, and its status written, by that shard only; this
+// manager drops its client. note, when obj's own shard label is not its
+// server's shard, says which connection decides, for the status of a
+// served connection, as does a server kept by its holder while its shard
+// has no manager.
+func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, obj client.Object, url string) (note string, ok bool, err error) {
+	d, err := c.Options.Shards.Decide(ctx, c.client, forge.ServerKey(url))
+	if err != nil {
+		return "", false, err
+	}
+	if d.State != reconciler.Serve {
+		c.Pool.Forget(key)
+		return "", false, nil
+	}
+	var notes []string
+	if own := obj.GetLabels()[forgev1.ShardLabel]; own != d.Desired {
+		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
+			forgev1.ShardLabel, own, d.Decider, reconciler.ShardName(d.Desired)))
+	}
+	if n := d.Note(c.Options.Shards.Namespace()); n != "" {
+		notes = append(notes, n)
+	}
+	return strings.Join(notes, "; "), true, nil
+}
+
+// withNote adds note to the message of a successful check.
+func withNote(out reconciler.Outcome, err error, note string) reconciler.Outcome {
+	if err == nil && note != "" {
+		out.Summary.Message += "; " + note
+	}
+	return out
+}
+
+// watchLeases checks a server's Forges (cluster false) or ClusterForges
+// again when its per-server Lease changes hands.
+func (c *connectionChecks) watchLeases(b *builder.TypedBuilder[reconcile.Request], cluster bool) *builder.TypedBuilder[reconcile.Request] {
+	if !c.Options.Shards.Leases() {
+		return b
+	}
+	return b.Watches(&coordinationv1.Lease{}, reconciler.LeaseHandler(c.client, func(_ context.Context, conn types.NamespacedName) []ctrl.Request {
+		if (conn.Namespace == "") != cluster {
+			return nil
+		}
+		return []ctrl.Request{{NamespacedName: conn}}
+	}), builder.WithPredicates(reconciler.HolderChanged{}))
 }
 
 func (c *connectionChecks) setup(mgr ctrl.Manager) {
@@ -104,9 +158,10 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("forge").
 		For(&forgev1.Forge{}, builder.WithPredicates(predicate.Or[client.Object](
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
+	b = r.watchLeases(b, false)
 	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
@@ -135,8 +190,13 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	note, ok, err := r.serves(ctx, req.NamespacedName, &f, f.Spec.URL)
+	if !ok {
+		return ctrl.Result{}, err
+	}
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
+	out = withNote(out, err, note)
 	return r.write(ctx, req, orig, &f, out, err)
 }
 

@@ -39,8 +39,10 @@ type registered struct {
 	kind string
 	// setup registers the kind's controller with the manager.
 	setup func(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool, opts reconciler.Options) error
-	// object makes an empty resource of the kind, for watches.
+	// object makes an empty resource of the kind, for watches; list an
+	// empty list of them, for the shards' handover.
 	object func() client.Object
+	list   func() client.ObjectList
 	// users names the kind's resources, in every namespace, whose forgeRef
 	// index value is key (a ClusterForge's users).
 	users func(ctx context.Context, c client.Reader, key string) ([]string, error)
@@ -59,6 +61,7 @@ type registered struct {
 // object and users.
 func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registered {
 	r.object = func() client.Object { return kind.New() }
+	r.list = kind.NewList
 	r.users = func(ctx context.Context, c client.Reader, key string) ([]string, error) {
 		list := kind.NewList()
 		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}); err != nil {

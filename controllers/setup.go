@@ -28,8 +28,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -62,6 +64,13 @@ type Options struct {
 	// their Secrets are read from SecretDigestKey's namespace, the
 	// operator's own.
 	NoClusterForges bool
+	// Shard is the manager's --shard (docs/shards.md): it serves the forge
+	// servers of that shard only, and says so in the forge client's
+	// User-Agent; "" is the default manager.
+	Shard string
+	// ShardRecheck is how often a manager awaiting a server from another
+	// shard looks whether that shard still runs (default 15 s).
+	ShardRecheck time.Duration
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -82,9 +91,22 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	// Read uncached: the manager caches Secrets' metadata only.
 	digests := secretdigest.New(mgr.GetAPIReader(), mgr.GetClient(), opts.SecretDigestKey)
-	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs}
+	pool := &connection.Pool{Reader: mgr.GetAPIReader(), Metadata: mgr.GetClient(), Timeout: opts.RequestTimeout, DenyCIDRs: opts.DenyCIDRs, UserAgent: forge.UserAgent(opts.Shard)}
 	if !opts.NoClusterForges {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
+	}
+	kinds := registry(digests)
+	fair := reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
+	lists := make([]func() client.ObjectList, 0, len(kinds))
+	for _, k := range kinds {
+		lists = append(lists, k.list)
+	}
+	// The handover of servers between shards, in the operator's
+	// namespace (docs/shards.md): the manager's mover runs once elected.
+	shards := reconciler.NewShards(reconciler.ShardsOptions{Shard: opts.Shard, Namespace: opts.SecretDigestKey.Namespace,
+		Lists: lists, Fairness: fair, Recheck: opts.ShardRecheck}, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient(), mgr.GetEventRecorder("forge-operator"))
+	if err := mgr.Add(shards); err != nil {
+		return fmt.Errorf("add the shards' mover: %w", err)
 	}
 	// Defaulted here, once, for the Forge controller and every kind alike.
 	ropts := reconciler.Options{
@@ -93,8 +115,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		BaseBackoff:             opts.BaseBackoff,
 		MaxBackoff:              opts.MaxBackoff,
 		ReconcileTimeout:        opts.ReconcileTimeout,
-		Fairness: reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge,
-			reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles))),
+		Fairness:                fair,
+		Shards:                  shards,
 	}.WithDefaults()
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
@@ -102,7 +124,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := (&ForgeReconciler{connectionChecks{Pool: pool, Options: ropts}}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
-	kinds := registry(digests)
 	for _, k := range kinds {
 		if err := k.setup(ctx, mgr, pool, ropts); err != nil {
 			return err

@@ -162,9 +162,7 @@ var _ = BeforeSuite(func() {
 func startSuiteManager() {
 	GinkgoHelper()
 	mo := testenv.ManagerOptions()
-	mo.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&forgev1.Forge{}: {Label: labels.NewSelector().Add(*notOwn)},
-	}}
+	mo.Cache.ByObject[&forgev1.Forge{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
 	cfg := rest.CopyConfig(restCfg)
 	cfg.Wrap(apiGets.wrap)
 	stop, err := testmanager.Start(cfg, mo, controllers.Options{
@@ -195,7 +193,7 @@ var _ = AfterSuite(func() {
 func startManager(ns string, opts controllers.Options) {
 	GinkgoHelper()
 	mo := testenv.ManagerOptions()
-	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mo.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	opts.SecretDigestKey = digestKey
 	stop, err := testmanager.Start(restCfg, mo, opts)
 	Expect(err).NotTo(HaveOccurred())

@@ -141,3 +141,10 @@ const (
 
 // Finalizer is held by every managed resource until its forge object is dealt with.
 const Finalizer = "forge.forgeops.dev/finalizer"
+
+// ShardLabel names the shard (docs/shards.md): on a Forge or ClusterForge the
+// user sets it (the oldest connection of a server decides the server's
+// shard); on a managed resource the operator keeps it equal to its
+// server's shard, absent for the default shard, so that each manager's
+// cache selects its own.
+const ShardLabel = "forge.forgeops.dev/shard"

@@ -156,7 +156,7 @@ func ConfigOf(ctx context.Context, r client.Reader, src Source) (forge.Config, e
 	cfg := forge.Config{
 		Name:      src.Name(),
 		URL:       spec.URL,
-		UserAgent: "forge-operator",
+		UserAgent: forge.DefaultUserAgent,
 	}
 	var err error
 	switch auth := spec.Auth; {
@@ -220,6 +220,9 @@ type Pool struct {
 	Timeout time.Duration
 	// DenyCIDRs are addresses no client connects to (--forge-deny-cidrs).
 	DenyCIDRs []netip.Prefix
+	// UserAgent every client sends (forge.UserAgent of the manager's
+	// shard); default forge.DefaultUserAgent.
+	UserAgent string
 
 	mu      sync.Mutex
 	clients map[types.NamespacedName]pooled
@@ -261,6 +264,9 @@ func (p *Pool) ClientOf(ctx context.Context, src Source) (forge.Interface, error
 		cfg.Timeout = p.Timeout
 	}
 	cfg.DenyCIDRs = p.DenyCIDRs
+	if p.UserAgent != "" {
+		cfg.UserAgent = p.UserAgent
+	}
 	// The fingerprint holds credentials only as a hash, in memory.
 	var fp [sha256.Size]byte
 	h := sha256.New()

@@ -21,7 +21,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -285,6 +287,41 @@ func TestPoolDeniesAddresses(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Fatalf("%d requests reached the server, want 1 (from the pool without a deny list)", hits.Load())
+	}
+}
+
+// TestPoolUserAgentNamesTheShard: a shard's manager (--shard) says so in
+// every request's User-Agent, so that a forge's access log (and a fake in
+// the shards' tests) tells the managers apart; the default manager's is
+// unchanged.
+func TestPoolUserAgentNamesTheShard(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.Header.Get("User-Agent"))
+		mu.Unlock()
+		_, _ = w.Write([]byte(`{"version":"1.26.0"}`))
+	}))
+	t.Cleanup(ts.Close)
+	r := reader(t, secret("team", "gitea-token", map[string]string{"token": theToken}))
+	f := forgeWith(func(s *forgev1.ForgeSpec) {
+		s.URL = ts.URL
+		s.Auth.TokenSecretRef = &forgev1.TokenSecretReference{Name: "gitea-token"}
+	})
+	for _, p := range []*Pool{{Reader: r, UserAgent: forge.UserAgent("eu-1")}, {Reader: r, UserAgent: forge.UserAgent("")}, {Reader: r}} {
+		c, err := p.Client(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Version(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"forge-operator (shard eu-1)", "forge-operator", "forge-operator"}; !slices.Equal(agents, want) {
+		t.Fatalf("User-Agents %q, want %q", agents, want)
 	}
 }
 

@@ -306,6 +306,17 @@ type budget struct {
 	load    *driftLoad
 }
 
+// UserAgent is the User-Agent of a shard's manager (docs/shards.md):
+// DefaultUserAgent for the default manager (shard ""), and the shard in a
+// comment otherwise, so that a forge's access log (and a fake in tests)
+// tells the managers apart.
+func UserAgent(shard string) string {
+	if shard == "" {
+		return DefaultUserAgent
+	}
+	return DefaultUserAgent + " (shard " + shard + ")"
+}
+
 // limiterFor returns the budget of a forge. Clients are rebuilt when a
 // Forge or its Secret changes; sharing the bucket by name keeps the limit
 // per forge rather than per client instance.

@@ -52,7 +52,7 @@ var (
 // Registered with controller-runtime's registry so the manager's /metrics
 // endpoint serves them without further wiring.
 func init() {
-	ctrlmetrics.Registry.MustRegister(requestsTotal, requestDuration, driftCheckIntervals, driftScopes)
+	ctrlmetrics.Registry.MustRegister(Collectors()...)
 }
 
 // Collectors gives the client's metrics, for registering in another registry.

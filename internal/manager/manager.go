@@ -26,9 +26,13 @@ import (
 	"slices"
 	"strings"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 // The manager's own Kubernetes client limits (--kube-api-qps,
@@ -73,8 +77,24 @@ func ParseNamespaces(list string) ([]string, error) {
 // reads them, and with server-side apply (kubectl apply --server-side, Argo
 // CD) they are often the largest part of a small resource. Dropping them
 // is what kubebuilder's cache documentation suggests for memory.
-func CacheOptions(namespaces []string) cache.Options {
+//
+// The managed kinds are cached by shard (ShardSelector): a manager holds
+// only the resources of the forge servers its shard serves. Forges and
+// ClusterForges are cached whole (every shard must see a relabel to know
+// a server moves), Secrets and ConfigMaps as they are (the user's,
+// unlabelled, shared between servers). Leases only in the operator's
+// namespace leases (none without one): the handover's per-server Leases
+// and the shards' leader-election ones, a few small objects.
+func CacheOptions(namespaces []string, shard, leases string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	sel := reconciler.ShardSelector(shard)
+	opts.ByObject = map[client.Object]cache.ByObject{}
+	for _, obj := range managedObjects() {
+		opts.ByObject[obj] = cache.ByObject{Label: sel}
+	}
+	if leases != "" {
+		opts.ByObject[&coordinationv1.Lease{}] = cache.ByObject{Namespaces: map[string]cache.Config{leases: {}}}
+	}
 	if len(namespaces) == 0 {
 		return opts
 	}

@@ -48,10 +48,10 @@ func TestParseNamespaces(t *testing.T) {
 }
 
 func TestCacheOptions(t *testing.T) {
-	if o := CacheOptions(nil); o.DefaultNamespaces != nil {
+	if o := CacheOptions(nil, "", ""); o.DefaultNamespaces != nil {
 		t.Errorf("no namespaces: %v, want the whole cluster", o.DefaultNamespaces)
 	}
-	o := CacheOptions([]string{"team-a", "team-b"})
+	o := CacheOptions([]string{"team-a", "team-b"}, "", "")
 	if got := slices.Sorted(maps.Keys(o.DefaultNamespaces)); !slices.Equal(got, []string{"team-a", "team-b"}) {
 		t.Errorf("cached namespaces %v, want team-a and team-b", got)
 	}
@@ -71,7 +71,7 @@ func TestMetricsOptions(t *testing.T) {
 }
 
 func TestCacheOptionsStripManagedFields(t *testing.T) {
-	for _, o := range []cache.Options{CacheOptions(nil), CacheOptions([]string{"team-a"})} {
+	for _, o := range []cache.Options{CacheOptions(nil, "", ""), CacheOptions([]string{"team-a"}, "eu-1", "ops")} {
 		obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
 		if o.DefaultTransform == nil {
 			t.Fatal("no transform: cached objects keep their managedFields")

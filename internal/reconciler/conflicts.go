@@ -68,29 +68,53 @@ func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Serv
 	if key == "" {
 		return s, nil
 	}
+	conns, err := connectionsOf(ctx, c, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range conns.forges {
+		s.same[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
+	}
+	for _, cf := range conns.clusters {
+		s.same[types.NamespacedName{Name: cf.Name}] = true
+		s.clusters[cf.Name] = cf
+	}
+	return s, nil
+}
+
+// connections are the Forges and ClusterForges of one server.
+type connections struct {
+	forges   []*forgev1.Forge
+	clusters []*forgev1.ClusterForge
+}
+
+// connectionsOf reads, from the manager's cache c, the Forges and (when
+// this manager serves them) ClusterForges pointing at server key. They are
+// the cache's own objects (not copied): read them, never change them.
+func connectionsOf(ctx context.Context, c client.Reader, key string) (connections, error) {
+	var out connections
 	var forges forgev1.ForgeList
 	if err := c.List(ctx, &forges, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list Forges: %w", err)
+		return out, fmt.Errorf("list Forges: %w", err)
 	}
 	for i := range forges.Items {
 		if f := &forges.Items[i]; forge.ServerKey(f.Spec.URL) == key {
-			s.same[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
+			out.forges = append(out.forges, f)
 		}
 	}
 	if !clusterForgesServed.Load() {
-		return s, nil
+		return out, nil
 	}
 	var clusters forgev1.ClusterForgeList
 	if err := c.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list ClusterForges: %w", err)
+		return out, fmt.Errorf("list ClusterForges: %w", err)
 	}
 	for i := range clusters.Items {
 		if cf := &clusters.Items[i]; forge.ServerKey(cf.Spec.URL) == key {
-			s.same[types.NamespacedName{Name: cf.Name}] = true
-			s.clusters[cf.Name] = cf
+			out.clusters = append(out.clusters, cf)
 		}
 	}
-	return s, nil
+	return out, nil
 }
 
 // Lists are the list options that find the resources using each Forge and

@@ -67,6 +67,9 @@ type Fairness struct {
 	held     []heldSlot
 	woken    chan event.GenericEvent
 	watched  atomic.Bool // Wakeups is watched
+	// kinds are the Fairness of each controller made from this one
+	// (ForKind), for ServerPasses.
+	kinds []*Fairness
 }
 
 type parkedPass struct {
@@ -121,7 +124,30 @@ func (f *Fairness) ForKind() *Fairness {
 	if f == nil {
 		return nil
 	}
-	return NewFairness(f.limit)
+	k := NewFairness(f.limit)
+	f.mu.Lock()
+	f.kinds = append(f.kinds, k)
+	f.mu.Unlock()
+	return k
+}
+
+// ServerPasses counts the passes at server (a forge.ServerKey) running now
+// in every controller made from f (ForKind) and in f itself: what a shard
+// handing the server over waits to see at 0 (docs/shards.md) once its
+// passes refuse the server. Passes whose server was unknown when they began
+// (Tenant.Server "") are not counted.
+func (f *Fairness) ServerPasses(server string) int {
+	if f == nil {
+		return 0
+	}
+	f.mu.Lock()
+	n := f.inFlight["server/"+server]
+	kinds := slices.Clone(f.kinds)
+	f.mu.Unlock()
+	for _, k := range kinds {
+		n += k.ServerPasses(server)
+	}
+	return n
 }
 
 // DefaultForgeLimit leaves one worker of each pool of workers to the other

@@ -339,3 +339,47 @@ func TestFairWatchedWaitsForItsTurn(t *testing.T) {
 		t.Fatalf("gone ran without a slot and woke %q, want a-3", got)
 	}
 }
+
+// TestServerPasses: the passes at one server running in every kind's
+// controller are counted together, and no longer once they end.
+func TestServerPasses(t *testing.T) {
+	root := NewFairness(2)
+	labels, repos := root.ForKind(), root.ForKind()
+	at := func(ns, server string) Tenant {
+		return Tenant{Forge: types.NamespacedName{Namespace: ns, Name: "gitea"}, Server: server}
+	}
+	req := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+	}
+	var releases []func()
+	for _, p := range []struct {
+		f      *Fairness
+		tenant Tenant
+		name   string
+	}{
+		{labels, at("team-a", "https://a"), "l1"},
+		{repos, at("team-b", "https://a"), "r1"},
+		{repos, at("team-c", "https://b"), "r2"},
+	} {
+		release, ok := p.f.acquire(p.tenant, req(p.name))
+		if !ok {
+			t.Fatalf("%s found no slot", p.name)
+		}
+		releases = append(releases, release)
+	}
+	if got := root.ServerPasses("https://a"); got != 2 {
+		t.Errorf("passes at a: %d, want 2 (one Label, one Repository)", got)
+	}
+	releases[0]()
+	if got := root.ServerPasses("https://a"); got != 1 {
+		t.Errorf("passes at a after the Label's ended: %d, want 1", got)
+	}
+	releases[1]()
+	releases[2]()
+	if got := root.ServerPasses("https://a") + root.ServerPasses("https://b"); got != 0 {
+		t.Errorf("passes after all ended: %d, want 0", got)
+	}
+	if got := (*Fairness)(nil).ServerPasses("https://a"); got != 0 {
+		t.Errorf("no Fairness: %d passes, want 0", got)
+	}
+}

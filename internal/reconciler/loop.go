@@ -56,6 +56,10 @@ type Options struct {
 	// caps the passes of one Forge's resources running at once.
 	ReconcileTimeout time.Duration
 	Fairness         *Fairness
+	// Shards is the manager's part in the shards (--shard, docs/shards.md):
+	// it passes only over the resources of the forge servers its shard
+	// serves and holds; nil is a default manager alone.
+	Shards *Shards
 }
 
 // WithDefaults returns o with every unset option at its default: a 10
@@ -145,13 +149,19 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.schedule.forget(req.NamespacedName)
-			r.arrivals.forget(req.NamespacedName)
-			if f, ok := any(r.kind).(Forgetter); ok {
-				f.Forget(req.NamespacedName)
-			}
+			r.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	// Another shard's resource (its server moved, or it is not relabelled
+	// yet) is that shard's to write: nothing is written here, and nothing
+	// kept for it. Its server coming back, or its relabelling, brings it
+	// back (the Forge watch, the cache).
+	if ok, err := r.serves(ctx, obj); !ok {
+		if err == nil {
+			r.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, err
 	}
 	orig := obj.DeepCopyObject().(T)
 
@@ -200,6 +210,15 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		res.Priority = new(handler.LowPriority)
 	}
 	return res, nil
+}
+
+// forget drops what the loop keeps for a resource it no longer passes over.
+func (r *Reconciler[T]) forget(key types.NamespacedName) {
+	r.schedule.forget(key)
+	r.arrivals.forget(key)
+	if f, ok := any(r.kind).(Forgetter); ok {
+		f.Forget(key)
+	}
 }
 
 // awaitsRepository reports whether obj lives in a repository that a

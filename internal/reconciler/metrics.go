@@ -40,7 +40,13 @@ var passes = prometheus.NewCounterVec(prometheus.CounterOpts{
 }, []string{"kind", "outcome"})
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(driftCorrections, passes)
+	ctrlmetrics.Registry.MustRegister(Collectors()...)
+}
+
+// Collectors gives the loop's metrics (main registers them again with the
+// shard label, manager.ShardMetrics).
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{driftCorrections, passes}
 }
 
 // outcomeName names a pass's outcome for the passes metric.

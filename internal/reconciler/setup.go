@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -136,7 +137,20 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.forNamespace), builder.OnlyMetadata,
 				builder.WithPredicates(predicate.LabelChangedPredicate{}))
 	}
+	if opts.Shards.Leases() {
+		// A server handed over to this manager's shard: its resources go on.
+		b = b.Watches(&coordinationv1.Lease{}, LeaseHandler(r.client, r.forConnection), builder.WithPredicates(HolderChanged{}))
+	}
 	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
+}
+
+// forConnection enqueues every resource that uses connection conn (a
+// ClusterForge when conn has no namespace).
+func (r *Reconciler[T]) forConnection(ctx context.Context, conn types.NamespacedName) []ctrl.Request {
+	if conn.Namespace == "" {
+		return r.requests(ctx, "", IndexForgeRef, forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: conn.Name}.Key())
+	}
+	return r.requests(ctx, conn.Namespace, IndexForgeRef, conn.Name)
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.
@@ -236,7 +250,7 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 
 // forgeChanged passes the updates of a Forge or ClusterForge its
 // resources' passes depend on: its spec, its readiness (the Ready and Stalled conditions) and the
-// server version it found. Its drift figures (status.driftScopes and
+// server version it found, and its shard label (docs/shards.md). Its drift figures (status.driftScopes and
 // driftCheckIntervals) change as its resources come and go, and must not
 // re-run every one of them.
 type forgeChanged struct{ predicate.Funcs }
@@ -255,7 +269,8 @@ func (forgeChanged) Update(e event.UpdateEvent) bool {
 	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || o.ServerVersion != n.ServerVersion ||
 		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
 		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
-		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) ||
+		e.ObjectOld.GetLabels()[forgev1.ShardLabel] != e.ObjectNew.GetLabels()[forgev1.ShardLabel]
 }
 
 // connectionStatus is the status of a Forge or ClusterForge (whose inUse

@@ -37,6 +37,10 @@ func Scheme() *k8sruntime.Scheme {
 	return s
 }
 
+// OperatorNamespace is the operator's namespace in the suites: the secret
+// digest key's, and the shards' Leases'.
+const OperatorNamespace = "forge-operator-system"
+
 // ManagerOptions are the options of a manager in a test: Scheme, the
 // manager's cache options over all namespaces, no metrics or health
 // endpoint, and controller names that may repeat (a test
@@ -46,7 +50,7 @@ func ManagerOptions() ctrl.Options {
 	skip := true
 	return ctrl.Options{
 		Scheme:                 Scheme(),
-		Cache:                  manager.CacheOptions(nil), // as main's
+		Cache:                  manager.CacheOptions(nil, "", OperatorNamespace), // as main's
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: &skip},

@@ -170,16 +170,35 @@ func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
 	return out, nil
 }
 
-// startManagerProcess runs the manager against the API server at
-// kubeURL (a kubeProxy), watching ns, checking for drift every sync, with
-// its metrics served over plain HTTP on a free loopback port (metricsURL),
-// its Kubernetes client limits
+// managerArgs is what a benchmark sets of one manager process.
+type managerArgs struct {
+	// kubeURL is the API server the manager reaches (a kubeProxy).
+	kubeURL string
+	// namespaces are the namespaces it watches (--watch-namespaces).
+	namespaces []string
+	// digestKey is its secret digest key, namespace/name.
+	digestKey string
+	// logDir holds its kubeconfig and its log.
+	logDir string
+	// sync is its --sync-interval.
+	sync time.Duration
+	// shard is its --shard: "" for the default manager (docs/shards.md).
+	shard string
+}
+
+// startManagerProcess runs the manager as args say: against the API
+// server at args.kubeURL, watching args.namespaces, checking for drift every
+// args.sync, serving args.shard, with its metrics served over plain HTTP on
+// a free loopback port (metricsURL), its Kubernetes client limits
 // (BENCH_KUBE_QPS overrides the default --kube-api-qps, the burst twice
-// that) and its secret digest key at digestKey; its log goes to logDir.
-// BENCH_PPROF=host:port serves the manager's profiles there
-// (--pprof-bind-address), to take heap profiles while a workload runs:
+// that) and its secret digest key at args.digestKey; its log goes to
+// args.logDir. BENCH_PPROF=host:port serves the manager's profiles there
+// (--pprof-bind-address; the default manager's only, when there are
+// shards), to take heap profiles while a workload runs:
 // go tool pprof -top -inuse_space http://host:port/debug/pprof/heap.
-func startManagerProcess(kubeURL, ns, digestKey, logDir string, sync time.Duration) (*managerProcess, error) {
+// Every benchmark starts its managers here: the one place to adapt to a
+// new flag the managers need.
+func startManagerProcess(args managerArgs) (*managerProcess, error) {
 	bin, err := managerBinary()
 	if err != nil {
 		return nil, err
@@ -188,9 +207,9 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string, sync time.Durati
 	if err != nil {
 		return nil, err
 	}
-	kubeconfig := filepath.Join(logDir, "kubeconfig")
+	kubeconfig := filepath.Join(args.logDir, "kubeconfig-"+shardName(args.shard))
 	kc := clientcmdapi.NewConfig()
-	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: kubeURL}
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: args.kubeURL}
 	kc.AuthInfos["bench"] = &clientcmdapi.AuthInfo{}
 	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
 	kc.CurrentContext = "bench"
@@ -201,16 +220,21 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string, sync time.Durati
 	if v, err := strconv.ParseFloat(os.Getenv("BENCH_KUBE_QPS"), 64); err == nil && v > 0 {
 		qps, burst = v, int(2*v)
 	}
-	log, err := os.Create(filepath.Join(logDir, fmt.Sprintf("manager-%d.log", time.Now().UnixNano())))
+	log, err := os.Create(filepath.Join(args.logDir, fmt.Sprintf("manager-%s-%d.log", shardName(args.shard), time.Now().UnixNano())))
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin,
-		"--watch-namespaces="+ns, "--sync-interval="+sync.String(),
+		"--watch-namespaces="+strings.Join(args.namespaces, ","), "--sync-interval="+args.sync.String(),
 		"--health-probe-bind-address=0", "--metrics-bind-address="+metricsAddr, "--metrics-secure=false",
 		"--kube-api-qps="+strconv.FormatFloat(qps, 'f', -1, 64), "--kube-api-burst="+strconv.Itoa(burst),
-		"--secret-digest-key="+digestKey)
-	if addr := os.Getenv("BENCH_PPROF"); addr != "" {
+		"--secret-digest-key="+args.digestKey,
+		// As deployed (the chart's and config/default's default), and as
+		// --shard requires: the handover reads the shards' leases.
+		"--leader-elect")
+	if args.shard != "" {
+		cmd.Args = append(cmd.Args, "--shard="+args.shard)
+	} else if addr := os.Getenv("BENCH_PPROF"); addr != "" {
 		cmd.Args = append(cmd.Args, "--pprof-bind-address="+addr)
 	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
@@ -226,6 +250,15 @@ func startManagerProcess(kubeURL, ns, digestKey, logDir string, sync time.Durati
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// shardName is how the figures and file names call a shard: "default"
+// for the default manager.
+func shardName(shard string) string {
+	if shard == "" {
+		return "default"
+	}
+	return shard
 }
 
 // stop ends the manager as Kubernetes does (SIGTERM, then SIGKILL).

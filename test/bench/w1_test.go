@@ -17,9 +17,12 @@ limitations under the License.
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"runtime/debug"
@@ -101,10 +104,12 @@ func BenchmarkW1(b *testing.B) {
 	}
 }
 
-// call is one request the fake forge served.
+// call is one request the fake forge served, and the User-Agent that
+// sent it (a shard's manager says its shard there).
 type call struct {
 	at           time.Time
 	method, path string
+	agent        string
 }
 
 // recorder holds the forge calls and Kubernetes requests of a run.
@@ -136,24 +141,64 @@ func (r *recorder) reset() {
 	r.mu.Unlock()
 }
 
-// kubeTransport counts the manager's requests to the API server by verb and resource.
+// kubeTransport counts the manager's requests to the API server by verb and
+// resource: writes of the forge kinds and of the shards' per-server
+// Leases (their handover record; the renewals of a manager's
+// leader-election Lease are not counted, its one create is), uncached
+// Secret reads, and every read but watches (kubeReads).
 type kubeTransport struct {
 	rec  *recorder
 	next http.RoundTripper
 }
 
-var forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1alpha1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
+var (
+	forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1alpha1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
+	leaseResource = regexp.MustCompile(`^/apis/coordination\.k8s\.io/v1/namespaces/[^/]+/leases(/forge-operator-server-[^/?]*)?$`)
+)
+
+// kubeReads is the recorder's key of every GET but watches: lists and
+// gets, cached or not (a cache lists once, then watches).
+const kubeReads = "GET (every read but watches)"
+
+// shardLabelPatches is the recorder's key of the PATCHes that set a
+// resource's shard label (docs/shards.md), counted among the writes of
+// their kind too: writes() leaves it out.
+const shardLabelPatches = "(of the PATCHes) setting the shard label"
+
+// setsShardLabel is whether req is a PATCH whose body names the shard
+// label; it puts the body back for the request to send.
+func setsShardLabel(req *http.Request) bool {
+	if req.Method != http.MethodPatch || req.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	return err == nil && bytes.Contains(body, []byte(`"`+forgev1.ShardLabel+`"`))
+}
 
 func (t kubeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := ""
-	if m := forgeResource.FindStringSubmatch(req.URL.Path); m != nil && req.Method != http.MethodGet {
-		key = req.Method + " " + m[1] + m[3]
-	} else if strings.Contains(req.URL.Path, "/secrets/") && req.Method == http.MethodGet {
-		key = "GET secret (uncached)"
+	var keys []string
+	if req.Method == http.MethodGet {
+		if req.URL.Query().Get("watch") != "true" {
+			keys = append(keys, kubeReads)
+		}
+		if strings.Contains(req.URL.Path, "/secrets/") {
+			keys = append(keys, "GET secret (uncached)")
+		}
+	} else if m := forgeResource.FindStringSubmatch(req.URL.Path); m != nil {
+		keys = append(keys, req.Method+" "+m[1]+m[3])
+		if setsShardLabel(req) {
+			keys = append(keys, shardLabelPatches)
+		}
+	} else if leaseResource.MatchString(req.URL.Path) {
+		keys = append(keys, req.Method+" leases")
 	}
-	if key != "" {
+	if len(keys) > 0 {
 		t.rec.mu.Lock()
-		t.rec.kube[key]++
+		for _, k := range keys {
+			t.rec.kube[k]++
+		}
 		t.rec.mu.Unlock()
 	}
 	return t.next.RoundTrip(req)
@@ -192,17 +237,7 @@ type benchRun struct {
 func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, scene func(*fakeforge.Server)) *benchRun {
 	resetPeakRSS()
 	rec := &recorder{kube: map[string]int{}}
-	latency := benchLatency()
-	fake := fakeforge.New(fakeforge.WithToken(token))
-	srv := fake.Start()
-	inner := srv.Config.Handler
-	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
-			rec.addForge(call{at: time.Now(), method: r.Method, path: strings.TrimPrefix(r.URL.Path, "/api/v1")})
-			time.Sleep(latency)
-		}
-		inner.ServeHTTP(rw, r)
-	})
+	fake, srv := startFake(rec)
 	scene(fake)
 	ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 
@@ -217,10 +252,10 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, sce
 	if err != nil {
 		b.Fatal(err)
 	}
-	digestKey := types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
 	logDir := b.TempDir()
 	startManager := func() *managerProcess {
-		p, err := startManagerProcess(proxy.URL, ns, digestKey.String(), logDir, sync)
+		p, err := startManagerProcess(managerArgs{kubeURL: proxy.URL, namespaces: []string{ns},
+			digestKey: benchDigestKey.String(), logDir: logDir, sync: sync})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -237,22 +272,60 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, sce
 		proc: proc}
 	run.stop = func() { run.proc.stop(); proxy.Close(); srv.Close() }
 	run.restart = func() { run.proc.stop(); run.proc = startManager() }
-	run.apply(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: digestKey.Namespace}}); err != nil &&
-		!apierrors.IsAlreadyExists(err) {
-		b.Fatal(err)
+	createDigestNamespace(b, k8s)
+	for _, o := range tenant(ns, srv.URL, qps, nil) {
+		run.apply(o)
 	}
-	run.apply(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": token}})
-	fg := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea"}, Spec: forgev1.ForgeSpec{
-		URL: srv.URL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}}
-	if qps > 0 {
-		fg.Spec.RateLimit = &forgev1.RateLimit{QPS: qps, Burst: int32(qps * 2)}
-	}
-	run.apply(fg)
 	waitReady(b, k8s, ns, 1, time.Minute)
 	rec.reset()
 	run.start = time.Now()
 	return run
+}
+
+// benchDigestKey is where the managers keep their secret digest key
+// (hooks' and Actions secrets'), creating it on first use.
+var benchDigestKey = types.NamespacedName{Namespace: "forge-operator-system", Name: secretdigest.DefaultName}
+
+// createDigestNamespace creates the namespace of benchDigestKey, if it is not there.
+func createDigestNamespace(b *testing.B, k8s client.Client) {
+	err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchDigestKey.Namespace}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+}
+
+// startFake starts a fake forge over real HTTP whose API calls are
+// recorded in rec and take benchLatency more.
+func startFake(rec *recorder) (*fakeforge.Server, *httptest.Server) {
+	latency := benchLatency()
+	fake := fakeforge.New(fakeforge.WithToken(token))
+	srv := fake.Start()
+	inner := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			rec.addForge(call{at: time.Now(), method: r.Method, path: strings.TrimPrefix(r.URL.Path, "/api/v1"),
+				agent: r.Header.Get("User-Agent")})
+			time.Sleep(latency)
+		}
+		inner.ServeHTTP(rw, r)
+	})
+	return fake, srv
+}
+
+// tenant is what a tenant of the forge at url applies before its
+// resources: its namespace ns, the token Secret and the Forge "gitea" at
+// rate qps (the default when 0), with labels.
+func tenant(ns, url string, qps float64, labels map[string]string) []client.Object {
+	fg := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea", Labels: labels}, Spec: forgev1.ForgeSpec{
+		URL: url, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "token"}}}}
+	if qps > 0 {
+		fg.Spec.RateLimit = &forgev1.RateLimit{QPS: qps, Burst: int32(qps * 2)}
+	}
+	return []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": token}},
+		fg,
+	}
 }
 
 func benchLatency() time.Duration {
@@ -334,20 +407,11 @@ func (r *benchRun) convergeWith(n int, opts convergeOptions) recorded {
 
 	// At rest: no change, only drift checks.
 	r.rec.reset()
-	rest := 3 * r.sync
-	if r.sync >= 10*time.Minute {
-		rest = r.sync
-	}
 	restEnv := opts.restEnv
 	if len(restEnv) == 0 {
 		restEnv = []string{"W1_REST"}
 	}
-	for _, name := range restEnv {
-		if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
-			rest = v
-			break
-		}
-	}
+	rest := restFor(r.sync, restEnv)
 	time.Sleep(rest)
 	restCalls, restKube := r.rec.snapshot()
 	if opts.atRest != nil {
@@ -389,6 +453,21 @@ func (r *benchRun) convergeWith(n int, opts convergeOptions) recorded {
 		kube: kube, restKube: restKube, ready: ready, readiness: seen}
 }
 
+// restFor is how long the at-rest phase of a run at sync interval sync
+// watches: 3 intervals, or one when the interval is 10 minutes or longer,
+// unless the first of the variables env that is set says otherwise.
+func restFor(sync time.Duration, env []string) time.Duration {
+	for _, name := range env {
+		if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+			return v
+		}
+	}
+	if sync >= 10*time.Minute {
+		return sync
+	}
+	return 3 * sync
+}
+
 // restartAtRest restarts the manager of a run at rest and prints what
 // being sure again costs it: the forge reads of the first half interval
 // (before any listing's regular check is due again: at most one listing
@@ -412,26 +491,38 @@ func (r *benchRun) restartAtRest(n int) {
 }
 
 func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
-	// The forge side: organizations, repositories and runners exist (users
-	// register runners); the operator adopts the organizations and creates
-	// everything else.
 	var runners []string
-	run := newRun(b, cfg, qps, w1Sync, func(fake *fakeforge.Server) {
-		for o := range w.orgs {
-			org := fmt.Sprintf("org-%02d", o)
-			if _, err := fake.CreateOrg(org); err != nil {
-				b.Fatal(err)
-			}
-			runners = append(runners, fake.RegisterRunner(forge.OrgScope(org), "runner-"+org).Name)
-		}
-		for r := range w.repos {
-			if err := fake.CreateRepo(repoOrg(r, w), fmt.Sprintf("repo-%02d", r)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	run := newRun(b, cfg, qps, w1Sync, func(fake *fakeforge.Server) { runners = seedW1(b, fake, w) })
 	defer run.stop()
-	spec, apply, ns := run.spec, run.apply, run.ns
+	applyW1(run.apply, run.ns, run.spec, w, runners)
+	run.converge(w.objects())
+	run.restartAtRest(w.objects())
+}
+
+// seedW1 sets the forge side of w up: organizations, repositories and
+// runners exist (users register runners); the operator adopts the
+// organizations and creates everything else. It returns the runners'
+// names, by organization.
+func seedW1(b *testing.B, fake *fakeforge.Server, w workload) []string {
+	var runners []string
+	for o := range w.orgs {
+		org := fmt.Sprintf("org-%02d", o)
+		if _, err := fake.CreateOrg(org); err != nil {
+			b.Fatal(err)
+		}
+		runners = append(runners, fake.RegisterRunner(forge.OrgScope(org), "runner-"+org).Name)
+	}
+	for r := range w.repos {
+		if err := fake.CreateRepo(repoOrg(r, w), fmt.Sprintf("repo-%02d", r)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return runners
+}
+
+// applyW1 applies w's resources in ns with spec, on a forge seedW1 set up
+// (runners are its answer).
+func applyW1(apply func(client.Object), ns string, spec forgev1.ManagedSpec, w workload, runners []string) {
 	for o := range w.orgs {
 		org := fmt.Sprintf("org-%02d", o)
 		apply(&forgev1.Organization{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org},
@@ -455,8 +546,6 @@ func runW1(b *testing.B, cfg *rest.Config, w workload, qps float64) {
 					Name: fmt.Sprintf("area/l%02d", l), Color: "#00aabb"}})
 		}
 	}
-	run.converge(w.objects())
-	run.restartAtRest(w.objects())
 }
 
 // repoOrg is the organization repository r lives in: round robin, so that
@@ -606,7 +695,7 @@ func reads(calls []call) int {
 func writes(kube map[string]int) int {
 	n := 0
 	for k, v := range kube {
-		if !strings.HasPrefix(k, "GET ") {
+		if !strings.HasPrefix(k, "GET ") && k != shardLabelPatches {
 			n += v
 		}
 	}

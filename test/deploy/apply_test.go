@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
+	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -45,6 +46,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -89,11 +91,11 @@ func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, err
 	}
 }
 
-// TestDefaultOnAnAPIServer applies config/default to a real API server
-// (envtest) as `kubectl apply -k` would, with strict field validation and
-// the namespace's restricted Pod Security level enforced, then runs the
-// controllers as the manager's ServiceAccount (impersonated) with leader
-// election on: if the generated ClusterRole or the leader election Role
+// TestDefaultOnAnAPIServer applies config/default (and config/shards over
+// it) to a real API server (envtest) as `kubectl apply -k` would, with
+// strict field validation and the namespace's restricted Pod Security
+// level enforced, then runs the controllers as the manager's
+// ServiceAccount (impersonated) with leader election on: if the generated ClusterRole or the leader election Role
 // lacked a permission, the caches would not sync, the Lease not be taken or
 // the status not be written.
 // startAPIServer starts an API server (envtest: kube-apiserver and etcd)
@@ -149,6 +151,27 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		if w := warn.take(); len(w) > 0 {
 			t.Errorf("create %s %s: API server warnings %q", o.Kind, o.Name, w)
 		}
+	}
+
+	// config/shards applies over it, as `kubectl apply --server-side -k
+	// config/shards` on an installed config/default: the shard's manager is
+	// valid (its selector matches its Pods), admitted by the restricted
+	// level without a warning, and every other object applies unchanged.
+	for _, o := range render(t, repoPath("config", "shards")) {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(o.YAML, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		// Server-side apply refuses a field the schema lacks (as strict validation does).
+		if err := admin.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
+			t.Fatalf("apply config/shards' %s %s: %v", o.Kind, o.Name, err)
+		}
+		if w := warn.take(); len(w) > 0 {
+			t.Errorf("apply config/shards' %s %s: API server warnings %q", o.Kind, o.Name, w)
+		}
+	}
+	if err := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: shardDeployment("eu-1")}, &appsv1.Deployment{}); err != nil {
+		t.Errorf("shard eu-1's manager after applying config/shards: %v", err)
 	}
 
 	// The namespace does enforce "restricted": a privileged pod is refused.
@@ -226,6 +249,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}}
 	mgr, err := ctrl.NewManager(saCfg, ctrl.Options{
 		Scheme:                  scheme,
+		Cache:                   manager.CacheOptions(nil, "", namespace), // as main's
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		LeaderElection:          true,

@@ -75,7 +75,8 @@ func TestChartOnAnAPIServer(t *testing.T) {
 		}
 	}
 
-	for name, args := range map[string][]string{"cluster-wide": nil, "namespaced": namespacedValues} {
+	for name, args := range map[string][]string{"cluster-wide": nil, "namespaced": namespacedValues,
+		"sharded": {"--set", "shards={eu-1,eu-2}"}} {
 		t.Run("dry run "+name, func(t *testing.T) {
 			for _, o := range renderChartWithTests(t, args...) {
 				u := &unstructured.Unstructured{}
@@ -131,10 +132,10 @@ func TestChartOnAnAPIServer(t *testing.T) {
 		}
 		return out
 	}
-	deploymentArgs := func() []string {
+	deploymentArgs := func(name string) []string {
 		t.Helper()
 		var dep appsv1.Deployment
-		if err := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: deploymentName}, &dep); err != nil {
+		if err := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, &dep); err != nil {
 			t.Fatal(err)
 		}
 		return dep.Spec.Template.Spec.Containers[0].Args
@@ -162,9 +163,14 @@ func TestChartOnAnAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	run("upgrade", "forge-operator", chartDir, "--namespace", namespace, "--set", "manager.syncInterval=5m")
-	if args := deploymentArgs(); !slices.Contains(args, "--sync-interval=5m") {
+	// The upgrade adds a shard: its manager is created beside the default
+	// one, whose Deployment (and its immutable selector) the upgrade keeps.
+	run("upgrade", "forge-operator", chartDir, "--namespace", namespace, "--set", "manager.syncInterval=5m", "--set", "shards={eu-1}")
+	if args := deploymentArgs(deploymentName); !slices.Contains(args, "--sync-interval=5m") {
 		t.Errorf("after the upgrade the manager's args are %v, without --sync-interval=5m", args)
+	}
+	if args := deploymentArgs(shardDeployment("eu-1")); !slices.Contains(args, "--shard=eu-1") || !slices.Contains(args, "--sync-interval=5m") {
+		t.Errorf("after the upgrade shard eu-1's manager's args are %v, without --shard=eu-1 and --sync-interval=5m", args)
 	}
 	if got := digestKey(namespace); !bytes.Equal(got, key) {
 		t.Error("helm upgrade changed the digest key")
@@ -174,10 +180,11 @@ func TestChartOnAnAPIServer(t *testing.T) {
 	}
 
 	run("uninstall", "forge-operator", "--namespace", namespace)
-	poll(ctx, t, "the manager's Deployment and ClusterRole gone", func() (bool, error) {
+	poll(ctx, t, "the managers' Deployments and ClusterRole gone", func() (bool, error) {
 		errDep := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: deploymentName}, &appsv1.Deployment{})
+		errShard := admin.Get(ctx, types.NamespacedName{Namespace: namespace, Name: shardDeployment("eu-1")}, &appsv1.Deployment{})
 		errRole := admin.Get(ctx, types.NamespacedName{Name: "forge-operator-manager-role"}, &rbacv1.ClusterRole{})
-		return apierrors.IsNotFound(errDep) && apierrors.IsNotFound(errRole), nil
+		return apierrors.IsNotFound(errDep) && apierrors.IsNotFound(errShard) && apierrors.IsNotFound(errRole), nil
 	})
 	if got := crdUIDs(); !equalUIDs(got, crds) {
 		t.Errorf("helm uninstall removed CRDs: %v, were %v", got, crds)

@@ -171,11 +171,14 @@ func TestChartValuesStateTheManagersDefaults(t *testing.T) {
 }
 
 // TestChartPassesEveryManagerFlag: every flag of the manager is a value of
-// the chart. testdata/chart-every-flag.yaml sets each one; the args must
-// name every flag main.go defines, exactly as written here.
+// the chart. testdata/chart-every-flag.yaml sets each one; the args of its
+// shard eu-1's manager must name every flag main.go defines, exactly as
+// written here, and the default manager's the same but --shard.
 func TestChartPassesEveryManagerFlag(t *testing.T) {
-	var dep appsv1.Deployment
-	renderChart(t, "-f", repoPath("test", "deploy", "testdata", "chart-every-flag.yaml")).one(t, "Deployment", &dep)
+	var dep, def appsv1.Deployment
+	objs := renderChart(t, "-f", repoPath("test", "deploy", "testdata", "chart-every-flag.yaml"))
+	objs.named(t, "Deployment", shardDeployment("eu-1"), &dep)
+	objs.named(t, "Deployment", deploymentName, &def)
 	c := dep.Spec.Template.Spec.Containers[0]
 	for _, name := range managerFlags(t) {
 		if !slices.ContainsFunc(c.Args, func(a string) bool { return a == "--"+name || strings.HasPrefix(a, "--"+name+"=") }) {
@@ -198,6 +201,7 @@ func TestChartPassesEveryManagerFlag(t *testing.T) {
 		"--forge-deny-cidrs=10.0.0.0/8",
 		"--secret-digest-key=ops-key",
 		"--pprof-bind-address=localhost:6060",
+		"--shard=eu-1",
 		"--metrics-cert-dir=/etc/forge-operator/metrics-certs",
 		"--enable-http2",
 		"--zap-log-level=debug",
@@ -208,6 +212,10 @@ func TestChartPassesEveryManagerFlag(t *testing.T) {
 	}
 	if d := cmp.Diff(want, c.Args); d != "" {
 		t.Errorf("args (-want +got):\n%s", d)
+	}
+	want = slices.DeleteFunc(want, func(a string) bool { return a == "--shard=eu-1" })
+	if d := cmp.Diff(want, def.Spec.Template.Spec.Containers[0].Args); d != "" {
+		t.Errorf("the default manager's args (-want +got):\n%s", d)
 	}
 	// The ports and probes follow the values.
 	ports := map[string]int32{}

@@ -185,7 +185,7 @@ func TestNamespacedOnAnAPIServer(t *testing.T) {
 	metricsAddr := freeAddr(t)
 	mgr, err := ctrl.NewManager(saCfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  manager.CacheOptions(watched),
+		Cache:                  manager.CacheOptions(watched, "", namespace),
 		Metrics:                manager.MetricsOptions(metricsAddr, true, t.TempDir(), false),
 		HealthProbeBindAddress: "0",
 		// TestDefaultOnAnAPIServer registered the same controllers in this process.

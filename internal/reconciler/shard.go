@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+// Shards (docs/shards.md): the unit a shard serves is the forge server,
+// never one Forge, since claims (ServersOf) and fairness (Tenant) span
+// every Forge and ClusterForge of a server: a manager seeing half of a
+// server's resources would see half of the holders of its objects.
+
+// ShardOf is the shard serving forge server key: the forgev1.ShardLabel of
+// the server's oldest Forge or ClusterForge in c (Older: creation time,
+// then namespace, a ClusterForge's being "", and name), "" (the default
+// manager's) when that connection has no such label or the server has no
+// connection in c. decider names that connection ("Forge team-a/gitea",
+// "ClusterForge platform"), "" when there is none.
+func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider string, err error) {
+	conns, err := connectionsOf(ctx, c, key)
+	if err != nil {
+		return "", "", err
+	}
+	var oldest client.Object
+	for _, f := range conns.forges {
+		if oldest == nil || Older(f, oldest) {
+			oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
+		}
+	}
+	for _, cf := range conns.clusters {
+		if oldest == nil || Older(cf, oldest) {
+			oldest, decider = cf, forgev1.ClusterForgeKind+" "+cf.Name
+		}
+	}
+	if oldest == nil {
+		return "", "", nil
+	}
+	return oldest.GetLabels()[forgev1.ShardLabel], decider, nil
+}
+
+// serves reports whether this manager serves obj (Shards.Decide): whether
+// its server is its shard's, desired and held. A resource whose connection
+// is not in the cache (not made yet, or gone) is served by the manager
+// whose cache holds it, which then says it waits for its connection, as
+// without shards. A resource not served is left alone: no status,
+// finalizer or forge write. One of a server this manager neither holds nor
+// is to hold (a new resource of a sharded server in the default manager's
+// cache, or one left behind by a move) is relabelled for its server's
+// desired shard (one metadata patch): it leaves this manager's cache for
+// that shard's, which serves it once it holds the server.
+func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
+	server := ServerOf(ctx, r.client, ForgeKey(obj))
+	if server == "" {
+		return true, nil
+	}
+	d, err := r.opts.Shards.Decide(ctx, r.client, server)
+	if err != nil || d.State == Serve {
+		return err == nil, err
+	}
+	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shards.Shard(), "serverShard", d.Desired, "holder", d.Holder, "decidedBy", d.Decider)
+	if d.State == Stray {
+		log.V(1).Info("a resource of another shard's server: labelled for its shard")
+		return false, RelabelShard(ctx, r.client, obj, d.Desired)
+	}
+	log.V(1).Info("its server moves between shards: left to the handover")
+	return false, nil
+}
