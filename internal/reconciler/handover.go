@@ -201,8 +201,18 @@ func (s *Shards) Namespace() string {
 
 // Decide reads, from the cache, which shard the server (a forge.ServerKey)
 // is to have and which holds it, and what this manager does with its
-// resources; a server to hand over or to await is queued for the mover.
+// resources; a server to hand over or to await, or kept for a shard with
+// no manager, is queued for the mover.
 func (s *Shards) Decide(ctx context.Context, c client.Reader, server string) (Decision, error) {
+	d, err := s.decide(ctx, c, server)
+	if err == nil && (d.State == HandOver || d.State == Await || d.Unstarted) {
+		s.enqueue(server)
+	}
+	return d, err
+}
+
+// decide is Decide without queueing: the mover's own look.
+func (s *Shards) decide(ctx context.Context, c client.Reader, server string) (Decision, error) {
 	desired, decider, err := ShardOf(ctx, c, server)
 	if err != nil {
 		return Decision{}, err
@@ -224,15 +234,11 @@ func (s *Shards) Decide(ctx context.Context, c client.Reader, server string) (De
 			// Nobody to hand it to: kept served, and looked at again by
 			// the mover (which says so once in an Event).
 			d.State, d.Unstarted = Serve, true
-			s.enqueue(server)
 		}
 	case desired == mine:
 		d.State = Await
 	default:
 		d.State = Stray
-	}
-	if d.State == HandOver || d.State == Await {
-		s.enqueue(server)
 	}
 	return d, nil
 }
@@ -264,7 +270,9 @@ func (s *Shards) holder(ctx context.Context, c client.Reader, server string) (st
 	return *l.Spec.HolderIdentity, &l, nil
 }
 
-// enqueue queues server for the mover, once while it is pending.
+// enqueue queues server for the mover, once while it waits in the queue
+// (taken from it, it may be queued again: a pass may see a change the
+// mover's step did not).
 func (s *Shards) enqueue(server string) {
 	if s == nil || s.queue == nil {
 		return
@@ -274,6 +282,16 @@ func (s *Shards) enqueue(server string) {
 	if !s.pending[server] {
 		s.pending[server] = true
 		s.queue.Add(server)
+	}
+}
+
+func (s *Shards) setPending(server string, pending bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pending {
+		s.pending[server] = true
+	} else {
+		delete(s.pending, server)
 	}
 }
 
@@ -292,23 +310,23 @@ func (s *Shards) Start(ctx context.Context) error {
 		if quit {
 			return nil
 		}
+		s.setPending(server, false)
 		after, err := s.move(logf.IntoContext(ctx, log.WithValues("server", server)), server)
-		s.queue.Done(server)
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {
 				log.Error(err, "move a forge server between shards", "server", server)
 			}
+			s.setPending(server, true)
 			s.queue.AddRateLimited(server)
 		case after > 0:
+			s.setPending(server, true)
 			s.queue.Forget(server)
 			s.queue.AddAfter(server, after)
 		default:
 			s.queue.Forget(server)
-			s.mu.Lock()
-			delete(s.pending, server)
-			s.mu.Unlock()
 		}
+		s.queue.Done(server)
 	}
 }
 
@@ -316,7 +334,7 @@ func (s *Shards) Start(ctx context.Context) error {
 // before the next step, 0 when there is none (the server is no longer
 // this manager's to move).
 func (s *Shards) move(ctx context.Context, server string) (time.Duration, error) {
-	d, err := s.Decide(ctx, s.cached, server)
+	d, err := s.decide(ctx, s.cached, server)
 	if err != nil {
 		return 0, err
 	}
