@@ -68,7 +68,7 @@ type Fairness struct {
 	woken    chan event.GenericEvent
 	watched  atomic.Bool // Wakeups is watched
 	// kinds are the Fairness of each controller made from this one
-	// (ForKind), for ServerPasses.
+	// (ForKind), for PassesWhere.
 	kinds []*Fairness
 }
 
@@ -131,21 +131,26 @@ func (f *Fairness) ForKind() *Fairness {
 	return k
 }
 
-// ServerPasses counts the passes at server (a forge.ServerKey) running now
-// in every controller made from f (ForKind) and in f itself: what a shard
-// handing the server over waits to see at 0 (docs/shards.md) once its
-// passes refuse the server. Passes whose server was unknown when they began
-// (Tenant.Server "") are not counted.
-func (f *Fairness) ServerPasses(server string) int {
+// PassesWhere counts, over every controller made from f and f itself,
+// the slots in flight whose key (Tenant.keys: "forge/<namespace>/<forge
+// reference key>", "namespace/<namespace>", "server/<server key>") match
+// accepts: a pass matching two keys counts twice, so it tells 0 (what a
+// shard handing a server over waits for, docs/shards.md) from not 0.
+func (f *Fairness) PassesWhere(match func(key string) bool) int {
 	if f == nil {
 		return 0
 	}
 	f.mu.Lock()
-	n := f.inFlight["server/"+server]
+	n := 0
+	for k, v := range f.inFlight {
+		if match(k) {
+			n += v
+		}
+	}
 	kinds := slices.Clone(f.kinds)
 	f.mu.Unlock()
 	for _, k := range kinds {
-		n += k.ServerPasses(server)
+		n += k.PassesWhere(match)
 	}
 	return n
 }

@@ -22,9 +22,12 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
 
 // TestFair runs passes that block until released and checks that a Forge
@@ -340,26 +343,37 @@ func TestFairWatchedWaitsForItsTurn(t *testing.T) {
 	}
 }
 
-// TestServerPasses: the passes at one server running in every kind's
-// controller are counted together, and no longer once they end.
-func TestServerPasses(t *testing.T) {
+// TestPassesAtServer: what a handover drains (inFlightAt) counts the
+// passes of every kind's controller at the server: by its server key, and
+// by its connections for the passes that began with no server known (a
+// Forge of the server, a namespace's use of its ClusterForge); not those
+// at another server or through another connection, and no longer once
+// they end.
+func TestPassesAtServer(t *testing.T) {
 	root := NewFairness(2)
 	labels, repos := root.ForKind(), root.ForKind()
-	at := func(ns, server string) Tenant {
-		return Tenant{Forge: types.NamespacedName{Namespace: ns, Name: "gitea"}, Server: server}
+	at := func(ns, name, server string) Tenant {
+		return Tenant{Forge: types.NamespacedName{Namespace: ns, Name: name}, Server: server}
 	}
 	req := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 	}
+	conns := connections{
+		forges:   []*forgev1.Forge{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gitea"}}, {ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "gitea"}}},
+		clusters: []*forgev1.ClusterForge{{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}},
+	}
+	atA := inFlightAt("https://a", conns)
 	var releases []func()
 	for _, p := range []struct {
 		f      *Fairness
 		tenant Tenant
 		name   string
 	}{
-		{labels, at("team-a", "https://a"), "l1"},
-		{repos, at("team-b", "https://a"), "r1"},
-		{repos, at("team-c", "https://b"), "r2"},
+		{labels, at("team-a", "gitea", "https://a"), "l1"},
+		{repos, at("team-b", "gitea", ""), "r1"},
+		{labels, at("team-d", "ClusterForge/shared", ""), "c1"},
+		{repos, at("team-c", "gitea", "https://b"), "r2"},
+		{repos, at("team-e", "gitea", ""), "x1"},
 	} {
 		release, ok := p.f.acquire(p.tenant, req(p.name))
 		if !ok {
@@ -367,19 +381,18 @@ func TestServerPasses(t *testing.T) {
 		}
 		releases = append(releases, release)
 	}
-	if got := root.ServerPasses("https://a"); got != 2 {
-		t.Errorf("passes at a: %d, want 2 (one Label, one Repository)", got)
+	for i, name := range []string{"the Label at a", "the Repository of a Forge at a", "the Label through a's ClusterForge"} {
+		if got := root.PassesWhere(atA); got == 0 {
+			t.Errorf("before %s ended: no pass at a", name)
+		}
+		releases[i]()
 	}
-	releases[0]()
-	if got := root.ServerPasses("https://a"); got != 1 {
-		t.Errorf("passes at a after the Label's ended: %d, want 1", got)
+	if got := root.PassesWhere(atA); got != 0 {
+		t.Errorf("passes at a after all its passes ended: %d, want 0 (the others are at b or through another Forge)", got)
 	}
-	releases[1]()
-	releases[2]()
-	if got := root.ServerPasses("https://a") + root.ServerPasses("https://b"); got != 0 {
-		t.Errorf("passes after all ended: %d, want 0", got)
-	}
-	if got := (*Fairness)(nil).ServerPasses("https://a"); got != 0 {
+	releases[3]()
+	releases[4]()
+	if got := (*Fairness)(nil).PassesWhere(atA); got != 0 {
 		t.Errorf("no Fairness: %d passes, want 0", got)
 	}
 }

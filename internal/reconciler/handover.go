@@ -356,8 +356,12 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 // flight end and its cache holds none of the server's resources (each
 // relabelled for the desired shard), the Lease names the desired shard.
 func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.Duration, error) {
-	if n := s.fairness.ServerPasses(server); n > 0 {
-		logf.FromContext(ctx).V(1).Info("handover: waiting for the passes in flight", "passes", n)
+	conns, err := connectionsOf(ctx, s.cached, server)
+	if err != nil {
+		return 0, err
+	}
+	if n := s.fairness.PassesWhere(inFlightAt(server, conns)); n > 0 {
+		logf.FromContext(ctx).V(1).Info("handover: waiting for the passes in flight", "slots", n)
 		return s.drainPoll, nil
 	}
 	objs, err := s.resources(ctx, server, nil)
@@ -371,6 +375,36 @@ func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.
 		return s.drainPoll, err
 	}
 	return 0, s.writeHolder(ctx, server, d, d.Holder, "ShardHandedOver", "")
+}
+
+// inFlightAt matches the fairness keys of the passes at server: by its
+// server key, and by each of its connections (a pass that began before
+// its connection reached the cache counts against its connection only; a
+// ClusterForge's passes count against each namespace's use of it).
+func inFlightAt(server string, conns connections) func(key string) bool {
+	keys := map[string]bool{"server/" + server: true}
+	for _, f := range conns.forges {
+		keys["forge/"+f.Namespace+"/"+f.Name] = true
+	}
+	var uses []string
+	for _, cf := range conns.clusters {
+		uses = append(uses, "/"+forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}.Key())
+	}
+	return func(key string) bool {
+		if keys[key] {
+			return true
+		}
+		rest, ok := strings.CutPrefix(key, "forge/")
+		if !ok {
+			return false
+		}
+		for _, u := range uses {
+			if strings.HasSuffix(rest, u) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // takeOver: server is to move to this manager's shard, and another shard
