@@ -184,3 +184,13 @@ func known(l *forgev1.Label) {
 	waited(l)
 	l.Status.ID = 7
 }
+
+// TestLeaderElectionID: each shard elects its leader on a Lease of its own.
+func TestLeaderElectionID(t *testing.T) {
+	if got := LeaderElectionID(""); got != "forge-operator.forge.forgeops.dev" {
+		t.Errorf("default manager's lease %q: must stay the one installations already hold", got)
+	}
+	if got := LeaderElectionID("eu-1"); got != "forge-operator.forge.forgeops.dev-eu-1" {
+		t.Errorf("shard eu-1's lease %q", got)
+	}
+}
