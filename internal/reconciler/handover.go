@@ -126,14 +126,18 @@ type Decision struct {
 	deciding client.Object
 }
 
-// Note says, for a served connection's status, that its server waits for
+// Note says, for a served connection's status, that d's server waits for
 // a shard that has no manager; "" otherwise.
-func (d Decision) Note(namespace string) string {
+func (s *Shards) Note(d Decision) string {
 	if !d.Unstarted {
 		return ""
 	}
-	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s/%s): %s serves it until one runs",
-		ShardName(d.Desired), d.Decider, namespace, LeaderElectionID(d.Desired), ShardName(d.Holder))
+	lease := LeaderElectionID(d.Desired)
+	if s.Leases() {
+		lease = s.namespace + "/" + lease
+	}
+	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s): %s serves it until one runs",
+		ShardName(d.Desired), d.Decider, lease, ShardName(d.Holder))
 }
 
 // Shards is a manager's part in the shards: deciding, per server, whether
@@ -198,14 +202,6 @@ func (s *Shards) Shard() string {
 		return ""
 	}
 	return s.shard
-}
-
-// Namespace is the operator's namespace, where the Leases are.
-func (s *Shards) Namespace() string {
-	if s == nil {
-		return ""
-	}
-	return s.namespace
 }
 
 // Decide reads, from the cache, which shard the server (a forge.ServerKey)
@@ -355,7 +351,7 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 		return s.takeOver(ctx, server, d)
 	}
 	if d.Unstarted {
-		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, d.Note(s.namespace)))
+		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, s.Note(d)))
 		return s.recheck, nil
 	}
 	return 0, nil
@@ -440,8 +436,12 @@ func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.
 
 // running reports, from c, whether a manager of shard holds its
 // leader-election Lease now, and whether that Lease exists at all (a
-// manager of shard ever ran with leader election).
+// manager of shard ever ran with leader election); a manager that reads
+// no Leases knows of no other.
 func (s *Shards) running(ctx context.Context, c client.Reader, shard string) (running, known bool, err error) {
+	if !s.Leases() {
+		return false, false, nil
+	}
 	var l coordinationv1.Lease
 	err = c.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: LeaderElectionID(shard)}, &l)
 	if apierrors.IsNotFound(err) {
