@@ -184,7 +184,7 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       manager.LeaderElectionID(shard),
+		LeaderElectionID:       reconciler.LeaderElectionID(shard),
 		// The operator's namespace, where the shards' handover looks for
 		// every shard's leader-election Lease (docs/shards.md).
 		LeaderElectionNamespace: digestKey.Namespace,

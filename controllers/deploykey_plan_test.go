@@ -50,14 +50,7 @@ func newTestKey(t *testing.T, comment string) (string, string) {
 // edit; it writes nothing.
 func TestPlanDeployKeys(t *testing.T) {
 	ctx := context.Background()
-	ff, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}); err != nil {
-		t.Fatal(err)
-	}
+	ff, fc, url := testForge(t, "acme")
 	if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +73,7 @@ func TestPlanDeployKeys(t *testing.T) {
 		doc("kept", fmt.Sprintf("  publicKey: %q\n", kept)),
 		doc("moved", fmt.Sprintf("  title: new\n  readOnly: false\n  publicKey: %q\n", moved)),
 	}, "---\n"))
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: srv.URL, Namespace: "team"}, manifests)
+	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
 	got := map[string]plan.Item{}
 	for _, it := range items {
 		got[it.Name] = it

@@ -89,7 +89,7 @@ func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName,
 		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
 			forgev1.ShardLabel, own, d.Decider, reconciler.ShardName(d.Desired)))
 	}
-	if n := d.Note(c.Options.Shards.Namespace()); n != "" {
+	if n := c.Options.Shards.Note(d); n != "" {
 		notes = append(notes, n)
 	}
 	return strings.Join(notes, "; "), true, nil

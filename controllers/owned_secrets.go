@@ -19,7 +19,6 @@ package controllers
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -36,10 +35,7 @@ func ownedSecret(obj client.Object, kind, name string) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: obj.GetNamespace(), Name: name,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: forgev1.GroupVersion.String(), Kind: kind, Name: obj.GetName(), UID: obj.GetUID(),
-				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
-			}},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(obj, forgev1.GroupVersion.WithKind(kind))},
 		},
 		Type: corev1.SecretTypeOpaque,
 	}

@@ -47,6 +47,24 @@ const (
 	planHeader    = "Bearer header-secret-value"
 )
 
+// testForge starts a fake forge with organizations orgs (made on the fake
+// itself, so that no request is recorded) and returns it, a client of it
+// without a rate limit, and its URL.
+func testForge(t *testing.T, orgs ...string) (*fakeforge.Server, *forge.Client, string) {
+	t.Helper()
+	ff, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, org := range orgs {
+		if _, err := ff.CreateOrg(org); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ff, fc, srv.URL
+}
+
 func planObjects(t *testing.T, manifests string) []*unstructured.Unstructured {
 	t.Helper()
 	var out []*unstructured.Unstructured
@@ -249,14 +267,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 // ?token=) is shown as (secret) on both sides, never as text.
 func TestPlanHookCredentialURL(t *testing.T) {
 	ctx := context.Background()
-	ff, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ff.CreateOrg("acme"); err != nil {
-		t.Fatal(err)
-	}
+	_, fc, url := testForge(t, "acme")
 	const oldURL, newURL = "https://ci.example.com/build?token=OLD-CI-TOKEN", "https://ci:NEW-PASSWORD@ci.example.com/build"
 	h, err := fc.CreateHook(ctx, forge.OrgScope("acme"), forge.CreateHookOption{Type: "gitea", Active: true, Events: []string{"push"},
 		Config: map[string]string{"url": oldURL, "content_type": "json"}})
@@ -272,7 +283,7 @@ func TestPlanHookCredentialURL(t *testing.T) {
 kind: OrgHook
 metadata: {name: ci, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "`+newURL+`"}`)
-	env := PlanEnv{Forge: fc, Server: forge.NewServer("1.26.0"), WebURL: srv.URL, Reader: c, Namespace: "team",
+	env := PlanEnv{Forge: fc, Server: forge.NewServer("1.26.0"), WebURL: url, Reader: c, Namespace: "team",
 		DigestKey: types.NamespacedName{Namespace: "op", Name: "digest-key"}}
 	got := map[string]plan.Item{}
 	for _, it := range Plan(ctx, env, manifests) {

@@ -32,14 +32,7 @@ import (
 // as any other (the template is not looked at); nothing is written.
 func TestPlanRepositoryFromTemplate(t *testing.T) {
 	ctx := context.Background()
-	ff, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}); err != nil {
-		t.Fatal(err)
-	}
+	ff, fc, url := testForge(t, "acme")
 	for _, name := range []string{"go-service", "web"} {
 		if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: name, Template: name == "go-service"}); err != nil {
 			t.Fatal(err)
@@ -54,7 +47,7 @@ func TestPlanRepositoryFromTemplate(t *testing.T) {
 		doc("api", "  description: the API\n"),
 		doc("web", "  description: the website\n"),
 	}, "---\n"))
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: srv.URL, Namespace: "team"}, manifests)
+	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
 	got := map[string]plan.Item{}
 	for _, it := range items {
 		got[it.Name] = it

@@ -41,14 +41,7 @@ import (
 // it cannot tell. It asks the forge for no token.
 func TestPlanRunnerRegistrationTokens(t *testing.T) {
 	ctx := context.Background()
-	ff, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}); err != nil {
-		t.Fatal(err)
-	}
+	ff, fc, url := testForge(t, "acme")
 	ff.ClearRequests()
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
@@ -58,7 +51,7 @@ func TestPlanRunnerRegistrationTokens(t *testing.T) {
 			Labels: map[string]string{runnerTokenLabel: name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: forgev1.GroupVersion.String(), Kind: runnerTokenKindName,
 				Name: name, UID: types.UID("uid-" + uid), Controller: ptr.To(true)}}},
-			Data: map[string][]byte{"token": []byte("kept-token"), "url": []byte(srv.URL)}}
+			Data: map[string][]byte{"token": []byte("kept-token"), "url": []byte(url)}}
 	}
 	live := func(name string) *forgev1.RunnerRegistrationToken {
 		return &forgev1.RunnerRegistrationToken{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, UID: types.UID("uid-" + name)}}
@@ -78,7 +71,7 @@ func TestPlanRunnerRegistrationTokens(t *testing.T) {
 		doc("rotated", ", annotations: {forge.forgeops.dev/rotate-requested-at: \"2\"}"),
 		doc("theirs", ""),
 	}, "---\n"))
-	env := PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: srv.URL, Namespace: "team", Reader: c}
+	env := PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team", Reader: c}
 	got := map[string]plan.Item{}
 	for _, it := range Plan(ctx, env, manifests) {
 		got[it.Name] = it

@@ -41,15 +41,8 @@ import (
 // (the site admin its member) and user bob, and a client of it.
 func ownersForge(t *testing.T) (*fakeforge.Server, forge.Interface, forge.Team) {
 	t.Helper()
-	ff, srv := fakeforge.NewTestServer(t)
-	if _, err := ff.CreateOrg("acme"); err != nil {
-		t.Fatal(err)
-	}
+	ff, fc, _ := testForge(t, "acme")
 	ff.AddUser("bob")
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	owners, ok := ff.Team("acme", "Owners")
 	if !ok {
 		t.Fatal("the fake made no Owners team")

@@ -217,11 +217,7 @@ func fmtErr(err error) string {
 // written to the forge.
 func TestPlanUsers(t *testing.T) {
 	ctx := context.Background()
-	ff, srv := fakeforge.NewTestServer(t)
-	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ff, fc, url := testForge(t)
 	ff.AddUser("CI-Existing")
 	ff.AddUser("ci-drift")
 	ff.ClearRequests()
@@ -245,7 +241,7 @@ spec:
   fullName: Drift
   admin: true
   passwordSecretRef: {name: pw, key: password}`)
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: srv.URL, Namespace: "team"}, manifests)
+	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
 	got := map[string]plan.Item{}
 	for _, it := range items {
 		got[it.Name] = it

@@ -29,7 +29,6 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
 // Shards (--shard, docs/shards.md): several managers split the forge
@@ -45,10 +44,6 @@ func ValidShard(shard string) error {
 	}
 	return nil
 }
-
-// LeaderElectionID is the leader-election Lease of a shard's managers
-// (reconciler.LeaderElectionID, which the handover reads).
-func LeaderElectionID(shard string) string { return reconciler.LeaderElectionID(shard) }
 
 // managedObjects are an object of each managed kind of the API (every
 // kind with a forgev1.Managed spec, Forge and ClusterForge not among

@@ -46,15 +46,6 @@ func TestValidShard(t *testing.T) {
 	}
 }
 
-func TestLeaderElectionID(t *testing.T) {
-	if got := LeaderElectionID(""); got != "forge-operator.forge.forgeops.dev" {
-		t.Errorf("default manager's lease %q: must stay the one installations already hold", got)
-	}
-	if got := LeaderElectionID("eu-1"); got != "forge-operator.forge.forgeops.dev-eu-1" {
-		t.Errorf("shard eu-1's lease %q", got)
-	}
-}
-
 // TestCacheOptionsSelectByShard: every managed kind is cached by its shard
 // label (a shard's own value; for the default manager, none), and Forges,
 // ClusterForges, Secrets and ConfigMaps are cached whole.

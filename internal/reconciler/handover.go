@@ -83,9 +83,12 @@ func LeaderElectionID(shard string) string {
 
 // ServerLeaseName is the name of the Lease recording which shard serves
 // forge server key: the hash of the key, which is no object name.
-func ServerLeaseName(key string) string {
+func ServerLeaseName(key string) string { return "forge-operator-server-" + serverHash(key) }
+
+// serverHash names forge server key in a Lease's name and label value.
+func serverHash(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return "forge-operator-server-" + hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:8])
 }
 
 // ShardState is what a manager does with a server's resources.
@@ -115,16 +118,26 @@ type Decision struct {
 	// Lease of it: never deployed, or a mistyped label), so the holder
 	// keeps serving the server until one runs.
 	Unstarted bool
+
+	// conns are the server's connections as read (the cache's own
+	// objects: read them, never change them), deciding the connection
+	// named Decider.
+	conns    connections
+	deciding client.Object
 }
 
-// Note says, for a served connection's status, that its server waits for
+// Note says, for a served connection's status, that d's server waits for
 // a shard that has no manager; "" otherwise.
-func (d Decision) Note(namespace string) string {
+func (s *Shards) Note(d Decision) string {
 	if !d.Unstarted {
 		return ""
 	}
-	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s/%s): %s serves it until one runs",
-		ShardName(d.Desired), d.Decider, namespace, LeaderElectionID(d.Desired), ShardName(d.Holder))
+	lease := LeaderElectionID(d.Desired)
+	if s.Leases() {
+		lease = s.namespace + "/" + lease
+	}
+	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s): %s serves it until one runs",
+		ShardName(d.Desired), d.Decider, lease, ShardName(d.Holder))
 }
 
 // Shards is a manager's part in the shards: deciding, per server, whether
@@ -191,14 +204,6 @@ func (s *Shards) Shard() string {
 	return s.shard
 }
 
-// Namespace is the operator's namespace, where the Leases are.
-func (s *Shards) Namespace() string {
-	if s == nil {
-		return ""
-	}
-	return s.namespace
-}
-
 // Decide reads, from the cache, which shard the server (a forge.ServerKey)
 // is to have and which holds it, and what this manager does with its
 // resources; a server to hand over or to await, or kept for a shard with
@@ -213,15 +218,16 @@ func (s *Shards) Decide(ctx context.Context, c client.Reader, server string) (De
 
 // decide is Decide without queueing: the mover's own look.
 func (s *Shards) decide(ctx context.Context, c client.Reader, server string) (Decision, error) {
-	desired, decider, err := ShardOf(ctx, c, server)
+	conns, err := connectionsOf(ctx, c, server)
 	if err != nil {
 		return Decision{}, err
 	}
+	desired, decider, deciding := conns.shard()
 	holder, _, err := s.holder(ctx, s.reader(c), server)
 	if err != nil {
 		return Decision{}, err
 	}
-	d := Decision{Desired: desired, Holder: holder, Decider: decider}
+	d := Decision{Desired: desired, Holder: holder, Decider: decider, conns: conns, deciding: deciding}
 	mine := s.Shard()
 	switch {
 	case desired == mine && holder == mine:
@@ -345,7 +351,7 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 		return s.takeOver(ctx, server, d)
 	}
 	if d.Unstarted {
-		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, d.Note(s.namespace)))
+		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, s.Note(d)))
 		return s.recheck, nil
 	}
 	return 0, nil
@@ -356,15 +362,11 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 // flight end and its cache holds none of the server's resources (each
 // relabelled for the desired shard), the Lease names the desired shard.
 func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.Duration, error) {
-	conns, err := connectionsOf(ctx, s.cached, server)
-	if err != nil {
-		return 0, err
-	}
-	if n := s.fairness.PassesWhere(inFlightAt(server, conns)); n > 0 {
+	if n := s.fairness.PassesWhere(inFlightAt(server, d.conns)); n > 0 {
 		logf.FromContext(ctx).V(1).Info("handover: waiting for the passes in flight", "slots", n)
 		return s.drainPoll, nil
 	}
-	objs, err := s.resources(ctx, server, nil)
+	objs, err := s.resources(ctx, server, d.conns, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -419,7 +421,7 @@ func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.
 	if err != nil || running || !known {
 		return s.recheck, err
 	}
-	objs, err := s.resources(ctx, server, ShardSelector(d.Holder))
+	objs, err := s.resources(ctx, server, d.conns, ShardSelector(d.Holder))
 	if err != nil {
 		return 0, err
 	}
@@ -434,8 +436,12 @@ func (s *Shards) takeOver(ctx context.Context, server string, d Decision) (time.
 
 // running reports, from c, whether a manager of shard holds its
 // leader-election Lease now, and whether that Lease exists at all (a
-// manager of shard ever ran with leader election).
+// manager of shard ever ran with leader election); a manager that reads
+// no Leases knows of no other.
 func (s *Shards) running(ctx context.Context, c client.Reader, shard string) (running, known bool, err error) {
+	if !s.Leases() {
+		return false, false, nil
+	}
 	var l coordinationv1.Lease
 	err = c.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: LeaderElectionID(shard)}, &l)
 	if apierrors.IsNotFound(err) {
@@ -466,16 +472,12 @@ func ShardSelector(shard string) labels.Selector {
 }
 
 // resources lists the managed resources of every kind that use a
-// connection of server: from the cache by the forgeRef index when sel is
+// connection of server, conns: from the cache by the forgeRef index when sel is
 // nil (not copied: read them, never change them), otherwise from the API
 // server by the label selector sel (the resources of a shard whose
 // manager is gone are in no cache), kept when their connection is one of
 // the server's.
-func (s *Shards) resources(ctx context.Context, server string, sel labels.Selector) ([]client.Object, error) {
-	conns, err := connectionsOf(ctx, s.cached, server)
-	if err != nil {
-		return nil, err
-	}
+func (s *Shards) resources(ctx context.Context, server string, conns connections, sel labels.Selector) ([]client.Object, error) {
 	uses := map[types.NamespacedName]bool{}
 	var lists [][]client.ListOption
 	for _, f := range conns.forges {
@@ -582,7 +584,7 @@ func (s *Shards) writeHolder(ctx context.Context, server string, d Decision, fro
 		now := metav1.NowMicro()
 		err = s.writer.Create(ctx, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: ServerLeaseName(server),
-				Labels:      map[string]string{serverLeaseLabel: ServerLeaseName(server)[len("forge-operator-server-"):]},
+				Labels:      map[string]string{serverLeaseLabel: serverHash(server)},
 				Annotations: map[string]string{serverKeyAnnotation: server}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &to, AcquireTime: &now, RenewTime: &now},
 		})
@@ -606,7 +608,7 @@ func (s *Shards) writeHolder(ctx context.Context, server string, d Decision, fro
 	s.mu.Unlock()
 	msg := fmt.Sprintf("forge server %s moved from %s to %s%s: %d resources relabelled", server, ShardName(from), ShardName(to), why, n)
 	logf.FromContext(ctx).Info(msg)
-	s.event(ctx, d.Decider, corev1.EventTypeNormal, reason, msg)
+	s.event(d, corev1.EventTypeNormal, reason, msg)
 	return nil
 }
 
@@ -625,31 +627,15 @@ func (s *Shards) warnOnce(ctx context.Context, server string, d Decision, reason
 	s.mu.Unlock()
 	if !seen {
 		logf.FromContext(ctx).Info(msg)
-		s.event(ctx, d.Decider, corev1.EventTypeWarning, reason, msg)
+		s.event(d, corev1.EventTypeWarning, reason, msg)
 	}
 }
 
-// event records an Event on the connection named by decider ("Forge
-// ns/name" or "ClusterForge name", as ShardOf names it).
-func (s *Shards) event(ctx context.Context, decider, typ, reason, msg string) {
-	if s.recorder == nil {
-		return
+// event records an Event on the connection that decides d's server.
+func (s *Shards) event(d Decision, typ, reason, msg string) {
+	if s.recorder != nil && d.deciding != nil {
+		s.recorder.Eventf(d.deciding, nil, typ, reason, "Shard", "%s", msg)
 	}
-	var obj client.Object
-	kind, key, _ := strings.Cut(decider, " ")
-	switch kind {
-	case forgev1.ForgeKind:
-		ns, name, _ := strings.Cut(key, "/")
-		obj = &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	case forgev1.ClusterForgeKind:
-		obj = &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: key}}
-	default:
-		return
-	}
-	if err := s.cached.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-		return
-	}
-	s.recorder.Eventf(obj, nil, typ, reason, "Shard", "%s", msg)
 }
 
 // ShardName names a shard in a message.

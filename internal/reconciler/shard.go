@@ -41,7 +41,13 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 	if err != nil {
 		return "", "", err
 	}
-	var oldest client.Object
+	shard, decider, _ = conns.shard()
+	return shard, decider, nil
+}
+
+// shard is ShardOf of these connections, and the deciding connection
+// itself (nil when there is none).
+func (conns connections) shard() (shard, decider string, oldest client.Object) {
 	for _, f := range conns.forges {
 		if oldest == nil || Older(f, oldest) {
 			oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
@@ -55,7 +61,7 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 	if oldest == nil {
 		return "", "", nil
 	}
-	return oldest.GetLabels()[forgev1.ShardLabel], decider, nil
+	return oldest.GetLabels()[forgev1.ShardLabel], decider, oldest
 }
 
 // serves reports whether this manager serves obj (Shards.Decide): whether

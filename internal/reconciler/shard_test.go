@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,4 +184,33 @@ func waited(l *forgev1.Label) {
 func known(l *forgev1.Label) {
 	waited(l)
 	l.Status.ID = 7
+}
+
+// TestLeaderElectionID: each shard elects its leader on a Lease of its own.
+func TestLeaderElectionID(t *testing.T) {
+	if got := LeaderElectionID(""); got != "forge-operator.forge.forgeops.dev" {
+		t.Errorf("default manager's lease %q: must stay the one installations already hold", got)
+	}
+	if got := LeaderElectionID("eu-1"); got != "forge-operator.forge.forgeops.dev-eu-1" {
+		t.Errorf("shard eu-1's lease %q", got)
+	}
+}
+
+// TestDecideAlone: a default manager that reads no Leases (nil Shards)
+// serves every server, saying so of one labelled for a shard, which it
+// knows of no manager of.
+func TestDecideAlone(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	const a = "https://a.example.com"
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(shardForge("team", "gitea", a, "eu-1", t0)).Build()
+	d, err := (*Shards)(nil).Decide(context.Background(), c, forge.ServerKey(a))
+	if err != nil || d.State != Serve || !d.Unstarted || d.Desired != "eu-1" || d.Holder != "" {
+		t.Errorf("Decide = %+v, %v; want served, its shard eu-1 without a manager, held by the default manager", d, err)
+	}
+	if n := (*Shards)(nil).Note(d); !strings.Contains(n, "shard eu-1 (Forge team/gitea), which has no manager") {
+		t.Errorf("Note = %q, want it to say that shard eu-1 has no manager", n)
+	}
 }

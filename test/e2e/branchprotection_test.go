@@ -110,9 +110,7 @@ var _ = Describe("BranchProtection end to end", func() {
 	}
 
 	It("creates a rule with a push allow-list, approvals, status checks and protected files; adopts an existing one without a write; list order never causes a write", func() {
-		counter := newWriteCounter(forgeURL)
-		sc := &scenario{ns: newNamespace(counter.srv.URL), org: unique("e2e")}
-		DeferCleanup(sc.removeOrg)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		repo := sc.createRepo("web")
 		// Made in this order, the users' id order (Gitea 1.24's listing),

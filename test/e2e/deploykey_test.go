@@ -42,9 +42,7 @@ var _ = Describe("DeployKey end to end", func() {
 	ctx := context.Background()
 
 	It("generates pairs into owned Secrets, adopts a key made by hand without a write, and deletes them", func() {
-		counter := newWriteCounter(forgeURL)
-		sc := &scenario{ns: newNamespace(counter.srv.URL), org: unique("e2e")}
-		DeferCleanup(sc.removeOrg)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		repo := sc.createRepo("web")
 		keysOf := func(g Gomega) []forge.DeployKey {

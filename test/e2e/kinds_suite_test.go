@@ -147,7 +147,22 @@ type scenario struct {
 
 func newScenario() *scenario {
 	GinkgoHelper()
-	sc := &scenario{ns: newNamespace(forgeURL), org: unique("e2e")}
+	return scenarioAt(forgeURL)
+}
+
+// newCountedScenario is newScenario with its Forge reaching the forge
+// through a counter of its writes.
+func newCountedScenario() (*scenario, *writeCounter) {
+	GinkgoHelper()
+	counter := newWriteCounter(forgeURL)
+	return scenarioAt(counter.srv.URL), counter
+}
+
+// scenarioAt is a scenario whose Forge points at url, its organization
+// removed after the spec.
+func scenarioAt(url string) *scenario {
+	GinkgoHelper()
+	sc := &scenario{ns: newNamespace(url), org: unique("e2e")}
 	DeferCleanup(sc.removeOrg)
 	return sc
 }

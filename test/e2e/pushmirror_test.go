@@ -40,9 +40,7 @@ var _ = Describe("PushMirror end to end", func() {
 	ctx := context.Background()
 
 	It("adopts a mirror made by hand without a write, creates one with a password, replaces one on a new interval, and deletes them", func() {
-		counter := newWriteCounter(forgeURL)
-		sc := &scenario{ns: newNamespace(counter.srv.URL), org: unique("e2e")}
-		DeferCleanup(sc.removeOrg)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		repo := sc.createRepo("web")
 		mirrorsOf := func(g Gomega) []forge.PushMirror {

@@ -40,9 +40,7 @@ var _ = Describe("RunnerRegistrationToken end to end", func() {
 	ctx := context.Background()
 
 	It("writes an organization's and a repository's token that runners register with, asks once, and once per rotation", func() {
-		counter := newWriteCounter(forgeURL)
-		sc := &scenario{ns: newNamespace(counter.srv.URL), org: unique("e2e")}
-		DeferCleanup(sc.removeOrg)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		repo := sc.createRepo("web")
 		requests := func() int {

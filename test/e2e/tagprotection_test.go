@@ -45,9 +45,7 @@ var _ = Describe("TagProtection end to end", func() {
 	}
 
 	It("creates a protection, sets back allow-lists changed by hand without writing for order or case, and deletes it", func() {
-		counter := newWriteCounter(forgeURL)
-		sc := &scenario{ns: newNamespace(counter.srv.URL), org: unique("e2e")}
-		DeferCleanup(sc.removeOrg)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		repo := sc.createRepo("web")
 		zed, amy := userNamed("zz"), userNamed("Aa")

@@ -129,7 +129,7 @@ func startManager(t *testing.T, cfg *rest.Config, shard string) (stop func()) {
 	mo := testenv.ManagerOptions()
 	mo.Cache = manager.CacheOptions(nil, shard, testenv.OperatorNamespace)
 	mo.LeaderElection, mo.LeaderElectionReleaseOnCancel = true, true
-	mo.LeaderElectionID, mo.LeaderElectionNamespace = manager.LeaderElectionID(shard), testenv.OperatorNamespace
+	mo.LeaderElectionID, mo.LeaderElectionNamespace = reconciler.LeaderElectionID(shard), testenv.OperatorNamespace
 	mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = new(2*time.Second), new(1500*time.Millisecond), new(200*time.Millisecond)
 	stopManager, err := testmanager.Start(cfg, mo, controllers.Options{
 		SyncInterval:            10 * time.Minute,
