@@ -305,7 +305,7 @@ var _ = Describe("ClusterForge", func() {
 var _ = Describe("ClusterForge admission", func() {
 	ctx := context.Background()
 
-	It("refuses tenants entries that select nothing, owners that are no globs, and a bad URL", func() {
+	It("refuses tenants entries that select nothing, owners that are no globs, grantAdmin without siteAdmin, and a bad URL", func() {
 		base := func() *forgev1.ClusterForge {
 			return &forgev1.ClusterForge{
 				ObjectMeta: metav1.ObjectMeta{GenerateName: "bad-"},
@@ -325,6 +325,9 @@ var _ = Describe("ClusterForge admission", func() {
 			"owners glob": {func(cf *forgev1.ClusterForge) {
 				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"a"}, Owners: []forgev1.OwnerGlob{"acme/[x"}}}
 			}, "spec.tenants[0].owners[0]"},
+			"grantAdmin without siteAdmin": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"a"}, Owners: []forgev1.OwnerGlob{"*-bot"}, GrantAdmin: true}}
+			}, "grantAdmin needs siteAdmin: true on the same tenants entry"},
 			"no owners": {func(cf *forgev1.ClusterForge) {
 				cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"a"}}}
 			}, "spec.tenants[0].owners"},

@@ -235,7 +235,7 @@ func checkConnection(ctx context.Context, pool *connection.Pool, src connection.
 		return reconciler.Outcome{}, err
 	}
 	server := forge.NewServer(version)
-	st.ServerVersion, st.Login, st.Flavor = version, user.Login, server.Flavor
+	st.ServerVersion, st.Login, st.UserID, st.Flavor = version, user.Login, user.ID, server.Flavor
 	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
 	load := forge.DriftLoad(src.Name())
 	st.DriftScopes, st.DriftCheckIntervals = int32(load.Scopes), int32(load.Intervals)

@@ -20,9 +20,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -45,8 +48,10 @@ const fieldPassword = "passwordSecretRef"
 // password, which the forge never gives back, written when its Secret's
 // keyed digest differs from the one recorded (status.appliedSecrets);
 // deleted, under deletionPolicy Delete, without purging. The credentials'
-// own user (the connection's status.login) is never demoted, locked out
-// or deleted.
+// own account (the connection's status.login and status.userID) is never
+// written to nor adopted (Protected), and a site administrator is made,
+// adopted or kept only through a tenants entry with grantAdmin
+// (NotPermitted).
 type userKind struct {
 	kindBase[forgev1.User, forgev1.UserList]
 	digests *secretdigest.Digester
@@ -72,7 +77,8 @@ func (userKind) Describe(u *forgev1.User) string {
 // Connect reads the password Secret's version from the manager's cache;
 // its value is read only when it is sent or compared (writeOnlyValue).
 func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &userExt{obj: u, fc: pass.Forge, web: pass.WebURL, login: pass.Login, pending: pass.Pending, sent: k.sent}
+	e := &userExt{obj: u, fc: pass.Forge, web: pass.WebURL, login: pass.Login, userID: pass.UserID, pass: pass,
+		pending: pass.Pending, sent: k.sent}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
 	}
@@ -91,10 +97,14 @@ func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler
 }
 
 type userExt struct {
-	obj     *forgev1.User
-	fc      forge.Interface
-	web     string
-	login   string // the credentials' own user; "" until read (tokenUser)
+	obj *forgev1.User
+	fc  forge.Interface
+	web string
+	// login and userID are the account the connection's credentials
+	// belong to; "" and 0 until known (own).
+	login   string
+	userID  int64
+	pass    *reconciler.Pass
 	pending bool
 	// password is the Secret's value the account should have; nil when
 	// spec.passwordSecretRef is unset.
@@ -105,6 +115,9 @@ type userExt struct {
 	// sendPassword: Observe found the Secret's value other than the one
 	// recorded as sent.
 	sendPassword bool
+	// left is why a deletion leaves the account as it is (Protected,
+	// NotPermitted): Delete returns it.
+	left error
 }
 
 func (e *userExt) name() string { return string(e.obj.Spec.Username) }
@@ -116,6 +129,12 @@ func (e *userExt) writes() bool {
 }
 
 func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
+	// The guards come before anything is found, adopted or written: the
+	// account recorded in status may be the protected one under another
+	// name, which locate would otherwise report as renamed.
+	if err := e.protected(ctx, nil); err != nil {
+		return e.refuse(err)
+	}
 	all, err := e.fc.ListUsers(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
@@ -123,6 +142,12 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	found, err := e.locate(all)
 	if err != nil {
 		return reconciler.Observation{}, err
+	}
+	if err := e.protected(ctx, found); err != nil {
+		return e.refuse(err)
+	}
+	if err := e.admins(ctx, found); err != nil {
+		return e.refuse(err)
 	}
 	if found == nil {
 		if e.password != nil && e.writes() {
@@ -145,6 +170,78 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	slices.SortFunc(obs.Changes, byField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
+}
+
+// own learns the account the connection's credentials belong to: as the
+// connection's check recorded it (status.login and status.userID), else,
+// not recorded yet, as the forge answers GET /user.
+func (e *userExt) own(ctx context.Context) error {
+	if e.login != "" && e.userID != 0 {
+		return nil
+	}
+	me, err := e.fc.CurrentUser(ctx)
+	if err != nil {
+		return err
+	}
+	e.login, e.userID = me.Login, me.ID
+	return nil
+}
+
+// protected refuses the account the connection's credentials belong to,
+// by spec.username (without case), by status.id, or by the id of the
+// account found for the resource: writing its password or email would
+// hand a tenant the account the operator acts as (and lock the operator
+// out of the server under basic auth); demoting, deactivating or deleting
+// it would lock every tenant out.
+func (e *userExt) protected(ctx context.Context, found *forge.User) error {
+	if err := e.own(ctx); err != nil {
+		return err
+	}
+	var why string
+	switch {
+	case strings.EqualFold(e.name(), e.login):
+		why = fmt.Sprintf("its login is %q", e.login)
+	case e.userID != 0 && e.obj.Status.ID == e.userID:
+		why = fmt.Sprintf("status.id %d is its id", e.userID)
+	case e.userID != 0 && found != nil && found.ID == e.userID:
+		why = fmt.Sprintf("the account %q found for this resource has its id %d", found.Login, e.userID)
+	default:
+		return nil
+	}
+	return reconciler.Stall(forgev1.ReasonProtected,
+		"user %q is the account the credentials of %s belong to (%s): the operator writes nothing to it, no password, email, name, flag, demotion or deletion, and does not adopt it; nothing is written. Manage that account outside the operator",
+		e.name(), e.obj.Spec.ForgeRef, why)
+}
+
+// admins refuses a site administrator (spec.admin true, or an account
+// found that is one) unless the resource's tenants entry has grantAdmin.
+func (e *userExt) admins(ctx context.Context, found *forge.User) error {
+	var what string
+	switch {
+	case e.obj.Spec.Admin != nil && *e.obj.Spec.Admin:
+		what = "spec.admin is true"
+	case found != nil && found.IsAdmin:
+		what = fmt.Sprintf("the account %q is a site administrator on the forge", found.Login)
+	default:
+		return nil
+	}
+	p, err := e.pass.Admins(ctx)
+	if err != nil || p.Allowed {
+		return err
+	}
+	return reconciler.Stall(forgev1.ReasonNotPermitted, "%s, and %s; nothing is written", what, p.Why)
+}
+
+// refuse is what Observe answers when a guard refuses the account: the
+// guard's stall, or, while the resource is deleted, an account left as it
+// is (Delete returns why) so that the resource goes without a write.
+func (e *userExt) refuse(err error) (reconciler.Observation, error) {
+	var le *reconciler.Error
+	if e.obj.DeletionTimestamp.IsZero() || !errors.As(err, &le) {
+		return reconciler.Observation{}, err
+	}
+	e.left = reconciler.Leave(corev1.EventTypeWarning, le.Reason, "left user %q on the forge as it is: %s", e.name(), le.Error())
+	return reconciler.Observation{Exists: true, ID: e.obj.Status.ID}, nil
 }
 
 // locate finds the account by status.id, else by name without case, in
@@ -256,17 +353,6 @@ func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 		opt.Password = e.password.value
 		opt.MustChangePassword = new(e.obj.Spec.MustChangePassword != nil && *e.obj.Spec.MustChangePassword)
 	}
-	if what := lockout(opt); what != "" {
-		own, err := e.tokenUser(ctx)
-		if err != nil {
-			return err
-		}
-		if own {
-			return reconciler.Stall(forgev1.ReasonRejected,
-				"user %q is the user the ClusterForge's credentials belong to: the operator never %s it, which would lock the operator out; nothing is written. Change the spec, or use other credentials for the ClusterForge",
-				e.found.Login, what)
-		}
-	}
 	opt.LoginName = forge.LoginNameOf(e.found)
 	if _, err := e.fc.EditUser(ctx, e.found.Login, opt); err != nil {
 		return err
@@ -279,18 +365,12 @@ func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 }
 
 func (e *userExt) Delete(ctx context.Context, _ reconciler.Observation) error {
+	if e.left != nil {
+		return e.left
+	}
 	name := e.name()
 	if e.found != nil {
 		name = e.found.Login
-		own, err := e.tokenUser(ctx)
-		if err != nil {
-			return err
-		}
-		if own {
-			return reconciler.Stall(forgev1.ReasonRejected,
-				"user %q is the user the ClusterForge's credentials belong to: the operator never deletes it; nothing is written. Set spec.deletionPolicy to Orphan to let this resource go",
-				name)
-		}
 	}
 	err := e.fc.DeleteUser(ctx, name)
 	e.sent.forget(e.obj.UID, e.obj.Status.ID)
@@ -302,41 +382,6 @@ func (e *userExt) Delete(ctx context.Context, _ reconciler.Observation) error {
 			name, err)
 	}
 	return err
-}
-
-// tokenUser reports whether the account found is the credentials' own:
-// the connection's status.login, else (not known yet) the forge's answer
-// to who the credentials are.
-func (e *userExt) tokenUser(ctx context.Context) (bool, error) {
-	if e.login == "" {
-		me, err := e.fc.CurrentUser(ctx)
-		if err != nil {
-			return false, err
-		}
-		e.login = me.Login
-	}
-	return e.found != nil && strings.EqualFold(e.found.Login, e.login), nil
-}
-
-// lockout names what an edit would do that locks its account out of the
-// API: demote it, deactivate it, prohibit its sign-in, or make it change
-// its password first (the forge then refuses every call, its token's
-// too); "" when it does none of these.
-func lockout(opt forge.EditUserOption) string {
-	var what []string
-	if opt.Admin != nil && !*opt.Admin {
-		what = append(what, "demotes")
-	}
-	if opt.Active != nil && !*opt.Active {
-		what = append(what, "deactivates")
-	}
-	if opt.ProhibitLogin != nil && *opt.ProhibitLogin {
-		what = append(what, "prohibits the sign-in of")
-	}
-	if opt.MustChangePassword != nil && *opt.MustChangePassword {
-		what = append(what, "makes the password change of")
-	}
-	return strings.Join(what, " or ")
 }
 
 // userChanges compares the managed (set) fields of spec with account u:

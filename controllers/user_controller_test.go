@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -82,6 +83,7 @@ var _ = Describe("User", func() {
 			Namespaces: []string{ns},
 			Owners:     []forgev1.OwnerGlob{"ci-*", fakeforge.DefaultLogin},
 			SiteAdmin:  true,
+			GrantAdmin: true,
 		})
 	})
 
@@ -204,29 +206,29 @@ var _ = Describe("User", func() {
 		Expect(writesTo("/admin/users/ci-orphan")).To(BeZero())
 	})
 
-	It("never demotes or deletes the user the ClusterForge's credentials belong to", func() {
-		me := newUser(fakeforge.DefaultLogin)
-		me.Spec.Admin = ptr(false)
+	It("writes nothing to the account the ClusterForge's credentials belong to, named in any case, adopts nothing, and lets the resource go", func() {
+		putSecret(ns, "takeover", "password", "Tenant-Chosen-Passw0rd")
+		me := newUser("self")
+		me.Spec.Username = forgev1.OwnerName(strings.ToUpper(fakeforge.DefaultLogin))
+		me.Spec.Email, me.Spec.FullName, me.Spec.Admin = "tenant@example.com", ptr("Tenant"), ptr(false)
+		me.Spec.PasswordSecretRef = &forgev1.SecretKeySelector{Name: "takeover", Key: "password"}
 		me.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		before := forgeUser(fakeforge.DefaultLogin)(Default)
 		fake.ClearRequests()
 		Expect(k8s.Create(ctx, me)).To(Succeed())
-		msg := expectReason(me, metav1.ConditionFalse, forgev1.ReasonRejected)
-		Expect(msg).To(ContainSubstring(`user "` + fakeforge.DefaultLogin + `" is the user the ClusterForge's credentials belong to`))
-		Expect(msg).To(ContainSubstring("never demotes it"))
+		msg := expectReason(me, metav1.ConditionFalse, forgev1.ReasonProtected)
+		Expect(msg).To(ContainSubstring(`is the account the credentials of ClusterForge "` + cf.Name + `" belong to (its login is "` + fakeforge.DefaultLogin + `")`))
 		Expect(findCondition(me, forgev1.ConditionStalled)).NotTo(BeNil())
-		Expect(me.Status.ID).To(Equal(forgeUser(fakeforge.DefaultLogin)(Default).ID), "the user found is recorded")
+		Expect(me.Status.ID).To(BeZero(), "the account is not adopted")
+		Expect(me.Finalizers).To(BeEmpty())
 		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
-		Expect(forgeUser(fakeforge.DefaultLogin)(Default).IsAdmin).To(BeTrue())
+		Expect(forgeUser(fakeforge.DefaultLogin)(Default)).To(Equal(before))
+		Expect(signsIn(fakeforge.DefaultLogin, "Tenant-Chosen-Passw0rd")()).To(Equal(http.StatusUnauthorized))
 
 		Expect(k8s.Delete(ctx, me)).To(Succeed())
-		Eventually(func(g Gomega) string {
-			c := readyCondition(me)(g)
-			return c.Message
-		}, timeout, poll).Should(ContainSubstring("never deletes it"))
-		Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
-		change(me, func(u *forgev1.User) { u.Spec.DeletionPolicy = forgev1.DeletionPolicyOrphan })
 		gone(me)
-		forgeUser(fakeforge.DefaultLogin)(Default)
+		Expect(fake.WriteRequests()).To(BeEmpty())
+		Expect(forgeUser(fakeforge.DefaultLogin)(Default)).To(Equal(before))
 	})
 
 	It("is not served through a tenants entry without siteAdmin", func() {

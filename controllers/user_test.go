@@ -19,11 +19,15 @@ package controllers
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -70,108 +74,263 @@ func TestUserChanges(t *testing.T) {
 	}
 }
 
-func TestLockout(t *testing.T) {
-	cases := []struct {
-		opt  forge.EditUserOption
-		want string
-	}{
-		{forge.EditUserOption{}, ""},
-		{forge.EditUserOption{Admin: new(true), Active: new(true), ProhibitLogin: new(false), MustChangePassword: new(false), Password: "x"}, ""},
-		{forge.EditUserOption{Admin: new(false)}, "demotes"},
-		{forge.EditUserOption{Active: new(false)}, "deactivates"},
-		{forge.EditUserOption{ProhibitLogin: new(true)}, "prohibits the sign-in of"},
-		{forge.EditUserOption{MustChangePassword: new(true)}, "makes the password change of"},
-		{forge.EditUserOption{Admin: new(false), ProhibitLogin: new(true)}, "demotes or prohibits the sign-in of"},
-	}
-	for _, tc := range cases {
-		if got := lockout(tc.opt); got != tc.want {
-			t.Errorf("lockout(%+v) = %q, want %q", tc.opt, got, tc.want)
-		}
-	}
-}
-
-// usersForge is a forge of a few accounts that records the edits and
-// deletes sent to it.
+// usersForge is a forge of a few accounts whose credentials belong to
+// nobody among them.
 type usersForge struct {
 	forge.Interface
-	users   []forge.User
-	me      string
-	edits   []string
-	deletes []string
+	users []forge.User
 }
 
 func (f *usersForge) ListUsers(context.Context) ([]forge.User, error) { return f.users, nil }
 
 func (f *usersForge) CurrentUser(context.Context) (*forge.User, error) {
-	return &forge.User{ID: 1, Login: f.me, IsAdmin: true}, nil
+	return &forge.User{ID: 1, Login: "root", IsAdmin: true}, nil
 }
 
-func (f *usersForge) EditUser(_ context.Context, name string, _ forge.EditUserOption) (*forge.User, error) {
-	f.edits = append(f.edits, name)
-	return &forge.User{ID: 1, Login: name}, nil
-}
-
-func (f *usersForge) DeleteUser(_ context.Context, name string) error {
-	f.deletes = append(f.deletes, name)
-	return nil
-}
-
-// TestTokenUserNeverLockedOut: the credentials' own user (by the
-// connection's login, any case, or by asking the forge when that is not
-// known yet) is never demoted, deactivated, prohibited or deleted:
-// Stalled, Rejected, nothing written. Another admin is demoted.
-func TestTokenUserNeverLockedOut(t *testing.T) {
+// userPass runs a pass of User u as the loop does, through the fake forge
+// of r over HTTP: the connection recorded login and id (both empty: not
+// recorded yet), and ClusterForge cf decides whether u's namespace may
+// have site administrators. A deleted u deletes (deletionPolicy Delete)
+// what Observe found. It returns what Observe found and the pass's error.
+func userPass(r *rollbackRig, u *forgev1.User, login string, id int64, cf *forgev1.ClusterForge) (reconciler.Observation, error) {
 	ctx := context.Background()
-	users := []forge.User{{ID: 1, Login: "Root", IsAdmin: true, Active: true}, {ID: 2, Login: "other", IsAdmin: true, Active: true}}
-	run := func(t *testing.T, username, login string, spec func(*forgev1.UserSpec), deleting bool) (*usersForge, error) {
+	p := (&reconciler.Pass{Forge: r.fc, Reader: r.reader, Login: login, UserID: id}).
+		WithAdmins(func(context.Context) (reconciler.Permission, error) {
+			return reconciler.PermitsAdmins(cf, u.Namespace, nil, u.ForgeOwners()), nil
+		})
+	e, err := userKind{digests: r.digests, sent: newSentSecrets()}.Connect(ctx, u, p)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	obs, err := e.Observe(ctx)
+	if err != nil {
+		return obs, err
+	}
+	switch {
+	case !u.DeletionTimestamp.IsZero():
+		if obs.Exists {
+			err = e.Delete(ctx, obs)
+		}
+	case !obs.Exists:
+		obs, err = e.Create(ctx)
+	case len(obs.Changes) > 0:
+		err = e.Update(ctx, obs)
+	}
+	return obs, err
+}
+
+// siteAdmins is a ClusterForge whose entry for namespace team manages the
+// accounts named ci-* and, with grant, site administrators among them.
+func siteAdmins(grant bool) *forgev1.ClusterForge {
+	return &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+		Spec: forgev1.ClusterForgeSpec{Tenants: []forgev1.ClusterForgeTenant{{Namespaces: []string{"team"},
+			Owners: []forgev1.OwnerGlob{"ci-*", "forge-*"}, SiteAdmin: true, GrantAdmin: grant}}}}
+}
+
+var onShared = forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: "shared"}}
+
+// teamUser is a User of namespace team for login, its password from
+// Secret ci and every field set other than the forge has them.
+func teamUser(login string) *forgev1.User {
+	return &forgev1.User{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: strings.ToLower(login), UID: "uid-user"},
+		Spec: forgev1.UserSpec{ManagedSpec: onShared, Username: forgev1.OwnerName(login), Email: "taken-over@example.com",
+			FullName: new("Taken over"), Active: new(false), ProhibitLogin: new(true), Admin: new(false),
+			MustChangePassword: new(true), DeletionPolicy: forgev1.DeletionPolicyDelete,
+			PasswordSecretRef: &forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}
+}
+
+// expectStall fails t unless err stalls with reason and says want.
+func expectStall(t *testing.T, err error, reason, want string) {
+	t.Helper()
+	var le *reconciler.Error
+	if !errors.As(err, &le) || le.State != conditions.Stalled || le.Reason != reason || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want Stalled %s saying %q", err, reason, want)
+	}
+}
+
+// TestConnectionAccountProtected: a User naming the account the
+// connection's credentials belong to, by login in any case (recorded by
+// the connection's check, or asked of the forge when not recorded yet) or
+// by id (status.id, or the id of the account found by name), is Stalled,
+// Protected, and writes nothing at all: no password, email, name, flag,
+// demotion, deletion (deletionPolicy Delete leaves the account, with a
+// Warning Event, Protected), and no adoption (Observe finds nothing).
+func TestConnectionAccountProtected(t *testing.T) {
+	r := newRollbackRig(t)
+	r.setSecret("Tenant-Chosen-Passw0rd")
+	me, ok := r.ff.User(fakeforge.DefaultLogin)
+	if !ok {
+		t.Fatal("the fake has no site admin")
+	}
+	if _, err := r.fc.CreateUser(context.Background(), forge.CreateUserOption{Username: "ci-boss", Email: "ci-boss@example.com", Password: "Pw-ci-boss-12345"}); err != nil {
+		t.Fatal(err)
+	}
+	boss, _ := r.ff.User("ci-boss")
+	unchanged := func(t *testing.T) {
 		t.Helper()
-		f := &usersForge{users: users, me: "root"}
-		u := &forgev1.User{ObjectMeta: metav1.ObjectMeta{Name: username}}
-		u.Spec.Username = forgev1.OwnerName(username)
-		u.Spec.Email = users[0].Email
-		if deleting {
-			u.DeletionTimestamp = &metav1.Time{}
+		if w := r.ff.WriteRequests(); len(w) != 0 {
+			t.Fatalf("writes to the forge: %v", w)
 		}
-		spec(&u.Spec)
-		e, err := userKind{}.Connect(ctx, u, &reconciler.Pass{Forge: f, Login: login})
-		if err != nil {
-			t.Fatal(err)
+		if got, _ := r.ff.User(fakeforge.DefaultLogin); got != me {
+			t.Fatalf("the connection's account changed: %+v, was %+v", got, me)
 		}
-		obs, err := e.Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if deleting {
-			return f, e.Delete(ctx, obs)
-		}
-		return f, e.Update(ctx, obs)
 	}
-	for what, spec := range map[string]func(*forgev1.UserSpec){
-		"demote":         func(s *forgev1.UserSpec) { s.Admin = new(false) },
-		"deactivate":     func(s *forgev1.UserSpec) { s.Active = new(false) },
-		"prohibit login": func(s *forgev1.UserSpec) { s.ProhibitLogin = new(true) },
+	for _, c := range []struct {
+		name      string
+		username  string
+		statusID  int64
+		login     string
+		id        int64
+		deleting  bool
+		why       string
+		connected bool
+	}{
+		{name: "its login in another case", username: strings.ToUpper(fakeforge.DefaultLogin), login: me.Login, id: me.ID,
+			why: `its login is "` + fakeforge.DefaultLogin + `"`},
+		{name: "its login, the connection's record not made yet", username: fakeforge.DefaultLogin,
+			why: `its login is "` + fakeforge.DefaultLogin + `"`},
+		{name: "its login, deleted under deletionPolicy Delete", username: fakeforge.DefaultLogin, statusID: me.ID,
+			login: me.Login, id: me.ID, deleting: true, why: "its login is"},
+		// The connection's account renamed to ci-boss since its check:
+		// the login recorded is stale, the id is not.
+		{name: "the id of the account found by name", username: "ci-boss", login: me.Login, id: boss.ID,
+			why: `the account "ci-boss" found for this resource has its id`},
+		{name: "the id of the account found by name, deleted", username: "ci-boss", login: me.Login, id: boss.ID,
+			deleting: true, why: "has its id"},
+		{name: "its id in status", username: "ci-other", statusID: me.ID, login: me.Login, id: me.ID,
+			why: "status.id " + strconv.FormatInt(me.ID, 10) + " is its id"},
 	} {
-		for _, login := range []string{"root", ""} {
-			f, err := run(t, "root", login, spec, false)
-			var le *reconciler.Error
-			if !errors.As(err, &le) || le.Reason != forgev1.ReasonRejected || le.State != conditions.Stalled ||
-				!strings.Contains(err.Error(), `user "Root" is the user the ClusterForge's credentials belong to`) {
-				t.Errorf("%s the token user (login %q): %v", what, login, err)
+		t.Run(c.name, func(t *testing.T) {
+			r.ff.ClearRequests()
+			u := teamUser(c.username)
+			u.Status.ID = c.statusID
+			if c.deleting {
+				u.DeletionTimestamp = &metav1.Time{Time: time.Now()}
 			}
-			if len(f.edits) != 0 {
-				t.Errorf("%s the token user: edits %q sent", what, f.edits)
+			obs, err := userPass(r, u, c.login, c.id, siteAdmins(true))
+			if c.deleting {
+				var left *reconciler.Left
+				if !errors.As(err, &left) || left.Event.Type != corev1.EventTypeWarning || left.Event.Reason != forgev1.ReasonProtected ||
+					!strings.Contains(left.Event.Note, c.why) || !strings.Contains(left.Event.Note, "left user") {
+					t.Fatalf("deletion: got %v, want the account left, Protected", err)
+				}
+			} else {
+				expectStall(t, err, forgev1.ReasonProtected, c.why)
+				if !strings.Contains(err.Error(), `the account the credentials of ClusterForge "shared" belong to`) {
+					t.Errorf("message %q does not say whose account it is", err)
+				}
+				if obs.Exists || obs.ID != 0 {
+					t.Errorf("the account is adopted: %+v", obs)
+				}
 			}
-		}
-		if f, err := run(t, "other", "root", spec, false); err != nil || len(f.edits) != 1 {
-			t.Errorf("%s another admin: %v, edits %q", what, err, f.edits)
-		}
+			unchanged(t)
+			if got, _ := r.ff.User("ci-boss"); got != boss {
+				t.Fatalf("ci-boss changed: %+v", got)
+			}
+		})
 	}
-	f, err := run(t, "root", "root", func(*forgev1.UserSpec) {}, true)
-	if !strings.Contains(fmtErr(err), "never deletes it") || len(f.deletes) != 0 {
-		t.Errorf("delete the token user: %v, deletes %q", err, f.deletes)
+
+	// Another account of the same entry is managed: its fields and
+	// password are written, and it is deleted.
+	r.ff.ClearRequests()
+	other := teamUser("ci-boss")
+	other.Spec.Active, other.Spec.ProhibitLogin, other.Spec.MustChangePassword = nil, nil, nil
+	if _, err := userPass(r, other, me.Login, me.ID, siteAdmins(false)); err != nil {
+		t.Fatal(err)
 	}
-	if f, err = run(t, "other", "root", func(*forgev1.UserSpec) {}, true); err != nil || len(f.deletes) != 1 {
-		t.Errorf("delete another user: %v, deletes %q", err, f.deletes)
+	if got, _ := r.ff.User("ci-boss"); got.Email != "taken-over@example.com" || got.FullName != "Taken over" {
+		t.Fatalf("another account is not managed: %+v", got)
+	}
+	other.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	if _, err := userPass(r, other, me.Login, me.ID, siteAdmins(false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.ff.User("ci-boss"); ok {
+		t.Fatal("another account is not deleted")
+	}
+}
+
+// TestSiteAdminsNeedGrantAdmin: a tenants entry with siteAdmin alone never
+// makes, adopts or keeps a site administrator: a User with admin: true, or
+// one whose account is an administrator on the forge, is Stalled,
+// NotPermitted, and writes nothing (its deletion leaves the account, with
+// a Warning Event); with grantAdmin on that entry it is managed.
+func TestSiteAdminsNeedGrantAdmin(t *testing.T) {
+	ctx := context.Background()
+	r := newRollbackRig(t)
+	r.setSecret("Tenant-Chosen-Passw0rd")
+	me, _ := r.ff.User(fakeforge.DefaultLogin)
+	if _, err := r.fc.CreateUser(ctx, forge.CreateUserOption{Username: "ci-admin", Email: "ci-admin@example.com", Password: "Pw-ci-admin-12345"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.fc.EditUser(ctx, "ci-admin", forge.EditUserOption{LoginName: "ci-admin", Admin: new(true)}); err != nil {
+		t.Fatal(err)
+	}
+	admin, _ := r.ff.User("ci-admin")
+	bot := func(login string, isAdmin *bool) *forgev1.User {
+		return &forgev1.User{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: login, UID: "uid-" + types.UID(login)},
+			Spec: forgev1.UserSpec{ManagedSpec: onShared, Username: forgev1.OwnerName(login), Email: login + "@example.org", Admin: isAdmin,
+				DeletionPolicy: forgev1.DeletionPolicyDelete, PasswordSecretRef: &forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}
+	}
+	for _, c := range []struct {
+		name     string
+		user     *forgev1.User
+		deleting bool
+		why      string
+	}{
+		{"admin: true on a new account", bot("ci-new", new(true)), false, "spec.admin is true"},
+		{"adopting an administrator", bot("ci-admin", nil), false, `the account "ci-admin" is a site administrator on the forge`},
+		{"demoting an administrator", bot("ci-admin", new(false)), false, "is a site administrator"},
+		{"deleting an administrator", bot("ci-admin", nil), true, "is a site administrator"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r.ff.ClearRequests()
+			if c.deleting {
+				c.user.Status.ID = admin.ID
+				c.user.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+			}
+			obs, err := userPass(r, c.user, me.Login, me.ID, siteAdmins(false))
+			if c.deleting {
+				var left *reconciler.Left
+				if !errors.As(err, &left) || left.Event.Reason != forgev1.ReasonNotPermitted || !strings.Contains(left.Event.Note, c.why) {
+					t.Fatalf("deletion: got %v, want the account left, NotPermitted", err)
+				}
+			} else {
+				expectStall(t, err, forgev1.ReasonNotPermitted, c.why)
+				if !strings.Contains(err.Error(), "grantAdmin: true") {
+					t.Errorf("message %q does not say what it needs", err)
+				}
+				if obs.Exists {
+					t.Errorf("the account is adopted: %+v", obs)
+				}
+			}
+			if w := r.ff.WriteRequests(); len(w) != 0 {
+				t.Fatalf("writes to the forge: %v", w)
+			}
+			if _, ok := r.ff.User("ci-new"); ok {
+				t.Fatal("ci-new is created")
+			}
+			if got, _ := r.ff.User("ci-admin"); got != admin {
+				t.Fatalf("ci-admin changed: %+v, was %+v", got, admin)
+			}
+		})
+	}
+
+	// With grantAdmin: an administrator is made, adopted and kept.
+	made := bot("ci-new", new(true))
+	if _, err := userPass(r, made, me.Login, me.ID, siteAdmins(true)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.ff.User("ci-new"); !got.IsAdmin {
+		t.Fatalf("ci-new is not an administrator: %+v", got)
+	}
+	adopted := bot("ci-admin", nil)
+	obs, err := userPass(r, adopted, me.Login, me.ID, siteAdmins(true))
+	if err != nil || obs.ID != admin.ID {
+		t.Fatalf("adopt ci-admin: %+v, %v", obs, err)
+	}
+	if got, _ := r.ff.User("ci-admin"); !got.IsAdmin || got.Email != "ci-admin@example.org" {
+		t.Fatalf("ci-admin not managed: %+v", got)
 	}
 }
 
@@ -201,13 +360,6 @@ func TestRandomPassword(t *testing.T) {
 	if a == b || len(a) < 40 || len(a) > 255 {
 		t.Fatalf("random passwords %q and %q", a, b)
 	}
-}
-
-func fmtErr(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // TestPlanUsers: plan reads users through the same observe and diff code:

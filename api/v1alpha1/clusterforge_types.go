@@ -46,6 +46,7 @@ type NamespaceRegex string
 // manage through the ClusterForge. A namespace is selected when any of
 // namespaces, namespaceSelector and namespaceRegexes selects it.
 // +kubebuilder:validation:XValidation:rule="has(self.namespaces) || has(self.namespaceSelector) || has(self.namespaceRegexes)",message="a tenant entry selects namespaces: set namespaces, namespaceSelector or namespaceRegexes"
+// +kubebuilder:validation:XValidation:rule="!has(self.grantAdmin) || !self.grantAdmin || (has(self.siteAdmin) && self.siteAdmin)",message="grantAdmin needs siteAdmin: true on the same tenants entry"
 type ClusterForgeTenant struct {
 	// namespaces selected by name.
 	// +listType=set
@@ -75,9 +76,20 @@ type ClusterForgeTenant struct {
 	Owners []OwnerGlob `json:"owners"`
 
 	// siteAdmin lets the selected namespaces use the site-admin kinds
-	// (User) through the ClusterForge, for the owners (user names) above.
+	// (User) through the ClusterForge, for the owners (user names) above,
+	// and never for a site administrator (see grantAdmin) nor for the
+	// account the ClusterForge's own credentials belong to.
 	// +optional
 	SiteAdmin bool `json:"siteAdmin,omitempty"`
+
+	// grantAdmin, with siteAdmin, also lets the selected namespaces make,
+	// adopt or keep site administrators among the owners above: a User
+	// with admin: true, or one whose account is an administrator on the
+	// forge. Without it such a User writes nothing (NotPermitted): an
+	// administrator's password or email in a tenant's hands is the whole
+	// server in its hands.
+	// +optional
+	GrantAdmin bool `json:"grantAdmin,omitempty"`
 }
 
 // ClusterForgeSpec is a Forge's connection with the tenants that may use it.

@@ -112,6 +112,10 @@ const (
 	// forge since it was read: nothing is written to it, and it is not
 	// deleted.
 	ReasonMoved = "Moved"
+	// ReasonProtected: the object is the account the connection's own
+	// credentials belong to (its login or id from GET /user): the operator
+	// writes nothing to it, nor adopts it.
+	ReasonProtected = "Protected"
 	// ReasonTokenUnchanged (a Warning Event): a rotation of a
 	// RunnerRegistrationToken got back the token its Secret holds already:
 	// the forge's API answers its current token and cannot reset it.

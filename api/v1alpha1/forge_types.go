@@ -137,6 +137,10 @@ type ForgeStatus struct {
 	// login of the user the credentials belong to.
 	// +optional
 	Login string `json:"login,omitempty"`
+	// userID is the forge's id of the user the credentials belong to: a
+	// User naming that account, by login or by id, writes nothing to it.
+	// +optional
+	UserID int64 `json:"userID,omitempty"`
 	// driftScopes is how many scopes (listings: a repository's labels, an
 	// organization's teams, ...) the drift checks of this Forge's resources
 	// read, each once per sync interval, as of the Forge's last check.

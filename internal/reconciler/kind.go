@@ -204,10 +204,12 @@ type Pass struct {
 	Server forge.Server
 	// WebURL is the forge's web root (spec.url without /api/v1), for the URLs of its objects.
 	WebURL string
-	// Login is the user the Forge's or ClusterForge's credentials belong
-	// to (its status.login): a kind that manages users never demotes or
-	// deletes it.
-	Login string
+	// Login and UserID are the user the Forge's or ClusterForge's
+	// credentials belong to (its status.login and status.userID, recorded
+	// by the connection's check from GET /user; empty and 0 until then):
+	// a kind that manages users writes nothing to that account.
+	Login  string
+	UserID int64
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Writer creates what a kind keeps in the cluster for its resources
@@ -239,6 +241,26 @@ type Pass struct {
 	reads *forge.ReadPolicy // how the pass reads the forge (readPolicy)
 
 	claimedBy func(ctx context.Context, id int64) (string, error)
+	admins    func(ctx context.Context) (Permission, error)
+}
+
+// Admins says whether the pass may make, adopt or keep site
+// administrators (a kind that manages users): through a ClusterForge, only
+// a tenants entry with siteAdmin and grantAdmin whose owners match every
+// owner of the resource lets it, decided afresh at each call from the
+// ClusterForge and the namespace's labels as the manager's cache holds
+// them. A pass no ClusterForge decides (plan, which writes nothing) may.
+func (p *Pass) Admins(ctx context.Context) (Permission, error) {
+	if p.admins == nil {
+		return Permission{Allowed: true}, nil
+	}
+	return p.admins(ctx)
+}
+
+// WithAdmins sets what Admins answers, for a Pass built outside the loop.
+func (p *Pass) WithAdmins(f func(ctx context.Context) (Permission, error)) *Pass {
+	p.admins = f
+	return p
 }
 
 // ClaimedBy names another resource of the kind (namespace/name) that holds

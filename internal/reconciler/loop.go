@@ -883,6 +883,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		reads:    reads,
 		Server:   forge.NewServer(t.status.ServerVersion),
 		Login:    t.status.Login,
+		UserID:   t.status.UserID,
 		WebURL:   strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
 		Reader:   r.reader,
 		Writer:   r.client,
@@ -898,6 +899,13 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 			// Any other holder counts, older or younger: adopting a forge
 			// object another resource already holds would make a conflict.
 			return r.holder(ctx, obj, indexID, idValue(id), false)
+		},
+		admins: func(ctx context.Context) (Permission, error) {
+			if t.cluster == nil {
+				// Through a Forge no site-admin kind passes (target).
+				return Permission{Why: fmt.Sprintf("%s is not a ClusterForge", ref)}, nil
+			}
+			return adminsPermission(ctx, r.client, t.cluster.Name, obj)
 		},
 	}, nil
 }

@@ -266,7 +266,10 @@ func (forgeChanged) Update(e event.UpdateEvent) bool {
 		}
 		return ""
 	}
+	// Another account behind the credentials changes what a User may
+	// touch (the connection's own account is protected).
 	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || o.ServerVersion != n.ServerVersion ||
+		o.Login != n.Login || o.UserID != n.UserID ||
 		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
 		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
 		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) ||

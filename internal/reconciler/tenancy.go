@@ -123,6 +123,30 @@ func Permits(cf *forgev1.ClusterForge, ns string, nsLabels map[string]string, ow
 		cf.Name, ns, quoteAll(denied), quoteAll(denied), needs, ns, strings.Join(slices.Compact(granted), ", "), note)}
 }
 
+// PermitsAdmins decides whether a resource in namespace ns (with labels
+// nsLabels) may make, adopt or keep site administrators under owners
+// through cf: each owner needs an entry that selects the namespace with
+// siteAdmin and grantAdmin and whose owners glob matches it. siteAdmin
+// alone manages the accounts its owners match, never an administrator:
+// an administrator's password or email written by a tenant would give
+// that tenant the whole server.
+func PermitsAdmins(cf *forgev1.ClusterForge, ns string, nsLabels map[string]string, owners []string) Permission {
+	var denied []string
+	for _, o := range owners {
+		if !slices.ContainsFunc(cf.Spec.Tenants, func(t forgev1.ClusterForgeTenant) bool {
+			ok, _ := selects(t, ns, nsLabels)
+			return ok && t.SiteAdmin && t.GrantAdmin && ownerAllowed(t, o)
+		}) {
+			denied = append(denied, o)
+		}
+	}
+	if len(owners) > 0 && len(denied) == 0 {
+		return Permission{Allowed: true}
+	}
+	return Permission{Why: fmt.Sprintf("ClusterForge %q does not let namespace %s make, adopt or keep site administrators: %s needs a tenants entry that selects the namespace with siteAdmin: true and grantAdmin: true and an owners glob matching it",
+		cf.Name, ns, quoteAll(denied))}
+}
+
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
@@ -196,6 +220,26 @@ func permission(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, 
 		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
 	}
 	return Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj)), nil
+}
+
+// adminsPermission decides whether obj may make, adopt or keep site
+// administrators through ClusterForge name, reading it and its namespace's
+// labels from c (the manager's cache). A ClusterForge that is gone permits
+// nothing.
+func adminsPermission(ctx context.Context, c client.Reader, name string, obj forgev1.Managed) (Permission, error) {
+	var cf forgev1.ClusterForge
+	if err := c.Get(ctx, types.NamespacedName{Name: name}, &cf); err != nil {
+		if apierrors.IsNotFound(err) {
+			return Permission{Why: fmt.Sprintf("ClusterForge %q not found", name)}, nil
+		}
+		return Permission{}, err
+	}
+	var ns metav1.PartialObjectMetadata
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
+		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
+	}
+	return PermitsAdmins(&cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners()), nil
 }
 
 // notPermitted is the stall of a resource its ClusterForge does not serve.

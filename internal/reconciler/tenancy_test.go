@@ -90,6 +90,45 @@ func TestPermits(t *testing.T) {
 	}
 }
 
+// TestPermitsAdmins: siteAdmin alone never makes, adopts or keeps a site
+// administrator; that needs grantAdmin on an entry that selects the
+// namespace, is siteAdmin and whose owners match the login. Another
+// entry's grantAdmin, for other namespaces or other owners, does not lend
+// it.
+func TestPermitsAdmins(t *testing.T) {
+	cf := &forgev1.ClusterForge{
+		ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+		Spec: forgev1.ClusterForgeSpec{Tenants: []forgev1.ClusterForgeTenant{
+			{Namespaces: []string{"team-a"}, Owners: []forgev1.OwnerGlob{"*-bot"}, SiteAdmin: true},
+			{Namespaces: []string{"team-a"}, Owners: []forgev1.OwnerGlob{"admin-*"}, SiteAdmin: true, GrantAdmin: true},
+			{Namespaces: []string{"platform"}, Owners: []forgev1.OwnerGlob{"*"}, SiteAdmin: true, GrantAdmin: true},
+		}},
+	}
+	for _, c := range []struct {
+		name    string
+		ns      string
+		owners  []string
+		allowed bool
+	}{
+		{"siteAdmin without grantAdmin", "team-a", []string{"ci-bot"}, false},
+		{"grantAdmin on the entry that matches, any case", "team-a", []string{"Admin-Ops"}, true},
+		{"another namespace's grantAdmin", "team-b", []string{"admin-ops"}, false},
+		{"an entry with grantAdmin for everything, elsewhere", "team-a", []string{"root"}, false},
+		{"the platform's entry", "platform", []string{"root"}, true},
+		{"no owner", "platform", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := PermitsAdmins(cf, c.ns, nil, c.owners)
+			if p.Allowed != c.allowed {
+				t.Fatalf("allowed = %t, want %t (%s)", p.Allowed, c.allowed, p.Why)
+			}
+			if !c.allowed && !strings.Contains(p.Why, "siteAdmin: true and grantAdmin: true") {
+				t.Errorf("why %q does not say what it needs", p.Why)
+			}
+		})
+	}
+}
+
 // TestNoTenantsServesNobody: a ClusterForge without tenants entries
 // serves no namespace.
 func TestNoTenantsServesNobody(t *testing.T) {

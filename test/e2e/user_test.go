@@ -113,7 +113,7 @@ var _ = Describe("User through a ClusterForge with siteAdmin", func() {
 		self := &forgev1.User{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "self"},
 			Spec: forgev1.UserSpec{ManagedSpec: on, Username: forgev1.OwnerName(me.Login), Email: me.Email, Admin: ptr(false)}}
 		Expect(k8s.Create(ctx, self)).To(Succeed())
-		Expect(expectReason(self, metav1.ConditionFalse, forgev1.ReasonRejected)).To(ContainSubstring("never demotes it"))
+		Expect(expectReason(self, metav1.ConditionFalse, forgev1.ReasonProtected)).To(ContainSubstring("the operator writes nothing to it"))
 		after, err := fc.CurrentUser(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after.IsAdmin).To(BeTrue())
