@@ -108,9 +108,11 @@ const (
 	// ReasonUserNotFound: a Team member does not exist on the forge; the
 	// others were applied (retried with backoff).
 	ReasonUserNotFound = "UserNotFound"
-	// ReasonMoved: the object (a repository) moved to another owner on the
-	// forge since it was read: nothing is written to it, and it is not
-	// deleted.
+	// ReasonMoved: the forge answers the name the spec gives with a
+	// redirect (the organization, user or repository was renamed or
+	// transferred), or the object read by its id (a team, a repository)
+	// now belongs to another organization or owner than the spec's:
+	// nothing is written to it, and it is not deleted.
 	ReasonMoved = "Moved"
 	// ReasonTokenUnchanged (a Warning Event): a rotation of a
 	// RunnerRegistrationToken got back the token its Secret holds already:
