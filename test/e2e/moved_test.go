@@ -51,7 +51,7 @@ var _ = Describe("An organization renamed away from a tenant", func() {
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "moved-"},
 			Spec: forgev1.ClusterForgeSpec{
 				ForgeSpec: forgev1.ForgeSpec{URL: forgeURL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: secret}}},
-				Tenants: []forgev1.ClusterForgeTenant{{Namespaces: []string{ns.Name}, Owners: []forgev1.OwnerGlob{forgev1.OwnerGlob(pa + "-*")}}},
+				Tenants:   []forgev1.ClusterForgeTenant{{Namespaces: []string{ns.Name}, Owners: []forgev1.OwnerGlob{forgev1.OwnerGlob(pa + "-*")}}},
 			},
 		}
 		Expect(k8s.Create(ctx, cf)).To(Succeed())
