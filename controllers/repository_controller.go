@@ -155,10 +155,21 @@ func (e *repository) locate(ctx context.Context, all []forge.Repository) (*forge
 		switch {
 		case err == nil && r.Owner != nil && strings.EqualFold(r.Owner.Login, e.owner()):
 			return r, nil
-		case err != nil && !forge.IsNotFound(err):
+		case err == nil:
+			// Transferred, or its owner renamed: what the spec's owner
+			// grants does not reach where it is now, and a repository
+			// made under the old name would not be the one recorded.
+			now := "another owner"
+			if r.Owner != nil {
+				now = r.Owner.Login + "/" + r.Name
+			}
+			return nil, reconciler.Stall(forgev1.ReasonMoved,
+				"repository %s/%s (id %d) has moved to %s: nothing is written to it; change spec.owner, or delete the resource (which leaves it)",
+				e.owner(), e.obj.RepoName(), id, now)
+		case !forge.IsNotFound(err):
 			return nil, err
 		}
-		// Gone, or moved to another owner: look it up by name as on first sight.
+		// Gone: look it up by name as on first sight.
 	}
 	byName := findRepo(all, e.obj.RepoName())
 	var byPrev *forge.Repository

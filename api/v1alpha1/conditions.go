@@ -108,9 +108,11 @@ const (
 	// ReasonUserNotFound: a Team member does not exist on the forge; the
 	// others were applied (retried with backoff).
 	ReasonUserNotFound = "UserNotFound"
-	// ReasonMoved: the object (a repository) moved to another owner on the
-	// forge since it was read: nothing is written to it, and it is not
-	// deleted.
+	// ReasonMoved: the forge answers the name the spec gives with a
+	// redirect (the organization, user or repository was renamed or
+	// transferred), or the object read by its id (a team, a repository)
+	// now belongs to another organization or owner than the spec's:
+	// nothing is written to it, and it is not deleted.
 	ReasonMoved = "Moved"
 	// ReasonProtected: the object is the account the connection's own
 	// credentials belong to (its login or id from GET /user): the operator

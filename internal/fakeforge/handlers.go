@@ -45,7 +45,11 @@ func (s *Server) handle(m *http.ServeMux, pattern string, fn func(*rc)) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		doer, _ := r.Context().Value(doerKey{}).(*user)
-		fn(&rc{s: s, w: w, r: r, doer: doer, fl: flavorOf(s.version)})
+		c := &rc{s: s, w: w, r: r, doer: doer, fl: flavorOf(s.version)}
+		if c.redirectOwner() {
+			return
+		}
+		fn(c)
 	})
 }
 
@@ -270,6 +274,7 @@ func (s *Server) routes() *http.ServeMux {
 	h("GET /api/v1/user/orgs", s.listMyOrgs)
 	h("PATCH /api/v1/orgs/{org}", s.editOrg)
 	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
+	h("POST /api/v1/orgs/{org}/rename", s.renameOrg)
 
 	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
 		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
@@ -462,6 +467,7 @@ func (s *Server) createOrg(c *rc) {
 		c.validation(msg)
 		return
 	}
+	s.takeName(name)
 	o := s.addOrg(name, c.doer)
 	req.apply(o)
 	c.json(http.StatusCreated, s.orgJSON(o))

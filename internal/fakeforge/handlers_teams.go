@@ -67,18 +67,24 @@ func (s *Server) addOwnersTeam(o *org) {
 	s.st.teams.add(t)
 }
 
-func (s *Server) teamJSON(t *team) map[string]any {
+// teamJSON is convert.ToTeam; withOrg adds the organization, as GET
+// /teams/{id} and the create answer (the listing and the edit do not).
+func (s *Server) teamJSON(t *team, withOrg bool) map[string]any {
 	perm := t.mode
 	units := make([]string, 0, len(t.units))
 	for u := range t.units {
 		units = append(units, u)
 	}
 	slices.Sort(units)
-	return map[string]any{
+	j := map[string]any{
 		"id": t.id, "name": t.name, "description": t.description, "permission": perm,
 		"includes_all_repositories": t.includesAll, "can_create_org_repo": t.canCreate,
 		"units": units, "units_map": maps.Clone(t.units),
 	}
+	if o := s.st.orgs[t.owner.id]; withOrg && o != nil {
+		j["organization"] = s.orgJSON(o)
+	}
+	return j
 }
 
 func (t *team) toForge() forge.Team {
@@ -105,7 +111,7 @@ var teamRes = &resource[*team]{
 		return ts, true
 	},
 	link: withLink,
-	json: func(c *rc, t *team) map[string]any { return c.s.teamJSON(t) },
+	json: func(c *rc, t *team) map[string]any { return c.s.teamJSON(t, c.r.PathValue("id") != "") },
 }
 
 type teamReq struct {
@@ -203,7 +209,7 @@ func (s *Server) createTeam(c *rc) {
 		return
 	}
 	s.st.teams.add(t)
-	c.json(http.StatusCreated, s.teamJSON(t))
+	c.json(http.StatusCreated, s.teamJSON(t, true))
 }
 
 // team resolves /teams/{id} for an owner of its organization; 404 otherwise.
@@ -252,7 +258,7 @@ func (s *Server) editTeam(c *rc) {
 	case "none":
 		attachUnits(t, req)
 	}
-	c.json(http.StatusOK, s.teamJSON(t))
+	c.json(http.StatusOK, s.teamJSON(t, false))
 }
 
 // listTeamMembers is GET /teams/{id}/members: by login, X-Total-Count and Link.

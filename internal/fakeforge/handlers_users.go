@@ -101,6 +101,7 @@ func (s *Server) userRoutes(h func(string, func(*rc))) {
 	h("POST /api/v1/admin/users", s.adminCreateUser)
 	h("PATCH /api/v1/admin/users/{user}", s.adminEditUser)
 	h("DELETE /api/v1/admin/users/{user}", s.adminDeleteUser)
+	h("POST /api/v1/admin/users/{user}/rename", s.adminRenameUser)
 	h("GET /api/v1/users/search", s.searchUsers)
 	h("GET /api/v1/users/{user}", s.getUser)
 }
@@ -404,6 +405,7 @@ func (s *Server) adminCreateUser(c *rc) {
 	if req.Created != nil {
 		u.created = req.Created.UTC().Truncate(time.Second)
 	}
+	s.takeName(u.login)
 	s.addUser(u)
 	c.json(http.StatusCreated, c.userJSON(u))
 }

@@ -56,6 +56,9 @@ type state struct {
 	// [mirror] ENABLED = false (handlers_pushmirrors.go).
 	pushMirrors *table[*pushMirror]
 	mirrorsOff  bool
+	// renamed are the old names of renamed users and organizations (lower
+	// case), which redirect (handlers_renames.go).
+	renamed map[string]renamed
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -67,6 +70,7 @@ func newState() state {
 		repos:        map[int64]*repo{},
 		regTokens:    map[owner]string{},
 		oldRegTokens: map[string]bool{},
+		renamed:      map[string]renamed{},
 	}
 	st.hooks = tableIn[*hook](&st)
 	st.labels = tableIn[*label](&st)

@@ -344,9 +344,21 @@ func (c *Client) ListTeams(ctx context.Context, org string) ([]Team, error) {
 	return teams.list(ctx, c, OrgScope(org))
 }
 
-// GetTeam implements TeamsClient.
-func (c *Client) GetTeam(ctx context.Context, _ string, id int64) (*Team, error) {
-	return teams.get(ctx, c, Scope{}, id)
+// GetTeam implements TeamsClient. Teams are read by id outside their
+// organization: a team whose answer names another organization than org
+// (the one the caller's spec names: the organization was renamed, or the
+// id is another organization's team) is KindMoved, and the caller writes
+// nothing to it.
+func (c *Client) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
+	t, err := teams.get(ctx, c, Scope{}, id)
+	if err != nil {
+		return nil, err
+	}
+	if o := t.Organization; o != nil && org != "" && !strings.EqualFold(o.Name, org) {
+		return nil, &Error{Op: fmt.Sprintf("get team %d", id), Kind: KindMoved,
+			Err: fmt.Errorf("team %q (id %d) belongs to organization %s, not %s: nothing is written to it", t.Name, id, o.Name, org)}
+	}
+	return t, nil
 }
 
 // CreateTeam implements TeamsClient.
@@ -366,6 +378,10 @@ func (c *Client) DeleteTeam(ctx context.Context, _ string, id int64) error {
 
 func cloneTeam(t Team) Team {
 	t.UnitsMap = maps.Clone(t.UnitsMap)
+	if t.Organization != nil {
+		o := *t.Organization
+		t.Organization = &o
+	}
 	return t
 }
 

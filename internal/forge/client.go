@@ -467,10 +467,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 		fe := &Error{Kind: KindNetwork, Err: err}
 		var redirect *RedirectError
 		var denied *DeniedAddressError
-		var moved *MovedError
 		switch {
-		case errors.As(err, &moved):
-			fe = &Error{Kind: KindNotFound, StatusCode: http.StatusMovedPermanently, Err: moved}
 		case errors.As(err, &redirect):
 			// Not the *url.Error: it would name the whole redirect target.
 			fe = &Error{Kind: KindInvalidResponse, Err: redirect}
@@ -503,6 +500,13 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	}
 	// An oversized error body is cut; its message then does not decode,
 	// and the status text stands in for it.
+	if redirectStatus(resp.StatusCode) {
+		moved := &MovedError{Method: cl.method, Path: cl.path(), StatusCode: resp.StatusCode, To: "an address it does not name"}
+		if loc, err := req.URL.Parse(resp.Header.Get("Location")); err == nil && resp.Header.Get("Location") != "" {
+			moved.To = loc.EscapedPath()
+		}
+		return nil, c.failWith(red, cl, &Error{Kind: KindMoved, StatusCode: resp.StatusCode, Err: moved})
+	}
 	fe := &Error{
 		Kind:       kindForStatus(resp.StatusCode, data),
 		StatusCode: resp.StatusCode,

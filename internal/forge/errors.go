@@ -59,6 +59,13 @@ const (
 	// a list past its bounds or inconsistent on every walk, a redirect to
 	// another origin. Transient: the forge may recover.
 	KindInvalidResponse
+	// KindMoved: the forge answered with a redirect on its own origin, as
+	// Gitea answers every API route of a renamed or transferred
+	// organization, user or repository by its old name. The client does not
+	// follow it: what answers at the new name is not the object the old
+	// name meant to whoever wrote it, and nothing is read or written
+	// through it (MovedError says where it points).
+	KindMoved
 )
 
 var kindNames = map[ErrorKind]string{
@@ -73,6 +80,7 @@ var kindNames = map[ErrorKind]string{
 	KindServer:          "Server",
 	KindNetwork:         "Network",
 	KindInvalidResponse: "InvalidResponse",
+	KindMoved:           "Moved",
 }
 
 // String gives the kind's CamelCase name, e.g. "RouteNotFound".
@@ -147,6 +155,10 @@ func KindOf(err error) ErrorKind {
 
 // IsNotFound reports a missing object (not a missing endpoint).
 func IsNotFound(err error) bool { return KindOf(err) == KindNotFound }
+
+// IsMoved reports an answer through a redirect: the name called was
+// renamed or transferred.
+func IsMoved(err error) bool { return KindOf(err) == KindMoved }
 
 // IsRouteNotFound reports that the server lacks the endpoint.
 func IsRouteNotFound(err error) bool { return KindOf(err) == KindRouteNotFound }

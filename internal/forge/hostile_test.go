@@ -377,20 +377,27 @@ func TestRedirects(t *testing.T) {
 			t.Fatalf("error %q", err)
 		}
 	})
-	t.Run("same origin is followed with the credentials", func(t *testing.T) {
-		var auth atomic.Value
+	t.Run("same origin is not followed: the call is Moved", func(t *testing.T) {
+		var followed atomic.Int64
 		c, _ := hostileClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/api/v1/version" {
-				http.Redirect(w, r, "/api/v1/moved-version", http.StatusMovedPermanently)
+			if r.URL.Path == "/api/v1/orgs/old" {
+				http.Redirect(w, r, "/api/v1/orgs/new?limit=50", http.StatusTemporaryRedirect)
 				return
 			}
-			auth.Store(r.Header.Get("Authorization"))
-			_ = json.NewEncoder(w).Encode(map[string]string{"version": "1.26.0"})
+			followed.Add(1)
+			_ = json.NewEncoder(w).Encode(map[string]any{"id": 7, "name": "new"})
 		}))
-		v, err := c.Version(ctx(t))
-		mustNoErr(t, err)
-		if v != "1.26.0" || auth.Load() != "token tok-0123456789" {
-			t.Fatalf("version %q, authorization %q", v, auth.Load())
+		_, err := c.GetOrg(ctx(t), "old")
+		wantKind(t, err, forge.KindMoved)
+		var moved *forge.MovedError
+		if !errors.As(err, &moved) || moved.To != "/api/v1/orgs/new" || moved.StatusCode != http.StatusTemporaryRedirect || moved.Method != http.MethodGet {
+			t.Fatalf("no MovedError to /api/v1/orgs/new in %#v", err)
+		}
+		if !strings.Contains(err.Error(), "nothing is read or written through a redirect") {
+			t.Fatalf("error %q", err)
+		}
+		if followed.Load() != 0 {
+			t.Fatal("the redirect was followed")
 		}
 	})
 }

@@ -113,39 +113,47 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("refused a redirect to %s://%s: redirects are followed only to the same scheme, host and port; set spec.url to the address the forge redirects to", e.Scheme, e.Host)
 }
 
-// MovedError is a write the forge redirected, as it redirects every path of
-// a renamed repository to its new name (verified on Gitea 1.26.4: 301 for
-// GET and PATCH alike). Go would repeat a redirected PATCH, POST or DELETE
-// as a GET; the write is not sent again instead.
+// MovedError is a call the forge answered with a redirect on its own
+// origin. Gitea answers the old name of a renamed organization or user
+// with 307 on every API route (RedirectToUser: the first occurrence of the
+// old name in the path replaced by the new one, the query kept, Location a
+// path without scheme or host), and the old path of a renamed repository
+// with 301 (verified on Gitea 1.26.4), for every method. No redirect is
+// followed: a read of /orgs/old answered by the organization now called
+// new would be taken for old, and a grant given for old's name would then
+// write to new (a tenant allowed team-a-* would become an owner of
+// shared-tools, once called team-a-tools); a write would be repeated by Go
+// as a GET and look like success. To is the path the forge points at,
+// without its query.
 type MovedError struct {
-	Method, Path string
+	Method, Path, To string
+	StatusCode       int
 }
 
 func (e *MovedError) Error() string {
-	return fmt.Sprintf("the forge redirected this %s to %s (the repository was renamed?); writes are not sent to a moved address: update the spec to the new name", e.Method, e.Path)
+	return fmt.Sprintf("the forge answered this %s of %s with a redirect to %s: what it names was renamed or transferred; nothing is read or written through a redirect: name the object as it is called now in the spec, if it is meant", e.Method, e.Path, e.To)
 }
 
-// maxRedirects is net/http's own default limit.
-const maxRedirects = 10
+// redirectStatus reports the statuses net/http would follow.
+func redirectStatus(code int) bool {
+	switch code {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
 
-// sameOrigin lets a redirect through only to the scheme, host and port of
-// the original request, so that credentials and bodies never travel to
-// another server or over plain HTTP.
+// sameOrigin follows no redirect. One to another scheme, host or port is
+// refused (RedirectError), so that credentials and bodies never travel to
+// another server or over plain HTTP; one on the forge's own origin ends
+// the call with the redirect itself, which do turns into a MovedError.
 func sameOrigin(req *http.Request, via []*http.Request) error {
-	if len(via) >= maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
-	}
-	// A write redirected (a renamed repository's old path answers 301) would
-	// go on as a GET and look like success without changing anything: the
-	// write stops at the redirect instead, and fails with it.
-	if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
-		return &MovedError{Method: m, Path: req.URL.Path}
-	}
 	from, to := via[0].URL, req.URL
 	if !strings.EqualFold(from.Scheme, to.Scheme) || !strings.EqualFold(hostPort(from), hostPort(to)) {
 		return &RedirectError{Scheme: to.Scheme, Host: to.Host}
 	}
-	return nil
+	return http.ErrUseLastResponse
 }
 
 // hostPort is host:port with the scheme's default port made explicit.

@@ -471,6 +471,16 @@ type Team struct {
 	IncludesAllRepositories bool              `json:"includes_all_repositories"`
 	CanCreateOrgRepo        bool              `json:"can_create_org_repo"`
 	UnitsMap                map[string]string `json:"units_map"`
+	// Organization is the team's organization, in the answer of GET
+	// /teams/{id} and of the create (not in an organization's listing nor
+	// in the answer of an edit).
+	Organization *TeamOrganization `json:"organization,omitempty"`
+}
+
+// TeamOrganization is what a team's answer says of its organization.
+type TeamOrganization struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
 }
 
 // CreateTeamOption is the body of POST /orgs/{org}/teams. A non-admin team

@@ -93,6 +93,15 @@ func asError(err error) (*Error, bool) {
 	return e, ok
 }
 
+// isMoved reports a name answered through a redirect, or an object read
+// by id that now belongs to another owner than the spec's.
+func isMoved(err error) bool {
+	if le, ok := asError(err); ok {
+		return le.Reason == forgev1.ReasonMoved
+	}
+	return forge.IsMoved(err)
+}
+
 func isParentMissing(err error) bool {
 	le, ok := asError(err)
 	return ok && le.Reason == forgev1.ReasonParentNotFound
@@ -158,6 +167,11 @@ func Classify(err error) (c Class, ok bool) {
 		return c, ok
 	case forge.KindNotFound:
 		return wait(forgev1.ReasonParentNotFound)
+	case forge.KindMoved:
+		// The name the spec gives answers with a redirect: what it named
+		// was renamed or transferred, and nothing is written through it
+		// until the spec names what it is now.
+		return stall(forgev1.ReasonMoved)
 	default:
 		return wait(forgev1.ReasonForgeError)
 	}

@@ -719,6 +719,12 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 		return Outcome{}, err
 	}
 	obs, err := ext.Observe(ctx)
+	if isMoved(err) {
+		// The name answers with a redirect: the object it named was renamed
+		// or transferred, and whatever answers now is not deleted through
+		// it. The resource goes; the object stays where it went.
+		return r.leaveMoved(ctx, obj, what, err)
+	}
 	if err != nil && !forge.IsNotFound(err) && !isParentMissing(err) {
 		return Outcome{}, err
 	}
@@ -728,6 +734,9 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 	held := id == 0 || obs.ID == 0 || obs.ID == id
 	if err == nil && obs.Exists && held {
 		if err := ext.Delete(ctx, obs); err != nil && !forge.IsNotFound(err) {
+			if isMoved(err) {
+				return r.leaveMoved(ctx, obj, what, err)
+			}
 			var left *Left
 			if !errors.As(err, &left) {
 				return Outcome{}, err
@@ -746,6 +755,17 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 	}
 	return Outcome{Event: Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonDeleted, Action: "Delete",
 		Note: fmt.Sprintf("deleted %s on the forge", what)}}, nil
+}
+
+// leaveMoved drops the finalizer of a resource whose object the forge
+// answers for with a redirect, leaving the object: it was renamed or
+// transferred, and nothing is deleted through its old name.
+func (r *Reconciler[T]) leaveMoved(ctx context.Context, obj T, what string, err error) (Outcome, error) {
+	if err := r.setFinalizer(ctx, obj, false); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Event: Event{Type: corev1.EventTypeWarning, Reason: forgev1.ReasonMoved, Action: "Delete",
+		Note: fmt.Sprintf("left %s on the forge: %v", what, err)}}, nil
 }
 
 // forgeGone reports whether obj's Forge no longer exists or is being
