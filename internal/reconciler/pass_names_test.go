@@ -48,7 +48,7 @@ func TestPassNameKeyed(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, Name: "TOKEN"}},
 			obj:    label(),
 			want: passResult{Ready: `True Created: created label "bug" (name "TOKEN")`, Name: "TOKEN", Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Marks: []string{settledKey(markCreatePending)},
 				Events:      []string{`Normal Created created label "bug" (name "TOKEN")`}, Calls: []string{"Observe", "Create"}},
 		},
 		"Adopted once": {
@@ -78,7 +78,7 @@ func TestPassNameKeyed(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, Name: "TOKEN"}},
 			obj:    label(readyAtName("TOKEN")),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (name "TOKEN")`,
-				Name: "TOKEN", Finalizer: true, Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
+				Name: "TOKEN", Finalizer: true, Marks: []string{settledKey(markCreatePending)},
 				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (name "TOKEN")`},
 				Calls:  []string{"Observe", "Create"}},
 		},
