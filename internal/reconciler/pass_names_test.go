@@ -48,8 +48,8 @@ func TestPassNameKeyed(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, Name: "TOKEN"}},
 			obj:    label(),
 			want: passResult{Ready: `True Created: created label "bug" (name "TOKEN")`, Name: "TOKEN", Finalizer: true,
-				Marks: []string{settledKey(markCreatePending)},
-				Events:      []string{`Normal Created created label "bug" (name "TOKEN")`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created created label "bug" (name "TOKEN")`}, Calls: []string{"Observe", "Create"}},
 		},
 		"Adopted once": {
 			reason: "An existing object found by name is adopted, with one Event.",

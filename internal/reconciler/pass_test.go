@@ -218,9 +218,9 @@ type passResult struct {
 	// Marks are the create-pending and replaces marks status holds
 	// (markCreatePending, markReplaces), ending in " settled" when
 	// status.lastHandledCreatePending echoes the create-pending mark.
-	Marks []string
-	Events      []string
-	Calls       []string
+	Marks  []string
+	Events []string
+	Calls  []string
 }
 
 // runPass runs one Reconcile of Label "bug" among objs with ext as its forge object.
@@ -378,24 +378,24 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 7}},
 			obj:    label(),
 			want: passResult{Ready: `True Created: created label "bug" (id 7)`, ID: 7, Finalizer: true,
-				Marks: []string{settledKey(markCreatePending)},
-				Events:      []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"CreatedAfterSettledMark": {
 			reason: "A create over a settled mark writes a new one (the old replaces mark goes with it), and settles that.",
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
 			obj:    label(readyAt(7), settledMark(4)),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
-				Marks: []string{settledKey(markCreatePending)},
-				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"CreatedAgain": {
 			reason: "A forge object deleted outside the operator is created again, and the Event tells it was missing.",
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
 			obj:    label(readyAt(7)),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
-				Marks: []string{settledKey(markCreatePending)},
-				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"Adopted": {
 			reason: "An existing forge object is adopted and brought to the spec, not created again.",
@@ -431,9 +431,9 @@ func TestPass(t *testing.T) {
 				created: Observation{Exists: true, ID: 6}},
 			obj: label(readyAt(5)),
 			want: passResult{Ready: `True Replaced: replaced label "bug": secret cannot be changed in place; id 5 -> 6`, ID: 6, Finalizer: true,
-				Marks: []string{settledKey(markCreatePending), settledKey(markReplaces)},
-				Events:      []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
-				Calls:       []string{"Observe", "Create", "Delete 5"}},
+				Marks:  []string{settledKey(markCreatePending), settledKey(markReplaces)},
+				Events: []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
+				Calls:  []string{"Observe", "Create", "Delete 5"}},
 		},
 		"ReplacedLeftover": {
 			reason: "An object a replacement left behind (its delete failed) is deleted by the next pass.",
@@ -441,7 +441,7 @@ func TestPass(t *testing.T) {
 			obj:    label(readyAt(6), replacing("5"), pending("then")),
 			want: passResult{Ready: `True Created: created`, ID: 6, Finalizer: true,
 				Marks: []string{settledKey(markCreatePending), settledKey(markReplaces)},
-				Calls:       []string{"Connect pending", "Observe", "Delete 5"}},
+				Calls: []string{"Connect pending", "Observe", "Delete 5"}},
 		},
 		"LostReplacement": {
 			reason: "A replacing create whose response is lost keeps both marks pending: status still holds the old id.",
@@ -449,33 +449,33 @@ func TestPass(t *testing.T) {
 				createErr: lostCreate},
 			obj: label(readyAt(5), settledMark(0)),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, ID: 5, Finalizer: true,
-				Marks: []string{markCreatePending, markReplaces},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{markCreatePending, markReplaces},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
 		},
 		"PendingKeptOnFailure": {
 			reason: "A pass that fails settles nothing, even when it made no create: the mark stays pending.",
 			ext:    &fakeExternal{observeErr: lostCreate},
 			obj:    label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
-				Marks: []string{markCreatePending},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Connect pending", "Observe"}},
+				Marks:  []string{markCreatePending},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Connect pending", "Observe"}},
 		},
 		"LostCreate": {
 			reason: "A create whose response is lost keeps the create-pending mark, so the next pass looks before creating.",
 			ext:    &fakeExternal{createErr: lostCreate},
 			obj:    label(),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
-				Marks: []string{markCreatePending},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{markCreatePending},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
 		},
 		"LostCreateFound": {
 			reason: "With the create-pending mark, the object found is the one the lost create made: Created, not Adopted, and the mark is settled.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
 			obj:    label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `True Created: found label "bug" (id 9), created by an earlier pass whose response was lost`, ID: 9, Finalizer: true,
-				Marks: []string{settledKey(markCreatePending)},
-				Events:      []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
-				Calls:       []string{"Connect pending", "Observe"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
+				Calls:  []string{"Connect pending", "Observe"}},
 		},
 		"Deleted": {
 			reason: "A deleted resource with deletionPolicy Delete deletes its forge object, then lets go.",
@@ -616,9 +616,9 @@ func TestPass(t *testing.T) {
 				createErr: Stall(forgev1.ReasonUserNotFound, "user nobody does not exist")},
 			obj: label(),
 			want: passResult{Ready: `False UserNotFound: user nobody does not exist`, Stalled: true, ID: 7, Finalizer: true,
-				Marks: []string{markCreatePending},
-				Calls:       []string{"Observe", "Create"},
-				Events:      []string{`Warning UserNotFound user nobody does not exist`}},
+				Marks:  []string{markCreatePending},
+				Calls:  []string{"Observe", "Create"},
+				Events: []string{`Warning UserNotFound user nobody does not exist`}},
 		},
 		"ConflictByID": {
 			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it, and takes no finalizer: it never wrote to the forge.",
@@ -782,7 +782,7 @@ func TestPassRecords(t *testing.T) {
 		"LegacyPendingWithoutRecordDropped": {
 			reason: "A pending mark with no status record to vouch for it cannot be told from a hand-set one: dropped with a Warning; the object is found and adopted.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
-			obj: label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 9)`, ID: 9, Finalizer: true, Calls: []string{"Observe"},
 				Events: []string{`Warning AnnotationDropped removed forge.forgeops.dev/create-pending="then": the operator keeps these marks in status and no status record shows it wrote these, so they held, blocked and deleted nothing`,
 					`Normal Adopted adopted existing label "bug" (id 9)`}},
@@ -832,7 +832,7 @@ func TestPassWrites(t *testing.T) {
 				func(l *forgev1.Label) { l.Status.LastHandledCreatePending = "earlier" }),
 			want: []string{"metadata"}},
 		"a replacement's marks moved from annotations": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}},
-			obj: label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5")),
+			obj:  label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5")),
 			want: []string{"status", "metadata", "status"}},
 	}
 	for name, tc := range cases {
