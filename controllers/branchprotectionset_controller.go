@@ -104,9 +104,16 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			if !b.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &b) {
 				continue
 			}
+			name := string(b.Spec.RuleName)
+			if !servers.Sees(&b) {
+				// Its connection sees nothing: it holds only the rule its status recorded.
+				if name = b.Status.ExternalName; name == "" {
+					continue
+				}
+			}
 			target := string(b.Spec.Repository)
 			out = append(out, claim{who: reconciler.Holder("BranchProtection", &b), older: true,
-				names:   map[string]bool{string(b.Spec.RuleName): true},
+				names:   map[string]bool{name: true},
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
 		var sets forgev1.BranchProtectionSetList
@@ -115,7 +122,8 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range sets.Items {
 			s := &sets.Items[i]
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) {
+			// A set records no ids: one whose connection sees nothing holds nothing.
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 				continue
 			}
 			names := map[string]bool{}

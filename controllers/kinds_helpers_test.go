@@ -109,19 +109,18 @@ func change[T client.Object](obj T, mutate func(T)) {
 	})).To(Succeed())
 }
 
-// expectSettled waits until obj's create-pending mark is settled: absent,
-// or echoed in status.lastHandledCreatePending, which the status write of
-// the pass that recorded the create's id makes. A settled mark means
-// nothing (nor does the replaces mark that came with it); it stays on the
-// resource until the next write of its metadata. The status write reports
-// Ready too, but a spec that saw Ready from an earlier pass waits for this.
+// expectSettled waits until obj's create-pending mark (in status) is
+// settled: absent, or echoed in status.lastHandledCreatePending, which the
+// status write of the pass that recorded the create's id makes. A settled
+// mark means nothing (nor does the replaces mark that came with it). The
+// status write reports Ready too, but a spec that saw Ready from an
+// earlier pass waits for this.
 func expectSettled(obj forgev1.Managed) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-		if mark, ok := obj.GetAnnotations()[forgev1.CreatePendingAnnotation]; ok {
-			g.Expect(obj.GetManagedStatus().LastHandledCreatePending).To(Equal(mark), "the create-pending mark is pending")
-		}
+		st := obj.GetManagedStatus()
+		g.Expect(st.LastHandledCreatePending).To(Equal(st.CreatePending), "the create-pending mark is pending")
 	}, timeout, poll).Should(Succeed())
 }
 

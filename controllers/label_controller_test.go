@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -377,7 +378,8 @@ var _ = Describe("Label", func() {
 			msg := expectReason(l, metav1.ConditionFalse, forgev1.ReasonInvalidForgeAnswer)
 			Expect(msg).To(ContainSubstring(strings.ReplaceAll(body, `"`, `\"`)), "the forge's answer, quoted")
 			Expect(condStatus(l, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
-			Expect(l.Annotations).To(HaveKey(forgev1.CreatePendingAnnotation), "the mark stays: the next pass looks first")
+			Expect(l.Status.CreatePending).NotTo(BeEmpty(), "the mark stays: the next pass looks first")
+			Expect(l.Status.LastHandledCreatePending).NotTo(Equal(l.Status.CreatePending), "the mark stays pending")
 			Consistently(func() int { return writesTo("/labels") }, 3*time.Second, poll).Should(Equal(1), "one create, not repeated on backoff")
 
 			By("the forge answers properly again; a spec change brings the resource back")
@@ -399,19 +401,68 @@ var _ = Describe("Label", func() {
 		Expect(writesTo("/labels")).To(Equal(1), "the lost create is found, not repeated")
 	})
 
-	It("converges a new label with two Kubernetes writes, settling its create-pending mark without a third, and makes none at rest", func() {
+	It("converges a new label with three Kubernetes writes, settling its create-pending mark without a fourth, and makes none at rest", func() {
 		l := newLabel(repo, "counted")
 		writes := watchWrites(&forgev1.LabelList{}, l)
 		Expect(k8s.Create(ctx, l)).To(Succeed())
 		expectReady(l)
 		expectSettled(l)
-		Expect(l.Annotations).To(HaveKey(forgev1.CreatePendingAnnotation), "a settled mark stays until the next metadata write")
+		Expect(l.Status.CreatePending).NotTo(BeEmpty(), "a settled mark stays in status")
 		Expect(l.Status.ID).To(Equal(theOne(repo, "counted").ID))
-		// The finalizer with the mark in one patch, then the status with the id and the mark's echo.
-		Eventually(writes, timeout, poll).Should(Equal(2))
+		// The finalizer, the mark in status (before the create), then the
+		// status with the id and the mark's echo.
+		Eventually(writes, timeout, poll).Should(Equal(3))
 		// At rest, several sync intervals: reads of the forge only, no write to the Label.
-		Consistently(writes, 3*syncInterval, poll).Should(Equal(2))
+		Consistently(writes, 3*syncInterval, poll).Should(Equal(3))
 		Expect(requestsTo("/labels")).To(BeNumerically(">=", 3), "the drift check read the label meanwhile")
+	})
+
+	It("moves a create-pending mark an earlier version left in annotations into status, and drops one set by hand with a Warning, deleting nothing", func() {
+		mine := newLabel(repo, "mine")
+		Expect(k8s.Create(ctx, mine)).To(Succeed())
+		expectReady(mine)
+		expectSettled(mine)
+		other := newLabel(repo, "other")
+		Expect(k8s.Create(ctx, other)).To(Succeed())
+		expectReady(other)
+		expectSettled(other)
+		otherMark := other.Status.CreatePending
+		annotate := func(obj *forgev1.Label, mark, replaces, request string) {
+			change(obj, func(l *forgev1.Label) {
+				if l.Annotations == nil {
+					l.Annotations = map[string]string{}
+				}
+				l.Annotations[forgev1.CreatePendingAnnotation] = mark
+				l.Annotations[forgev1.ReplacesAnnotation] = replaces
+				l.Annotations[forgev1.ReconcileRequestedAtAnnotation] = request
+			})
+		}
+		marksGone := func(obj *forgev1.Label, request string) func(Gomega) {
+			return func(g Gomega) {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+				g.Expect(obj.Annotations).NotTo(HaveKey(forgev1.CreatePendingAnnotation))
+				g.Expect(obj.Annotations).NotTo(HaveKey(forgev1.ReplacesAnnotation))
+				g.Expect(obj.Status.LastHandledReconcileAt).To(Equal(request))
+			}
+		}
+
+		By("an earlier version's replacement mark: it replaces the very id status records, so it is the operator's and is moved")
+		mineID := strconv.FormatInt(mine.Status.ID, 10)
+		annotate(mine, "2026-01-01T00:00:00Z", mineID, "moved")
+		Eventually(marksGone(mine, "moved"), timeout, poll).Should(Succeed())
+		Expect(mine.Status.CreatePending).To(Equal("2026-01-01T00:00:00Z"))
+		Expect(mine.Status.Replaces).To(Equal(mineID))
+		expectSettled(mine)
+
+		By("a mark set by hand on another resource, naming mine's label: dropped with a Warning, holding and deleting nothing")
+		annotate(other, "2026-01-01T00:00:00Z", mineID, "dropped")
+		Eventually(marksGone(other, "dropped"), timeout, poll).Should(Succeed())
+		eventWithReason(other, forgev1.ReasonAnnotationDropped)
+		Expect(other.Status.CreatePending).To(Equal(otherMark), "status keeps the operator's own mark")
+		Expect(other.Status.Replaces).To(BeEmpty())
+		Expect(theOne(repo, "mine").ID).To(Equal(mine.Status.ID), "the label the hand-set replaces names is not deleted")
+		Expect(theOne(repo, "other").ID).To(Equal(other.Status.ID))
+		Expect(events(mine)).NotTo(ContainElement(HavePrefix(forgev1.ReasonAnnotationDropped+": ")), "the moved mark is no warning")
 	})
 
 	It("waits with ParentNotFound for a repository that appears later", func() {

@@ -113,9 +113,17 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 			if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &l) {
 				continue
 			}
+			names := map[string]bool{l.LabelName(): true}
+			if !servers.Sees(&l) {
+				// Its connection sees nothing: it holds only the id its status recorded.
+				if l.Status.ID == 0 {
+					continue
+				}
+				names = nil
+			}
 			target := string(*l.Spec.Repository)
 			out = append(out, claim{who: reconciler.Holder("Label", &l), older: true,
-				names: map[string]bool{l.LabelName(): true}, id: l.Status.ID,
+				names: names, id: l.Status.ID,
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
 		var sets forgev1.LabelSetList
@@ -124,7 +132,8 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range sets.Items {
 			s := &sets.Items[i]
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) {
+			// A set records no ids: one whose connection sees nothing holds nothing.
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 				continue
 			}
 			names := map[string]bool{}

@@ -19,10 +19,14 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -151,5 +155,72 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 	}
 	if c, ok := reconciler.Classify(err); !ok || !c.Yield || c.Reason != "" {
 		t.Fatalf("giving way classified as %+v (known %v), want a yield with no failure reason", c, ok)
+	}
+}
+
+// TestLabelSetClaimsNeedASeeingConnection: a resource whose connection is
+// not Ready (a token that does not work) sees nothing on the server: a
+// Label of it claims only the id its status recorded, never a name, and a
+// LabelSet of it (which records no ids) claims nothing; under a Ready
+// connection both claim their names.
+func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	forgeRef := func(o client.Object) []string { return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Key()} }
+	ready := func(ok bool) forgev1.ForgeStatus {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		return forgev1.ForgeStatus{Conditions: []metav1.Condition{{Type: forgev1.ConditionReady, Status: s, Reason: "Test", ObservedGeneration: 1}}}
+	}
+	conn := func(ns string, ok bool) *forgev1.Forge {
+		return &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea", Generation: 1},
+			Spec: forgev1.ForgeSpec{URL: "https://git.example.com"}, Status: ready(ok)}
+	}
+	repoName := forgev1.RepositoryName("acme/web")
+	lbl := func(ns, name string, id int64) *forgev1.Label {
+		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.LabelSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Repository: &repoName, Name: name, Color: "#ff0000"},
+			Status: forgev1.LabelStatus{ManagedStatus: forgev1.ManagedStatus{ID: id}}}
+	}
+	set := func(ns string) *forgev1.LabelSet {
+		return &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "std", UID: types.UID(ns + "/std")},
+			Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{repoName}},
+				Labels:       []forgev1.LabelSetLabel{{Name: "std-" + forgev1.LabelName(ns), Color: "#ff0000"}}}}
+	}
+	cache := fake.NewClientBuilder().WithScheme(scheme).
+		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).
+		WithObjects(conn("team", true), conn("blind", false), conn("seeing", true),
+			lbl("blind", "unseen", 0), lbl("blind", "recorded", 7), set("blind"),
+			lbl("seeing", "seen", 0), set("seeing")).Build()
+	own := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "mine", UID: "team/mine"},
+		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}}}
+	e := &labelSet{obj: own, repoSet: repoSet{cache: cache}}
+	claims, err := e.claims(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range claims {
+		var names []string
+		for n := range c.names {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		got[c.who] = fmt.Sprintf("names %v id %d", names, c.id)
+	}
+	want := map[string]string{
+		"Label blind/recorded": "names [] id 7",
+		"Label seeing/seen":    "names [seen] id 0",
+		"LabelSet seeing/std":  "names [std-seeing] id 0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("claims (-want +got):\n%s", diff)
 	}
 }

@@ -155,9 +155,26 @@ type ManagedStatus struct {
 	// +optional
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
 
-	// lastHandledCreatePending echoes the forge.forgeops.dev/create-pending
-	// annotation value of the last create this status records the outcome
-	// of: a mark equal to it is settled, and means nothing any more.
+	// createPending is the operator's create-pending mark: a value unique
+	// to one create (a time), written to status before that create is sent
+	// to the forge, so that a create whose response is lost is followed by
+	// a look-up, not a second create. It is pending until
+	// lastHandledCreatePending echoes it. Only the operator writes status:
+	// an annotation of the same name set by hand is no mark.
+	// +optional
+	CreatePending string `json:"createPending,omitempty"`
+
+	// replaces names the forge object a pending create replaces (its id,
+	// or "name:" and its name for an object the forge addresses by name),
+	// written with createPending, so that a failed delete of the old object
+	// is retried, never forgotten. It means nothing once the mark is settled.
+	// +optional
+	Replaces string `json:"replaces,omitempty"`
+
+	// lastHandledCreatePending echoes createPending once the create it
+	// marks is handled: the status write that records its outcome (the id
+	// made, or a refusal that made nothing) sets it. A mark equal to it is
+	// settled, and means nothing any more.
 	// +optional
 	LastHandledCreatePending string `json:"lastHandledCreatePending,omitempty"`
 

@@ -122,6 +122,12 @@ const (
 	// RunnerRegistrationToken got back the token its Secret holds already:
 	// the forge's API answers its current token and cannot reset it.
 	ReasonTokenUnchanged = "TokenUnchanged"
+	// ReasonAnnotationDropped (a Warning Event): the resource carried an annotation
+	// that only the operator's own records may hold (forge.forgeops.dev/create-pending,
+	// forge.forgeops.dev/replaces), which the operator cannot tell it wrote: set by hand,
+	// or left by an earlier version in a state no status record vouches for. It was
+	// removed and allowed nothing: no hold, no look-up, no delete.
+	ReasonAnnotationDropped = "AnnotationDropped"
 )
 
 // Annotations the operator reads or writes.
@@ -132,16 +138,15 @@ const (
 	// RotateRequestedAtAnnotation asks a RunnerRegistrationToken for one new token request
 	// when its value changes; the value handled last is echoed in status.lastHandledRotateAt.
 	RotateRequestedAtAnnotation = "forge.forgeops.dev/rotate-requested-at"
-	// CreatePendingAnnotation is written before every create on the forge, with a value unique
-	// to that create (a time), so that a lost response is followed by a look-up, not a second
-	// create. The status write of the pass that settles the create (its new id recorded)
-	// echoes the value in status.lastHandledCreatePending: a mark equal to that field is
-	// settled and means nothing. It is not removed on its own; the next write of the
-	// resource's metadata (a later create's mark, the finalizer) takes it away.
+	// CreatePendingAnnotation is where earlier versions kept the create-pending mark, now
+	// status.createPending. An annotation is written by anyone who may edit the resource,
+	// so it is no record: on its first pass the operator moves a mark it can tell it wrote
+	// (status echoes it, or the replaced object is the one status.id records) into status
+	// and removes the annotation; any other is removed with a Warning Event
+	// (ReasonAnnotationDropped) and changes nothing.
 	CreatePendingAnnotation = "forge.forgeops.dev/create-pending"
-	// ReplacesAnnotation holds the id of a forge object being replaced (a hook whose secret or
-	// type changed) while the create-pending mark written with it is pending, so that a failed
-	// delete is retried, never forgotten. Once that mark is settled the old object is gone.
+	// ReplacesAnnotation is where earlier versions kept what a pending create replaces, now
+	// status.replaces; handled as CreatePendingAnnotation is.
 	ReplacesAnnotation = "forge.forgeops.dev/replaces"
 )
 

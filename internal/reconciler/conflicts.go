@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -48,6 +49,10 @@ import (
 type Servers struct {
 	own  types.NamespacedName
 	same map[types.NamespacedName]bool
+	// ready are the connections of the server that can see its objects:
+	// Ready, or a ClusterForge being deleted that still serves its
+	// resources (InUse).
+	ready map[types.NamespacedName]bool
 	// clusters are the server's ClusterForges, by name: a resource using
 	// one holds nothing its tenants entries do not grant it.
 	clusters map[string]*forgev1.ClusterForge
@@ -63,7 +68,8 @@ var clusterForgesServed atomic.Bool
 // connection in the cache (being created, or gone), only its own counts.
 func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Servers, error) {
 	own := ForgeKey(obj)
-	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}, clusters: map[string]*forgev1.ClusterForge{}, c: c}
+	s := &Servers{own: own, same: map[types.NamespacedName]bool{own: true}, ready: map[types.NamespacedName]bool{},
+		clusters: map[string]*forgev1.ClusterForge{}, c: c}
 	key := ServerOf(ctx, c, own)
 	if key == "" {
 		return s, nil
@@ -73,11 +79,16 @@ func ServersOf(ctx context.Context, c client.Reader, obj forgev1.Managed) (*Serv
 		return nil, err
 	}
 	for _, f := range conns.forges {
-		s.same[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
+		k := types.NamespacedName{Namespace: f.Namespace, Name: f.Name}
+		s.same[k] = true
+		s.ready[k] = conditions.IsReady(f, f.Generation)
 	}
 	for _, cf := range conns.clusters {
-		s.same[types.NamespacedName{Name: cf.Name}] = true
+		k := types.NamespacedName{Name: cf.Name}
+		s.same[k] = true
 		s.clusters[cf.Name] = cf
+		s.ready[k] = conditions.IsReady(cf, cf.Generation) ||
+			(&target{obj: cf, status: &cf.Status.ForgeStatus, cluster: cf}).waitsForUsers()
 	}
 	return s, nil
 }
@@ -167,14 +178,35 @@ func (s *Servers) Permitted(ctx context.Context, other forgev1.Managed) bool {
 // forge object of its natural key: one under the same connection always
 // does (it reads with the same credentials); one under another only once
 // it has read it (status records it) or may have made it (a create-pending
-// mark), so that a tenant whose credentials cannot see an object does not
-// hold it. A resource its ClusterForge does not permit holds nothing.
+// mark in its status, which its own create wrote), so that a tenant whose
+// credentials cannot see an object does not hold it. A resource whose
+// connection is not Ready sees nothing: it holds only what its status
+// recorded (HoldsRecorded), by name for a kind the forge addresses by name.
+// A resource its ClusterForge does not permit holds nothing.
 func (s *Servers) Holds(ctx context.Context, other forgev1.Managed) bool {
 	key := ForgeKey(other)
 	if !s.same[key] || !s.Permitted(ctx, other) {
 		return false
 	}
-	return key == s.own || other.GetManagedStatus().Known() || pendingMark(other) != ""
+	st := other.GetManagedStatus()
+	if !s.ready[key] {
+		return st.ID == 0 && st.ExternalName != ""
+	}
+	return key == s.own || st.Known() || pendingMark(other) != ""
+}
+
+// HoldsRecorded reports whether other, a resource using the same server,
+// holds the forge object its status records (status.id): always, whether
+// its connection is Ready or not, unless its ClusterForge does not permit it.
+func (s *Servers) HoldsRecorded(ctx context.Context, other forgev1.Managed) bool {
+	return s.same[ForgeKey(other)] && s.Permitted(ctx, other)
+}
+
+// Sees reports whether other's connection can see the server's objects
+// (it is Ready): a resource whose connection cannot holds only what its
+// status recorded.
+func (s *Servers) Sees(other forgev1.Managed) bool {
+	return s.ready[ForgeKey(other)]
 }
 
 // Older orders resources by creation time, then namespace and name, so that
@@ -265,7 +297,11 @@ func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, 
 				return "", err
 			}
 		}
-		if servers.Holds(ctx, o) {
+		holds := servers.Holds
+		if index == indexID {
+			holds = servers.HoldsRecorded
+		}
+		if holds(ctx, o) {
 			oldest = o
 		}
 	}

@@ -163,6 +163,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, err
 	}
+	// Marks an earlier version kept in annotations are taken (moved into
+	// status or dropped) before anything can rest on them.
+	if obj.GetDeletionTimestamp().IsZero() || controllerutil.ContainsFinalizer(obj, forgev1.Finalizer) {
+		if err := r.takeAnnotatedMarks(ctx, obj); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	orig := obj.DeepCopyObject().(T)
 
 	reads := r.readPolicy(req.NamespacedName, obj)
@@ -373,9 +380,9 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 			return Outcome{}, keepIdentity(obj, obs, err)
 		}
 	}
-	// The finalizer goes on before the first write to the forge: in one
-	// patch with the create-pending mark when creating (markPending), on
-	// its own before adopting or updating what exists.
+	// The finalizer goes on before the first write to the forge: before
+	// the create-pending mark when creating (markPending), and before
+	// adopting or updating what exists.
 	if !observe && obs.Exists && !obs.Replace {
 		if err := r.setFinalizer(ctx, obj, true); err != nil {
 			return Outcome{}, err
@@ -495,7 +502,8 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what string, out *Outcome) error {
 	status := obj.GetManagedStatus()
 	gone := status.Known()
-	if err := r.markPending(ctx, obj, ""); err != nil {
+	fresh, err := r.markPending(ctx, obj, "")
+	if err != nil {
 		return err
 	}
 	created, err := ext.Create(ctx)
@@ -503,6 +511,9 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 		// A create that made the object and failed after it (a member that
 		// does not exist) says what it made: that is recorded at once.
 		_ = keepIdentity(obj, created, err)
+		if fresh && refused(err, created) {
+			settlePending(obj)
+		}
 		return untrustedCreate(err, what)
 	}
 	record(status, created)
@@ -523,11 +534,15 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, ext External, what st
 // replace creates the object anew, then deletes the old one: a field the
 // forge cannot change in place differs.
 func (r *Reconciler[T]) replace(ctx context.Context, obj T, ext External, obs Observation, what string, out *Outcome) error {
-	if err := r.markPending(ctx, obj, replacedRef(obs)); err != nil {
+	fresh, err := r.markPending(ctx, obj, replacedRef(obs))
+	if err != nil {
 		return err
 	}
 	created, err := ext.Create(ctx)
 	if err != nil {
+		if fresh && refused(err, created) {
+			settlePending(obj)
+		}
 		return untrustedCreate(err, what)
 	}
 	record(obj.GetManagedStatus(), created)
@@ -954,13 +969,11 @@ func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) erro
 // patchMeta applies change to obj's metadata and persists it, leaving the
 // rest of obj in memory as it is: a pass may have filled status fields
 // (Observe does) that the status write after the pass persists, and the
-// patch's answer would put the stored status back over them. A settled
-// create-pending mark goes with the patch (dropSettled).
+// patch's answer would put the stored status back over them.
 func (r *Reconciler[T]) patchMeta(ctx context.Context, obj T, change func(T)) error {
 	base := obj.DeepCopyObject().(T)
 	patched := obj.DeepCopyObject().(T)
 	change(patched)
-	dropSettled(patched)
 	if err := r.client.Patch(ctx, patched, client.MergeFrom(base)); err != nil {
 		return err
 	}

@@ -144,20 +144,37 @@ func annotated(key, value string) func(*forgev1.Label) {
 	}
 }
 
-// settledMark gives l a create-pending mark (with replaces, when not 0)
-// that status.lastHandledCreatePending echoes: settled by an earlier pass.
+// settledMark gives l a create-pending mark in status (with replaces,
+// when not 0) that status.lastHandledCreatePending echoes: settled by an
+// earlier pass.
 func settledMark(replaces int64) func(*forgev1.Label) {
 	return func(l *forgev1.Label) {
-		annotated(forgev1.CreatePendingAnnotation, "earlier")(l)
+		l.Status.CreatePending, l.Status.LastHandledCreatePending = "earlier", "earlier"
 		if replaces != 0 {
-			annotated(forgev1.ReplacesAnnotation, strconv.FormatInt(replaces, 10))(l)
+			l.Status.Replaces = strconv.FormatInt(replaces, 10)
 		}
-		l.Status.LastHandledCreatePending = "earlier"
 	}
 }
 
+// pending gives l a pending create-pending mark in status: written by the
+// operator before a create whose outcome no pass recorded.
+func pending(mark string) func(*forgev1.Label) {
+	return func(l *forgev1.Label) { l.Status.CreatePending = mark }
+}
+
+// replacing records in l's status the object its pending create replaces.
+func replacing(ref string) func(*forgev1.Label) {
+	return func(l *forgev1.Label) { l.Status.Replaces = ref }
+}
+
+// The marks passResult shows, from status.
+const (
+	markCreatePending = "createPending"
+	markReplaces      = "replaces"
+)
+
 // settledKey is how passResult shows a settled mark.
-func settledKey(annotation string) string { return annotation + " settled" }
+func settledKey(mark string) string { return mark + " settled" }
 
 func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
 	return func(l *forgev1.Label) {
@@ -168,9 +185,20 @@ func deleting(policy forgev1.DeletionPolicy) func(*forgev1.Label) {
 
 // forgeIn is a Ready Forge ns/name for url, another tenant's.
 func forgeIn(namespace, name, url string) *forgev1.Forge {
+	f := notReadyForgeIn(namespace, name, url)
+	f.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: forgev1.ReasonConnected, ObservedGeneration: 1, LastTransitionTime: t0}}
+	return f
+}
+
+// notReadyForgeIn is a Forge ns/name for url whose connection fails (a
+// token that does not work): it sees nothing on the server.
+func notReadyForgeIn(namespace, name, url string) *forgev1.Forge {
 	return &forgev1.Forge{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Generation: 1},
 		Spec:       forgev1.ForgeSpec{URL: url},
+		Status: forgev1.ForgeStatus{Conditions: []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: forgev1.ReasonUnauthorized, ObservedGeneration: 1, LastTransitionTime: t0}}},
 	}
 }
 
@@ -185,12 +213,14 @@ type passResult struct {
 	Finalizer bool
 	// Shard is the resource's forge.forgeops.dev/shard label.
 	Shard string
-	// Annotations are the keys, sorted; the create-pending and replaces
-	// marks end in " settled" when status.lastHandledCreatePending echoes
-	// the create-pending mark.
+	// Annotations are the keys, sorted.
 	Annotations []string
-	Events      []string
-	Calls       []string
+	// Marks are the create-pending and replaces marks status holds
+	// (markCreatePending, markReplaces), ending in " settled" when
+	// status.lastHandledCreatePending echoes the create-pending mark.
+	Marks  []string
+	Events []string
+	Calls  []string
 }
 
 // runPass runs one Reconcile of Label "bug" among objs with ext as its forge object.
@@ -310,14 +340,19 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 	got.Finalizer = len(l.Finalizers) > 0
 	got.Shard = l.Labels[forgev1.ShardLabel]
 	for k := range l.Annotations {
-		mark, ok := l.Annotations[forgev1.CreatePendingAnnotation]
-		if settled := ok && mark == l.Status.LastHandledCreatePending; settled &&
-			(k == forgev1.CreatePendingAnnotation || k == forgev1.ReplacesAnnotation) {
-			k += " settled"
-		}
 		got.Annotations = append(got.Annotations, k)
 	}
 	slices.Sort(got.Annotations)
+	settled := ""
+	if l.Status.CreatePending == l.Status.LastHandledCreatePending {
+		settled = " settled"
+	}
+	if l.Status.CreatePending != "" {
+		got.Marks = append(got.Marks, markCreatePending+settled)
+	}
+	if l.Status.Replaces != "" {
+		got.Marks = append(got.Marks, markReplaces+settled)
+	}
 	// A pass writes the status of its generation; one of another shard's
 	// resource (shard_test.go) writes none.
 	if (l.Status.ObservedGeneration != 0 || slices.Contains(writes, "status")) && l.Status.ObservedGeneration != l.Generation {
@@ -343,24 +378,24 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 7}},
 			obj:    label(),
 			want: passResult{Ready: `True Created: created label "bug" (id 7)`, ID: 7, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
-				Events:      []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created created label "bug" (id 7)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"CreatedAfterSettledMark": {
 			reason: "A create over a settled mark writes a new one (the old replaces mark goes with it), and settles that.",
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
 			obj:    label(readyAt(7), settledMark(4)),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
-				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"CreatedAgain": {
 			reason: "A forge object deleted outside the operator is created again, and the Event tells it was missing.",
 			ext:    &fakeExternal{created: Observation{Exists: true, ID: 8}},
 			obj:    label(readyAt(7)),
 			want: passResult{Ready: `True Created: label "bug" was missing on the forge; created it again (id 8)`, ID: 8, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
-				Events:      []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created label "bug" was missing on the forge; created it again (id 8)`}, Calls: []string{"Observe", "Create"}},
 		},
 		"Adopted": {
 			reason: "An existing forge object is adopted and brought to the spec, not created again.",
@@ -388,7 +423,7 @@ func TestPass(t *testing.T) {
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
 			obj:    label(readyAt(5), settledMark(4)),
 			want: passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)}},
+				Marks: []string{settledKey(markCreatePending), settledKey(markReplaces)}},
 		},
 		"Replaced": {
 			reason: "A field the forge cannot change is applied by creating anew, then deleting the old object; the marks are settled once done.",
@@ -396,17 +431,17 @@ func TestPass(t *testing.T) {
 				created: Observation{Exists: true, ID: 6}},
 			obj: label(readyAt(5)),
 			want: passResult{Ready: `True Replaced: replaced label "bug": secret cannot be changed in place; id 5 -> 6`, ID: 6, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)},
-				Events:      []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
-				Calls:       []string{"Observe", "Create", "Delete 5"}},
+				Marks:  []string{settledKey(markCreatePending), settledKey(markReplaces)},
+				Events: []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
+				Calls:  []string{"Observe", "Create", "Delete 5"}},
 		},
 		"ReplacedLeftover": {
 			reason: "An object a replacement left behind (its delete failed) is deleted by the next pass.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
-			obj:    label(readyAt(6), annotated(forgev1.ReplacesAnnotation, "5"), annotated(forgev1.CreatePendingAnnotation, "then")),
+			obj:    label(readyAt(6), replacing("5"), pending("then")),
 			want: passResult{Ready: `True Created: created`, ID: 6, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation), settledKey(forgev1.ReplacesAnnotation)},
-				Calls:       []string{"Connect pending", "Observe", "Delete 5"}},
+				Marks: []string{settledKey(markCreatePending), settledKey(markReplaces)},
+				Calls: []string{"Connect pending", "Observe", "Delete 5"}},
 		},
 		"LostReplacement": {
 			reason: "A replacing create whose response is lost keeps both marks pending: status still holds the old id.",
@@ -414,33 +449,33 @@ func TestPass(t *testing.T) {
 				createErr: lostCreate},
 			obj: label(readyAt(5), settledMark(0)),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, ID: 5, Finalizer: true,
-				Annotations: []string{forgev1.CreatePendingAnnotation, forgev1.ReplacesAnnotation},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{markCreatePending, markReplaces},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
 		},
 		"PendingKeptOnFailure": {
 			reason: "A pass that fails settles nothing, even when it made no create: the mark stays pending.",
 			ext:    &fakeExternal{observeErr: lostCreate},
-			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			obj:    label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
-				Annotations: []string{forgev1.CreatePendingAnnotation},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Connect pending", "Observe"}},
+				Marks:  []string{markCreatePending},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Connect pending", "Observe"}},
 		},
 		"LostCreate": {
 			reason: "A create whose response is lost keeps the create-pending mark, so the next pass looks before creating.",
 			ext:    &fakeExternal{createErr: lostCreate},
 			obj:    label(),
 			want: passResult{Ready: `False ForgeError: create label "bug": connection reset by peer`, Finalizer: true,
-				Annotations: []string{forgev1.CreatePendingAnnotation},
-				Events:      []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
+				Marks:  []string{markCreatePending},
+				Events: []string{`Warning ForgeError create label "bug": connection reset by peer`}, Calls: []string{"Observe", "Create"}},
 		},
 		"LostCreateFound": {
 			reason: "With the create-pending mark, the object found is the one the lost create made: Created, not Adopted, and the mark is settled.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
-			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			obj:    label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
 			want: passResult{Ready: `True Created: found label "bug" (id 9), created by an earlier pass whose response was lost`, ID: 9, Finalizer: true,
-				Annotations: []string{settledKey(forgev1.CreatePendingAnnotation)},
-				Events:      []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
-				Calls:       []string{"Connect pending", "Observe"}},
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Normal Created found label "bug" (id 9), created by an earlier pass whose response was lost`},
+				Calls:  []string{"Connect pending", "Observe"}},
 		},
 		"Deleted": {
 			reason: "A deleted resource with deletionPolicy Delete deletes its forge object, then lets go.",
@@ -459,7 +494,7 @@ func TestPass(t *testing.T) {
 		"DeletedPendingReplacement": {
 			reason: "Deleting while a replacement is pending deletes the object found and the one being replaced.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
-			obj: label(readyAt(6), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5"),
+			obj: label(readyAt(6), pending("then"), replacing("5"),
 				deleting(forgev1.DeletionPolicyDelete)),
 			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
 				Calls: []string{"Connect pending", "Observe", "Delete 6", "Delete 5"}},
@@ -467,7 +502,7 @@ func TestPass(t *testing.T) {
 		"DeletedPendingCreate": {
 			reason: "A pending mark without an id means a create may have happened: deleting looks for its object and deletes it.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
-			obj: label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} },
+			obj: label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} },
 				deleting(forgev1.DeletionPolicyDelete)),
 			want: passResult{Gone: true, Events: []string{`Normal Deleted deleted label "bug" on the forge`},
 				Calls: []string{"Connect pending", "Observe", "Delete 9"}},
@@ -581,9 +616,9 @@ func TestPass(t *testing.T) {
 				createErr: Stall(forgev1.ReasonUserNotFound, "user nobody does not exist")},
 			obj: label(),
 			want: passResult{Ready: `False UserNotFound: user nobody does not exist`, Stalled: true, ID: 7, Finalizer: true,
-				Annotations: []string{forgev1.CreatePendingAnnotation},
-				Calls:       []string{"Observe", "Create"},
-				Events:      []string{`Warning UserNotFound user nobody does not exist`}},
+				Marks:  []string{markCreatePending},
+				Calls:  []string{"Observe", "Create"},
+				Events: []string{`Warning UserNotFound user nobody does not exist`}},
 		},
 		"ConflictByID": {
 			reason: "A resource that finds a forge object an older resource holds stalls with Conflict instead of adopting it, and takes no finalizer: it never wrote to the forge.",
@@ -605,10 +640,171 @@ func TestPass(t *testing.T) {
 	}
 }
 
-// TestPassWrites counts the pass's writes to the Kubernetes API: a create
-// costs the finalizer and create-pending mark in one patch, then the status
-// that settles the mark; an adoption the finalizer and the status; a pass
-// at rest nothing, also with a settled mark left on the resource.
+// TestPassRecords covers what the loop trusts: only its own records in
+// status. Annotations a user may write (the create-pending and replaces
+// marks of earlier versions) hold nothing, block no one and delete
+// nothing; marks an earlier version wrote, and that status vouches for,
+// are moved into status on the first pass; a resource whose connection
+// is not Ready holds only what its status recorded.
+func TestPassRecords(t *testing.T) {
+	handSet := func(l *forgev1.Label) {
+		annotated(forgev1.CreatePendingAnnotation, "2026-01-01T00:00:00Z")(l)
+		annotated(forgev1.ReplacesAnnotation, "9")(l)
+	}
+	dropped := `Warning AnnotationDropped removed forge.forgeops.dev/create-pending="2026-01-01T00:00:00Z", forge.forgeops.dev/replaces="9": ` +
+		`the operator keeps these marks in status and no status record shows it wrote these, so they held, blocked and deleted nothing; ` +
+		`if an earlier version was replacing an object when it stopped, delete the old object by hand`
+	teamB := func(created metav1.Time, mutate ...func(*forgev1.Label)) *forgev1.Label {
+		return label(append([]func(*forgev1.Label){func(l *forgev1.Label) {
+			l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", created
+		}}, mutate...)...)
+	}
+	younger := metav1.NewTime(t1.Add(time.Hour))
+	cases := map[string]struct {
+		reason string
+		ext    *fakeExternal
+		obj    *forgev1.Label
+		others []client.Object
+		want   passResult
+	}{
+		"HandSetMarksDeleteNothing": {
+			reason: "Hand-set create-pending and replaces annotations on a resource in sync make no forge write: the object they name is not deleted, no look-up is made; they are removed with a Warning.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), handSet),
+			want: passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{dropped}},
+		},
+		"HandSetMarksDeleteNothingOnDeletion": {
+			reason: "Deleting a resource with hand-set marks deletes its own object only, not the one the replaces annotation names.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), handSet, deleting(forgev1.DeletionPolicyDelete)),
+			want: passResult{Gone: true, Calls: []string{"Observe", "Delete 5"},
+				Events: []string{dropped, `Normal Deleted deleted label "bug" on the forge`}},
+		},
+		"HandSetMarkIsNoCreate": {
+			reason: "A hand-set create-pending mark is no create: the object found is adopted, not taken for one the operator made.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj:    label(handSet),
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 9)`, ID: 9, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{dropped, `Normal Adopted adopted existing label "bug" (id 9)`}},
+		},
+		"HandSetMarkHoldsNothing": {
+			reason: "An older resource of another tenant with a hand-set create-pending mark, under a Ready Forge of the server, holds nothing: the younger adopts the object.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(t0, handSet)},
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
+		},
+		"HandSetMarkKeepsNothing": {
+			reason: "A younger resource of another tenant with a hand-set create-pending mark does not keep the object alive: deleting its holder deletes it.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			others: []client.Object{notReadyForgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(younger, handSet)},
+			want: passResult{Gone: true, Calls: []string{"Observe", "Delete 5"},
+				Events: []string{`Normal Deleted deleted label "bug" on the forge`}},
+		},
+		"NotReadyPendingHoldsNothing": {
+			reason: "A pending mark in the status of a resource whose connection is not Ready holds nothing: it cannot see the object.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(),
+			others: []client.Object{notReadyForgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(t0, pending("then"))},
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 5)`, ID: 5, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
+		},
+		"NotReadyPendingKeepsNothing": {
+			reason: "Deleting the holder of an object deletes it though a younger resource under a connection that is not Ready has a pending mark for its name.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			others: []client.Object{notReadyForgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(younger, pending("then"))},
+			want: passResult{Gone: true, Calls: []string{"Observe", "Delete 5"},
+				Events: []string{`Normal Deleted deleted label "bug" on the forge`}},
+		},
+		"ReadyPendingKeeps": {
+			reason: "A pending mark in status under a Ready connection holds what its lost create may have made: deleting the other holder leaves it.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
+			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(younger, pending("then"))},
+			want:   passResult{Gone: true, Events: []string{`Normal Orphaned left label "bug" on the forge: Label team-b/bug manages it too`}},
+		},
+		"NotReadyHoldsRecordedID": {
+			reason: "A resource whose connection is not Ready still holds the id its status recorded: the younger stalls in Conflict by id.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
+			obj:    label(),
+			others: []client.Object{notReadyForgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(t0, readyAt(5))},
+			want: passResult{Ready: `False Conflict: label "bug" (id 5) is already managed by Label team-b/bug; delete one of the two resources`,
+				Stalled: true, ID: 5, Calls: []string{"Observe"},
+				Events: []string{`Warning Conflict label "bug" (id 5) is already managed by Label team-b/bug; delete one of the two resources`}},
+		},
+		"NotReadyHoldsNoOtherObjectOfTheName": {
+			reason: "A resource whose connection is not Ready holds no object of its name but the one its status recorded: another object of the name (id 6) is adopted.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 6}},
+			obj:    label(),
+			others: []client.Object{notReadyForgeIn("team-b", "gitea-b", "https://forge.invalid"), teamB(t0, readyAt(5))},
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 6)`, ID: 6, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Normal Adopted adopted existing label "bug" (id 6)`}},
+		},
+		"RefusedCreateSettles": {
+			reason: "A create the forge refuses made nothing: its mark is settled at once, so it holds nothing while the resource stalls.",
+			ext: &fakeExternal{createErr: &forge.Error{Op: `create label "bug"`, Kind: forge.KindForbidden, StatusCode: 403,
+				Message: "user has no access"}},
+			obj: label(),
+			want: passResult{Ready: `False Unauthorized: create label "bug": 403 user has no access`, Stalled: true, Finalizer: true,
+				Marks:  []string{settledKey(markCreatePending)},
+				Events: []string{`Warning Unauthorized create label "bug": 403 user has no access`}, Calls: []string{"Observe", "Create"}},
+		},
+		"RefusedCreateAfterLostKeepsMark": {
+			reason: "A refused create under a mark an earlier lost create wrote keeps it pending: that create may have made the object.",
+			ext: &fakeExternal{createErr: &forge.Error{Op: `create label "bug"`, Kind: forge.KindValidation, StatusCode: 422,
+				Message: "invalid"}},
+			obj: label(pending("then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			want: passResult{Ready: `False Rejected: create label "bug": 422 invalid`, Stalled: true, Finalizer: true,
+				Marks:  []string{markCreatePending},
+				Events: []string{`Warning Rejected create label "bug": 422 invalid`}, Calls: []string{"Connect pending", "Observe", "Create"}},
+		},
+		"LegacyReplacementMoved": {
+			reason: "A replacement an earlier version marked in annotations, whose status write was lost (status.id is still the replaced id), is moved into status and finished: the old object goes, no Warning.",
+			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
+				created: Observation{Exists: true, ID: 6}},
+			obj: label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5")),
+			want: passResult{Ready: `True Replaced: replaced label "bug": secret cannot be changed in place; id 5 -> 6`, ID: 6, Finalizer: true,
+				Marks:  []string{settledKey(markCreatePending), settledKey(markReplaces)},
+				Events: []string{`Normal Replaced replaced label "bug": secret cannot be changed in place; id 5 -> 6`},
+				Calls:  []string{"Connect pending", "Observe", "Create", "Delete 5"}},
+		},
+		"LegacySettledDropped": {
+			reason: "A settled mark an earlier version left in annotations (status echoes it) means nothing: it is removed without a Warning.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj: label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "earlier"), annotated(forgev1.ReplacesAnnotation, "4"),
+				func(l *forgev1.Label) { l.Status.LastHandledCreatePending = "earlier" }),
+			want: passResult{Ready: `True Created: created`, ID: 5, Finalizer: true, Calls: []string{"Observe"}},
+		},
+		"LegacyPendingWithoutRecordDropped": {
+			reason: "A pending mark with no status record to vouch for it cannot be told from a hand-set one: dropped with a Warning; the object is found and adopted.",
+			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 9}},
+			obj:    label(annotated(forgev1.CreatePendingAnnotation, "then"), func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }),
+			want: passResult{Ready: `True Adopted: adopted existing label "bug" (id 9)`, ID: 9, Finalizer: true, Calls: []string{"Observe"},
+				Events: []string{`Warning AnnotationDropped removed forge.forgeops.dev/create-pending="then": the operator keeps these marks in status and no status record shows it wrote these, so they held, blocked and deleted nothing`,
+					`Normal Adopted adopted existing label "bug" (id 9)`}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := runPass(t, tc.ext, append([]client.Object{tc.obj}, tc.others...)...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n(-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPassWrites counts the pass's writes to the Kubernetes API: a first
+// create costs the finalizer, the create-pending mark in status (before
+// the create: status is the operator's own record), then the status that
+// settles the mark; a create with the finalizer on, the mark and the
+// status; an adoption the finalizer and the status; a pass at rest
+// nothing, also with a settled mark. Marks an earlier version left in
+// annotations cost one write to remove, and one more to move into status.
 func TestPassWrites(t *testing.T) {
 	withFinalizer := func(l *forgev1.Label) { l.Finalizers = []string{forgev1.Finalizer} }
 	cases := map[string]struct {
@@ -617,20 +813,27 @@ func TestPassWrites(t *testing.T) {
 		want []string
 	}{
 		"create": {ext: &fakeExternal{created: Observation{Exists: true, ID: 7}}, obj: label(),
-			want: []string{"metadata", "status"}},
+			want: []string{"metadata", "status", "status"}},
 		"create again over a settled mark": {ext: &fakeExternal{created: Observation{Exists: true, ID: 8}}, obj: label(readyAt(7), settledMark(0)),
-			want: []string{"metadata", "status"}},
+			want: []string{"status", "status"}},
 		"replace": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5, Replace: true, ReplaceBecause: "secret"},
 			created: Observation{Exists: true, ID: 6}}, obj: label(readyAt(5)),
-			want: []string{"metadata", "status"}},
+			want: []string{"status", "status"}},
 		"lost create found": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 9}},
-			obj: label(annotated(forgev1.CreatePendingAnnotation, "then"), withFinalizer), want: []string{"status"}},
+			obj: label(pending("then"), withFinalizer), want: []string{"status"}},
 		"adopt": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(),
 			want: []string{"metadata", "status"}},
 		"at rest": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(readyAt(5)),
 			want: nil},
 		"at rest with a settled mark": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}}, obj: label(readyAt(5), settledMark(4)),
 			want: nil},
+		"at rest with a settled mark in annotations": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj: label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "earlier"),
+				func(l *forgev1.Label) { l.Status.LastHandledCreatePending = "earlier" }),
+			want: []string{"metadata"}},
+		"a replacement's marks moved from annotations": {ext: &fakeExternal{observe: Observation{Exists: true, ID: 5}},
+			obj:  label(readyAt(5), annotated(forgev1.CreatePendingAnnotation, "then"), annotated(forgev1.ReplacesAnnotation, "5")),
+			want: []string{"status", "metadata", "status"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
