@@ -29,7 +29,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -362,5 +365,61 @@ func TestDecideShards(t *testing.T) {
 				t.Errorf("Note = %q, want it to say %q", note, tc.note)
 			}
 		})
+	}
+}
+
+// TestKeptServerTakesItsResourcesBack: the holder of a server whose
+// desired shard's manager stopped (mid-handover, or before it began) keeps
+// serving it, and its mover takes back, from the API server, the server's
+// resources left labelled for that shard, which no running manager's
+// cache holds; another server's resources of that shard stay where they are.
+func TestKeptServerTakesItsResourcesBack(t *testing.T) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, forgev1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inShard := func(name, forgeName, shard string) *forgev1.Label {
+		return label(func(l *forgev1.Label) {
+			l.Name, l.Spec.ForgeRef.Name = name, forgeName
+			l.Labels = map[string]string{forgev1.ShardLabel: shard}
+		})
+	}
+	const a, b = "https://a.example.com", "https://b.example.com"
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		shardForge(ns, "gitea", a, "eu-1", t0), shardForge(ns, "other", b, "eu-1", t0),
+		inShard("left", "gitea", "eu-1"), inShard("other", "other", "eu-1"),
+		serverLease(a, "us-1"), electionLease("us-1", true), electionLease("eu-1", false),
+	).Build()
+	rec := events.NewFakeRecorder(10)
+	s := NewShards(ShardsOptions{Shard: "us-1", Namespace: leasesNS, Lists: []func() client.ObjectList{
+		func() client.ObjectList { return &forgev1.LabelList{} }}}, c, c, c, rec)
+	ctx := context.Background()
+	after, err := s.move(ctx, forge.ServerKey(a))
+	if err != nil || after != s.recheck {
+		t.Fatalf("move = %v, %v; want to look again in %v", after, err, s.recheck)
+	}
+	for name, want := range map[string]string{"left": "us-1", "other": "eu-1"} {
+		var l forgev1.Label
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &l); err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Labels[forgev1.ShardLabel]; got != want {
+			t.Errorf("Label %s labelled for %q, want %q", name, got, want)
+		}
+	}
+	var lease coordinationv1.Lease
+	if err := c.Get(ctx, types.NamespacedName{Namespace: leasesNS, Name: ServerLeaseName(forge.ServerKey(a))}, &lease); err != nil ||
+		ptr.Deref(lease.Spec.HolderIdentity, "") != "us-1" {
+		t.Errorf("the server's Lease: %v, %v; want it still held by us-1", lease.Spec.HolderIdentity, err)
+	}
+	close(rec.Events)
+	var got []string
+	for e := range rec.Events {
+		got = append(got, e)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "NoShardManager") || !strings.Contains(got[0], "whose manager does not run") {
+		t.Errorf("Events %q, want one NoShardManager saying that eu-1's manager does not run", got)
 	}
 }
