@@ -121,7 +121,7 @@ func main() {
 		"Serve ClusterForges, whose Secrets are read from the namespace of --secret-digest-key (the operator's own). "+
 			"The namespaced install sets it to false: with namespaced Roles the manager cannot watch cluster-scoped objects.")
 	flag.StringVar(&shard, "shard", "",
-		"Serve the forge servers whose oldest Forge or ClusterForge is labelled forge.forgeops.dev/shard=<shard>, and cache only their resources; "+
+		"Serve the forge servers whose oldest ClusterForge (else, with none, oldest Forge) is labelled forge.forgeops.dev/shard=<shard>, and cache only their resources; "+
 			"empty serves the unlabelled ones (the default manager, which must always run). A label value. See docs/shards.md.")
 	opts := zap.Options{Development: false}
 	opts.BindFlags(flag.CommandLine)

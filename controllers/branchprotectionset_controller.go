@@ -112,7 +112,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				}
 			}
 			target := string(b.Spec.Repository)
-			out = append(out, claim{who: reconciler.Holder("BranchProtection", &b), older: true,
+			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
 				names:   map[string]bool{name: true},
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
@@ -130,7 +130,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			for _, r := range s.Spec.Rules {
 				names[string(r.RuleName)] = true
 			}
-			out = append(out, claim{who: reconciler.Holder("BranchProtectionSet", s), older: reconciler.Older(s, e.obj), names: names,
+			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: reconciler.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}

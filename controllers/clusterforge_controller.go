@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -47,8 +46,9 @@ import (
 
 // ClusterForgeReconciler checks a ClusterForge's connection as the Forge
 // controller checks a Forge's (its Secrets read from the manager's
-// namespace), counts the resources that use it (status.inUse), and keeps
-// its finalizer while any does: deleting it waits, Reconciling with reason
+// namespace), counts the resources that use it (status.inUse: those it
+// permits, as the others write nothing through it), and keeps its
+// finalizer while any does: deleting it waits, Reconciling with reason
 // InUse, until the last of them is gone.
 type ClusterForgeReconciler struct {
 	connectionChecks
@@ -57,7 +57,8 @@ type ClusterForgeReconciler struct {
 	kinds []registered
 }
 
-// inUseNamed is how many users a ClusterForge being deleted names.
+// inUseNamed is how many namespaces of its users a ClusterForge being
+// deleted names, with their counts.
 const inUseNamed = 3
 
 // SetupWithManager registers the controller, its Secret watch (the
@@ -142,7 +143,7 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if !ok {
 		return ctrl.Result{}, err
 	}
-	users, err := r.users(ctx, cf.Name)
+	users, err := r.users(ctx, &cf)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -170,14 +171,16 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 
 // finalize lets a ClusterForge go once no resource uses it; until then it
 // says who does, and the resources' deletions bring it back.
-func (r *ClusterForgeReconciler) finalize(ctx context.Context, orig, cf *forgev1.ClusterForge, users []string) (ctrl.Result, error) {
+func (r *ClusterForgeReconciler) finalize(ctx context.Context, orig, cf *forgev1.ClusterForge, users []client.Object) (ctrl.Result, error) {
 	if len(users) > 0 {
-		named := users[:min(len(users), inUseNamed)]
-		msg := fmt.Sprintf("ClusterForge %q is being deleted and waits: %d resources still use it (%s", cf.Name, len(users), strings.Join(named, ", "))
-		if len(users) > len(named) {
-			msg += ", ..."
+		// Counted per namespace, never named: any tenant allowed to read
+		// ClusterForges reads this message (docs/tenancy.md).
+		n := fmt.Sprintf("%d resources still use it", len(users))
+		if len(users) == 1 {
+			n = "1 resource still uses it"
 		}
-		msg += "); delete them or point them at another Forge"
+		msg := fmt.Sprintf("ClusterForge %q is being deleted and waits: %s (%s); delete them or point them at another Forge",
+			cf.Name, n, reconciler.CountByNamespace(users, inUseNamed))
 		out := reconciler.Outcome{
 			Summary: conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonInUse, Message: msg},
 			// The users' deletions bring it back; this is the fallback.
@@ -196,18 +199,27 @@ func (r *ClusterForgeReconciler) finalize(ctx context.Context, orig, cf *forgev1
 	return ctrl.Result{}, nil
 }
 
-// users names the resources, of every kind and namespace, that use
-// ClusterForge name ("Organization team-a/acme"), sorted.
-func (r *ClusterForgeReconciler) users(ctx context.Context, name string) ([]string, error) {
-	key := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: name}.Key()
-	var out []string
+// users are the resources, of every kind and namespace, that use
+// ClusterForge cf and that it permits: one it does not permit writes
+// nothing through it, so it must not hold the platform's deletion up (nor
+// may a namespace no entry selects keep it by naming it).
+func (r *ClusterForgeReconciler) users(ctx context.Context, cf *forgev1.ClusterForge) ([]client.Object, error) {
+	key := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}.Key()
+	var out []client.Object
 	for _, k := range r.kinds {
-		names, err := k.users(ctx, r.client, key)
+		objs, err := k.users(ctx, r.client, key)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, names...)
+		for _, o := range objs {
+			ok, err := reconciler.PermittedBy(ctx, r.client, cf, o)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, o)
+			}
+		}
 	}
-	slices.Sort(out)
 	return out, nil
 }

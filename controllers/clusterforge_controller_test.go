@@ -173,6 +173,7 @@ var _ = Describe("ClusterForge", func() {
 			Namespaces: []string{nsA, nsB}, Owners: []forgev1.OwnerGlob{"team-shared-*"},
 		})
 		first := clusterOrg(nsA, "team-shared-web", shared)
+		first.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
 		Expect(k8s.Create(ctx, first)).To(Succeed())
 		expectReady(first)
 		// Creation times count in whole seconds: the second is younger by time.
@@ -180,7 +181,11 @@ var _ = Describe("ClusterForge", func() {
 		second := clusterOrg(nsB, "team-shared-web", shared)
 		second.Spec.Description = ptr("the younger tenant's")
 		Expect(k8s.Create(ctx, second)).To(Succeed())
-		Expect(expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)).To(ContainSubstring("Organization " + nsA + "/team-shared-web"))
+		// Tenants learn no names of each other's resources: the holder is
+		// said to be in another namespace.
+		msg := expectReason(second, metav1.ConditionFalse, forgev1.ReasonConflict)
+		Expect(msg).To(ContainSubstring("is already managed by an Organization in another namespace"))
+		Expect(msg).NotTo(ContainSubstring(nsA))
 
 		// A namespace's own Forge at the same server holds nothing a
 		// ClusterForge's resource already holds, either.
@@ -191,9 +196,26 @@ var _ = Describe("ClusterForge", func() {
 			Spec: forgev1.OrganizationSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: own.Name}, SyncInterval: every(syncInterval)},
 				Description: ptr("the namespaced Forge's")}}
 		Expect(k8s.Create(ctx, third)).To(Succeed())
-		Expect(expectReason(third, metav1.ConditionFalse, forgev1.ReasonConflict)).To(ContainSubstring("Organization " + nsA + "/team-shared-web"))
+		msg = expectReason(third, metav1.ConditionFalse, forgev1.ReasonConflict)
+		Expect(msg).To(ContainSubstring("is already managed by an Organization in another namespace"))
+		Expect(msg).NotTo(ContainSubstring(nsA))
 		Consistently(func() string { got, _ := fake.Org("team-shared-web"); return got.Description }, 2*syncInterval, poll).
 			Should(Equal("of " + nsA))
+
+		// One of the holder's own namespace is named.
+		again := clusterOrg(nsA, "again", shared)
+		again.Spec.Name = ptr(forgev1.OwnerName("team-shared-web"))
+		Expect(k8s.Create(ctx, again)).To(Succeed())
+		msg = expectReason(again, metav1.ConditionFalse, forgev1.ReasonConflict)
+		Expect(msg).To(ContainSubstring("is already managed by Organization " + nsA + "/team-shared-web"))
+
+		// Deleting the holder leaves the organization to the others; its
+		// Event does not name the other tenant's resource that keeps it.
+		Expect(k8s.Delete(ctx, first)).To(Succeed())
+		gone(first)
+		Expect(events(first)).To(ContainElement(And(ContainSubstring("an Organization in another namespace manages it too"), Not(ContainSubstring(nsB)))))
+		_, ok := fake.Org("team-shared-web")
+		Expect(ok).To(BeTrue(), "the organization another tenant holds is not deleted")
 	})
 
 	It("stops a namespace's writes at once when its label is removed, and resumes when it is back", func() {
@@ -255,8 +277,10 @@ var _ = Describe("ClusterForge", func() {
 
 		Expect(k8s.Delete(ctx, cf)).To(Succeed())
 		msg := expectReason(cf, metav1.ConditionFalse, forgev1.ReasonInUse)
-		Expect(msg).To(ContainSubstring("2 resources still use it"))
-		Expect(msg).To(ContainSubstring("Organization " + nsA + "/team-a-one"))
+		// Any tenant that may read ClusterForges reads it: counted per
+		// namespace, never named.
+		Expect(msg).To(ContainSubstring("2 resources still use it (1 in " + min(nsA, nsB) + ", 1 in " + max(nsA, nsB) + ")"))
+		Expect(msg).NotTo(ContainSubstring("team-a-one"))
 		Expect(findCondition(cf, forgev1.ConditionReconciling)).NotTo(BeNil())
 		// Its resources still work while it waits.
 		change(a, func(o *forgev1.Organization) { o.Spec.Description = ptr("while it waits") })
@@ -273,6 +297,44 @@ var _ = Describe("ClusterForge", func() {
 		gone(cf)
 		// Organizations default to Orphan: both stay on the forge.
 		Expect(fake.Orgs()).To(HaveLen(2))
+	})
+
+	It("is not kept in use by a resource it does not permit", func() {
+		a := clusterOrg(nsA, "team-a-kept", cf)
+		Expect(k8s.Create(ctx, a)).To(Succeed())
+		expectReady(a)
+		// A namespace no entry selects, and a tenant naming an owner its
+		// entry does not allow, both name the ClusterForge.
+		nsC := newTenant(nil)
+		outsider := clusterOrg(nsC, "team-a-outside", cf)
+		cross := clusterOrg(nsB, "team-a-cross", cf)
+		Expect(k8s.Create(ctx, outsider)).To(Succeed())
+		Expect(k8s.Create(ctx, cross)).To(Succeed())
+		expectReason(outsider, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		expectReason(cross, metav1.ConditionFalse, forgev1.ReasonNotPermitted)
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cf), cf)).To(Succeed())
+			return cf.Status.InUse
+		}, timeout, poll).Should(BeEquivalentTo(1))
+		Consistently(func(g Gomega) int32 {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cf), cf)).To(Succeed())
+			return cf.Status.InUse
+		}, 2*syncInterval, poll).Should(BeEquivalentTo(1), "only the permitted resource counts")
+
+		Expect(k8s.Delete(ctx, cf)).To(Succeed())
+		msg := expectReason(cf, metav1.ConditionFalse, forgev1.ReasonInUse)
+		Expect(msg).To(ContainSubstring("1 resource still uses it (1 in " + nsA + ")"))
+		Expect(msg).NotTo(ContainSubstring(nsB))
+		Expect(msg).NotTo(ContainSubstring(nsC))
+
+		// The permitted resource gone, the ClusterForge goes, though the
+		// others still name it.
+		Expect(k8s.Delete(ctx, a)).To(Succeed())
+		gone(a)
+		gone(cf)
+		for _, o := range []*forgev1.Organization{outsider, cross} {
+			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+		}
 	})
 
 	It("reads its Secrets from the manager's namespace only, never from a tenant's", func() {

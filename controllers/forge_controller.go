@@ -72,9 +72,10 @@ type connectionChecks struct {
 // to hand over or to await for the manager's mover). Another shard's
 // connection is checked, and its status written, by that shard only; this
 // manager drops its client. note, when obj's own shard label is not its
-// server's shard, says which connection decides, for the status of a
-// served connection, as does a server kept by its holder while its shard
-// has no manager.
+// server's shard, says which connection decides (the oldest ClusterForge
+// of the server, else its oldest Forge), for the status of a served
+// connection, as does a server kept by its holder while its shard has no
+// running manager.
 func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName, obj client.Object, url string) (note string, ok bool, err error) {
 	d, err := c.Options.Shards.Decide(ctx, c.client, forge.ServerKey(url))
 	if err != nil {
@@ -86,10 +87,10 @@ func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName,
 	}
 	var notes []string
 	if own := obj.GetLabels()[forgev1.ShardLabel]; own != d.Desired {
-		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, the server's oldest connection, puts the server in %s",
-			forgev1.ShardLabel, own, d.Decider, reconciler.ShardName(d.Desired)))
+		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, which decides the server's shard, puts it in %s",
+			forgev1.ShardLabel, own, d.DeciderFor(obj.GetNamespace()), reconciler.ShardName(d.Desired)))
 	}
-	if n := c.Options.Shards.Note(d); n != "" {
+	if n := c.Options.Shards.Note(d, obj.GetNamespace()); n != "" {
 		notes = append(notes, n)
 	}
 	return strings.Join(notes, "; "), true, nil

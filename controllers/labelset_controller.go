@@ -122,7 +122,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				names = nil
 			}
 			target := string(*l.Spec.Repository)
-			out = append(out, claim{who: reconciler.Holder("Label", &l), older: true,
+			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "Label", &l), older: true,
 				names: names, id: l.Status.ID,
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
@@ -143,7 +143,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 					names[string(p)] = true
 				}
 			}
-			out = append(out, claim{who: reconciler.Holder("LabelSet", s), older: reconciler.Older(s, e.obj), names: names,
+			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "LabelSet", s), older: reconciler.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}

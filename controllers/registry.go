@@ -43,9 +43,10 @@ type registered struct {
 	// empty list of them, for the shards' handover.
 	object func() client.Object
 	list   func() client.ObjectList
-	// users names the kind's resources, in every namespace, whose forgeRef
-	// index value is key (a ClusterForge's users).
-	users func(ctx context.Context, c client.Reader, key string) ([]string, error)
+	// users are the kind's resources, in every namespace, whose forgeRef
+	// index value is key (a ClusterForge's users), as the cache holds
+	// them: read them, never change them.
+	users func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error)
 	// planner reads the kind for plan, given every object being planned.
 	planner func(objs []*unstructured.Unstructured) (planner, error)
 	// inRepos says the kind's spec names a repository (a `repository`
@@ -62,20 +63,20 @@ type registered struct {
 func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registered {
 	r.object = func() client.Object { return kind.New() }
 	r.list = kind.NewList
-	r.users = func(ctx context.Context, c client.Reader, key string) ([]string, error) {
+	r.users = func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error) {
 		list := kind.NewList()
-		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}); err != nil {
+		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("list %s by forgeRef: %w", r.kind, err)
 		}
 		items, err := meta.ExtractList(list)
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, 0, len(items))
+		users := make([]forgev1.Managed, 0, len(items))
 		for _, it := range items {
-			names = append(names, reconciler.Holder(r.kind, it.(client.Object)))
+			users = append(users, it.(forgev1.Managed))
 		}
-		return names, nil
+		return users, nil
 	}
 	spec, _ := reflect.TypeFor[T]().Elem().FieldByName("Spec")
 	r.inRepos = hasJSONField(spec.Type, "repository") || hasJSONField(spec.Type, "repositories")

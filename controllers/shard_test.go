@@ -75,16 +75,20 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 	}
 	alone := forgeAt("gitea", "eu-1", metav1.NewTime(t0.Add(time.Hour)))
 	older := forgeAt("old", "", t0)
-	const decided = `its label forge.forgeops.dev/shard="eu-1" is not its server's shard: Forge team/old, the server's oldest connection, puts the server in the default shard (no label)`
-	const unstarted = `its server's shard is shard eu-1 (Forge team/gitea), which has no manager (no leader-election Lease ops/forge-operator.forge.forgeops.dev-eu-1): the default shard (no label) serves it until one runs`
+	const decided = `its label forge.forgeops.dev/shard="eu-1" is not its server's shard: Forge team/old, which decides the server's shard, puts it in the default shard (no label)`
+	const unstarted = `its server's shard is shard eu-1 (Forge team/gitea), which has no manager (no leader-election Lease ops/forge-operator.forge.forgeops.dev-eu-1): the default shard (no label) keeps serving it until one runs`
+	const stopped = `its server's shard is shard eu-1 (Forge team/gitea), whose manager does not run (its leader-election Lease ops/forge-operator.forge.forgeops.dev-eu-1 is not held and renewed): the default shard (no label) keeps serving it until one runs`
 	for _, tc := range []struct {
 		shard, holder string
 		others        []*forgev1.Forge
 		served        bool
 		note          string
 		managers      []string
+		// stopped have a leader-election Lease nobody renews.
+		stopped []string
 	}{
-		{shard: "", managers: []string{""}, served: true, note: unstarted}, // kept: no manager of eu-1 to hand it to
+		{shard: "", managers: []string{""}, served: true, note: unstarted},                          // kept: no manager of eu-1 to hand it to
+		{shard: "", managers: []string{""}, stopped: []string{"eu-1"}, served: true, note: stopped}, // kept: eu-1's manager is gone
 		{shard: "", served: false},                     // handing it over to eu-1
 		{shard: "us-1", holder: "eu-1", served: false}, // neither
 		{shard: "eu-1", served: false},                 // awaiting it from the default manager
@@ -101,9 +105,13 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 		if managers == nil {
 			managers = []string{"", "eu-1"}
 		}
-		for _, m := range managers {
+		for i, m := range append(managers, tc.stopped...) {
+			renewed := metav1.NewMicroTime(time.Now())
+			if i >= len(managers) {
+				renewed = metav1.NewMicroTime(time.Now().Add(-time.Hour))
+			}
 			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: reconciler.LeaderElectionID(m)},
-				Spec: coordinationv1.LeaseSpec{HolderIdentity: new("pod")}})
+				Spec: coordinationv1.LeaseSpec{HolderIdentity: new("pod"), RenewTime: &renewed, LeaseDurationSeconds: new(int32(15))}})
 		}
 		if tc.holder != "" {
 			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: reconciler.ServerLeaseName(forge.ServerKey(ts.URL))},

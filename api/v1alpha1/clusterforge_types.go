@@ -110,8 +110,10 @@ type ClusterForgeSpec struct {
 type ClusterForgeStatus struct {
 	ForgeStatus `json:",inline"`
 
-	// inUse is how many resources reference the ClusterForge; while any
-	// does, deleting it waits.
+	// inUse is how many resources reference the ClusterForge and are
+	// permitted by its tenants entries; while any does, deleting it waits.
+	// A resource it does not permit writes nothing through it and does
+	// not count.
 	// +optional
 	InUse int32 `json:"inUse"`
 }

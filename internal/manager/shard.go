@@ -32,9 +32,10 @@ import (
 )
 
 // Shards (--shard, docs/shards.md): several managers split the forge
-// servers between them by the forgev1.ShardLabel of each server's oldest
-// Forge or ClusterForge. "" is the default manager's shard: the servers
-// whose deciding connection has no such label.
+// servers between them by the forgev1.ShardLabel of each server's deciding
+// connection (its oldest ClusterForge, else its oldest Forge). "" is the
+// default manager's shard: the servers whose deciding connection has no
+// such label.
 
 // ValidShard checks a --shard value: a label value, since it is matched
 // against forgev1.ShardLabel; "" (the default manager) is valid.

@@ -270,9 +270,9 @@ func (r *Reconciler[T]) keyHolder(ctx context.Context, obj T, olderOnly bool) (s
 
 // holder returns the oldest other resource of the kind holding the forge
 // object whose index field equals value, on obj's server, in any watched
-// namespace ("Kind namespace/name"); with olderOnly, only if it is older
-// than obj. Resources being deleted hold nothing. It only reads the cached
-// objects (no copies).
+// namespace, named as obj's namespace may learn of it (HolderFor); with
+// olderOnly, only if it is older than obj. Resources being deleted hold
+// nothing. It only reads the cached objects (no copies).
 func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
@@ -308,7 +308,7 @@ func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, 
 	if oldest == nil {
 		return "", nil
 	}
-	return Holder(r.kindName, oldest), nil
+	return HolderFor(obj.GetNamespace(), r.kindName, oldest), nil
 }
 
 func idValue(id int64) string { return strconv.FormatInt(id, 10) }

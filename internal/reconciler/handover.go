@@ -54,9 +54,12 @@ import (
 // default manager). A manager serves a server's resources only when the
 // server's desired shard (ShardOf, from the labels of its connections) is
 // its own and the Lease names it. The holder of a server that is to move
-// stops its passes, drains those in flight, relabels the server's
-// resources in its cache for the desired shard and then writes the Lease:
-// no pass of two managers on one object overlaps.
+// to a shard whose manager runs stops its passes, drains those in flight,
+// relabels the server's resources in its cache for the desired shard and
+// then writes the Lease: no pass of two managers on one object overlaps.
+// To a shard with no running manager nothing is handed: the holder keeps
+// serving, so that a label naming a retired or mistyped shard stops no
+// one.
 
 const (
 	// serverLeaseLabel marks the per-server Leases (its value is the
@@ -114,10 +117,15 @@ type Decision struct {
 	// Desired is the shard the server's deciding connection (Decider)
 	// names; Holder the one its Lease names ("" the default manager).
 	Desired, Holder, Decider string
-	// Unstarted: the desired shard has no manager (no leader-election
-	// Lease of it: never deployed, or a mistyped label), so the holder
-	// keeps serving the server until one runs.
-	Unstarted bool
+	// Unstarted: the desired shard has no running manager (no
+	// leader-election Lease of it, never deployed or a mistyped label, or
+	// one nobody holds and renews: a retired shard), so the holder keeps
+	// serving the server until one runs. Stopped tells the second case.
+	Unstarted, Stopped bool
+	// StrayTo is the shard a Stray resource is labelled for: the desired
+	// shard, or the holder's while the holder keeps the server (Unstarted
+	// as the holder sees it).
+	StrayTo string
 
 	// conns are the server's connections as read (the cache's own
 	// objects: read them, never change them), deciding the connection
@@ -126,9 +134,10 @@ type Decision struct {
 	deciding client.Object
 }
 
-// Note says, for a served connection's status, that d's server waits for
-// a shard that has no manager; "" otherwise.
-func (s *Shards) Note(d Decision) string {
+// Note says, for the status of a served connection in namespace ns ("" a
+// ClusterForge), that d's server waits for a shard that has no running
+// manager; "" otherwise.
+func (s *Shards) Note(d Decision, ns string) string {
 	if !d.Unstarted {
 		return ""
 	}
@@ -136,8 +145,23 @@ func (s *Shards) Note(d Decision) string {
 	if s.Leases() {
 		lease = s.namespace + "/" + lease
 	}
-	return fmt.Sprintf("its server's shard is %s (%s), which has no manager (no leader-election Lease %s): %s serves it until one runs",
-		ShardName(d.Desired), d.Decider, lease, ShardName(d.Holder))
+	why := fmt.Sprintf("which has no manager (no leader-election Lease %s)", lease)
+	if d.Stopped {
+		why = fmt.Sprintf("whose manager does not run (its leader-election Lease %s is not held and renewed)", lease)
+	}
+	return fmt.Sprintf("its server's shard is %s (%s), %s: %s keeps serving it until one runs",
+		ShardName(d.Desired), d.DeciderFor(ns), why, ShardName(d.Holder))
+}
+
+// DeciderFor names the deciding connection for a reader in namespace ns
+// ("" the platform's, a ClusterForge's status): a ClusterForge, or a Forge
+// of ns, by name; another namespace's Forge is only said to be one, as
+// tenants learn no names of each other's objects.
+func (d Decision) DeciderFor(ns string) string {
+	if f, ok := d.deciding.(*forgev1.Forge); ok && ns != "" && f.Namespace != ns {
+		return "a Forge in another namespace"
+	}
+	return d.Decider
 }
 
 // Shards is a manager's part in the shards: deciding, per server, whether
@@ -234,17 +258,30 @@ func (s *Shards) decide(ctx context.Context, c client.Reader, server string) (De
 		d.State = Serve
 	case holder == mine:
 		d.State = HandOver
-		if _, known, err := s.running(ctx, s.reader(c), desired); err != nil {
+		if running, known, err := s.running(ctx, s.reader(c), desired); err != nil {
 			return Decision{}, err
-		} else if !known {
+		} else if !running {
 			// Nobody to hand it to: kept served, and looked at again by
 			// the mover (which says so once in an Event).
-			d.State, d.Unstarted = Serve, true
+			d.State, d.Unstarted, d.Stopped = Serve, true, known
 		}
 	case desired == mine:
 		d.State = Await
 	default:
-		d.State = Stray
+		d.State, d.StrayTo = Stray, desired
+		// While the desired shard has no running manager its holder keeps
+		// the server: a new resource goes to the holder's cache, not to
+		// one nobody reads.
+		r := s.reader(c)
+		if running, _, err := s.running(ctx, r, desired); err != nil {
+			return Decision{}, err
+		} else if !running {
+			if held, _, err := s.running(ctx, r, holder); err != nil {
+				return Decision{}, err
+			} else if held {
+				d.StrayTo = holder
+			}
+		}
 	}
 	return d, nil
 }
@@ -351,10 +388,48 @@ func (s *Shards) move(ctx context.Context, server string) (time.Duration, error)
 		return s.takeOver(ctx, server, d)
 	}
 	if d.Unstarted {
-		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, s.Note(d)))
+		if err := s.keep(ctx, server, d); err != nil {
+			return 0, err
+		}
+		s.warnOnce(ctx, server, d, "NoShardManager", fmt.Sprintf("forge server %s: %s", server, s.Note(d, namespaceOf(d.deciding))))
 		return s.recheck, nil
 	}
 	return 0, nil
+}
+
+// keep: this manager holds server, whose desired shard has no running
+// manager, so it keeps serving it. Resources of the server labelled for the
+// desired shard (by a handover begun while that shard's manager ran, or by
+// the default manager as strays) are in no running manager's cache:
+// relabelled for this shard, read from the API server once when the
+// server is first kept and again after each step of a handover this
+// manager began.
+func (s *Shards) keep(ctx context.Context, server string, d Decision) error {
+	s.mu.Lock()
+	first := s.warned[server] != "NoShardManager" || s.moved[server] > 0
+	s.mu.Unlock()
+	if !first {
+		return nil
+	}
+	objs, err := s.resources(ctx, server, d.conns, ShardSelector(d.Desired))
+	if err != nil {
+		return err
+	}
+	n, err := s.relabel(ctx, objs, s.shard)
+	if n > 0 {
+		logf.FromContext(ctx).Info("kept a forge server whose shard has no running manager: took its resources back", "to", ShardName(s.shard), "resources", n)
+	}
+	s.mu.Lock()
+	delete(s.moved, server)
+	s.mu.Unlock()
+	return err
+}
+
+func namespaceOf(o client.Object) string {
+	if o == nil {
+		return ""
+	}
+	return o.GetNamespace()
 }
 
 // handOver: this manager holds server, whose desired shard is another's.

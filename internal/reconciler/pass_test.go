@@ -255,8 +255,9 @@ func runKindPass(t *testing.T, kind Kind[*forgev1.Label], calls func() []string,
 type passEnv struct {
 	shard, forgeShard, holder string
 	forgeCreated              metav1.Time
-	// managers are the shards that have a leader-election Lease.
-	managers []string
+	// managers are the shards whose leader-election Lease is held and
+	// renewed; stopped those whose Lease is not renewed.
+	managers, stopped []string
 }
 
 // leasesNS is the operator's namespace of the passes' shards.
@@ -282,8 +283,10 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, Data: map[string][]byte{"token": []byte("t")}}
 	for _, m := range env.managers {
-		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: LeaderElectionID(m)},
-			Spec: coordinationv1.LeaseSpec{HolderIdentity: new("pod")}})
+		objs = append(objs, electionLease(m, true))
+	}
+	for _, m := range env.stopped {
+		objs = append(objs, electionLease(m, false))
 	}
 	if env.holder != "" {
 		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: ServerLeaseName(forge.ServerKey(forgeSpec.URL))},
@@ -551,16 +554,16 @@ func TestPass(t *testing.T) {
 				Events: []string{`Warning Conflict label "bug" is already managed by Label default/older; delete one of the two resources`}},
 		},
 		"ConflictAcrossNamespaces": {
-			reason: "Holds are server-wide: an older resource of another namespace, under its own Forge for the same server, that has read the object holds it; the younger stalls naming it, keeps the id it saw and writes nothing.",
+			reason: "Holds are server-wide: an older resource of another namespace, under its own Forge for the same server, that has read the object holds it; the younger stalls saying so without naming it (tenants learn no names of each other's objects), keeps the id it saw and writes nothing.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5, Diff: []string{"color"}}},
 			obj:    label(),
 			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid/"),
 				label(readyAt(5), func(l *forgev1.Label) {
 					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", t0
 				})},
-			want: passResult{Ready: `False Conflict: label "bug" is already managed by Label team-b/bug; delete one of the two resources`,
+			want: passResult{Ready: `False Conflict: label "bug" is already managed by a Label in another namespace; delete one of the two resources`,
 				Stalled: true, ID: 5, Calls: []string{"Observe"},
-				Events: []string{`Warning Conflict label "bug" is already managed by Label team-b/bug; delete one of the two resources`}},
+				Events: []string{`Warning Conflict label "bug" is already managed by a Label in another namespace; delete one of the two resources`}},
 		},
 		"NoHoldOnAnotherServer": {
 			reason: "A resource of another namespace whose Forge points at another server holds nothing here.",
@@ -585,14 +588,14 @@ func TestPass(t *testing.T) {
 				Events: []string{`Normal Adopted adopted existing label "bug" (id 5)`}},
 		},
 		"DeleteLeavesWhatAnotherHolds": {
-			reason: "Deleting the older of two holders (policy Delete) leaves the object to the younger, of another namespace: nothing is deleted.",
+			reason: "Deleting the older of two holders (policy Delete) leaves the object to the younger, of another namespace, which the Event does not name: nothing is deleted.",
 			ext:    &fakeExternal{observe: Observation{Exists: true, ID: 5}},
 			obj:    label(readyAt(5), deleting(forgev1.DeletionPolicyDelete)),
 			others: []client.Object{forgeIn("team-b", "gitea-b", "https://forge.invalid"),
 				label(readyAt(5), func(l *forgev1.Label) {
 					l.Namespace, l.Spec.ForgeRef.Name, l.CreationTimestamp = "team-b", "gitea-b", metav1.NewTime(t1.Add(time.Hour))
 				})},
-			want: passResult{Gone: true, Events: []string{`Normal Orphaned left label "bug" on the forge: Label team-b/bug manages it too`}},
+			want: passResult{Gone: true, Events: []string{`Normal Orphaned left label "bug" on the forge: a Label in another namespace manages it too`}},
 		},
 		"DeleteSparesAnotherObjectOfTheName": {
 			reason: "A resource whose object (status.id 5) is gone deletes nothing: the object now found under its name (id 6) is another one, which it never held.",

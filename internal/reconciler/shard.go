@@ -31,11 +31,10 @@ import (
 // server's resources would see half of the holders of its objects.
 
 // ShardOf is the shard serving forge server key: the forgev1.ShardLabel of
-// the server's oldest Forge or ClusterForge in c (Older: creation time,
-// then namespace, a ClusterForge's being "", and name), "" (the default
-// manager's) when that connection has no such label or the server has no
-// connection in c. decider names that connection ("Forge team-a/gitea",
-// "ClusterForge platform"), "" when there is none.
+// the connection that decides the server's shard (deciding), "" (the
+// default manager's) when that connection has no such label or the server
+// has no connection in c. decider names that connection ("Forge
+// team-a/gitea", "ClusterForge platform"), "" when there is none.
 func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider string, err error) {
 	conns, err := connectionsOf(ctx, c, key)
 	if err != nil {
@@ -46,16 +45,23 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 }
 
 // shard is ShardOf of these connections, and the deciding connection
-// itself (nil when there is none).
+// itself (nil when there is none): the oldest ClusterForge (Older:
+// creation time, then name) when any points at the server, else the
+// oldest Forge (creation time, then namespace and name). A server a
+// ClusterForge points at is the platform's: a tenant's Forge, however old,
+// must not move it (to a shard that is gone, or one the tenant picks) for
+// every other tenant.
 func (conns connections) shard() (shard, decider string, oldest client.Object) {
-	for _, f := range conns.forges {
-		if oldest == nil || Older(f, oldest) {
-			oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
-		}
-	}
 	for _, cf := range conns.clusters {
 		if oldest == nil || Older(cf, oldest) {
 			oldest, decider = cf, forgev1.ClusterForgeKind+" "+cf.Name
+		}
+	}
+	if oldest == nil {
+		for _, f := range conns.forges {
+			if oldest == nil || Older(f, oldest) {
+				oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
+			}
 		}
 	}
 	if oldest == nil {
@@ -73,7 +79,9 @@ func (conns connections) shard() (shard, decider string, oldest client.Object) {
 // is to hold (a new resource of a sharded server in the default manager's
 // cache, or one left behind by a move) is relabelled for its server's
 // desired shard (one metadata patch): it leaves this manager's cache for
-// that shard's, which serves it once it holds the server.
+// that shard's, which serves it once it holds the server; or, while the
+// desired shard has no running manager and the holder keeps the server,
+// for the holder's shard.
 func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 	server := ServerOf(ctx, r.client, ForgeKey(obj))
 	if server == "" {
@@ -85,8 +93,8 @@ func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
 	}
 	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shards.Shard(), "serverShard", d.Desired, "holder", d.Holder, "decidedBy", d.Decider)
 	if d.State == Stray {
-		log.V(1).Info("a resource of another shard's server: labelled for its shard")
-		return false, RelabelShard(ctx, r.client, obj, d.Desired)
+		log.V(1).Info("a resource of another shard's server: labelled for the shard that serves it", "to", d.StrayTo)
+		return false, RelabelShard(ctx, r.client, obj, d.StrayTo)
 	}
 	log.V(1).Info("its server moves between shards: left to the handover")
 	return false, nil

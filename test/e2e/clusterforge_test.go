@@ -157,7 +157,8 @@ var _ = Describe("One ClusterForge for two teams", func() {
 		msg := expectReason(cf, metav1.ConditionFalse, forgev1.ReasonInUse)
 		Expect(msg).To(ContainSubstring("resources still use it"))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cf), cf)).To(Succeed())
-		Expect(cf.Status.InUse).To(BeNumerically(">=", 5))
+		Expect(cf.Status.InUse).To(BeEquivalentTo(2), "its two teams' organizations; the resources it does not permit do not keep it")
+		Expect(msg).NotTo(ContainSubstring(orgA.Name), "tenants may read it: its users are counted, not named")
 		for _, ns := range []string{nsA, nsB, nsC} {
 			removeAll(ns)
 		}

@@ -128,7 +128,8 @@ var _ = Describe("Tenants sharing one server", func() {
 			GinkgoHelper()
 			for _, o := range objs {
 				msg := expectReason(o, metav1.ConditionFalse, forgev1.ReasonConflict)
-				Expect(msg).To(ContainSubstring(holderNS+"/"), "%s %s names the holder", o.GetObjectKind().GroupVersionKind().Kind, o.GetName())
+				Expect(msg).To(ContainSubstring("in another namespace"), "%s %s says who holds it", o.GetObjectKind().GroupVersionKind().Kind, o.GetName())
+				Expect(msg).NotTo(ContainSubstring(holderNS), "%s %s names another tenant's resource", o.GetObjectKind().GroupVersionKind().Kind, o.GetName())
 			}
 		}
 
