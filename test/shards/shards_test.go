@@ -205,7 +205,9 @@ func must(t *testing.T, err error) {
 // manager), an unlabelled one by the default manager alone, each manager's
 // requests reach only its own server, and nothing is made twice. A Forge
 // labelled for a shard that has no manager stays with the default
-// manager, which says so in its Ready message and an Event.
+// manager, which says so in its Ready message and an Event. A server a
+// ClusterForge points at is placed by the ClusterForge's label, not by an
+// older tenant Forge's.
 func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 	cfg, k8s := start(t)
 	startManager(t, cfg, "")
@@ -221,6 +223,20 @@ func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 
 	g := NewWithT(t)
 	ctx := context.Background()
+	// The platform's server: a tenant's Forge labelled eu-1, then (a
+	// second later, so that the tenant's Forge is older by time) an
+	// unlabelled ClusterForge of the same server, which decides: the
+	// server is the default shard's, whatever the tenant's label says.
+	fakeD, _, urlD := server(t)
+	forgeD, labelsD := tenant(t, k8s, urlD, "eu-1")
+	g.Eventually(func() bool { return time.Now().After(forgeD.CreationTimestamp.Add(time.Second)) }, timeout, poll).Should(BeTrue())
+	must(t, k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: testenv.OperatorNamespace, Name: "platform-token"},
+		StringData: map[string]string{"token": token}}))
+	platform := &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: "platform"},
+		Spec: forgev1.ClusterForgeSpec{ForgeSpec: forgev1.ForgeSpec{URL: urlD,
+			Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "platform-token"}}}}}
+	must(t, k8s.Create(ctx, platform))
+
 	for _, obj := range append([]client.Object{forgeA, forgeB, forgeC}, objects(labelsA, labelsB, labelsC)...) {
 		g.Eventually(func(g Gomega) {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
@@ -258,6 +274,21 @@ func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 		}
 		return reasons, err
 	}, timeout, poll).Should(ContainElement("NoShardManager"))
+
+	for _, l := range labelsD {
+		g.Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+			g.Expect(l.Labels).NotTo(HaveKey(forgev1.ShardLabel), "a resource of the platform's server is labelled for the tenant's shard")
+			g.Expect(meta.IsStatusConditionTrue(l.Status.Conditions, forgev1.ConditionReady)).To(BeTrue(), "%s is not Ready", l.Name)
+		}, timeout, poll).Should(Succeed())
+	}
+	g.Eventually(func(g Gomega) string {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(forgeD), forgeD)).To(Succeed())
+		c := meta.FindStatusCondition(forgeD.Status.Conditions, forgev1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		return c.Message
+	}, timeout, poll).Should(ContainSubstring("ClusterForge platform, which decides the server's shard, puts it in the default shard"))
+	g.Expect(fakeD.Labels(forge.OrgScope("acme"))).To(HaveLen(labels), "labels on the platform's server")
 }
 
 func objects(lists ...[]*forgev1.Label) []client.Object {
