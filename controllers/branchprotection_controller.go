@@ -51,7 +51,7 @@ func (branchProtectionKind) Describe(b *forgev1.BranchProtection) string {
 }
 
 func (branchProtectionKind) Connect(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass) (reconciler.External, error) {
-	return &branchProtection{obj: b, fc: pass.Forge, scope: ruleScope(b), server: pass.Server}, nil
+	return &branchProtection{obj: b, fc: pass.Forge, scope: ruleScope(b)}, nil
 }
 
 // A rule lives in a repository: it waits for its Repository and writes
@@ -64,11 +64,10 @@ func (branchProtectionKind) BeforeWrite(ctx context.Context, b *forgev1.BranchPr
 }
 
 type branchProtection struct {
-	obj    *forgev1.BranchProtection
-	fc     forge.Interface
-	scope  scope
-	server forge.Server
-	found  *forge.BranchProtection // as Observe found it
+	obj   *forgev1.BranchProtection
+	fc    forge.Interface
+	scope scope
+	found *forge.BranchProtection // as Observe found it
 }
 
 func (e *branchProtection) spec() *forgev1.BranchProtectionRule {
@@ -76,14 +75,7 @@ func (e *branchProtection) spec() *forgev1.BranchProtectionRule {
 }
 
 func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation, error) {
-	// Decided before any read or write, from what the server is: the
-	// server would drop a field it lacks without a word. A deletion still
-	// goes on: removing the rule needs none of its fields.
-	if e.obj.DeletionTimestamp.IsZero() {
-		if fields := unsupportedRuleFields(e.spec(), e.server); len(fields) > 0 {
-			return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonUnsupported, "%s; nothing was written", unsupportedRule(fields, e.server))
-		}
-	}
+	// The fields the server lacks were gated before (reconciler.Unsupported).
 	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
 	if err != nil {
 		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
@@ -122,32 +114,6 @@ func (e *branchProtection) Delete(ctx context.Context, obs reconciler.Observatio
 }
 
 // ---- the rule's fields, shared by BranchProtection and BranchProtectionSet ----
-
-// unsupportedRuleFields names (as the spec does) the fields spec sets that
-// server lacks (forge.Server.LacksRuleFields). A server of unknown flavor
-// (an unstamped version) is not judged: the write is made and the
-// read-back reports what it did not keep (Rejected).
-func unsupportedRuleFields(spec *forgev1.BranchProtectionRule, server forge.Server) []string {
-	sv := reflect.ValueOf(spec).Elem()
-	var out []string
-	for _, name := range server.LacksRuleFields() {
-		if !sv.FieldByName(name).IsNil() {
-			f, _ := specRuleType.FieldByName(name)
-			json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			out = append(out, json)
-		}
-	}
-	return out
-}
-
-// unsupportedRule says which fields the server lacks, and why.
-func unsupportedRule(fields []string, server forge.Server) string {
-	why := "Forgejo's branch rules have no priority, force-push fields or blockAdminMergeOverride"
-	if server.Flavor == forge.FlavorGitea {
-		why = "applyToAdmins is Forgejo's alone"
-	}
-	return fmt.Sprintf("%s not supported by %s (%s)", strings.Join(fields, ", "), server.Name(), why)
-}
 
 // findRule is the rule named name in all (names are case-sensitive), or nil.
 func findRule(all []forge.BranchProtection, name string) *forge.BranchProtection {

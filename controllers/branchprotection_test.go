@@ -17,12 +17,13 @@ limitations under the License.
 package controllers
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -109,21 +110,57 @@ func TestUnsupportedRuleFields(t *testing.T) {
 		reason string
 		spec   forgev1.BranchProtectionRule
 		server forge.Server
-		want   []string
+		want   string // the message, "" for none
 	}{
 		{"Forgejo lacks priority, the force-push fields and blockAdminMergeOverride, a list set to [] included",
 			forgev1.BranchProtectionRule{Priority: &one, EnablePush: &yes, EnableForcePush: &yes, ForcePushAllowlistTeams: []forgev1.TeamName{},
 				BlockAdminMergeOverride: &yes, ApplyToAdmins: &yes},
-			forgejo, []string{"priority", "enableForcePush", "forcePushAllowlistTeams", "blockAdminMergeOverride"}},
+			forgejo, "priority, enableForcePush, forcePushAllowlistTeams, blockAdminMergeOverride (Gitea's alone) not supported by forgejo 15.0.3+gitea-1.22.0; nothing was written"},
 		{"Forgejo has every shared field and applyToAdmins",
-			forgev1.BranchProtectionRule{EnablePush: &yes, RequiredApprovals: &one, ApplyToAdmins: &yes}, forgejo, nil},
+			forgev1.BranchProtectionRule{EnablePush: &yes, RequiredApprovals: &one, ApplyToAdmins: &yes}, forgejo, ""},
 		{"Gitea lacks applyToAdmins, even set false",
-			forgev1.BranchProtectionRule{Priority: &one, EnableForcePush: &yes, ApplyToAdmins: new(bool)}, gitea, []string{"applyToAdmins"}},
+			forgev1.BranchProtectionRule{Priority: &one, EnableForcePush: &yes, ApplyToAdmins: new(bool)}, gitea,
+			"applyToAdmins (Forgejo's alone) not supported by gitea 1.26.4; nothing was written"},
+		{"Gitea before 1.27 lacks the bypass allow-list",
+			forgev1.BranchProtectionRule{EnableBypassAllowlist: &yes, BypassAllowlistUsernames: []forgev1.UserName{"alice"}}, gitea,
+			"enableBypassAllowlist, bypassAllowlistUsernames (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; nothing was written"},
+		{"Gitea 1.27 has it",
+			forgev1.BranchProtectionRule{EnableBypassAllowlist: &yes, BypassAllowlistTeams: []forgev1.TeamName{"release"}}, forge.NewServer("1.27.3"), ""},
 		{"a server of unknown flavor is not judged",
-			forgev1.BranchProtectionRule{Priority: &one, ApplyToAdmins: &yes}, unstamped, nil},
+			forgev1.BranchProtectionRule{Priority: &one, ApplyToAdmins: &yes, EnableBypassAllowlist: &yes}, unstamped, ""},
 	} {
-		if diff := cmp.Diff(tc.want, unsupportedRuleFields(&tc.spec, tc.server)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		b := &forgev1.BranchProtection{Spec: forgev1.BranchProtectionSpec{BranchProtectionRule: tc.spec}}
+		err := reconciler.Unsupported(b, tc.server)
+		got := ""
+		if err != nil {
+			got = err.Error()
 		}
+		if !strings.Contains(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: %q, want %q", tc.reason, got, tc.want)
+		}
+	}
+}
+
+// TestUnsupportedSetRules: a set is gated as a whole, each rule that sets
+// a field the server lacks named.
+func TestUnsupportedSetRules(t *testing.T) {
+	yes := true
+	s := &forgev1.BranchProtectionSet{Spec: forgev1.BranchProtectionSetSpec{Rules: []forgev1.BranchProtectionRule{
+		{RuleName: "main", EnablePush: &yes},
+		{RuleName: "release/*", EnableBypassAllowlist: &yes},
+		{RuleName: "dev", BypassAllowlistTeams: []forgev1.TeamName{}},
+	}}}
+	err := reconciler.Unsupported(s, forge.NewServer("1.26.4"))
+	want := `rule "release/*": enableBypassAllowlist (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; ` +
+		`rule "dev": bypassAllowlistTeams (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; nothing was written to any repository`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	var e *reconciler.Error
+	if !errors.As(err, &e) || e.State != conditions.Stalled || e.Reason != forgev1.ReasonUnsupported {
+		t.Errorf("not Stalled Unsupported: %v", err)
+	}
+	if err := reconciler.Unsupported(s, forge.NewServer("1.27.3")); err != nil {
+		t.Errorf("on 1.27.3: %v", err)
 	}
 }

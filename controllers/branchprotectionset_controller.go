@@ -45,19 +45,15 @@ func (branchProtectionSetKind) Connect(context.Context, *forgev1.BranchProtectio
 }
 
 func (k branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &branchProtectionSet{obj: s, server: pass.Server, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "rule", "rules")}, nil
+	return &branchProtectionSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "rule", "rules")}, nil
 }
 
 type branchProtectionSet struct {
 	repoSet
-	obj    *forgev1.BranchProtectionSet
-	server forge.Server
+	obj *forgev1.BranchProtectionSet
 }
 
 func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
-	if err := e.unsupported(); err != nil {
-		return reconciler.SetResult{}, err
-	}
 	claims, err := e.claims(ctx)
 	if err != nil {
 		return reconciler.SetResult{}, err
@@ -65,25 +61,6 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 	return e.sync(ctx, write, &e.obj.Status.RepositorySetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, claims, write)
 	})
-}
-
-// unsupported stalls the whole set, before it lists or writes anything,
-// when a rule sets a field the server lacks: a rule is the same in every
-// repository of one server, so it would fail in each alike, and a set
-// half applied (the other rules written, that one not) is worse than none
-// changed. Remove is not gated: deleting rules needs none of their fields.
-func (e *branchProtectionSet) unsupported() error {
-	var parts []string
-	for i := range e.obj.Spec.Rules {
-		spec := &e.obj.Spec.Rules[i]
-		if fields := unsupportedRuleFields(spec, e.server); len(fields) > 0 {
-			parts = append(parts, fmt.Sprintf("rule %q: %s", spec.RuleName, unsupportedRule(fields, e.server)))
-		}
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return reconciler.Stall(forgev1.ReasonUnsupported, "%s; nothing was written to any repository", strings.Join(parts, "; "))
 }
 
 // claims lists the other resources that manage rules on the same forge

@@ -86,12 +86,11 @@ func (k hookKind[T]) Secrets(obj T) []string {
 func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) (reconciler.External, error) {
 	spec, status, sc := k.parts(obj)
 	deleting := !obj.GetDeletionTimestamp().IsZero()
-	if !deleting && pass.Server.LacksWorkflowRunEvent && slices.Contains(spec.Events, "workflow_run") {
+	if !deleting && pass.Server.Lacks(forge.GateWorkflowRunEvent) && slices.Contains(spec.Events, "workflow_run") {
 		// The forge would drop the event and the hook would be rewritten
 		// at every check: say so once instead.
-		return nil, reconciler.Stall(forgev1.ReasonUnsupported,
-			"the forge (version %s) does not know the hook event workflow_run (Gitea 1.25 and later have it): remove it from spec.events or upgrade the forge",
-			pass.Server.ReportedVersion())
+		return nil, reconciler.Stall(forgev1.ReasonUnsupported, "%s: remove it from spec.events or upgrade the forge",
+			pass.Server.Unsupported([]forge.Gate{forge.GateWorkflowRunEvent}))
 	}
 	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		uid: obj.GetUID(), sentTo: k.sent, deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}

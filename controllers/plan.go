@@ -148,6 +148,10 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 			}
 			return "", nil
 		})
+	// The release gates, as the loop asks them before the kind reads.
+	if err := reconciler.Unsupported(obj, st.env.Server); err != nil {
+		return p.failed(err)
+	}
 	ext, err := p.kind.Connect(ctx, obj, pass)
 	if err != nil {
 		return p.failed(err)

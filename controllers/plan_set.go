@@ -97,6 +97,9 @@ func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, s
 		return plan.Item{Action: plan.InSync, Reason: "spec.suspend is true: the operator makes no forge calls"}
 	}
 	pass := &reconciler.Pass{Forge: st.fc, Server: st.env.Server, WebURL: st.env.WebURL, Reader: st.reader, Cache: p.claims}
+	if err := reconciler.Unsupported(obj, st.env.Server); err != nil {
+		return planFailed(err, false)
+	}
 	ext, err := p.kind.ConnectSet(ctx, obj, pass)
 	if err != nil {
 		return planFailed(err, false)

@@ -312,3 +312,61 @@ func compareItems(t *testing.T, want, got map[string]plan.Item) {
 		}
 	}
 }
+
+// TestPlanReleaseGates: plan shows the later releases' fields as changes
+// where the server has them, and as the loop's Unsupported where it does
+// not (a set whole), reading and writing nothing for those.
+func TestPlanReleaseGates(t *testing.T) {
+	ctx := context.Background()
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+kind: Team
+metadata: {name: platform, namespace: team}
+spec: {forgeRef: {name: gitea}, organization: acme, visibility: limited, units: {code: read}}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Repository
+metadata: {name: web, namespace: team}
+spec: {forgeRef: {name: gitea}, owner: acme, hasCode: false, defaultUpdateStyle: rebase}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: BranchProtectionSet
+metadata: {name: protect, namespace: team}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {organization: acme}
+  rules: [{ruleName: main, enableBypassAllowlist: true}]`)
+	for _, version := range []string{"1.26.4", "1.27.3"} {
+		t.Run(version, func(t *testing.T) {
+			ff, fc, url := testForge(t, "acme")
+			ff.SetVersion(version)
+			if _, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}); err != nil {
+				t.Fatal(err)
+			}
+			ff.ClearRequests()
+			got := map[string]plan.Item{}
+			for _, it := range Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(version), WebURL: url, Namespace: "team"}, manifests) {
+				got[it.Name] = it
+			}
+			if w := ff.WriteRequests(); len(w) != 0 {
+				t.Fatalf("plan wrote to the forge: %v", w)
+			}
+			want := map[string]plan.Item{
+				"platform": {Action: plan.Update, Changes: []plan.Change{{Field: "visibility", Forge: `"private"`, Spec: `"limited"`}}},
+				"web": {Action: plan.Update, Changes: []plan.Change{{Field: "defaultUpdateStyle", Forge: `"merge"`, Spec: `"rebase"`},
+					{Field: "hasCode", Forge: "true", Spec: "false"}}},
+			}
+			if version == "1.26.4" {
+				want = map[string]plan.Item{
+					"platform": {Action: plan.Error, Reason: "visibility (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; nothing was written"},
+					"web":      {Action: plan.Error, Reason: "defaultUpdateStyle (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; nothing was written"},
+					"protect": {Action: plan.Error, Reason: `rule "main": enableBypassAllowlist (Gitea 1.27 and later; not Forgejo) not supported by gitea 1.26.4; ` +
+						"nothing was written to any repository"},
+				}
+			}
+			compareItems(t, want, got)
+		})
+	}
+}

@@ -706,6 +706,7 @@ func (e *repository) fields(r *forge.Repository) []repoField {
 		boolField("hasReleases", s.HasReleases, r.HasReleases, func(o *o) **bool { return &o.HasReleases }),
 		boolField("hasPackages", s.HasPackages, r.HasPackages, func(o *o) **bool { return &o.HasPackages }),
 		boolField("hasActions", s.HasActions, r.HasActions, func(o *o) **bool { return &o.HasActions }),
+		boolField("hasCode", s.HasCode, r.HasCode, func(o *o) **bool { return &o.HasCode }),
 	}
 	if !ptrOr(s.HasPullRequests, r.HasPullRequests) {
 		return out
@@ -719,6 +720,10 @@ func (e *repository) fields(r *forge.Repository) []repoField {
 		boolField("allowManualMerge", s.AllowManualMerge, r.AllowManualMerge, func(o *o) **bool { return &o.AllowManualMerge }),
 		boolField("autodetectManualMerge", s.AutodetectManualMerge, r.AutodetectManualMerge, func(o *o) **bool { return &o.AutodetectManualMerge }),
 		boolField("allowRebaseUpdate", s.AllowRebaseUpdate, r.AllowRebaseUpdate, func(o *o) **bool { return &o.AllowRebaseUpdate }),
+		// Gitea 1.27 checks the update settings together (one style on,
+		// the default among those on): they go in the same PATCH.
+		boolField("allowMergeUpdate", s.AllowMergeUpdate, r.AllowMergeUpdate, func(o *o) **bool { return &o.AllowMergeUpdate }),
+		stringField("defaultUpdateStyle", s.DefaultUpdateStyle, r.DefaultUpdateStyle, func(o *o) **string { return &o.DefaultUpdateStyle }),
 		stringField("defaultMergeStyle", s.DefaultMergeStyle, r.DefaultMergeStyle, func(o *o) **string { return &o.DefaultMergeStyle }),
 		boolField("defaultDeleteBranchAfterMerge", s.DefaultDeleteBranchAfterMerge, r.DefaultDeleteBranchAfterMerge, func(o *o) **bool { return &o.DefaultDeleteBranchAfterMerge }),
 		boolField("defaultAllowMaintainerEdit", s.DefaultAllowMaintainerEdit, r.DefaultAllowMaintainerEdit, func(o *o) **bool { return &o.DefaultAllowMaintainerEdit }),

@@ -80,7 +80,7 @@ func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, er
 	// that the resource says so at once, not only once a runner registers
 	// and a PATCH is refused. A deletion goes on: it writes only where the
 	// endpoint exists (Delete).
-	if e.server.LacksRunnerEdit && e.obj.DeletionTimestamp.IsZero() {
+	if e.server.Lacks(forge.GateRunnerEdit) && e.obj.DeletionTimestamp.IsZero() {
 		return reconciler.Observation{}, e.unsupported()
 	}
 	r, err := e.find(ctx)
@@ -152,7 +152,7 @@ func (e *runnerSetting) Update(ctx context.Context, obs reconciler.Observation) 
 // Delete re-enables the runner (deletionPolicy Delete). A server without the
 // edit endpoint cannot have disabled it through this operator either.
 func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) error {
-	if e.found == nil || !e.found.Disabled || e.server.LacksRunnerEdit {
+	if e.found == nil || !e.found.Disabled || e.server.Lacks(forge.GateRunnerEdit) {
 		return nil
 	}
 	_, err := e.fc.EditRunner(ctx, e.scope.Scope, obs.ID, false)
@@ -163,6 +163,6 @@ func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) 
 }
 
 func (e *runnerSetting) unsupported() error {
-	return reconciler.Stall(forgev1.ReasonUnsupported,
-		"the forge (version %s) cannot enable or disable runners: it lacks PATCH .../actions/runners/{id} (Gitea 1.26 and later have it; Forgejo does not)", e.server.ReportedVersion())
+	return reconciler.Stall(forgev1.ReasonUnsupported, "%s: runners cannot be enabled or disabled there",
+		e.server.Unsupported([]forge.Gate{forge.GateRunnerEdit}))
 }

@@ -56,7 +56,7 @@ func (tagProtectionKind) Describe(t *forgev1.TagProtection) string {
 // written, whether the forge has the API (Gitea 1.23 and later).
 func (tagProtectionKind) Connect(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &tagProtection{obj: t, fc: pass.Forge, scope: tagScope(t), server: pass.Server}
-	if pass.Server.LacksTagProtections {
+	if pass.Server.Lacks(forge.GateTagProtections) {
 		if !t.GetDeletionTimestamp().IsZero() {
 			// Nothing can have been made on such a forge: let it go.
 			e.none = true
@@ -87,9 +87,8 @@ type tagProtection struct {
 func (e *tagProtection) spec() forgev1.TagProtectionSpec { return e.obj.Spec }
 
 func (e *tagProtection) unsupported() error {
-	return reconciler.Stall(forgev1.ReasonUnsupported,
-		"the forge (%s, reported %q) has no tag protection API (Gitea has it from 1.23): tag protection %q cannot be managed there",
-		e.server.Name(), e.server.ReportedVersion(), e.obj.Spec.NamePattern)
+	return reconciler.Stall(forgev1.ReasonUnsupported, "%s: tag protection %q cannot be managed there",
+		e.server.Unsupported([]forge.Gate{forge.GateTagProtections}), e.obj.Spec.NamePattern)
 }
 
 // classify tells a server without the API (its routes answer a plain-text

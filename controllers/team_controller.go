@@ -215,6 +215,7 @@ func (e *teamExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	setIf(&opt.Description, s.Description)
 	setIf(&opt.IncludesAllRepositories, s.IncludesAllRepositories)
 	setIf(&opt.CanCreateOrgRepo, s.CanCreateOrgRepo)
+	setIf(&opt.Visibility, s.Visibility)
 	if e.wantAdmin() {
 		opt.Permission = "admin"
 	} else {
@@ -437,6 +438,9 @@ func (e *teamExt) edit() (forge.EditTeamOption, bool) {
 	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.owners() {
 		opt.CanCreateOrgRepo, changed = s.CanCreateOrgRepo, true
 	}
+	if e.visibilityDiffers() {
+		opt.Visibility, changed = s.Visibility, true
+	}
 	permission, units := e.accessDiffers()
 	includeAll := s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.owners()
 	if permission || len(units) > 0 || includeAll {
@@ -454,6 +458,13 @@ func (e *teamExt) edit() (forge.EditTeamOption, bool) {
 	return opt, changed
 }
 
+// visibilityDiffers: the spec sets a visibility the team has not. The
+// forge keeps the Owners team's as it is (admission refuses it there).
+func (e *teamExt) visibilityDiffers() bool {
+	v := e.obj.Spec.Visibility
+	return v != nil && *v != e.found.Visibility && !e.owners()
+}
+
 // changes lists every difference for the loop and plan: fields, units
 // ("units.code: read -> write"), members and repositories ("+alice -bob").
 func (e *teamExt) changes() []reconciler.Change {
@@ -467,6 +478,9 @@ func (e *teamExt) changes() []reconciler.Change {
 	}
 	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.owners() {
 		out = append(out, change("canCreateOrgRepo", t.CanCreateOrgRepo, *s.CanCreateOrgRepo))
+	}
+	if e.visibilityDiffers() {
+		out = append(out, change("visibility", t.Visibility, *s.Visibility))
 	}
 	if s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.owners() {
 		out = append(out, change("includesAllRepositories", t.IncludesAllRepositories, *s.IncludesAllRepositories))

@@ -17,6 +17,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -54,6 +56,8 @@ type StatusCheckContext string
 // +kubebuilder:validation:XValidation:rule="!has(self.statusCheckContexts) || size(self.statusCheckContexts) == 0 || (has(self.enableStatusCheck) && self.enableStatusCheck)",message="statusCheckContexts needs enableStatusCheck: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.approvalsWhitelistUsernames) || size(self.approvalsWhitelistUsernames) == 0 || (has(self.enableApprovalsWhitelist) && self.enableApprovalsWhitelist)",message="approvalsWhitelistUsernames needs enableApprovalsWhitelist: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.approvalsWhitelistTeams) || size(self.approvalsWhitelistTeams) == 0 || (has(self.enableApprovalsWhitelist) && self.enableApprovalsWhitelist)",message="approvalsWhitelistTeams needs enableApprovalsWhitelist: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.bypassAllowlistUsernames) || size(self.bypassAllowlistUsernames) == 0 || (has(self.enableBypassAllowlist) && self.enableBypassAllowlist)",message="bypassAllowlistUsernames needs enableBypassAllowlist: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.bypassAllowlistTeams) || size(self.bypassAllowlistTeams) == 0 || (has(self.enableBypassAllowlist) && self.enableBypassAllowlist)",message="bypassAllowlistTeams needs enableBypassAllowlist: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.enablePushWhitelist) || !self.enablePushWhitelist || (has(self.enablePush) && self.enablePush)",message="enablePushWhitelist needs enablePush: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.enableForcePush) || !self.enableForcePush || (has(self.enablePush) && self.enablePush)",message="enableForcePush needs enablePush: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.enableForcePushAllowlist) || !self.enableForcePushAllowlist || (has(self.enableForcePush) && self.enableForcePush)",message="enableForcePushAllowlist needs enableForcePush: true"
@@ -133,6 +137,27 @@ type BranchProtectionRule struct {
 	// +optional
 	MergeWhitelistTeams []TeamName `json:"mergeWhitelistTeams"`
 
+	// enableBypassAllowlist lets the bypass allow-list push and merge past
+	// the rule's checks. Gitea 1.27 and later: Unsupported on older
+	// releases (which would ignore it) and on Forgejo.
+	// +optional
+	EnableBypassAllowlist *bool `json:"enableBypassAllowlist,omitempty"`
+
+	// bypassAllowlistUsernames may bypass the rule; needs
+	// enableBypassAllowlist (the forge keeps the list only while it is
+	// on). Gitea 1.27 and later.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	BypassAllowlistUsernames []UserName `json:"bypassAllowlistUsernames"`
+
+	// bypassAllowlistTeams may bypass the rule; needs
+	// enableBypassAllowlist. Gitea 1.27 and later.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +optional
+	BypassAllowlistTeams []TeamName `json:"bypassAllowlistTeams"`
+
 	// enableStatusCheck requires status checks to pass before merging.
 	// +optional
 	EnableStatusCheck *bool `json:"enableStatusCheck,omitempty"`
@@ -208,6 +233,9 @@ type BranchProtectionRule struct {
 	// +optional
 	ApplyToAdmins *bool `json:"applyToAdmins,omitempty"`
 }
+
+// Entry is how messages name the rule among a set's rules.
+func (r BranchProtectionRule) Entry() string { return fmt.Sprintf("rule %q", r.RuleName) }
 
 // BranchProtectionSpec is one branch protection rule of one repository.
 // +kubebuilder:validation:XValidation:rule="self.repository == oldSelf.repository",message="spec.repository is immutable",fieldPath=".repository"

@@ -204,6 +204,11 @@ type RepositorySpec struct {
 	HasPackages *bool `json:"hasPackages,omitempty"`
 	// +optional
 	HasActions *bool `json:"hasActions,omitempty"`
+	// hasCode turns the code unit (files, commits, branches in the web UI)
+	// on or off. Gitea 1.25 and later: Unsupported on older releases,
+	// which would ignore it, and on Forgejo.
+	// +optional
+	HasCode *bool `json:"hasCode,omitempty"`
 
 	// Merge settings of pull requests.
 	// +optional
@@ -222,6 +227,16 @@ type RepositorySpec struct {
 	AutodetectManualMerge *bool `json:"autodetectManualMerge,omitempty"`
 	// +optional
 	AllowRebaseUpdate *bool `json:"allowRebaseUpdate,omitempty"`
+	// allowMergeUpdate lets a pull request's branch be updated by merging
+	// its base into it. Gitea 1.27 and later (Unsupported before; the
+	// forge refuses to turn off both update styles, or the default one).
+	// +optional
+	AllowMergeUpdate *bool `json:"allowMergeUpdate,omitempty"`
+	// defaultUpdateStyle is the update button's default: merge or rebase
+	// (the style must be allowed). Gitea 1.27 and later.
+	// +kubebuilder:validation:Enum=merge;rebase
+	// +optional
+	DefaultUpdateStyle *string `json:"defaultUpdateStyle,omitempty"`
 	// defaultMergeStyle is the merge button's default (the forge itself
 	// takes any string here, so admission checks it).
 	// +kubebuilder:validation:Enum=merge;rebase;rebase-merge;squash;fast-forward-only;manual

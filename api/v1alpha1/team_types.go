@@ -145,6 +145,15 @@ type TeamSpec struct {
 	// +optional
 	CanCreateOrgRepo *bool `json:"canCreateOrgRepo,omitempty"`
 
+	// visibility says who may list the team: public (any signed-in
+	// user), limited (the organization's members) or private (the team's
+	// members and the organization's owners; the forge's default). Gitea
+	// 1.27 and later: Unsupported on older releases, which would ignore
+	// it, and on Forgejo. The Owners team's is fixed by the forge.
+	// +kubebuilder:validation:Enum=public;limited;private
+	// +optional
+	Visibility *string `json:"visibility,omitempty"`
+
 	// members: unset leaves them alone; a list (also []) is exactly these
 	// users, added (which makes them members of the organization) and
 	// removed. At most 300 (what admission can check for repeats in any case).
@@ -185,7 +194,7 @@ type TeamStatus struct {
 
 // Team is a team of an organization: who may do what, with which members
 // and repositories.
-// +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || (!has(self.spec.permission) && !has(self.spec.units) && !has(self.spec.includesAllRepositories) && !has(self.spec.canCreateOrgRepo))",message="the Owners team's permission, units, includesAllRepositories and canCreateOrgRepo are fixed by the forge: leave them out"
+// +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || (!has(self.spec.permission) && !has(self.spec.units) && !has(self.spec.includesAllRepositories) && !has(self.spec.canCreateOrgRepo) && !has(self.spec.visibility))",message="the Owners team's permission, units, includesAllRepositories, canCreateOrgRepo and visibility are fixed by the forge: leave them out"
 // +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || (has(self.spec.members) && size(self.spec.members) > 0)",message="the Owners team must list at least one member in spec.members: an organization cannot lose its last owner"
 // +kubebuilder:validation:XValidation:rule="has(self.spec.name) || self.metadata.name.matches('^[-.a-z0-9]+$')",message="metadata.name is the team name when spec.name is unset"
 // +kubebuilder:validation:XValidation:rule="(has(self.spec.name) ? self.spec.name : self.metadata.name).lowerAscii() != 'owners' || !has(self.spec.previousNames) || size(self.spec.previousNames) == 0",message="the Owners team is never renamed: a Team named Owners lists no spec.previousNames"

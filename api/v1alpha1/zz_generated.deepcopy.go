@@ -448,6 +448,21 @@ func (in *BranchProtectionRule) DeepCopyInto(out *BranchProtectionRule) {
 		*out = make([]TeamName, len(*in))
 		copy(*out, *in)
 	}
+	if in.EnableBypassAllowlist != nil {
+		in, out := &in.EnableBypassAllowlist, &out.EnableBypassAllowlist
+		*out = new(bool)
+		**out = **in
+	}
+	if in.BypassAllowlistUsernames != nil {
+		in, out := &in.BypassAllowlistUsernames, &out.BypassAllowlistUsernames
+		*out = make([]UserName, len(*in))
+		copy(*out, *in)
+	}
+	if in.BypassAllowlistTeams != nil {
+		in, out := &in.BypassAllowlistTeams, &out.BypassAllowlistTeams
+		*out = make([]TeamName, len(*in))
+		copy(*out, *in)
+	}
 	if in.EnableStatusCheck != nil {
 		in, out := &in.EnableStatusCheck, &out.EnableStatusCheck
 		*out = new(bool)
@@ -2320,6 +2335,11 @@ func (in *RepositorySpec) DeepCopyInto(out *RepositorySpec) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.HasCode != nil {
+		in, out := &in.HasCode, &out.HasCode
+		*out = new(bool)
+		**out = **in
+	}
 	if in.AllowMergeCommits != nil {
 		in, out := &in.AllowMergeCommits, &out.AllowMergeCommits
 		*out = new(bool)
@@ -2358,6 +2378,16 @@ func (in *RepositorySpec) DeepCopyInto(out *RepositorySpec) {
 	if in.AllowRebaseUpdate != nil {
 		in, out := &in.AllowRebaseUpdate, &out.AllowRebaseUpdate
 		*out = new(bool)
+		**out = **in
+	}
+	if in.AllowMergeUpdate != nil {
+		in, out := &in.AllowMergeUpdate, &out.AllowMergeUpdate
+		*out = new(bool)
+		**out = **in
+	}
+	if in.DefaultUpdateStyle != nil {
+		in, out := &in.DefaultUpdateStyle, &out.DefaultUpdateStyle
+		*out = new(string)
 		**out = **in
 	}
 	if in.DefaultMergeStyle != nil {
@@ -2964,6 +2994,11 @@ func (in *TeamSpec) DeepCopyInto(out *TeamSpec) {
 	if in.CanCreateOrgRepo != nil {
 		in, out := &in.CanCreateOrgRepo, &out.CanCreateOrgRepo
 		*out = new(bool)
+		**out = **in
+	}
+	if in.Visibility != nil {
+		in, out := &in.Visibility, &out.Visibility
+		*out = new(string)
 		**out = **in
 	}
 	if in.Members != nil {

@@ -454,6 +454,7 @@ func (b *builder) repository(ctx context.Context, src Source, owner string, r fo
 			HasReleases:                   ptr(r.HasReleases),
 			HasPackages:                   ptr(r.HasPackages),
 			HasActions:                    ptr(r.HasActions),
+			HasCode:                       since(b.server, "RepositorySpec", "hasCode", ptr(r.HasCode)),
 			AllowMergeCommits:             ptr(r.AllowMergeCommits),
 			AllowRebase:                   ptr(r.AllowRebase),
 			AllowRebaseExplicit:           ptr(r.AllowRebaseExplicit),
@@ -462,6 +463,8 @@ func (b *builder) repository(ctx context.Context, src Source, owner string, r fo
 			AllowManualMerge:              ptr(r.AllowManualMerge),
 			AutodetectManualMerge:         ptr(r.AutodetectManualMerge),
 			AllowRebaseUpdate:             ptr(r.AllowRebaseUpdate),
+			AllowMergeUpdate:              since(b.server, "RepositorySpec", "allowMergeUpdate", ptr(r.AllowMergeUpdate)),
+			DefaultUpdateStyle:            since(b.server, "RepositorySpec", "defaultUpdateStyle", nonEmpty(r.DefaultUpdateStyle)),
 			DefaultMergeStyle:             nonEmpty(r.DefaultMergeStyle),
 			DefaultDeleteBranchAfterMerge: ptr(r.DefaultDeleteBranchAfterMerge),
 			DefaultAllowMaintainerEdit:    ptr(r.DefaultAllowMaintainerEdit),
@@ -517,6 +520,7 @@ func (b *builder) teams(ctx context.Context, src Source, org string) error {
 			continue
 		}
 		obj.Spec.CanCreateOrgRepo = ptr(t.CanCreateOrgRepo)
+		obj.Spec.Visibility = since(b.server, "TeamSpec", "visibility", nonEmpty(t.Visibility))
 		obj.Spec.IncludesAllRepositories = ptr(t.IncludesAllRepositories)
 		if t.Permission == "admin" {
 			obj.Spec.Permission = ptr("admin")
@@ -1059,6 +1063,24 @@ func (b *builder) branchProtections(org string, repos []repoRules) {
 	}
 }
 
+// since is v, or nil when the server lacks the field (field, the JSON
+// name, of the spec type in): a spec setting it would be Unsupported
+// there, and the forge reads back its zero.
+func since[T any](server forge.Server, in, field string, v *T) *T {
+	for _, g := range forge.FieldGates(in) {
+		if g.Field == field && server.Lacks(g) {
+			return nil
+		}
+	}
+	return v
+}
+
+// lacks tells whether the server lacks field f of the spec type in.
+func lacks(server forge.Server, in string, f reflect.StructField) bool {
+	json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return since(server, in, json, new(bool)) == nil
+}
+
 // ruleSwitches names, by field name prefix, the switch an allow-list (or
 // its deploy-keys flag) needs; admission refuses one set without it.
 var ruleSwitches = map[string]string{
@@ -1066,6 +1088,7 @@ var ruleSwitches = map[string]string{
 	"ForcePushAllowlist": "EnableForcePushAllowlist",
 	"MergeWhitelist":     "EnableMergeWhitelist",
 	"ApprovalsWhitelist": "EnableApprovalsWhitelist",
+	"BypassAllowlist":    "EnableBypassAllowlist",
 	"StatusCheck":        "EnableStatusCheck",
 }
 
@@ -1099,10 +1122,9 @@ func specRule(bp forge.BranchProtection, server forge.Server) forgev1.BranchProt
 		}
 		return true
 	}
-	lacks := server.LacksRuleFields()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Name == "RuleName" || slices.Contains(lacks, f.Name) {
+		if f.Name == "RuleName" || lacks(server, "BranchProtectionRule", f) {
 			continue
 		}
 		have := hv.FieldByName(f.Name)

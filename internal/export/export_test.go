@@ -482,3 +482,42 @@ func TestExportGeneratedRepository(t *testing.T) {
 		t.Fatalf("the export holds init, or marks the generated repository as a template:\n%s", out)
 	}
 }
+
+// TestExportLaterReleaseFields: Gitea 1.27's fields (a rule's bypass
+// allow-list, a team's visibility, a repository's update settings) and
+// 1.25's has_code are exported from a release that has them, and left out
+// on one that lacks them, where a spec setting them would be Unsupported.
+func TestExportLaterReleaseFields(t *testing.T) {
+	for _, tc := range []struct {
+		version      string
+		want, absent []string
+	}{
+		{"1.27.3", []string{"enableBypassAllowlist: true", "bypassAllowlistUsernames:\n  - " + fakeforge.DefaultLogin,
+			"visibility: limited", "hasCode: false", "allowMergeUpdate: false", "defaultUpdateStyle: rebase"}, nil},
+		{"1.26.4", []string{"hasCode: false"}, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "allowMergeUpdate", "defaultUpdateStyle"}},
+		{"1.24.6", nil, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "hasCode", "allowMergeUpdate", "defaultUpdateStyle"}},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			fake, fc, must := newForge(t)
+			fake.SetVersion(tc.version)
+			ctx := context.Background()
+			must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+			must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web"}))
+			must(fc.EditRepo(ctx, "acme", "web", forge.EditRepoOption{HasCode: new(false), AllowMergeUpdate: new(false), DefaultUpdateStyle: new("rebase")}))
+			must(fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", Visibility: "limited", UnitsMap: map[string]string{"repo.code": "read"}}))
+			must(fc.CreateBranchProtection(ctx, "acme", "web", forge.BranchProtection{RuleName: "main",
+				EnableBypassAllowlist: true, BypassAllowlistUsernames: []string{fakeforge.DefaultLogin}}))
+			out := run(t, fc, "acme")
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("the export lacks %q:\n%s", want, out)
+				}
+			}
+			for _, never := range tc.absent {
+				if strings.Contains(out, never) {
+					t.Errorf("the export holds %q:\n%s", never, out)
+				}
+			}
+		})
+	}
+}

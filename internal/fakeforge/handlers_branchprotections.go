@@ -54,6 +54,14 @@ import (
 // unknown JSON fields without a word, as their binding does. There is no
 // live Forgejo here: the contract suite holds the fake's Forgejo answers
 // only to what that source says.
+//
+// Gitea 1.27 added the bypass allow-list (enable_bypass_allowlist,
+// bypass_allowlist_usernames, bypass_allowlist_teams; its
+// routers/api/v1/repo/branch.go): a create reads the lists only when
+// enable_bypass_allowlist is true; a PATCH replaces a list sent and then
+// empties both when the switch ends false; the lists keep writers and
+// teams with access, as the other allow-lists do. Older releases and
+// Forgejo neither answer the fields nor read them.
 
 // branchRule is one rule as the forge stores it: allow-lists hold ids.
 type branchRule struct {
@@ -77,6 +85,10 @@ type branchRule struct {
 	dismissStaleApprovals, ignoreStaleApprovals, requireSignedCommits            bool
 	blockAdminMergeOverride                                                      bool
 	applyToAdmins                                                                bool // Forgejo only
+
+	// Gitea 1.27 and later.
+	enableBypassAllowlist    bool
+	bypassUsers, bypassTeams []int64
 
 	protectedFilePatterns, unprotectedFilePatterns string
 	created, updated                               time.Time
@@ -375,6 +387,10 @@ func (s *Server) ruleJSON(b *branchRule) map[string]any {
 		"block_admin_merge_override": b.blockAdminMergeOverride,
 		"created_at":                 b.created.Format(time.RFC3339), "updated_at": b.updated.Format(time.RFC3339),
 	}
+	if flavorOf(s.version) == flavorGitea127 {
+		out["enable_bypass_allowlist"] = b.enableBypassAllowlist
+		out["bypass_allowlist_usernames"], out["bypass_allowlist_teams"] = userNames(b.bypassUsers), teamNames(b.bypassTeams)
+	}
 	if flavorOf(s.version) == flavorForgejo {
 		for _, k := range []string{"priority", "enable_force_push", "enable_force_push_allowlist", "force_push_allowlist_usernames",
 			"force_push_allowlist_teams", "force_push_allowlist_deploy_keys", "block_admin_merge_override"} {
@@ -470,6 +486,19 @@ func (s *Server) createBranchProtection(c *rc) {
 	if !ok {
 		return
 	}
+	var bypassUsers, bypassTeams []int64
+	if c.fl == flavorGitea127 && f.EnableBypassAllowlist {
+		// Read after the other lists, users then teams, and only under
+		// the switch.
+		if bypassUsers, ok = c.userIDs(f.BypassAllowlistUsernames); !ok {
+			return
+		}
+		if r.orgID != 0 {
+			if bypassTeams, ok = c.teamIDs(r, f.BypassAllowlistTeams); !ok {
+				return
+			}
+		}
+	}
 	now := time.Now().UTC().Truncate(time.Second)
 	push, force := f.EnablePush, f.EnablePush && f.EnableForcePush
 	b := &branchRule{
@@ -486,8 +515,10 @@ func (s *Server) createBranchProtection(c *rc) {
 		ignoreStaleApprovals: f.IgnoreStaleApprovals, requireSignedCommits: f.RequireSignedCommits,
 		protectedFilePatterns: f.ProtectedFilePatterns, unprotectedFilePatterns: f.UnprotectedFilePatterns,
 		blockAdminMergeOverride: f.BlockAdminMergeOverride, applyToAdmins: f.ApplyToAdmins, created: now, updated: now,
+		enableBypassAllowlist: c.fl == flavorGitea127 && f.EnableBypassAllowlist,
 	}
 	s.storeAllowLists(r, b, users, teams)
+	b.bypassUsers, b.bypassTeams = s.keepWriters(r, bypassUsers), s.keepTeams(r, bypassTeams)
 	if b.priority == 0 && !forgejo {
 		// A new rule without a priority goes after the others: MAX+1.
 		for _, o := range s.st.branchRules.in(ow) {
@@ -577,6 +608,10 @@ func (s *Server) editBranchProtection(c *rc) {
 	} else {
 		req.ApplyToAdmins = nil // nor Gitea's apply_to_admins
 	}
+	if c.fl != flavorGitea127 {
+		// Before Gitea 1.27 (and on Forgejo) there is no bypass allow-list.
+		req.EnableBypassAllowlist, req.BypassAllowlistUsernames, req.BypassAllowlistTeams = nil, nil, nil
+	}
 	next := *b
 	applyToggles(&req, &next)
 	set(&next.priority, req.Priority)
@@ -599,6 +634,7 @@ func (s *Server) editBranchProtection(c *rc) {
 	set(&next.blockOnOutdatedBranch, req.BlockOnOutdatedBranch)
 	set(&next.blockAdminMergeOverride, req.BlockAdminMergeOverride)
 	set(&next.applyToAdmins, req.ApplyToAdmins)
+	set(&next.enableBypassAllowlist, req.EnableBypassAllowlist)
 
 	forcePushUsersSent := req.ForcePushAllowlistUsernames != nil
 	if s.versionIs("1.24.") {
@@ -616,6 +652,7 @@ func (s *Server) editBranchProtection(c *rc) {
 		{forcePushUsersSent, names(req.ForcePushAllowlistUsernames), &next.forcePushUsers, s.keepWriters},
 		{req.MergeWhitelistUsernames != nil, names(req.MergeWhitelistUsernames), &next.mergeUsers, s.keepWriters},
 		{req.ApprovalsWhitelistUsernames != nil, names(req.ApprovalsWhitelistUsernames), &next.approvalsUsers, s.keepPRReaders},
+		{req.BypassAllowlistUsernames != nil, names(req.BypassAllowlistUsernames), &next.bypassUsers, s.keepWriters},
 	}
 	for _, l := range userLists {
 		if !l.sent {
@@ -634,6 +671,7 @@ func (s *Server) editBranchProtection(c *rc) {
 		}{
 			{names(req.PushWhitelistTeams), &next.whitelistTeams}, {names(req.ForcePushAllowlistTeams), &next.forcePushTeams},
 			{names(req.MergeWhitelistTeams), &next.mergeTeams}, {names(req.ApprovalsWhitelistTeams), &next.approvalsTeams},
+			{names(req.BypassAllowlistTeams), &next.bypassTeams},
 		} {
 			if l.names == nil {
 				continue
@@ -644,6 +682,10 @@ func (s *Server) editBranchProtection(c *rc) {
 			}
 			*l.dst = s.keepTeams(r, ids)
 		}
+	}
+	if !next.enableBypassAllowlist {
+		// Gitea 1.27 empties the bypass lists of a rule left without it.
+		next.bypassUsers, next.bypassTeams = nil, nil
 	}
 	next.updated = time.Now().UTC().Truncate(time.Second)
 	*b = next

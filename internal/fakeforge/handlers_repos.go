@@ -43,6 +43,10 @@ type repoSettings struct {
 	allowMergeCommits, allowRebase, allowRebaseExplicit, allowSquashMerge                  bool
 	allowFastForwardOnlyMerge, allowManualMerge, autodetectManualMerge, allowRebaseUpdate  bool
 	defaultDeleteBranchAfterMerge, defaultAllowMaintainerEdit, ignoreWhitespaceConflicts   bool
+	// hasCode is answered from Gitea 1.25, allowMergeUpdate and
+	// defaultUpdateStyle from 1.27 (repoJSON).
+	hasCode, allowMergeUpdate bool
+	defaultUpdateStyle        string
 }
 
 // defaultRepoSettings are a new repository's, as Gitea makes it.
@@ -53,12 +57,13 @@ func defaultRepoSettings() repoSettings {
 		hasReleases: true, hasPackages: true, hasActions: true,
 		allowMergeCommits: true, allowRebase: true, allowRebaseExplicit: true, allowSquashMerge: true,
 		allowFastForwardOnlyMerge: true, allowRebaseUpdate: true, defaultAllowMaintainerEdit: true,
+		hasCode: true, allowMergeUpdate: true, defaultUpdateStyle: "merge",
 	}
 }
 
 func (s *Server) repoJSON(r *repo) map[string]any {
 	fr := s.repoToForge(r)
-	return map[string]any{
+	out := map[string]any{
 		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": fr.Description,
 		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
 		"private": fr.Private, "html_url": fr.HTMLURL, "clone_url": fr.CloneURL, "ssh_url": fr.SSHURL,
@@ -75,6 +80,30 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 		"default_allow_maintainer_edit":     fr.DefaultAllowMaintainerEdit,
 		"ignore_whitespace_conflicts":       fr.IgnoreWhitespaceConflicts,
 	}
+	if !s.versionBefore(1, 25) {
+		out["has_code"] = fr.HasCode
+	}
+	if !s.versionBefore(1, 27) {
+		out["allow_merge_update"], out["default_update_style"] = fr.AllowMergeUpdate, fr.DefaultUpdateStyle
+	}
+	return out
+}
+
+// versionBefore tells whether the fake reports a Gitea release before
+// major.minor; Forgejo counts as before every Gitea release that added
+// something (it has none of the fields gated on this), an unstamped
+// version as the default release.
+func (s *Server) versionBefore(major, minor int) bool {
+	flavor, semver, ok := forge.ParseVersion(s.version)
+	if !ok {
+		flavor, semver, _ = forge.ParseVersion(DefaultVersion)
+	}
+	if flavor == forge.FlavorForgejo {
+		return true
+	}
+	var ma, mi int
+	_, _ = fmt.Sscanf(semver, "%d.%d", &ma, &mi)
+	return ma < major || (ma == major && mi < minor)
 }
 
 type createRepoReq struct {
@@ -174,6 +203,40 @@ type editRepoReq struct {
 	DefaultDeleteBranchAfterMerge *bool   `json:"default_delete_branch_after_merge"`
 	DefaultAllowMaintainerEdit    *bool   `json:"default_allow_maintainer_edit"`
 	IgnoreWhitespaceConflicts     *bool   `json:"ignore_whitespace_conflicts"`
+	HasCode                       *bool   `json:"has_code"`
+	AllowMergeUpdate              *bool   `json:"allow_merge_update"`
+	DefaultUpdateStyle            *string `json:"default_update_style"`
+}
+
+// updateStyles applies what Gitea 1.27 checks of the pull request update
+// settings (PullRequestsConfig.ValidateUpdateSettings), only when one of
+// them is sent: the default merge or rebase, at least one style on, the
+// default among those on. A refusal is a 422 after the name, description
+// and the other basic properties were written (updateBasicProperties
+// comes first), with no unit changed.
+func (c *rc) updateStyles(st *repoSettings, req *editRepoReq) bool {
+	if req.AllowMergeUpdate == nil && req.AllowRebaseUpdate == nil && req.DefaultUpdateStyle == nil {
+		return true
+	}
+	if req.HasPullRequests != nil && !*req.HasPullRequests {
+		return true
+	}
+	next := *st
+	set(&next.allowMergeUpdate, req.AllowMergeUpdate)
+	set(&next.allowRebaseUpdate, req.AllowRebaseUpdate)
+	set(&next.defaultUpdateStyle, req.DefaultUpdateStyle)
+	allowed := (next.defaultUpdateStyle == "merge" && next.allowMergeUpdate) || (next.defaultUpdateStyle == "rebase" && next.allowRebaseUpdate)
+	switch {
+	case next.defaultUpdateStyle != "merge" && next.defaultUpdateStyle != "rebase":
+		c.validation("default update style must be merge or rebase")
+	case !next.allowMergeUpdate && !next.allowRebaseUpdate:
+		c.validation("at least one pull request branch update style must be enabled")
+	case !allowed:
+		c.validation("default update style must be enabled")
+	default:
+		return true
+	}
+	return false
 }
 
 func set[V any](dst *V, src *V) {
@@ -221,12 +284,24 @@ func (s *Server) editRepo(c *rc) {
 		req.AllowFastForwardOnlyMerge, req.AllowManualMerge, req.AutodetectManualMerge, req.AllowRebaseUpdate = nil, nil, nil, nil
 		req.DefaultMergeStyle, req.DefaultDeleteBranchAfterMerge, req.DefaultAllowMaintainerEdit, req.IgnoreWhitespaceConflicts = nil, nil, nil, nil
 	}
+	if s.versionBefore(1, 25) {
+		req.HasCode = nil // no code unit switch before Gitea 1.25: dropped unread
+	}
+	if s.versionBefore(1, 27) {
+		req.AllowMergeUpdate, req.DefaultUpdateStyle = nil, nil // nor these before 1.27
+	}
 	set(&r.description, req.Description)
 	set(&r.private, req.Private)
-	set(&r.archived, req.Archived)
 	set(&st.website, req.Website)
 	set(&st.template, req.Template)
 	set(&st.defaultBranch, req.DefaultBranch)
+	if !s.versionBefore(1, 27) && !c.updateStyles(st, &req) {
+		return
+	}
+	set(&r.archived, req.Archived)
+	set(&st.hasCode, req.HasCode)
+	set(&st.allowMergeUpdate, req.AllowMergeUpdate)
+	set(&st.defaultUpdateStyle, req.DefaultUpdateStyle)
 	set(&st.hasIssues, req.HasIssues)
 	set(&st.hasWiki, req.HasWiki)
 	set(&st.hasPullRequests, req.HasPullRequests)

@@ -32,6 +32,13 @@ import (
 // team (permission "owner", every unit "owner", its members the
 // organization's owners); a non-admin team keeps a unit map and reads
 // permission "none"; an admin team has every unit "admin".
+//
+// Gitea 1.27 added a team's visibility (its modules/structs/org_team.go,
+// routers/api/v1/org/team.go): "public", "limited" or "private"; a create
+// without it makes the team private, a PATCH without it leaves it, the
+// Owners team's (limited, as a new organization gets it) is never
+// changed, and another value is a 422 of the binding. Older releases
+// neither answer nor read it.
 
 // teamUnits are the units a team's access is given for.
 var teamUnits = []string{"repo.code", "repo.issues", "repo.ext_issues", "repo.wiki", "repo.ext_wiki",
@@ -45,6 +52,7 @@ type team struct {
 	mode        string
 	includesAll bool
 	canCreate   bool
+	visibility  string // Gitea 1.27 and later
 	units       map[string]string
 	// members are user ids; the Owners team's map is its organization's owners.
 	members map[int64]bool
@@ -62,7 +70,7 @@ func allUnits(mode string) map[string]string {
 }
 
 func (s *Server) addOwnersTeam(o *org) {
-	t := &team{row: row{owner: owner{id: o.id}}, name: "Owners", mode: "owner", includesAll: true, canCreate: true,
+	t := &team{row: row{owner: owner{id: o.id}}, name: "Owners", mode: "owner", includesAll: true, canCreate: true, visibility: "limited",
 		units: allUnits("owner"), members: o.owners, repos: map[int64]bool{}}
 	s.st.teams.add(t)
 }
@@ -84,12 +92,16 @@ func (s *Server) teamJSON(t *team, withOrg bool) map[string]any {
 	if o := s.st.orgs[t.owner.id]; withOrg && o != nil {
 		j["organization"] = s.orgJSON(o)
 	}
+	if flavorOf(s.version) == flavorGitea127 {
+		// A team made before the upgrade has the column's default.
+		j["visibility"] = cmp.Or(t.visibility, "private")
+	}
 	return j
 }
 
 func (t *team) toForge() forge.Team {
 	return forge.Team{ID: t.id, Name: t.name, Description: t.description, Permission: t.mode,
-		IncludesAllRepositories: t.includesAll, CanCreateOrgRepo: t.canCreate, UnitsMap: maps.Clone(t.units)}
+		IncludesAllRepositories: t.includesAll, CanCreateOrgRepo: t.canCreate, UnitsMap: maps.Clone(t.units), Visibility: t.visibility}
 }
 
 // teamRes serves GET /orgs/{org}/teams (by name, X-Total-Count and Link)
@@ -122,6 +134,20 @@ type teamReq struct {
 	CanCreateOrgRepo        *bool             `json:"can_create_org_repo"`
 	Units                   []string          `json:"units"`
 	UnitsMap                map[string]string `json:"units_map"`
+	Visibility              *string           `json:"visibility"`
+}
+
+// visibility checks the visibility sent as Gitea 1.27's binding does
+// (empty is as not sent); older releases drop it unread.
+func (c *rc) visibility(req *teamReq) bool {
+	if c.fl != flavorGitea127 || (req.Visibility != nil && *req.Visibility == "") {
+		req.Visibility = nil
+	}
+	if v := req.Visibility; v != nil && *v != "public" && *v != "limited" && *v != "private" {
+		c.validation("[Visibility]: In")
+		return false
+	}
+	return true
 }
 
 // accessMode parses a permission the way Gitea's ParseAccessMode does with
@@ -188,10 +214,14 @@ func (s *Server) createTeam(c *rc) {
 	}
 	o := s.st.orgs[ow.id]
 	var req teamReq
-	if !c.bind(&req) {
+	if !c.bind(&req) || !c.visibility(&req) {
 		return
 	}
 	t := &team{row: row{owner: owner{id: o.id}}, mode: accessMode(req.Permission, "none", "admin"), members: map[int64]bool{}, repos: map[int64]bool{}}
+	if c.fl == flavorGitea127 {
+		t.visibility = "private"
+		set(&t.visibility, req.Visibility)
+	}
 	if req.Name != nil {
 		t.name = *req.Name
 	}
@@ -231,8 +261,11 @@ func (s *Server) editTeam(c *rc) {
 		return
 	}
 	var req teamReq
-	if !c.bind(&req) {
+	if !c.bind(&req) || !c.visibility(&req) {
 		return
+	}
+	if req.Visibility != nil && !t.owners() {
+		t.visibility = *req.Visibility
 	}
 	if req.CanCreateOrgRepo != nil {
 		t.canCreate = t.owners() || *req.CanCreateOrgRepo

@@ -502,6 +502,7 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 		AllowRebaseUpdate: st.allowRebaseUpdate, DefaultMergeStyle: st.defaultMergeStyle,
 		DefaultDeleteBranchAfterMerge: st.defaultDeleteBranchAfterMerge,
 		DefaultAllowMaintainerEdit:    st.defaultAllowMaintainerEdit, IgnoreWhitespaceConflicts: st.ignoreWhitespaceConflicts,
+		HasCode: st.hasCode, AllowMergeUpdate: st.allowMergeUpdate, DefaultUpdateStyle: st.defaultUpdateStyle,
 	}
 }
 

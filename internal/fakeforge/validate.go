@@ -169,7 +169,7 @@ func expandEvents(in []string) []string {
 // no workflow_run event and drops it like any unknown name.
 func (c *rc) expandEvents(in []string) []string {
 	out := expandEvents(in)
-	if forge.NewServer(c.s.version).LacksWorkflowRunEvent {
+	if forge.NewServer(c.s.version).Lacks(forge.GateWorkflowRunEvent) {
 		out = slices.DeleteFunc(out, func(e string) bool { return e == "workflow_run" })
 	}
 	return out

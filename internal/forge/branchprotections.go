@@ -147,7 +147,7 @@ func (c *Client) CreateBranchProtection(ctx context.Context, owner, repo string,
 func (c *Client) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
 	for _, l := range []**[]string{&opt.PushWhitelistUsernames, &opt.PushWhitelistTeams, &opt.ForcePushAllowlistUsernames,
 		&opt.ForcePushAllowlistTeams, &opt.MergeWhitelistUsernames, &opt.MergeWhitelistTeams, &opt.StatusCheckContexts,
-		&opt.ApprovalsWhitelistUsernames, &opt.ApprovalsWhitelistTeams} {
+		&opt.ApprovalsWhitelistUsernames, &opt.ApprovalsWhitelistTeams, &opt.BypassAllowlistUsernames, &opt.BypassAllowlistTeams} {
 		if *l != nil && **l == nil {
 			*l = &[]string{}
 		}

@@ -61,10 +61,12 @@ type bpScene struct {
 	// teams given the repository: zeta reads the code, alpha writes it,
 	// issues has the issues only; norepo writes code but lacks the repository.
 	zeta, alpha, issues, norepo string
+	// bypass: the server answers the bypass allow-list (Gitea 1.27).
+	bypass bool
 }
 
 func newBPScene(t *testing.T, tg *target) bpScene {
-	sc := bpScene{org: tg.org()}
+	sc := bpScene{org: tg.org(), bypass: hasBypass(tg)}
 	sc.repo = tg.repo(sc.org)
 	sc.writer, sc.reader, sc.stranger = tg.namedUser("Wr"), tg.namedUser("rd"), tg.namedUser("st")
 	mustNoErr(t, tg.c.SetCollaborator(ctx(t), sc.org, sc.repo, sc.writer, "write"))
@@ -97,16 +99,34 @@ func fullRule(sc bpScene, name string) forge.BranchProtection {
 		BlockOnRejectedReviews:  true, BlockOnOfficialReviewRequests: true, BlockOnOutdatedBranch: true,
 		DismissStaleApprovals: true, IgnoreStaleApprovals: true, RequireSignedCommits: true,
 		ProtectedFilePatterns: "*.md; docs/**", UnprotectedFilePatterns: " a.txt ;b.txt ", BlockAdminMergeOverride: true,
+		BypassAllowlistUsernames: bypassList(sc.bypass), BypassAllowlistTeams: bypassList(sc.bypass),
 	}
 }
 
 // emptyRule is a rule as the forge answers one created with a name only:
 // lists [] except status_check_contexts, null.
-func emptyRule(name string, priority int64) forge.BranchProtection {
+// From Gitea 1.27 the bypass lists are answered too, [] when empty.
+func emptyRule(tg *target, name string, priority int64) forge.BranchProtection {
 	e := []string{}
 	return forge.BranchProtection{RuleName: name, Priority: priority,
 		PushWhitelistUsernames: e, PushWhitelistTeams: e, ForcePushAllowlistUsernames: e, ForcePushAllowlistTeams: e,
-		MergeWhitelistUsernames: e, MergeWhitelistTeams: e, ApprovalsWhitelistUsernames: e, ApprovalsWhitelistTeams: e}
+		MergeWhitelistUsernames: e, MergeWhitelistTeams: e, ApprovalsWhitelistUsernames: e, ApprovalsWhitelistTeams: e,
+		BypassAllowlistUsernames: bypassList(hasBypass(tg)), BypassAllowlistTeams: bypassList(hasBypass(tg))}
+}
+
+// hasBypass: the bypass allow-list exists from Gitea 1.27 (not on Forgejo).
+func hasBypass(tg *target) bool {
+	flavor, semver := tg.version()
+	return flavor == "gitea" && atLeast(semver, 1, 27)
+}
+
+// bypassList is an empty bypass list as a server that has them answers it
+// ([]), nil on one that has none.
+func bypassList(has bool) []string {
+	if has {
+		return []string{}
+	}
+	return nil
 }
 
 func ruleNamed(t *testing.T, tg *target, org, repo, name string) *forge.BranchProtection {
@@ -147,7 +167,7 @@ func contractBPCreate(t *testing.T, tg *target) {
 	// Without a priority the first rule gets 1, each next MAX+1.
 	got, err := tg.c.CreateBranchProtection(ctx(t), sc.org, sc.repo, forge.BranchProtection{RuleName: "main"})
 	mustNoErr(t, err)
-	if d := cmp.Diff(emptyRule("main", 1), *got); d != "" {
+	if d := cmp.Diff(emptyRule(tg, "main", 1), *got); d != "" {
 		t.Fatalf("a rule with a name only (-want +got):\n%s", d)
 	}
 	// Every field is kept as sent on create (force-push allow-lists too),
@@ -248,7 +268,7 @@ func contractBPAllowLists(t *testing.T, tg *target) {
 		ApprovalsWhitelistTeams:     []string{sc.norepo},
 	})
 	mustNoErr(t, err)
-	want := emptyRule("main", 1)
+	want := emptyRule(tg, "main", 1)
 	want.PushWhitelistUsernames = []string{sc.writer}
 	want.ApprovalsWhitelistUsernames = []string{sc.writer, sc.reader}
 	want.PushWhitelistTeams = []string{sc.zeta, sc.alpha}

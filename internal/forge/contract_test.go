@@ -92,6 +92,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, runnerTokenBehaviours...)
 	behaviours = append(behaviours, pushMirrorBehaviours...)
 	behaviours = append(behaviours, renameBehaviours...)
+	behaviours = append(behaviours, newFieldBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

@@ -527,7 +527,7 @@ func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name
 func cloneRule(bp BranchProtection) BranchProtection {
 	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
 		&bp.ForcePushAllowlistTeams, &bp.MergeWhitelistUsernames, &bp.MergeWhitelistTeams, &bp.StatusCheckContexts,
-		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams} {
+		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams, &bp.BypassAllowlistUsernames, &bp.BypassAllowlistTeams} {
 		*l = slices.Clone(*l)
 	}
 	return bp

@@ -265,24 +265,31 @@ type Repository struct {
 	Archived bool `json:"archived"`
 	Empty    bool `json:"empty"`
 
-	Description                   string   `json:"description"`
-	Website                       string   `json:"website"`
-	Template                      bool     `json:"template"`
-	DefaultBranch                 string   `json:"default_branch"`
-	HasIssues                     bool     `json:"has_issues"`
-	HasWiki                       bool     `json:"has_wiki"`
-	HasPullRequests               bool     `json:"has_pull_requests"`
-	HasReleases                   bool     `json:"has_releases"`
-	HasPackages                   bool     `json:"has_packages"`
-	HasActions                    bool     `json:"has_actions"`
-	AllowMergeCommits             bool     `json:"allow_merge_commits"`
-	AllowRebase                   bool     `json:"allow_rebase"`
-	AllowRebaseExplicit           bool     `json:"allow_rebase_explicit"`
-	AllowSquashMerge              bool     `json:"allow_squash_merge"`
-	AllowFastForwardOnlyMerge     bool     `json:"allow_fast_forward_only_merge"`
-	AllowManualMerge              bool     `json:"allow_manual_merge"`
-	AutodetectManualMerge         bool     `json:"autodetect_manual_merge"`
-	AllowRebaseUpdate             bool     `json:"allow_rebase_update"`
+	Description     string `json:"description"`
+	Website         string `json:"website"`
+	Template        bool   `json:"template"`
+	DefaultBranch   string `json:"default_branch"`
+	HasIssues       bool   `json:"has_issues"`
+	HasWiki         bool   `json:"has_wiki"`
+	HasPullRequests bool   `json:"has_pull_requests"`
+	HasReleases     bool   `json:"has_releases"`
+	HasPackages     bool   `json:"has_packages"`
+	HasActions      bool   `json:"has_actions"`
+	// HasCode came with Gitea 1.25 (the code unit on or off); older
+	// releases answer none, read as false.
+	HasCode                   bool `json:"has_code"`
+	AllowMergeCommits         bool `json:"allow_merge_commits"`
+	AllowRebase               bool `json:"allow_rebase"`
+	AllowRebaseExplicit       bool `json:"allow_rebase_explicit"`
+	AllowSquashMerge          bool `json:"allow_squash_merge"`
+	AllowFastForwardOnlyMerge bool `json:"allow_fast_forward_only_merge"`
+	AllowManualMerge          bool `json:"allow_manual_merge"`
+	AutodetectManualMerge     bool `json:"autodetect_manual_merge"`
+	AllowRebaseUpdate         bool `json:"allow_rebase_update"`
+	// AllowMergeUpdate and DefaultUpdateStyle (merge or rebase) came with
+	// Gitea 1.27: how a pull request's branch is brought up to date.
+	AllowMergeUpdate              bool     `json:"allow_merge_update"`
+	DefaultUpdateStyle            string   `json:"default_update_style"`
 	DefaultMergeStyle             string   `json:"default_merge_style"`
 	DefaultDeleteBranchAfterMerge bool     `json:"default_delete_branch_after_merge"`
 	DefaultAllowMaintainerEdit    bool     `json:"default_allow_maintainer_edit"`
@@ -348,6 +355,7 @@ type EditRepoOption struct {
 	HasReleases                   *bool   `json:"has_releases,omitempty"`
 	HasPackages                   *bool   `json:"has_packages,omitempty"`
 	HasActions                    *bool   `json:"has_actions,omitempty"`
+	HasCode                       *bool   `json:"has_code,omitempty"`
 	AllowMergeCommits             *bool   `json:"allow_merge_commits,omitempty"`
 	AllowRebase                   *bool   `json:"allow_rebase,omitempty"`
 	AllowRebaseExplicit           *bool   `json:"allow_rebase_explicit,omitempty"`
@@ -356,6 +364,8 @@ type EditRepoOption struct {
 	AllowManualMerge              *bool   `json:"allow_manual_merge,omitempty"`
 	AutodetectManualMerge         *bool   `json:"autodetect_manual_merge,omitempty"`
 	AllowRebaseUpdate             *bool   `json:"allow_rebase_update,omitempty"`
+	AllowMergeUpdate              *bool   `json:"allow_merge_update,omitempty"`
+	DefaultUpdateStyle            *string `json:"default_update_style,omitempty"`
 	DefaultMergeStyle             *string `json:"default_merge_style,omitempty"`
 	DefaultDeleteBranchAfterMerge *bool   `json:"default_delete_branch_after_merge,omitempty"`
 	DefaultAllowMaintainerEdit    *bool   `json:"default_allow_maintainer_edit,omitempty"`
@@ -471,6 +481,9 @@ type Team struct {
 	IncludesAllRepositories bool              `json:"includes_all_repositories"`
 	CanCreateOrgRepo        bool              `json:"can_create_org_repo"`
 	UnitsMap                map[string]string `json:"units_map"`
+	// Visibility came with Gitea 1.27: public, limited or private (the
+	// default); older releases answer none ("") and ignore it on writes.
+	Visibility string `json:"visibility"`
 	// Organization is the team's organization, in the answer of GET
 	// /teams/{id} and of the create (not in an organization's listing nor
 	// in the answer of an edit).
@@ -493,6 +506,7 @@ type CreateTeamOption struct {
 	IncludesAllRepositories bool              `json:"includes_all_repositories"`
 	CanCreateOrgRepo        bool              `json:"can_create_org_repo"`
 	UnitsMap                map[string]string `json:"units_map,omitempty"`
+	Visibility              string            `json:"visibility,omitempty"`
 }
 
 // EditTeamOption is the body of PATCH /teams/{id}: only what is sent
@@ -506,6 +520,9 @@ type EditTeamOption struct {
 	IncludesAllRepositories *bool             `json:"includes_all_repositories,omitempty"`
 	CanCreateOrgRepo        *bool             `json:"can_create_org_repo,omitempty"`
 	UnitsMap                map[string]string `json:"units_map,omitempty"`
+	// Visibility is left as it is when not sent; the Owners team's is
+	// never changed (Gitea 1.27 ignores it there).
+	Visibility *string `json:"visibility,omitempty"`
 }
 
 func (o *Team) forgeID() int64 { return o.ID }
@@ -529,21 +546,28 @@ type ActionsVariable struct {
 // no id: the rule name is the key. branchprotections.go records how the
 // forge stores and answers each field.
 type BranchProtection struct {
-	RuleName                      string   `json:"rule_name"`
-	Priority                      int64    `json:"priority"`
-	EnablePush                    bool     `json:"enable_push"`
-	EnablePushWhitelist           bool     `json:"enable_push_whitelist"`
-	PushWhitelistUsernames        []string `json:"push_whitelist_usernames"`
-	PushWhitelistTeams            []string `json:"push_whitelist_teams"`
-	PushWhitelistDeployKeys       bool     `json:"push_whitelist_deploy_keys"`
-	EnableForcePush               bool     `json:"enable_force_push"`
-	EnableForcePushAllowlist      bool     `json:"enable_force_push_allowlist"`
-	ForcePushAllowlistUsernames   []string `json:"force_push_allowlist_usernames"`
-	ForcePushAllowlistTeams       []string `json:"force_push_allowlist_teams"`
-	ForcePushAllowlistDeployKeys  bool     `json:"force_push_allowlist_deploy_keys"`
-	EnableMergeWhitelist          bool     `json:"enable_merge_whitelist"`
-	MergeWhitelistUsernames       []string `json:"merge_whitelist_usernames"`
-	MergeWhitelistTeams           []string `json:"merge_whitelist_teams"`
+	RuleName                     string   `json:"rule_name"`
+	Priority                     int64    `json:"priority"`
+	EnablePush                   bool     `json:"enable_push"`
+	EnablePushWhitelist          bool     `json:"enable_push_whitelist"`
+	PushWhitelistUsernames       []string `json:"push_whitelist_usernames"`
+	PushWhitelistTeams           []string `json:"push_whitelist_teams"`
+	PushWhitelistDeployKeys      bool     `json:"push_whitelist_deploy_keys"`
+	EnableForcePush              bool     `json:"enable_force_push"`
+	EnableForcePushAllowlist     bool     `json:"enable_force_push_allowlist"`
+	ForcePushAllowlistUsernames  []string `json:"force_push_allowlist_usernames"`
+	ForcePushAllowlistTeams      []string `json:"force_push_allowlist_teams"`
+	ForcePushAllowlistDeployKeys bool     `json:"force_push_allowlist_deploy_keys"`
+	EnableMergeWhitelist         bool     `json:"enable_merge_whitelist"`
+	MergeWhitelistUsernames      []string `json:"merge_whitelist_usernames"`
+	MergeWhitelistTeams          []string `json:"merge_whitelist_teams"`
+	// The bypass allow-list came with Gitea 1.27 (who may push past the
+	// rule's checks); older releases neither answer nor read it. The forge
+	// reads its lists only while enable_bypass_allowlist is (or is sent)
+	// true, and an edit that leaves it false clears them.
+	EnableBypassAllowlist         bool     `json:"enable_bypass_allowlist"`
+	BypassAllowlistUsernames      []string `json:"bypass_allowlist_usernames"`
+	BypassAllowlistTeams          []string `json:"bypass_allowlist_teams"`
 	EnableStatusCheck             bool     `json:"enable_status_check"`
 	StatusCheckContexts           []string `json:"status_check_contexts"`
 	RequiredApprovals             int64    `json:"required_approvals"`
@@ -588,6 +612,9 @@ type EditBranchProtectionOption struct {
 	EnableMergeWhitelist          *bool     `json:"enable_merge_whitelist,omitempty"`
 	MergeWhitelistUsernames       *[]string `json:"merge_whitelist_usernames,omitempty"`
 	MergeWhitelistTeams           *[]string `json:"merge_whitelist_teams,omitempty"`
+	EnableBypassAllowlist         *bool     `json:"enable_bypass_allowlist,omitempty"`
+	BypassAllowlistUsernames      *[]string `json:"bypass_allowlist_usernames,omitempty"`
+	BypassAllowlistTeams          *[]string `json:"bypass_allowlist_teams,omitempty"`
 	EnableStatusCheck             *bool     `json:"enable_status_check,omitempty"`
 	StatusCheckContexts           *[]string `json:"status_check_contexts,omitempty"`
 	RequiredApprovals             *int64    `json:"required_approvals,omitempty"`

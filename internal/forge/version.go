@@ -60,7 +60,8 @@ func ParseVersion(s string) (flavor, semver string, ok bool) {
 
 // Server is what the operator knows of a forge from its GET /version: the
 // loop reads it once per pass from the Forge's status and hands it to every
-// kind, so that no kind parses versions itself.
+// kind, so that no kind parses versions itself. What a release lacks is
+// asked of its gates (gates.go): Server.Lacks, Server.LacksFields.
 type Server struct {
 	// Version is the string the server reported; "" before the Forge's first check.
 	Version string
@@ -72,22 +73,6 @@ type Server struct {
 	// authorization header on read: Gitea before 1.27 and Forgejo do;
 	// Gitea 1.27 answers "". An unknown version counts as hiding it.
 	ReturnsHookAuthHeader bool
-	// LacksWorkflowRunEvent tells that the server drops the hook event
-	// workflow_run (Gitea before 1.25 stores every other event it is sent
-	// but not that one, so a hook asking for it would differ after every
-	// write). Unknown versions count as having it.
-	LacksWorkflowRunEvent bool
-	// LacksRunnerEdit tells that the server has no PATCH
-	// .../actions/runners/{id} (Gitea before 1.26 and Forgejo: 404 or
-	// 405), so a runner cannot be enabled or disabled through the API.
-	// Unknown versions count as having it: the refused PATCH then tells.
-	LacksRunnerEdit bool
-	// LacksTagProtections tells that the server has no tag protection API
-	// (/repos/{o}/{r}/tag_protections came with Gitea 1.23.0). Forgejo has
-	// taken it in since, from which release is not known here: Forgejo and
-	// unknown versions count as having it, and a kind tells a missing
-	// route (plain-text 404) from the answer.
-	LacksTagProtections bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -100,9 +85,6 @@ func NewServer(version string) Server {
 	var major, minor int
 	_, _ = fmt.Sscanf(s.SemVer, "%d.%d", &major, &minor)
 	s.ReturnsHookAuthHeader = s.Flavor == FlavorForgejo || (major == 1 && minor < 27)
-	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
-	s.LacksRunnerEdit = s.Flavor == FlavorForgejo || (major == 1 && minor < 26)
-	s.LacksTagProtections = s.Flavor == FlavorGitea && major == 1 && minor < 23
 	return s
 }
 
@@ -120,26 +102,4 @@ func (s Server) ReportedVersion() string {
 		return "unknown"
 	}
 	return s.Version
-}
-
-// The branch rule fields one flavor has and the other lacks, named as
-// BranchProtection names them (branchprotections.go records where each
-// fact was read). Either server ignores a JSON field it does not know.
-var (
-	giteaOnlyRuleFields = []string{"Priority", "EnableForcePush", "EnableForcePushAllowlist", "ForcePushAllowlistUsernames",
-		"ForcePushAllowlistTeams", "ForcePushAllowlistDeployKeys", "BlockAdminMergeOverride"}
-	forgejoOnlyRuleFields = []string{"ApplyToAdmins"}
-)
-
-// LacksRuleFields names (as BranchProtection does) the branch rule fields
-// the server does not have: Gitea's own on Forgejo, Forgejo's own on
-// Gitea; none for a server of unknown flavor, which is not judged.
-func (s Server) LacksRuleFields() []string {
-	switch s.Flavor {
-	case FlavorForgejo:
-		return giteaOnlyRuleFields
-	case FlavorGitea:
-		return forgejoOnlyRuleFields
-	}
-	return nil
 }

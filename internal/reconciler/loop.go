@@ -340,6 +340,10 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err != nil {
 		return Outcome{}, err
 	}
+	// The release gates, before the kind reads or writes anything.
+	if err := Unsupported(obj, pass.Server); err != nil {
+		return Outcome{}, err
+	}
 	if observe {
 		// Observing never deletes, so it needs no finalizer.
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
