@@ -178,9 +178,11 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(ok).To(BeFalse())
 	})
 
-	// shiftedLabelWalks is shiftedLabels with a shift as each of the first
-	// walks listings turns to page 2: a label before the page boundary
-	// goes, one after it comes.
+	// shiftedLabelWalks is shiftedLabels for the first walks listings: as
+	// each turns to page 2, a label before the target goes and one after it
+	// comes; before each after the first, a label is made that sorts first
+	// (labels are listed by name), which puts the target back at the top of
+	// page 2 for the next shift to hide.
 	shiftedLabelWalks := func(walks int) (forge.Label, *atomic.Int64) {
 		GinkgoHelper()
 		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
@@ -195,10 +197,14 @@ var _ = Describe("Identity and addressing", func() {
 		var pages atomic.Int64
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: 2 * walks, Before: func() {
 			n := pages.Add(1)
+			defer GinkgoRecover()
 			if n%2 != 0 {
+				if n > 1 {
+					_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("a%02d", n), Color: "#ededed"})
+					Expect(err).NotTo(HaveOccurred())
+				}
 				return
 			}
-			defer GinkgoRecover()
 			Expect(fc.DeleteLabel(ctx, web, made[n/2-1].ID)).To(Succeed())
 			_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("late%d", n/2), Color: "#ededed"})
 			Expect(err).NotTo(HaveOccurred())

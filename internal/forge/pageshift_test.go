@@ -96,9 +96,9 @@ func TestSnapshotsConfirmAMissWithGet(t *testing.T) {
 // TestConfirmingListingsSeeWhatAShiftHid: the confirmation of an absence
 // (ConfirmingAbsence) is itself a paged listing, and a shift can hide an
 // object from it too. Under it a listing of more than one page is walked
-// until two walks in a row agree: here the first two walks each miss a
-// label that existed throughout (the target, then the label the first
-// shift made), and the listing still holds every label, once.
+// until two walks in a row agree: here the first two walks each miss the
+// target, which existed throughout, and the listing still holds every
+// label, once.
 func TestConfirmingListingsSeeWhatAShiftHid(t *testing.T) {
 	fake, srv := fakeforge.NewTestServer(t)
 	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
@@ -118,11 +118,23 @@ func TestConfirmingListingsSeeWhatAShiftHid(t *testing.T) {
 	// shiftOnPage2 shifts the target onto page 1 as each of the next walks
 	// turns to page 2: one label before it goes, one after it comes.
 	var requests atomic.Int64
-	gone := 0
+	gone, early := 0, 0
 	shiftOnPage2 := func(walks int) {
 		requests.Store(0)
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: -1, Before: func() {
-			if n := requests.Add(1); n%2 != 0 || n > int64(2*walks) {
+			n := requests.Add(1)
+			if n > int64(2*walks) {
+				return
+			}
+			if n%2 != 0 {
+				// Before each walk but the test's first: a label that sorts
+				// first (labels are listed by name) puts the target back at
+				// the top of page 2, for the next shift to hide.
+				if early++; early > 1 {
+					if _, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("a%02d", early), Color: "#ededed"}); err != nil {
+						t.Error(err)
+					}
+				}
 				return
 			}
 			if err := fc.DeleteLabel(ctx, web, labels[gone].ID); err != nil {
@@ -153,8 +165,8 @@ func TestConfirmingListingsSeeWhatAShiftHid(t *testing.T) {
 	}
 
 	// A confirming one, through a fresh view of the kept listings as the
-	// loop takes it: the first walk and the second each miss a label, the
-	// third sees them all, the fourth agrees.
+	// loop takes it: the first walk and the second each miss the target,
+	// the third sees every label, the fourth agrees.
 	fake.ClearFaults()
 	shiftOnPage2(2)
 	kept := forge.NewSnapshots(fc).Reading(&forge.ReadPolicy{MaxAge: time.Hour})
