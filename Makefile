@@ -78,10 +78,14 @@ helm: ## Build the pinned Helm into Go's build cache (once; several minutes cold
 	@$(HELM) version >/dev/null
 
 .PHONY: helm-lint
-helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespaced and with shards.
+helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespaced, with shards, and with the NetworkPolicy and a verifying ServiceMonitor.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'manager.watchNamespaces={team-a,team-b}'
 	$(HELM) lint --strict $(CHART) --set 'shards={eu-1,eu-2}'
+	$(HELM) lint --strict $(CHART) --set networkPolicy.enabled=true --set 'networkPolicy.apiServer.cidrs={10.0.0.1/32}' \
+		--set 'networkPolicy.forges[0].cidrs={192.0.2.7/32}' --set metrics.serviceMonitor.enabled=true \
+		--set metrics.certSecret=metrics-cert --set metrics.serviceMonitor.tlsConfig.ca.secret.name=metrics-cert \
+		--set metrics.serviceMonitor.tlsConfig.ca.secret.key=ca.crt
 
 .PHONY: helm-template
 helm-template: ## Render the Helm chart into bin/chart.yaml (HELM_ARGS adds flags, e.g. --set image.tag=v0.1.0).

@@ -178,12 +178,12 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(ok).To(BeFalse())
 	})
 
-	// shiftedLabels makes PageSize+1 labels in acme/web and arranges that
-	// the first listing of them, walked page by page, misses the first label
-	// of page 2: between page 1 and page 2 a label before it goes and one
-	// after it comes, so it moves to page 1, read already. It returns that
-	// label and a count of the listing's pages served.
-	shiftedLabels := func() (forge.Label, *atomic.Int64) {
+	// shiftedLabelWalks is shiftedLabels for the first walks listings: as
+	// each turns to page 2, a label before the target goes and one after it
+	// comes; before each after the first, a label is made that sorts first
+	// (labels are listed by name), which puts the target back at the top of
+	// page 2 for the next shift to hide.
+	shiftedLabelWalks := func(walks int) (forge.Label, *atomic.Int64) {
 		GinkgoHelper()
 		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
 		web := forge.RepoScope("acme", "web")
@@ -195,16 +195,30 @@ var _ = Describe("Identity and addressing", func() {
 			made = append(made, l)
 		}
 		var pages atomic.Int64
-		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: 2, Before: func() {
-			if pages.Add(1) != 2 {
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: 2 * walks, Before: func() {
+			n := pages.Add(1)
+			defer GinkgoRecover()
+			if n%2 != 0 {
+				if n > 1 {
+					_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("a%02d", n), Color: "#ededed"})
+					Expect(err).NotTo(HaveOccurred())
+				}
 				return
 			}
-			defer GinkgoRecover()
-			Expect(fc.DeleteLabel(ctx, web, made[0].ID)).To(Succeed())
-			_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: "late", Color: "#ededed"})
+			Expect(fc.DeleteLabel(ctx, web, made[n/2-1].ID)).To(Succeed())
+			_, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("late%d", n/2), Color: "#ededed"})
 			Expect(err).NotTo(HaveOccurred())
 		}})
 		return *made[forge.PageSize], &pages
+	}
+	// shiftedLabels makes PageSize+1 labels in acme/web and arranges that
+	// the first listing of them, walked page by page, misses the first label
+	// of page 2: between page 1 and page 2 a label before it goes and one
+	// after it comes, so it moves to page 1, read already. It returns that
+	// label and a count of the listing's pages served.
+	shiftedLabels := func() (forge.Label, *atomic.Int64) {
+		GinkgoHelper()
+		return shiftedLabelWalks(1)
 	}
 	labelsNamed := func(name string) []forge.Label {
 		var out []forge.Label
@@ -237,6 +251,26 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(labelsNamed(target.Name)).To(HaveLen(1), "no second label of the name")
 	})
 
+	It("confirms an absence on walks that agree: a shift during the confirming listing too makes no duplicate", func() {
+		// The listing the pass observes from and the fresh one that
+		// confirms the absence each lose the label to a shift.
+		target, pages := shiftedLabelWalks(2)
+		l := &forgev1.Label{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "target"},
+			Spec: forgev1.LabelSpec{
+				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repository:  ptr(forgev1.RepositoryName("acme/web")),
+				Name:        target.Name,
+				Color:       "ededed",
+			},
+		}
+		Expect(k8s.Create(ctx, l)).To(Succeed())
+		expectReady(l)
+		Expect(pages.Load()).To(BeNumerically(">=", 4), "both listings were shifted")
+		Expect(l.Status.ID).To(Equal(target.ID), "the label that exists is adopted")
+		Expect(labelsNamed(target.Name)).To(HaveLen(1), "no second label of the name")
+	})
+
 	It("has a LabelSet confirm a label missing from a paged listing before creating it", func() {
 		target, pages := shiftedLabels()
 		s := &forgev1.LabelSet{
@@ -250,6 +284,22 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
 		Expect(pages.Load()).To(BeNumerically(">=", 2), "the listing was shifted")
+		Expect(labelsNamed(target.Name)).To(ConsistOf(HaveField("ID", target.ID)), "no second label of the name")
+	})
+
+	It("has a LabelSet confirm an absence on walks that agree, a shift during the confirming listing too", func() {
+		target, pages := shiftedLabelWalks(2)
+		s := &forgev1.LabelSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kinds"},
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
+				Labels:       []forgev1.LabelSetLabel{{Name: forgev1.LabelName(target.Name), Color: "ededed"}},
+			},
+		}
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(pages.Load()).To(BeNumerically(">=", 4), "both listings were shifted")
 		Expect(labelsNamed(target.Name)).To(ConsistOf(HaveField("ID", target.ID)), "no second label of the name")
 	})
 

@@ -190,8 +190,8 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	if err == nil && write && forge.PagedListing(len(all)) && e.creates(all) {
 		// A label moving across a page boundary while the listing was
 		// walked is missing from it: the absence a create would rest on is
-		// confirmed on a fresh listing.
-		all, err = forge.Fresh(e.fc).ListLabels(ctx, scope)
+		// confirmed on a fresh listing, walked until two walks agree.
+		all, err = forge.Fresh(e.fc).ListLabels(forge.ConfirmingAbsence(ctx), scope)
 	}
 	if err != nil {
 		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))

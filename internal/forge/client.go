@@ -601,16 +601,89 @@ var errInconsistent = errors.New("list changed while walking it")
 // appear twice. A list still changing on the last walk is an error, never
 // a partial result.
 func listAll[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
+	return settled(ctx, c, cl, func() ([]T, int, error) {
+		for attempt := 1; ; attempt++ {
+			all, pages, err := listOnce(ctx, c, cl, decode, id)
+			if !errors.Is(err, errInconsistent) {
+				return all, pages, err
+			}
+			if attempt == listAttempts {
+				return nil, 0, c.fail(cl, &Error{Kind: KindInvalidResponse,
+					Err: fmt.Errorf("the list changed during each of %d walks; trying again later", listAttempts)})
+			}
+		}
+	})
+}
+
+type confirmingKey struct{}
+
+// ConfirmingAbsence gives a context whose listings may be trusted to show
+// every object that existed while they were read: what an absence is
+// confirmed on before the object is created (the loop's create path, a
+// set's creates). A listing of more than one page is walked again under
+// it until two walks in a row agree (settled), which costs one more walk
+// of that listing, and only then.
+func ConfirmingAbsence(ctx context.Context) context.Context {
+	return context.WithValue(ctx, confirmingKey{}, true)
+}
+
+func confirming(ctx context.Context) bool {
+	v, _ := ctx.Value(confirmingKey{}).(bool)
+	return v
+}
+
+// settled returns the listing walk reads (the items and the pages it took).
+// Under ConfirmingAbsence a walk of more than one page is repeated until
+// two walks in a row read the same items, a few times at most; a list
+// still changing on the last walk is an error, never a partial result.
+//
+// Why two walks: the forge pages by offset, and one walk can be consistent
+// in itself (the total stays, no item repeats) yet miss an object that
+// existed throughout: an object before it deleted once its page was read
+// and one made after it keep the total, and it slides back onto a page
+// already read. The deleted object is in that walk (its page was read
+// before it went) and cannot be in any later one, so the two differ. Two
+// walks that agree therefore missed nothing that existed during both: a
+// miss in the second would need a delete during it of an object it read,
+// which the first read too (it existed before), yet the first then lacks
+// the missed object or had a delete of its own. An object that moves in
+// the order because it changed (a renamed label, in name order) shows as a
+// changed item, or as an item read twice within one walk (errInconsistent).
+func settled[T any](ctx context.Context, c *Client, cl call, walk func() ([]T, int, error)) ([]T, error) {
+	prev, pages, err := walk()
+	if err != nil || pages < 2 || !confirming(ctx) {
+		return prev, err
+	}
 	for attempt := 1; ; attempt++ {
-		all, err := listOnce(ctx, c, cl, decode, id)
-		if !errors.Is(err, errInconsistent) {
-			return all, err
+		next, _, err := walk()
+		if err != nil {
+			return nil, err
+		}
+		if sameItems(prev, next) {
+			return next, nil
 		}
 		if attempt == listAttempts {
 			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse,
-				Err: fmt.Errorf("the list changed during each of %d walks; trying again later", listAttempts)})
+				Err: fmt.Errorf("the list changed between each of %d walks; trying again later", listAttempts+1)})
+		}
+		prev = next
+	}
+}
+
+// sameItems reports whether two walks read the same items in the same
+// order, compared as the JSON they decode to.
+func sameItems[T any](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, errX := json.Marshal(a[i])
+		y, errY := json.Marshal(b[i])
+		if errX != nil || errY != nil || !bytes.Equal(x, y) {
+			return false
 		}
 	}
+	return true
 }
 
 // listBudget holds one listing walk to MaxListPages, MaxListItems and
@@ -710,8 +783,9 @@ func fetchPage[T any](ctx context.Context, budget *listBudget, page int, decode 
 	return pr, nil
 }
 
-// listOnce walks the pages once; errInconsistent when the list changed.
-func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, error) {
+// listOnce walks the pages once, and says how many it read;
+// errInconsistent when the list changed.
+func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*response) (pageResult[T], error), id func(T) int64) ([]T, int, error) {
 	seen := map[int64]bool{}
 	all := []T{}
 	total, pageLen := -1, 0
@@ -720,18 +794,18 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 	for page := 1; ; page++ {
 		pr, err := fetchPage(ctx, budget, page, decode)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if page == 1 {
 			total, pageLen = pr.total, len(pr.items)
 		} else if pr.total != total {
-			return nil, errInconsistent
+			return nil, 0, errInconsistent
 		}
 		fresh := 0
 		for _, it := range pr.items {
 			k := id(it)
 			if k <= 0 {
-				return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("page %d holds an item with id %d", page, k)})
+				return nil, 0, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("page %d holds an item with id %d", page, k)})
 			}
 			if seen[k] {
 				continue
@@ -756,9 +830,9 @@ func listOnce[T any](ctx context.Context, c *Client, cl call, decode func(*respo
 		break
 	}
 	if !consistent || (total >= 0 && len(all) != total) {
-		return nil, errInconsistent
+		return nil, 0, errInconsistent
 	}
-	return all, nil
+	return all, budget.pages, nil
 }
 
 // decodeArray decodes a JSON array page with X-Total-Count (if sent).

@@ -59,29 +59,35 @@ var (
 // nothing was hidden and nothing follows), else at the first empty page.
 func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
 	cl := call{op: "list repositories of organization " + org, method: http.MethodGet, route: "/orgs/{org}/repos", args: []any{org}}
+	return settled(ctx, c, cl, func() ([]Repository, int, error) { return c.walkOrgRepos(ctx, cl) })
+}
+
+// walkOrgRepos walks the organization's repositories once, and says how
+// many pages it read.
+func (c *Client) walkOrgRepos(ctx context.Context, cl call) ([]Repository, int, error) {
 	seen := map[int64]bool{}
 	all := []Repository{}
 	// The same bounds as every listing: pages, items and bytes.
 	budget := &listBudget{c: c, cl: cl}
 	for page := 1; ; page++ {
 		if err := budget.page(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		pc := cl
 		pc.query = url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(PageSize)}}
 		resp, err := c.do(ctx, pc)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := budget.read(resp.body); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var items []Repository
 		if err := json.Unmarshal(resp.body, &items); err != nil {
-			return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
+			return nil, 0, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("decode page %d: %w", page, err)})
 		}
 		if err := budget.decoded(len(items)); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		fresh := 0
 		for _, r := range items {
@@ -113,7 +119,7 @@ func (c *Client) ListOrgRepos(ctx context.Context, org string) ([]Repository, er
 			break
 		}
 	}
-	return all, nil
+	return all, budget.pages, nil
 }
 
 // hasNextLink reports whether an RFC 8288 Link header has rel="next".

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,5 +90,110 @@ func TestSnapshotsConfirmAMissWithGet(t *testing.T) {
 	mustNoErr(t, fc.DeleteLabel(ctx, web, target.ID))
 	if _, err := kept.GetLabel(ctx, web, target.ID); !forge.IsNotFound(err) {
 		t.Fatalf("a deleted label: %v, want not found", err)
+	}
+}
+
+// TestConfirmingListingsSeeWhatAShiftHid: the confirmation of an absence
+// (ConfirmingAbsence) is itself a paged listing, and a shift can hide an
+// object from it too. Under it a listing of more than one page is walked
+// until two walks in a row agree: here the first two walks each miss the
+// target, which existed throughout, and the listing still holds every
+// label, once.
+func TestConfirmingListingsSeeWhatAShiftHid(t *testing.T) {
+	fake, srv := fakeforge.NewTestServer(t)
+	fc, err := forge.New(forge.Config{URL: srv.URL, Token: fakeforge.DefaultToken, QPS: -1})
+	mustNoErr(t, err)
+	ctx := context.Background()
+	_, err = fake.CreateOrg("acme")
+	mustNoErr(t, err)
+	mustNoErr(t, fake.CreateRepo("acme", "web"))
+	web := forge.RepoScope("acme", "web")
+	var labels []*forge.Label
+	for i := range forge.PageSize + 1 {
+		l, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("l%02d", i), Color: "#ededed"})
+		mustNoErr(t, err)
+		labels = append(labels, l)
+	}
+	target := labels[forge.PageSize] // first on page 2
+	// shiftOnPage2 shifts the target onto page 1 as each of the next walks
+	// turns to page 2: one label before it goes, one after it comes.
+	var requests atomic.Int64
+	gone, early := 0, 0
+	shiftOnPage2 := func(walks int) {
+		requests.Store(0)
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: -1, Before: func() {
+			n := requests.Add(1)
+			if n > int64(2*walks) {
+				return
+			}
+			if n%2 != 0 {
+				// Before each walk but the test's first: a label that sorts
+				// first (labels are listed by name) puts the target back at
+				// the top of page 2, for the next shift to hide.
+				if early++; early > 1 {
+					if _, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("a%02d", early), Color: "#ededed"}); err != nil {
+						t.Error(err)
+					}
+				}
+				return
+			}
+			if err := fc.DeleteLabel(ctx, web, labels[gone].ID); err != nil {
+				t.Error(err)
+			}
+			gone++
+			if _, err := fc.CreateLabel(ctx, web, forge.CreateLabelOption{Name: fmt.Sprintf("late%d", gone), Color: "#ededed"}); err != nil {
+				t.Error(err)
+			}
+		}})
+	}
+	has := func(all []forge.Label) int {
+		n := 0
+		for _, l := range all {
+			if l.ID == target.ID {
+				n++
+			}
+		}
+		return n
+	}
+
+	// An ordinary listing is consistent in itself and misses it.
+	shiftOnPage2(1)
+	all, err := fc.ListLabels(ctx, web)
+	mustNoErr(t, err)
+	if has(all) != 0 {
+		t.Fatal("the listing was meant to miss the target: the fault did not shift it")
+	}
+
+	// A confirming one, through a fresh view of the kept listings as the
+	// loop takes it: the first walk and the second each miss the target,
+	// the third sees every label, the fourth agrees.
+	fake.ClearFaults()
+	shiftOnPage2(2)
+	kept := forge.NewSnapshots(fc).Reading(&forge.ReadPolicy{MaxAge: time.Hour})
+	all, err = forge.Fresh(kept).ListLabels(forge.ConfirmingAbsence(ctx), web)
+	mustNoErr(t, err)
+	var want, got []int64
+	for _, l := range fake.Labels(web) {
+		want = append(want, l.ID)
+	}
+	for _, l := range all {
+		got = append(got, l.ID)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if has(all) != 1 || !slices.Equal(got, want) {
+		t.Fatalf("the confirming listing holds the target %d times and labels %v, want once and the forge's %v (%d requests)", has(all), got, want, requests.Load())
+	}
+	if got := requests.Load(); got != 8 {
+		t.Errorf("%d requests of the labels, want 8: four walks of two pages", got)
+	}
+
+	// A list that changes during every walk is an error, never a listing
+	// that may lack an object.
+	fake.ClearFaults()
+	shiftOnPage2(4)
+	_, err = forge.Fresh(kept).ListLabels(forge.ConfirmingAbsence(ctx), web)
+	if err == nil || !strings.Contains(err.Error(), "the list changed between each of 4 walks") {
+		t.Fatalf("a list changing during every walk: %v, want an error saying so", err)
 	}
 }

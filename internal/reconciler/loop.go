@@ -407,9 +407,12 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 // lists afresh, before a create decided on the absence of its object from
 // a listing that was walked page by page (forge.ReadPolicy.Paged): the
 // object may have moved across a page boundary during the walk, and
-// creating it again would make a duplicate. It returns the fresh view's
-// External and what it found.
+// creating it again would make a duplicate. The fresh listings are taken
+// under forge.ConfirmingAbsence, which walks one of many pages until two
+// walks agree, so that a shift during them cannot hide it either. It
+// returns the fresh view's External and what it found.
 func (r *Reconciler[T]) confirmAbsent(ctx context.Context, obj T, pass *Pass) (External, Observation, error) {
+	ctx = forge.ConfirmingAbsence(ctx)
 	fresh := *pass
 	fresh.Forge = forge.Fresh(pass.Forge)
 	ext, err := r.kind.Connect(ctx, obj, &fresh)

@@ -76,7 +76,9 @@ func TestChartOnAnAPIServer(t *testing.T) {
 	}
 
 	for name, args := range map[string][]string{"cluster-wide": nil, "namespaced": namespacedValues,
-		"sharded": {"--set", "shards={eu-1,eu-2}"}} {
+		"sharded": {"--set", "shards={eu-1,eu-2}"},
+		"network policy": {"--set", "networkPolicy.enabled=true", "--set", "networkPolicy.apiServer.cidrs={10.0.0.1/32}",
+			"--set", "networkPolicy.forges[0].cidrs={192.0.2.7/32}", "--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus"}} {
 		t.Run("dry run "+name, func(t *testing.T) {
 			for _, o := range renderChartWithTests(t, args...) {
 				u := &unstructured.Unstructured{}

@@ -410,7 +410,7 @@ func TestChartPodSettingsAndLabelsReachTheObjects(t *testing.T) {
 func TestChartMetricsServiceMonitorAndTest(t *testing.T) {
 	for _, secure := range []bool{true, false} {
 		objs := renderChartWithTests(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.labels.release=prom",
-			"--set", fmt.Sprintf("metrics.secure=%v", secure))
+			"--set", "metrics.serviceMonitor.insecureSkipVerify=true", "--set", fmt.Sprintf("metrics.secure=%v", secure))
 		var svc corev1.Service
 		objs.one(t, "Service", &svc)
 		sm := objs.asMapNamed(t, "ServiceMonitor", "forge-operator-controller-manager-metrics-monitor")

@@ -142,8 +142,9 @@ func checkManagers(t *testing.T, objs rendered, shards ...string) map[string]app
 // give three managers, each scraped by the one metrics Service (and so by
 // its ServiceMonitor), with the CRDs and RBAC once.
 func TestChartDeploysOneManagerPerShard(t *testing.T) {
-	base := renderChartWithTests(t, "--set", "metrics.serviceMonitor.enabled=true")
-	objs := renderChartWithTests(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "shards={eu-1,eu-2}")
+	sm := []string{"--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.insecureSkipVerify=true"}
+	base := renderChartWithTests(t, sm...)
+	objs := renderChartWithTests(t, append(sm, "--set", "shards={eu-1,eu-2}")...)
 	checkManagers(t, objs, "eu-1", "eu-2")
 	// Besides the two Deployments, the release is the one without shards:
 	// one ServiceAccount, the same RBAC, CRDs, Service and ServiceMonitor.
