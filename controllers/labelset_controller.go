@@ -109,22 +109,10 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		if err := e.cache.List(ctx, &labels, in...); err != nil {
 			return nil, fmt.Errorf("list Labels: %w", err)
 		}
-		for _, l := range labels.Items {
-			if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &l) {
-				continue
+		for i := range labels.Items {
+			if c, ok := labelClaim(ctx, servers, e.obj.Namespace, &labels.Items[i]); ok {
+				out = append(out, c)
 			}
-			names := map[string]bool{l.LabelName(): true}
-			if !servers.Sees(&l) {
-				// Its connection sees nothing: it holds only the id its status recorded.
-				if l.Status.ID == 0 {
-					continue
-				}
-				names = nil
-			}
-			target := string(*l.Spec.Repository)
-			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "Label", &l), older: true,
-				names: names, id: l.Status.ID,
-				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
 		var sets forgev1.LabelSetList
 		if err := e.cache.List(ctx, &sets, in...); err != nil {
@@ -148,6 +136,26 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		}
 	}
 	return out, nil
+}
+
+// labelClaim is what Label l of the set's server claims: its name and its
+// id in its repository; only its id when its connection is not Ready (it
+// sees nothing), and nothing without one, nor when it is being deleted or
+// not permitted.
+func labelClaim(ctx context.Context, servers *reconciler.Servers, reader string, l *forgev1.Label) (claim, bool) {
+	if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, l) {
+		return claim{}, false
+	}
+	names := map[string]bool{l.LabelName(): true}
+	if !servers.Sees(l) {
+		if l.Status.ID == 0 {
+			return claim{}, false
+		}
+		names = nil
+	}
+	target := string(*l.Spec.Repository)
+	return claim{who: reconciler.HolderFor(reader, "Label", l), older: true, names: names, id: l.Status.ID,
+		matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }}, true
 }
 
 // claimedBy names the resource that holds one of names in r: with
