@@ -28,7 +28,7 @@ import (
 //   - POST /orgs/{org}/rename {"new_name"} (an owner of the organization)
 //     and POST /admin/users/{user}/rename {"new_username"} (a site admin;
 //     an organization there is 422 "X is an organization not a user")
-//     answer 204. A name taken by a user or an organization, in any case,
+//     answer 204 (PATCH on the user route is 405). A name taken by a user or an organization, in any case,
 //     is 422 "user already exists [name: X]"; the same name is a no-op;
 //     a change of case only renames, without a redirect.
 //   - The old name then redirects (user_redirect, one namespace for users

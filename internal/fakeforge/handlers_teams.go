@@ -76,7 +76,8 @@ func (s *Server) addOwnersTeam(o *org) {
 }
 
 // teamJSON is convert.ToTeam; withOrg adds the organization, as GET
-// /teams/{id} and the create answer (the listing and the edit do not).
+// /teams/{id} and the create answer (the listing and the edit answer
+// "organization": null).
 func (s *Server) teamJSON(t *team, withOrg bool) map[string]any {
 	perm := t.mode
 	units := make([]string, 0, len(t.units))
@@ -89,6 +90,7 @@ func (s *Server) teamJSON(t *team, withOrg bool) map[string]any {
 		"includes_all_repositories": t.includesAll, "can_create_org_repo": t.canCreate,
 		"units": units, "units_map": maps.Clone(t.units),
 	}
+	j["organization"] = nil
 	if o := s.st.orgs[t.owner.id]; withOrg && o != nil {
 		j["organization"] = s.orgJSON(o)
 	}
