@@ -91,6 +91,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, deployKeyBehaviours...)
 	behaviours = append(behaviours, runnerTokenBehaviours...)
 	behaviours = append(behaviours, pushMirrorBehaviours...)
+	behaviours = append(behaviours, tokenBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

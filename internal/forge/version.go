@@ -88,6 +88,11 @@ type Server struct {
 	// unknown versions count as having it, and a kind tells a missing
 	// route (plain-text 404) from the answer.
 	LacksTagProtections bool
+	// TellsTokenScopes tells that the server answers GET /token with the
+	// token's scopes (Gitea 1.27 and later; earlier releases and Forgejo
+	// have no such route). Unknown versions are not asked: the forge's 403
+	// is their only word on scopes.
+	TellsTokenScopes bool
 }
 
 // NewServer reads what a forge can do from the version it reported.
@@ -103,6 +108,7 @@ func NewServer(version string) Server {
 	s.LacksWorkflowRunEvent = s.Flavor == FlavorGitea && major == 1 && minor < 25
 	s.LacksRunnerEdit = s.Flavor == FlavorForgejo || (major == 1 && minor < 26)
 	s.LacksTagProtections = s.Flavor == FlavorGitea && major == 1 && minor < 23
+	s.TellsTokenScopes = s.Flavor == FlavorGitea && (major > 1 || minor >= 27)
 	return s
 }
 

@@ -333,6 +333,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err != nil {
 		return Outcome{}, err
 	}
+	ctx = r.withScopeCheck(ctx, obj, pass)
 	if observe {
 		// Observing never deletes, so it needs no finalizer.
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
@@ -459,6 +460,11 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if d := Decide(obs); d != InSync {
+		if err := r.checkScopes(obj, pass, d == Create || d == Replace); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -714,6 +720,7 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 	if err != nil {
 		return Outcome{}, err
 	}
+	ctx = r.withScopeCheck(ctx, obj, pass)
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
 		return Outcome{}, err
@@ -879,18 +886,20 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		return nil, err
 	}
 	return &Pass{
-		Forge:    forge.Reading(fc, reads),
-		reads:    reads,
-		Server:   forge.NewServer(t.status.ServerVersion),
-		Login:    t.status.Login,
-		WebURL:   strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
-		Reader:   r.reader,
-		Writer:   r.client,
-		Cache:    r.client,
-		Metadata: r.client,
-		Pending:  pendingMark(obj) != "",
-		Interval: r.interval(obj),
-		Afresh:   reads.MaxAge == 0,
+		Forge:      forge.Reading(fc, reads),
+		reads:      reads,
+		Server:     forge.NewServer(t.status.ServerVersion),
+		Login:      t.status.Login,
+		Scopes:     t.status.TokenScopes,
+		connection: ref.String(),
+		WebURL:     strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
+		Reader:     r.reader,
+		Writer:     r.client,
+		Cache:      r.client,
+		Metadata:   r.client,
+		Pending:    pendingMark(obj) != "",
+		Interval:   r.interval(obj),
+		Afresh:     reads.MaxAge == 0,
 		Arrived: func() time.Time {
 			return r.arrivals.last(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
 		},
