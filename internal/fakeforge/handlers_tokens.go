@@ -117,7 +117,7 @@ func (t *accessToken) has(scope string) bool {
 // them: every category of a group must be granted, and the first group
 // that fails answers. Routes no group names need no scope (/version,
 // /settings, /token).
-func scopeGroups(method, path string) [][]string {
+func scopeGroups(fl errFlavor, method, path string) [][]string {
 	seg := strings.Split(strings.Trim(path, "/"), "/")
 	at := func(i int) string {
 		if i < len(seg) {
@@ -129,8 +129,10 @@ func scopeGroups(method, path string) [][]string {
 	case "admin":
 		return [][]string{{"admin"}}
 	case "orgs":
-		if len(seg) == 3 && at(2) == "repos" && method != http.MethodGet {
-			// The organization group, then the route's own repository scope.
+		if len(seg) == 3 && at(2) == "repos" && method != http.MethodGet && fl == flavorGitea127 {
+			// The organization group, then the route's own repository
+			// scope, which Gitea 1.27 added (1.24 to 1.26 make a
+			// repository in an organization with write:organization).
 			return [][]string{{"organization"}, {"repository"}}
 		}
 		return [][]string{{"organization"}}
@@ -176,7 +178,7 @@ func scopeGroups(method, path string) [][]string {
 // for any other method), "" when it may go on. Basic auth and the
 // configured tokens (t nil) are never refused. Gitea checks before it
 // looks up what the route addresses; the fake checks before routing.
-func (t *accessToken) refuses(method, path string) string {
+func (t *accessToken) refuses(fl errFlavor, method, path string) string {
 	if t == nil {
 		return ""
 	}
@@ -184,7 +186,7 @@ func (t *accessToken) refuses(method, path string) string {
 	if method == http.MethodGet || method == http.MethodHead {
 		level = "read"
 	}
-	for _, group := range scopeGroups(method, path) {
+	for _, group := range scopeGroups(fl, method, path) {
 		var required []string
 		ok := true
 		for _, cat := range group {

@@ -309,7 +309,7 @@ func (s *Server) serveForge(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, s.currentFlavor(), status, msg)
 			return
 		}
-		if msg := how.token.refuses(r.Method, strings.TrimPrefix(r.URL.Path, "/api/v1")); msg != "" {
+		if msg := how.token.refuses(s.currentFlavor(), r.Method, strings.TrimPrefix(r.URL.Path, "/api/v1")); msg != "" {
 			writeError(w, r, s.currentFlavor(), http.StatusForbidden, msg)
 			return
 		}

@@ -135,11 +135,17 @@ func contractScopedToken(t *testing.T, tg *target) {
 		t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), org) })
 		_, err = c.GetOrg(ctx(t), org)
 		mustNoErr(t, err)
-		// ...but not a repository in it: that route also asks write:repository.
+		// ...but from 1.27 not a repository in it: that route also asks
+		// write:repository there (1.24 to 1.26 ask write:organization only).
 		_, err = c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: "web"})
-		refused(err, "write:repository")
-		if _, err := tg.c.GetRepo(ctx(t), org, "web"); !forge.IsNotFound(err) {
-			t.Fatalf("%s: the refused create made a repository: %v", tg.describe(), err)
+		if tg.hasTokenRoute() {
+			refused(err, "write:repository")
+			if _, err := tg.c.GetRepo(ctx(t), org, "web"); !forge.IsNotFound(err) {
+				t.Fatalf("%s: the refused create made a repository: %v", tg.describe(), err)
+			}
+		} else {
+			mustNoErr(t, err)
+			t.Cleanup(func() { _ = tg.c.DeleteRepo(ctx(t), org, "web") })
 		}
 		// A repository's labels are the issue routes'.
 		repo := tg.repo(org)

@@ -28,10 +28,10 @@ import (
 // tokenRequiresScopes): the route group names one or more categories, a
 // GET needs read:<category> and any other method write:<category>, and a
 // route under two groups needs both. The categories of the routes the
-// operator writes (Gitea 1.24 to 1.27 alike):
+// operator writes (read in Gitea 1.24.6, 1.26.4 and 1.27.3):
 //
 //	/orgs, /orgs/{org}/... (hooks, labels, teams, actions)   organization
-//	/orgs/{org}/repos (POST)                                 organization and repository
+//	/orgs/{org}/repos (POST)                                 organization, and repository from 1.27
 //	/teams/{id}/... (edit, members, repositories)            organization
 //	/user/repos (POST)                                       user and repository
 //	/repos/{owner}/{repo}/issues, /labels, /milestones       issue
