@@ -105,7 +105,7 @@ type Server struct {
 	users []*user
 	// accounts are the configured accounts (options, AddUser), which Reset
 	// brings back; accounts[0] is the site admin.
-	accounts        []*user
+	accounts []*user
 	// tokens are the access tokens made through the API
 	// (handlers_tokens.go), each with its scopes; Reset drops them.
 	tokens          []*accessToken
