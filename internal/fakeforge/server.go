@@ -74,7 +74,9 @@ func WithUser(login, token string) Option {
 
 // WithVersion sets what GET /version reports (default DefaultVersion), and
 // the answers follow it: Gitea 1.27 and later hide a hook's
-// authorization_header on read and drop "errors" from error bodies; Gitea
+// authorization_header on read, drop "errors" from error bodies, answer
+// GET /token (handlers_tokens.go) and ask write:repository too of a
+// repository made in an organization; Gitea
 // before 1.26 has no hook names and, like Forgejo
 // ("15.0.3+gitea-1.22.0"), no runner PATCH (405); Forgejo's branch rules
 // have apply_to_admins and no priority, force-push fields or
