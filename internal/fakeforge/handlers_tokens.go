@@ -283,8 +283,13 @@ func (s *Server) createToken(c *rc) {
 	t := &accessToken{id: s.lastTokenID, name: req.Name, value: hex.EncodeToString(b), scopes: scopes, owner: u,
 		created: time.Now().UTC().Truncate(time.Second)}
 	s.tokens = append(s.tokens, t)
-	c.json(http.StatusCreated, map[string]any{"id": t.id, "name": t.name, "sha1": t.value,
-		"token_last_eight": t.value[len(t.value)-8:], "scopes": t.scopes})
+	made := map[string]any{"id": t.id, "name": t.name, "sha1": t.value,
+		"token_last_eight": t.value[len(t.value)-8:], "scopes": t.scopes}
+	if c.fl == flavorGitea127 {
+		// 1.27 adds the times, read before the token is stored: zero.
+		made["created_at"], made["last_used_at"] = time.Time{}, time.Time{}
+	}
+	c.json(http.StatusCreated, made)
 }
 
 // deleteToken is DELETE /users/{user}/tokens/{id}: 204, or 404 for a
