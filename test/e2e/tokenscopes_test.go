@@ -136,6 +136,24 @@ var _ = Describe("Token scopes end to end", func() {
 				To(And(ContainSubstring("write:organization"), ContainSubstring("read:organization")))
 			Expect(counter.Writes()).To(BeEmpty())
 
+			By("one that matches needs no write and is Ready; its deletion, a write, stalls too")
+			other := unique("scope")
+			_, err = st.admin.CreateOrg(ctx, forge.CreateOrgOption{Name: other})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { _ = st.admin.DeleteOrg(ctx, other) })
+			kept := &forgev1.Organization{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "other"},
+				Spec: forgev1.OrganizationSpec{ManagedSpec: managed(), Name: ptr(forgev1.OwnerName(other)), DeletionPolicy: forgev1.DeletionPolicyDelete}}
+			Expect(k8s.Create(ctx, kept)).To(Succeed())
+			expectReady(kept)
+			Expect(k8s.Delete(ctx, kept)).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: "other"}, kept)).To(Succeed())
+				c := readyCondition(kept)(g)
+				g.Expect(c.Reason).To(Equal(forgev1.ReasonInsufficientScope))
+				g.Expect(c.Message).To(ContainSubstring("write:organization"))
+			}, timeout, poll).Should(Succeed())
+			Expect(counter.Writes()).To(BeEmpty())
+
 			By("a token with write:organization: the Forge's scopes change and the Organization resumes")
 			putSecret(ns.Name, "scoped-token", "token", st.token("write:organization"))
 			expectReady(o)
@@ -144,7 +162,11 @@ var _ = Describe("Token scopes end to end", func() {
 			got, err := st.admin.GetOrg(ctx, org)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got.Description).To(Equal("kept by the operator"))
-			Expect(counter.Writes()).To(ConsistOf("PATCH /api/v1/orgs/" + org))
+			Eventually(func() error {
+				_, err := st.admin.GetOrg(ctx, other)
+				return err
+			}, timeout, poll).Should(Satisfy(forge.IsNotFound))
+			Expect(counter.Writes()).To(ConsistOf("PATCH /api/v1/orgs/"+org, "DELETE /api/v1/orgs/"+other))
 		}
 	})
 })
