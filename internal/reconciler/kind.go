@@ -222,8 +222,8 @@ type Pass struct {
 	// Scopes are the token's scopes (the Forge's status.tokenScopes); nil
 	// when the server does not tell them or no token is used.
 	Scopes []string
-	// connection names the Forge or ClusterForge, for messages.
-	connection string
+	// forgeRef names the Forge or ClusterForge, for messages.
+	forgeRef string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Writer creates what a kind keeps in the cluster for its resources

@@ -43,7 +43,7 @@ func (r *Reconciler[T]) checkScopes(obj T, pass *Pass, create bool) error {
 	}
 	return Stall(forgev1.ReasonInsufficientScope,
 		"writing %s needs token scope %s, which the token of %s lacks (it has %s, status.tokenScopes): nothing was written; give the Forge a token with that scope",
-		r.kind.Describe(obj), strings.Join(missing, " and "), pass.connection, have)
+		r.kind.Describe(obj), strings.Join(missing, " and "), pass.forgeRef, have)
 }
 
 // withScopeCheck returns ctx whose every forge write is checked first
