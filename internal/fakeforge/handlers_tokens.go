@@ -285,8 +285,9 @@ func (s *Server) createToken(c *rc) {
 	s.tokens = append(s.tokens, t)
 	made := map[string]any{"id": t.id, "name": t.name, "sha1": t.value,
 		"token_last_eight": t.value[len(t.value)-8:], "scopes": t.scopes}
-	if c.fl == flavorGitea127 {
-		// 1.27 adds the times, read before the token is stored: zero.
+	if c.fl != flavorForgejo {
+		// Gitea (1.24 to 1.27) adds the times, read before the token is
+		// stored: zero.
 		made["created_at"], made["last_used_at"] = time.Time{}, time.Time{}
 	}
 	c.json(http.StatusCreated, made)
