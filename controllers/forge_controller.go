@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,9 +223,16 @@ func checkConnection(ctx context.Context, pool *connection.Pool, src connection.
 	// checks of its resources should give way to.
 	fc = forge.Reading(fc, &forge.ReadPolicy{Background: true})
 	version, err := fc.Version(ctx)
-	var user *forge.User
-	if err == nil {
-		user, err = fc.CurrentUser(ctx)
+	var scopes []string
+	login, userID := "", int64(0)
+	if err == nil && src.Spec.Auth.TokenSecretRef != nil && forge.NewServer(version).Offers(forge.GateTokenScopes) {
+		scopes, login, userID, err = tokenScopes(ctx, fc)
+	}
+	if err == nil && (login == "" || userID <= 0) {
+		var user *forge.User
+		if user, err = fc.CurrentUser(ctx); err == nil {
+			login, userID = user.Login, user.ID
+		}
 	}
 	switch forge.KindOf(err) {
 	case forge.KindUnauthorized, forge.KindForbidden:
@@ -236,8 +244,11 @@ func checkConnection(ctx context.Context, pool *connection.Pool, src connection.
 		return reconciler.Outcome{}, err
 	}
 	server := forge.NewServer(version)
-	st.ServerVersion, st.Login, st.UserID, st.Flavor = version, user.Login, user.ID, server.Flavor
-	msg := fmt.Sprintf("connected to %s as %s", server.Name(), user.Login)
+	st.ServerVersion, st.Login, st.UserID, st.Flavor, st.TokenScopes = version, login, userID, server.Flavor, scopes
+	msg := fmt.Sprintf("connected to %s as %s", server.Name(), login)
+	if scopes != nil {
+		msg += "; token scopes: " + strings.Join(scopes, ", ")
+	}
 	load := forge.DriftLoad(src.Name())
 	st.DriftScopes, st.DriftCheckIntervals = int32(load.Scopes), int32(load.Intervals)
 	if load.Intervals > 1 {
@@ -249,6 +260,28 @@ func checkConnection(ctx context.Context, pool *connection.Pool, src connection.
 		Event:   reconciler.Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonConnected, Action: "Connect", Note: msg},
 		Requeue: reconciler.Jitter(every),
 	}, nil
+}
+
+// tokenScopes asks the server what the connection's token may do (GET
+// /token, Gitea 1.27 and later), with the login it belongs to: that
+// answer needs no scope, where GET /user needs read:user, so a token
+// without it connects all the same. A server without the route (earlier
+// releases, Forgejo) gives no scopes and no login: GET /user then says
+// who the token is, and a write the token may not make is the forge's
+// 403, as before.
+func tokenScopes(ctx context.Context, fc forge.Interface) (scopes []string, login string, userID int64, err error) {
+	t, err := fc.CurrentToken(ctx)
+	switch {
+	case forge.IsRouteNotFound(err):
+		return nil, "", 0, nil
+	case err != nil:
+		return nil, "", 0, err
+	}
+	if t.User != nil {
+		login, userID = t.User.Login, t.User.ID
+	}
+	// In the server's order (Gitea's normalized scope: all, or by category).
+	return slices.Clone(t.Scopes), login, userID, nil
 }
 
 // authSecret names the Secret holding a connection's credentials, for messages.

@@ -56,6 +56,9 @@ type registered struct {
 	// tests read them (TestRepositoryKindsWaitForTheirRepositories): the
 	// registry is the one place that still knows each kind's type.
 	inRepos, repoScoped, guarded bool
+	// scoped says the kind declares the token scopes its writes need
+	// (reconciler.Scoped), for TestEveryKindDeclaresItsScopes.
+	scoped bool
 }
 
 // repoParts fills r's inRepos, repoScoped and guarded for kind, and its
@@ -82,6 +85,7 @@ func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registe
 	r.inRepos = hasJSONField(spec.Type, "repository") || hasJSONField(spec.Type, "repositories")
 	_, r.repoScoped = kind.(reconciler.RepoScoped[T])
 	_, r.guarded = kind.(reconciler.WriteGuard[T])
+	_, r.scoped = kind.(reconciler.Scoped[T])
 	return r
 }
 

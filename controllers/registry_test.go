@@ -45,6 +45,19 @@ func TestRegistryHoldsEveryKind(t *testing.T) {
 	}
 }
 
+// TestEveryKindDeclaresItsScopes: on a server that tells a token's scopes,
+// a kind stalls before a write its token may not make only if it says
+// which scopes its writes need (reconciler.Scoped, an optional interface
+// the loop finds by type, so a kind that leaves it out would build and
+// meet the forge's 403 instead).
+func TestEveryKindDeclaresItsScopes(t *testing.T) {
+	for _, k := range registry(nil) {
+		if !k.scoped {
+			t.Errorf("%s does not declare the token scopes its writes need (WriteScopes, controllers/scopes.go)", k.kind)
+		}
+	}
+}
+
 // TestRepositoryKindsWaitForTheirRepositories: a kind whose spec names or
 // selects repositories waits for them (RepoRefs) and, but for a set (which
 // skips archived members itself), stalls before writing into an archived

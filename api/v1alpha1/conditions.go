@@ -69,6 +69,9 @@ const (
 	ReasonConflict = "Conflict"
 	// ReasonUnsupported: the forge lacks the API this kind needs.
 	ReasonUnsupported = "Unsupported"
+	// ReasonInsufficientScope: the writes the resource needs need a token
+	// scope its Forge's token lacks (the Forge's status.tokenScopes).
+	ReasonInsufficientScope = "InsufficientScope"
 	// ReasonDeleteBlocked: the forge refused the deletion (e.g. an organization that still owns repositories).
 	ReasonDeleteBlocked = "DeleteBlocked"
 	// ReasonSuspended: spec.suspend is true; no forge calls are made.

@@ -141,6 +141,16 @@ type ForgeStatus struct {
 	// User naming that account, by login or by id, writes nothing to it.
 	// +optional
 	UserID int64 `json:"userID,omitempty"`
+	// tokenScopes are the scopes of the token the connection authenticates
+	// with, as the server answers GET /token (Gitea 1.27 and later): `all`,
+	// or some of `read:x` and `write:x` for x in activitypub, admin, misc,
+	// notification, organization, package, issue, repository, user, and
+	// `public-only`. A resource whose writes need a scope the token lacks
+	// stalls (InsufficientScope) before it writes. Empty with basic auth
+	// (whose requests no scope limits) and on servers without GET /token,
+	// where the forge's 403 is the only word on what a token may do.
+	// +optional
+	TokenScopes []string `json:"tokenScopes,omitempty"`
 	// driftScopes is how many scopes (listings: a repository's labels, an
 	// organization's teams, ...) the drift checks of this Forge's resources
 	// read, each once per sync interval, as of the Forge's last check.

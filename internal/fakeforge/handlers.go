@@ -295,6 +295,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.tagProtectionRoutes(h)
 	s.pushMirrorRoutes(h)
 	s.userRoutes(h)
+	s.tokenRoutes(h)
 
 	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
 	s.issueRoutes(h)

@@ -74,7 +74,9 @@ func WithUser(login, token string) Option {
 
 // WithVersion sets what GET /version reports (default DefaultVersion), and
 // the answers follow it: Gitea 1.27 and later hide a hook's
-// authorization_header on read and drop "errors" from error bodies; Gitea
+// authorization_header on read, drop "errors" from error bodies, answer
+// GET /token (handlers_tokens.go) and ask write:repository too of a
+// repository made in an organization; Gitea
 // before 1.26 has no hook names and, like Forgejo
 // ("15.0.3+gitea-1.22.0"), no runner PATCH (405); Forgejo's branch rules
 // have apply_to_admins and no priority, force-push fields or
@@ -105,7 +107,11 @@ type Server struct {
 	users []*user
 	// accounts are the configured accounts (options, AddUser), which Reset
 	// brings back; accounts[0] is the site admin.
-	accounts        []*user
+	accounts []*user
+	// tokens are the access tokens made through the API
+	// (handlers_tokens.go), each with its scopes; Reset drops them.
+	tokens          []*accessToken
+	lastTokenID     int64
 	lastUserID      int64 // ids are never reused, as the forge's are not
 	basicUser       string
 	basicPass       string
@@ -218,6 +224,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	s.st = newState()
 	s.users = slices.Clone(s.accounts)
+	s.tokens = nil
 	s.mu.Unlock()
 	s.ctl.Lock()
 	s.reqBase += len(s.requests)
@@ -294,7 +301,7 @@ func (s *Server) serveForge(w http.ResponseWriter, r *http.Request) {
 	s.root = rootOf(r)
 	s.mu.Unlock()
 	if strings.HasPrefix(r.URL.Path, "/api/v1/") || r.URL.Path == "/api/v1" {
-		doer, status, msg := s.authenticate(r)
+		doer, how, status, msg := s.authenticate(r)
 		switch {
 		case status == http.StatusForbidden && msg == "":
 			// verifyAuthWithOptions answers with a message alone, no url.
@@ -304,49 +311,67 @@ func (s *Server) serveForge(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, s.currentFlavor(), status, msg)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), doerKey{}, doer))
+		if msg := how.token.refuses(s.currentFlavor(), r.Method, strings.TrimPrefix(r.URL.Path, "/api/v1")); msg != "" {
+			writeError(w, r, s.currentFlavor(), http.StatusForbidden, msg)
+			return
+		}
+		ctx := context.WithValue(r.Context(), doerKey{}, doer)
+		r = r.WithContext(context.WithValue(ctx, authKey{}, how))
 	}
 	s.api.ServeHTTP(w, r)
 }
 
 type doerKey struct{}
 
+// authKey holds how the caller signed in (an authMethod).
+type authKey struct{}
+
+// authMethod is how a request signed in: with HTTP Basic (name and
+// password), or with a token made through the API (token; nil for the
+// configured accounts' tokens, which have every scope, and for Basic).
+type authMethod struct {
+	basic bool
+	token *accessToken
+}
+
 // authenticate resolves the caller. Credentials that do not match give 401
 // on every route; no credentials give an anonymous caller (nil), which the
 // handlers refuse where a token is required.
-func (s *Server) authenticate(r *http.Request) (*user, int, string) {
+func (s *Server) authenticate(r *http.Request) (*user, authMethod, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var doer *user
+	var how authMethod
 	scheme, cred, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	cred = strings.TrimSpace(cred)
 	switch strings.ToLower(scheme) {
 	case "token", "bearer":
-		doer = s.userByToken(cred)
+		doer, how.token = s.userByToken(cred), s.tokenByValue(cred)
 		if doer == nil {
-			return nil, http.StatusUnauthorized, "invalid username, password or token"
+			return nil, how, http.StatusUnauthorized, "invalid username, password or token"
 		}
 	case "basic":
 		raw, err := base64.StdEncoding.DecodeString(cred)
 		if err != nil {
-			return nil, http.StatusUnauthorized, "invalid username, password or token"
+			return nil, how, http.StatusUnauthorized, "invalid username, password or token"
 		}
 		name, pass, _ := strings.Cut(string(raw), ":")
 		switch {
 		case s.basicUser != "" && strings.EqualFold(name, s.basicUser) && pass == s.basicPass:
-			doer = s.admin()
+			doer, how.basic = s.admin(), true
 		case s.userByToken(pass) != nil:
-			doer = s.userByToken(pass) // a token stands in for the password
+			// A token stands in for the password, with its scopes.
+			doer, how.token = s.userByToken(pass), s.tokenByValue(pass)
 		case s.userByToken(name) != nil && (pass == "" || pass == "x-oauth-basic"):
-			doer = s.userByToken(name)
+			doer, how.token = s.userByToken(name), s.tokenByValue(name)
 		case s.signIn(name, pass) != nil:
-			doer = s.signIn(name, pass)
+			doer, how.basic = s.signIn(name, pass), true
 		default:
-			return nil, http.StatusUnauthorized, "invalid username, password or token"
+			return nil, how, http.StatusUnauthorized, "invalid username, password or token"
 		}
 	}
 	if doer.refused() {
-		return doer, http.StatusForbidden, "" // signInRefusal says why
+		return doer, how, http.StatusForbidden, "" // signInRefusal says why
 	}
 	sudo := r.URL.Query().Get("sudo")
 	if sudo == "" {
@@ -354,15 +379,15 @@ func (s *Server) authenticate(r *http.Request) (*user, int, string) {
 	}
 	if sudo != "" && doer != nil {
 		if !doer.admin {
-			return nil, http.StatusForbidden, "Only administrators allowed to sudo."
+			return nil, how, http.StatusForbidden, "Only administrators allowed to sudo."
 		}
 		target := s.userByLogin(sudo)
 		if target == nil {
-			return nil, http.StatusNotFound, "user does not exist [name: " + sudo + "]"
+			return nil, how, http.StatusNotFound, "user does not exist [name: " + sudo + "]"
 		}
 		doer = target
 	}
-	return doer, 0, ""
+	return doer, how, 0, ""
 }
 
 // signIn is UserSignIn for a local account: its name or primary email
@@ -412,6 +437,9 @@ func (s *Server) userByToken(tok string) *user {
 		if u.token == tok {
 			return u
 		}
+	}
+	if t := s.tokenByValue(tok); t != nil && slices.Contains(s.users, t.owner) {
+		return t.owner
 	}
 	return nil
 }

@@ -93,6 +93,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, pushMirrorBehaviours...)
 	behaviours = append(behaviours, renameBehaviours...)
 	behaviours = append(behaviours, newFieldBehaviours...)
+	behaviours = append(behaviours, tokenBehaviours...)
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

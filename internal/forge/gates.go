@@ -66,6 +66,9 @@ var (
 	// Gitea before 1.25 stores every other hook event it is sent but drops
 	// workflow_run, so a hook asking for it would differ after every write.
 	GateWorkflowRunEvent = Gate{What: "the hook event workflow_run", Gitea: "1.25"}
+	// GET /token answers with the token's scopes from Gitea 1.27; earlier
+	// releases and Forgejo have no such route.
+	GateTokenScopes = Gate{What: "GET /token (a token's scopes)", Gitea: "1.27", Forgejo: Never}
 )
 
 // fieldGates are the spec fields some releases lack. Forgejo's and
@@ -159,6 +162,13 @@ func (s Server) Lacks(g Gate) bool {
 	default:
 		return versionBefore(s.SemVer, string(since))
 	}
+}
+
+// Offers tells that the server is known to have g: unlike Lacks, a server
+// of unknown flavor or version (a development build) does not count as
+// having it, for a call that is only worth making where it answers.
+func (s Server) Offers(g Gate) bool {
+	return s.Flavor != "" && s.SemVer != "" && !s.Lacks(g)
 }
 
 // LacksFields are the gates of the fields spec (a pointer to a spec type

@@ -44,6 +44,11 @@ type ServerClient interface {
 	Version(ctx context.Context) (string, error)
 	// CurrentUser returns the authenticated account.
 	CurrentUser(ctx context.Context) (*User, error)
+	// CurrentToken describes the token the client authenticates with, its
+	// scopes and its user (GET /token, Gitea 1.27 and later: earlier
+	// releases and Forgejo answer KindRouteNotFound; basic auth, no token,
+	// is KindNotFound).
+	CurrentToken(ctx context.Context) (*Token, error)
 }
 
 // OrgsClient manages organizations.

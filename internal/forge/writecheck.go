@@ -31,8 +31,18 @@ type writeCheckKey struct{}
 
 // WithWriteCheck returns ctx whose writes through any client are first
 // checked by check: one that fails is not sent, and its error is the
-// call's.
+// call's. A check ctx holds already runs first (a ClusterForge's tenancy,
+// then the token's scopes).
 func WithWriteCheck(ctx context.Context, check WriteCheck) context.Context {
+	if prev, ok := ctx.Value(writeCheckKey{}).(WriteCheck); ok && prev != nil {
+		next := check
+		check = func(ctx context.Context) error {
+			if err := prev(ctx); err != nil {
+				return err
+			}
+			return next(ctx)
+		}
+	}
 	return context.WithValue(ctx, writeCheckKey{}, check)
 }
 

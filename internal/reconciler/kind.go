@@ -89,6 +89,17 @@ type WriteGuard[T forgev1.Managed] interface {
 	BeforeWrite(ctx context.Context, obj T, pass *Pass) error
 }
 
+// Scoped is implemented by every kind: WriteScopes names the token scopes
+// (forge.ScopeWriteOrganization, ...) obj's writes need on a server that
+// tells a token's scopes (Gitea 1.27's GET /token, the Forge's
+// status.tokenScopes), as Gitea's routes ask them of the calls the kind
+// makes; create says the pass creates the forge object (a repository's
+// create needs its owner's scope too). A resource whose token lacks one
+// stalls, InsufficientScope, before it writes.
+type Scoped[T forgev1.Managed] interface {
+	WriteScopes(obj T, pass *Pass, create bool) []string
+}
+
 // AbsenceConfirmer is implemented by an External that can confirm the
 // absence of its object more cheaply than by observing it through a fresh
 // listing of its scope (one GET by name instead of a listing of many
@@ -210,6 +221,11 @@ type Pass struct {
 	// a kind that manages users writes nothing to that account.
 	Login  string
 	UserID int64
+	// Scopes are the token's scopes (the Forge's status.tokenScopes); nil
+	// when the server does not tell them or no token is used.
+	Scopes []string
+	// forgeRef names the Forge or ClusterForge, for messages.
+	forgeRef string
 	// Reader reads Secrets, uncached.
 	Reader client.Reader
 	// Writer creates what a kind keeps in the cluster for its resources

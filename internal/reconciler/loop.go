@@ -344,6 +344,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	if err := Unsupported(obj, pass.Server); err != nil {
 		return Outcome{}, err
 	}
+	ctx = r.withScopeCheck(ctx, obj, pass)
 	if observe {
 		// Observing never deletes, so it needs no finalizer.
 		if err := r.setFinalizer(ctx, obj, false); err != nil {
@@ -473,6 +474,11 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 	out := Outcome{Requeue: r.nextCheck(pass, obj), check: true, Event: Event{Type: corev1.EventTypeNormal}, More: obs.Notices}
 	if obs.Exists {
 		if err := r.deleteReplaced(ctx, obj, ext, obs); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if d := Decide(obs); d != InSync {
+		if err := r.checkScopes(obj, pass, d == Create || d == Replace); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -736,6 +742,7 @@ func (r *Reconciler[T]) deleteOnForge(ctx context.Context, obj T, what string, r
 	if err != nil {
 		return Outcome{}, err
 	}
+	ctx = r.withScopeCheck(ctx, obj, pass)
 	ext, err := r.kind.Connect(ctx, obj, pass)
 	if err != nil {
 		return Outcome{}, err
@@ -926,6 +933,8 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		Server:   forge.NewServer(t.status.ServerVersion),
 		Login:    t.status.Login,
 		UserID:   t.status.UserID,
+		Scopes:   t.status.TokenScopes,
+		forgeRef: ref.String(),
 		WebURL:   strings.TrimSuffix(strings.TrimRight(t.src.Spec.URL, "/"), "/api/v1"),
 		Reader:   r.reader,
 		Writer:   r.client,

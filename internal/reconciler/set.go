@@ -233,6 +233,7 @@ func (r *Reconciler[T]) removeSet(ctx context.Context, sk SetKind[T], obj T, rea
 	if err != nil {
 		return Outcome{}, err
 	}
+	ctx = r.withScopeCheck(ctx, obj, pass)
 	ext, err := sk.ConnectSet(ctx, obj, pass)
 	if err != nil {
 		return Outcome{}, err

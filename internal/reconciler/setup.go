@@ -249,8 +249,9 @@ func (r *Reconciler[T]) forSameObject(ctx context.Context, o client.Object) []ct
 }
 
 // forgeChanged passes the updates of a Forge or ClusterForge its
-// resources' passes depend on: its spec, its readiness (the Ready and Stalled conditions) and the
-// server version it found, and its shard label (docs/shards.md). Its drift figures (status.driftScopes and
+// resources' passes depend on: its spec, its readiness (the Ready and Stalled conditions), the
+// server version and the token scopes it found (a resource stalled for a
+// scope its token lacked resumes when a new token has it), and its shard label (docs/shards.md). Its drift figures (status.driftScopes and
 // driftCheckIntervals) change as its resources come and go, and must not
 // re-run every one of them.
 type forgeChanged struct{ predicate.Funcs }
@@ -270,6 +271,7 @@ func (forgeChanged) Update(e event.UpdateEvent) bool {
 	// touch (the connection's own account is protected).
 	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || o.ServerVersion != n.ServerVersion ||
 		o.Login != n.Login || o.UserID != n.UserID ||
+		!slices.Equal(o.TokenScopes, n.TokenScopes) ||
 		cond(o, forgev1.ConditionReady) != cond(n, forgev1.ConditionReady) ||
 		cond(o, forgev1.ConditionStalled) != cond(n, forgev1.ConditionStalled) ||
 		!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) ||
