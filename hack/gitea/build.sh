@@ -12,7 +12,7 @@
 # of its module directory ($GITEA_DIR/src) with the substitutions below, and
 # that copy is its static root.
 set -euo pipefail
-version=${GITEA_VERSION:-1.26.4}
+version=${GITEA_VERSION:-1.27.3}
 dir=${GITEA_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/forge-operator/gitea/$version}
 
 # The substitutions a release needs to build, as data: `go mod edit` flags
