@@ -26,7 +26,7 @@ import (
 )
 
 // runnerTokenBehaviours are the runner registration token calls a
-// RunnerRegistrationToken makes, probed on Gitea 1.26.4, 1.25.5 and
+// RunnerRegistrationToken makes, probed on Gitea 1.27.3, 1.26.4, 1.25.5 and
 // 1.24.6 (routers/api/v1/shared/runners.go GetRegistrationToken, the same
 // code behind every scope's POST and, before 1.26, GET). TestContract
 // appends them.
