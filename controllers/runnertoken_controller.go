@@ -264,10 +264,10 @@ func (e *runnerToken) Delete(context.Context, reconciler.Observation) error {
 func (e *runnerToken) request(ctx context.Context) (string, error) {
 	tok, err := e.fc.RunnerRegistrationToken(ctx, e.scope)
 	if forge.IsRouteNotFound(err) {
-		// Gitea 1.24 to 1.26 all serve it; a server that refuses the
+		// Gitea 1.24 to 1.27 all serve it; a server that refuses the
 		// route (another flavor, a future release) tells only so.
 		return "", reconciler.Stall(forgev1.ReasonUnsupported,
-			"the forge (version %s) has no POST .../actions/runners/registration-token for %s (Gitea 1.24 to 1.26 have it)", e.server.ReportedVersion(), runnerTokenWhere(e.obj))
+			"the forge (version %s) has no POST .../actions/runners/registration-token for %s (Gitea 1.24 to 1.27 have it)", e.server.ReportedVersion(), runnerTokenWhere(e.obj))
 	}
 	if err != nil && !e.obj.Instance() {
 		return "", reconciler.ParentMissing(err, runnerTokenWhere(e.obj))

@@ -446,11 +446,7 @@ func contractBPArchived(t *testing.T, tg *target) {
 	mustNoErr(t, err)
 	_, err = tg.c.EditRepo(ctx(t), org, repo, forge.EditRepoOption{Archived: ptr(true)})
 	mustNoErr(t, err)
-	// 1.24 names the repository "<Repository <id>:<owner>/<repo>>".
-	locked := org + "/" + repo + " is archived"
-	if before(tg, 1, 25) {
-		locked = org + "/" + repo + "> is archived"
-	}
+	locked := archivedMessage(tg, org, repo)
 	_, err = tg.c.CreateBranchProtection(ctx(t), org, repo, forge.BranchProtection{RuleName: "dev"})
 	wantStatus(t, err, http.StatusLocked, locked)
 	_, err = tg.c.EditBranchProtection(ctx(t), org, repo, "main", forge.EditBranchProtectionOption{Priority: ptr(int64(2))})

@@ -93,7 +93,7 @@ func contractMirrorLifecycle(t *testing.T, tg *target) {
 	mustNoErr(t, tg.c.DeletePushMirror(ctx(t), org, repo, m.RemoteName))
 	_, err = tg.c.GetPushMirror(ctx(t), org, repo, m.RemoteName)
 	wantKind(t, err, forge.KindNotFound)
-	wantStatus(t, err, http.StatusNotFound, "%!s(<nil>)")
+	wantStatus(t, err, http.StatusNotFound, nilOr(tg, "not found"))
 	// Never synced: last_update is the zero timestamp (1970), not null.
 	// Deleting what is gone, or never was, is 204.
 	mustNoErr(t, tg.c.DeletePushMirror(ctx(t), org, repo, m.RemoteName))
@@ -105,9 +105,19 @@ func contractMirrorLifecycle(t *testing.T, tg *target) {
 	}
 }
 
+// nilOr is a refusal's message where releases before 1.27 format a nil
+// error ("%!s(<nil>)") and 1.27 says msg.
+func nilOr(tg *target, msg string) string {
+	if giteaSince(tg, 1, 27) {
+		return msg
+	}
+	return "%!s(<nil>)"
+}
+
 func contractMirrorRefusals(t *testing.T, tg *target) {
 	org := tg.org()
 	repo := tg.repo(org)
+	short := nilOr(tg, "interval is shorter than minimum 10m0s")
 	for _, c := range []struct {
 		address, interval string
 		status            int
@@ -115,9 +125,9 @@ func contractMirrorRefusals(t *testing.T, tg *target) {
 	}{
 		{mirrorAddress, "", http.StatusBadRequest, `time: invalid duration ""`},
 		{mirrorAddress, "often", http.StatusBadRequest, `time: invalid duration "often"`},
-		// Below [mirror] MIN_INTERVAL (10m): Gitea formats a nil error.
-		{mirrorAddress, "9m59s", http.StatusBadRequest, "%!s(<nil>)"},
-		{"ssh://240.0.0.1/x.git", "5m", http.StatusBadRequest, "%!s(<nil>)"},
+		// Below [mirror] MIN_INTERVAL (10m): Gitea before 1.27 formats a nil error.
+		{mirrorAddress, "9m59s", http.StatusBadRequest, short},
+		{"ssh://240.0.0.1/x.git", "5m", http.StatusBadRequest, short},
 		{"ssh://240.0.0.1/x.git", "10m", http.StatusBadRequest, "Invalid mirror protocol"},
 		{"git@240.0.0.1:acme/x.git", "10m", http.StatusBadRequest, "Invalid Url"},
 		{"/srv/git/x.git", "10m", http.StatusUnauthorized, "Permission denied"},
@@ -156,10 +166,7 @@ func contractMirrorArchived(t *testing.T, tg *target) {
 	mustNoErr(t, err)
 	_, err = tg.c.EditRepo(ctx(t), org, repo, forge.EditRepoOption{Archived: ptr(true)})
 	mustNoErr(t, err)
-	locked := org + "/" + repo + " is archived"
-	if before(tg, 1, 25) {
-		locked = org + "/" + repo + "> is archived"
-	}
+	locked := archivedMessage(tg, org, repo)
 	_, err = tg.c.CreatePushMirror(ctx(t), org, repo, forge.CreatePushMirrorOption{RemoteAddress: mirrorAddress, Interval: "8h"})
 	wantStatus(t, err, http.StatusLocked, locked)
 	wantStatus(t, tg.c.DeletePushMirror(ctx(t), org, repo, m.RemoteName), http.StatusLocked, locked)
@@ -190,9 +197,14 @@ func contractMirrorSyncError(t *testing.T, tg *target) {
 	m, err := tg.c.CreatePushMirror(ctx(t), org, repo, forge.CreatePushMirrorOption{
 		RemoteAddress: mirrorAddress, RemoteUsername: "git", RemotePassword: "sync-pw-never-shown", Interval: "8h"})
 	mustNoErr(t, err)
-	// The push fails (nothing answers): 500 naming the mirror.
+	// The push fails (nothing answers): 500 naming the mirror; from 1.27 a
+	// 422 listing the mirrors that failed (routers/api/v1/repo/mirror.go).
+	wantSync, wantMsg := http.StatusInternalServerError, "error occurred when syncing push mirror "+m.RemoteName
+	if giteaSince(tg, 1, 27) {
+		wantSync, wantMsg = http.StatusUnprocessableEntity, "error occurred when syncing push mirrors: "+m.RemoteName
+	}
 	status, body := tg.raw(http.MethodPost, "/api/v1/repos/"+org+"/"+repo+"/push_mirrors-sync", nil)
-	if status != http.StatusInternalServerError || !strings.Contains(string(body), "error occurred when syncing push mirror "+m.RemoteName) {
+	if status != wantSync || !strings.Contains(string(body), wantMsg) {
 		t.Fatalf("sync to an address nothing answers: %d %s", status, body)
 	}
 	got, err := tg.c.GetPushMirror(ctx(t), org, repo, m.RemoteName)

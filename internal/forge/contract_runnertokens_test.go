@@ -26,7 +26,7 @@ import (
 )
 
 // runnerTokenBehaviours are the runner registration token calls a
-// RunnerRegistrationToken makes, probed on Gitea 1.26.4, 1.25.5 and
+// RunnerRegistrationToken makes, probed on Gitea 1.27.3, 1.26.4, 1.25.5 and
 // 1.24.6 (routers/api/v1/shared/runners.go GetRegistrationToken, the same
 // code behind every scope's POST and, before 1.26, GET). TestContract
 // appends them.
@@ -106,7 +106,11 @@ func contractRunnerTokenGet(t *testing.T, tg *target) {
 		// 1.26 serves POST only: the GET is read as the runner
 		// "registration-token", and the instance's old path is no route.
 		status, data := tg.raw(http.MethodGet, orgPath, nil)
-		wantAnswer(t, "GET "+orgPath+" on "+semver, status, data, http.StatusNotFound, "Runner not found")
+		noRunner := "Runner not found"
+		if giteaSince(tg, 1, 27) {
+			noRunner = "resource does not exist"
+		}
+		wantAnswer(t, "GET "+orgPath+" on "+semver, status, data, http.StatusNotFound, noRunner)
 		status, data = tg.raw(http.MethodGet, instancePath, nil)
 		if status != http.StatusNotFound || strings.HasPrefix(strings.TrimSpace(string(data)), "{") {
 			t.Fatalf("GET %s on %s: %d %s, want the plain-text 404 of a missing route", instancePath, semver, status, data)

@@ -202,10 +202,7 @@ func contractTagArchived(t *testing.T, tg *target) {
 	mustNoErr(t, err)
 	_, err = tg.c.EditRepo(ctx(t), org, repo, forge.EditRepoOption{Archived: ptr(true)})
 	mustNoErr(t, err)
-	locked := org + "/" + repo + " is archived"
-	if before(tg, 1, 25) {
-		locked = org + "/" + repo + "> is archived"
-	}
+	locked := archivedMessage(tg, org, repo)
 	_, err = tg.c.CreateTagProtection(ctx(t), org, repo, forge.CreateTagProtectionOption{NamePattern: "w*", WhitelistUsernames: []string{me.Login}})
 	wantStatus(t, err, http.StatusLocked, locked)
 	_, err = tg.c.EditTagProtection(ctx(t), org, repo, made.ID, forge.EditTagProtectionOption{NamePattern: ptr("w*")})

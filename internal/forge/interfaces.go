@@ -110,7 +110,7 @@ type RunnersClient interface {
 	EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error)
 	// RunnerRegistrationToken asks for the token a runner registers with in
 	// the scope, or in the instance for InstanceScope (site admins only).
-	// Gitea 1.24 to 1.26 answer the scope's current token, the same one on
+	// Gitea 1.24 to 1.27 answer the scope's current token, the same one on
 	// every call, making one only when the scope has none: the API has no
 	// reset (the web UI's "Reset registration token" makes a new one and
 	// invalidates the old). A token stays valid after runners register with it.

@@ -77,8 +77,9 @@ type CreateUserOption struct {
 
 // EditUserOption is the body of PATCH /admin/users/{username}: only the
 // non-nil fields, a non-empty Password and a non-empty Visibility change.
-// LoginName is required by the forge and always written to the account
-// (send what it has, the username for a local account that has none);
+// LoginName is required by the forge before 1.27 (optional from 1.27.3)
+// and always written to the account when sent (send what it has, the
+// username for a local account that has none);
 // SourceID 0 keeps the account's authentication source.
 type EditUserOption struct {
 	SourceID           int64   `json:"source_id"`

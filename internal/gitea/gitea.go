@@ -17,7 +17,8 @@ limitations under the License.
 // Package gitea starts a real Gitea server on loopback for the test suites:
 // a fresh work directory, SQLite, an admin account and an access token with
 // every scope. The binary is the one hack/gitea/build.sh builds from the Go
-// module code.gitea.io/gitea (`make gitea`).
+// module code.gitea.io/gitea (`make gitea`); one configuration serves
+// Gitea 1.24 to 1.27.
 package gitea
 
 import (
@@ -42,7 +43,7 @@ import (
 
 // Version is the Gitea release the suites run against when GITEA_VERSION
 // does not name another (`make test-gitea-all` runs each supported release).
-const Version = "1.26.4"
+const Version = "1.27.3"
 
 // Admin account of a started server. The password only guards a throw-away
 // server on loopback.
@@ -259,6 +260,13 @@ func (s *Server) call(ctx context.Context, method, path string, body, out any) (
 	return resp.StatusCode, nil
 }
 
+// configTemplate is the server's app.ini. `[webhook] ALLOWED_HOST_LIST = *`
+// lets hooks deliver to any address, loopback included (the suites' own
+// receivers listen there, and Gitea's default list refuses loopback). 1.27
+// moves the list to `[security] ALLOWED_HOST_LIST`, used when `[webhook]`
+// has none; the `[webhook]` key still wins there, with a deprecation logged
+// at start-up (modules/setting/webhook.go: removed in v28). 1.24.6 knows
+// only the `[webhook]` key.
 var configTemplate = template.Must(template.New("app.ini").Parse(`APP_NAME = forge-operator tests
 RUN_USER = {{.User}}
 RUN_MODE = prod

@@ -147,6 +147,12 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 		// make manifests keeps the chart's copies of the generated manifests current.
 		{args: []string{"manifests"}, want: []string{"cp config/crd/bases/*.yaml charts/forge-operator/files/crds/",
 			"cp config/rbac/role.yaml charts/forge-operator/files/rbac/manager-role.yaml"}},
+		// The real Gitea: the newest supported release by default (what
+		// .ci/run tests), every supported release in test-gitea-all.
+		{args: []string{"test-gitea"}, want: []string{"GITEA_VERSION=1.27.3 hack/gitea/build.sh",
+			"go run ./hack/gitea -- \\\n\tgo test -v -count=1  -run '^(TestContract|TestKinds)$' ./internal/forge/ ./test/e2e/"}},
+		{args: []string{"test-gitea-all"}, want: []string{"== Gitea 1.24.6", "GITEA_VERSION=1.24.6 hack/gitea/build.sh",
+			"GITEA_VERSION=1.25.5 hack/gitea/build.sh", "GITEA_VERSION=1.26.4 hack/gitea/build.sh", "GITEA_VERSION=1.27.3 hack/gitea/build.sh"}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1"}, want: []string{"docker build -t example.com/op:v1 ."}},
 		{args: []string{"docker-build", "IMG=example.com/op:v1", "CONTAINER_TOOL=podman"}, want: []string{"podman build -t example.com/op:v1 ."}},
 		{args: []string{"run"}, want: []string{"go run ."}, not: []string{"--kubeconfig"}},
