@@ -56,7 +56,7 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // from it, the secret is missing, or it was adopted. The value is read
 // only to be sent or compared: a Secret whose resourceVersion, as the
 // manager's cache shows it, is the one the value last sent came from is
-// not read (issue 33: every drift check and retry read it).
+// not read (every drift check and retry read it).
 type actionsSecretKind struct {
 	kindBase[forgev1.ActionsSecret, forgev1.ActionsSecretList]
 	digests *secretdigest.Digester

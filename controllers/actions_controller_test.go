@@ -102,7 +102,7 @@ var _ = Describe("ActionsSecret and ActionsVariable", func() {
 		Expect(leaks(orgSecret, "org-registry-password-value")).To(BeEmpty())
 	})
 
-	// Issue 33 item 3: every pass read the Secret past the manager's cache,
+	// Every pass read the Secret past the manager's cache,
 	// drift checks and retries included.
 	It("reads the Secret of a secret it sent again only when the Secret changes", func() {
 		const first, second = "first-value-read-once", "second-value-read-once"
@@ -237,7 +237,7 @@ var _ = Describe("ActionsSecret and ActionsVariable", func() {
 		Expect(requestsTo("/repos/acme/web/actions/variables")).To(BeNumerically("<=", 4))
 	})
 
-	// Issue 32 item 6: the forge stores a variable's CRLF as LF (a lone CR
+	// The forge stores a variable's CRLF as LF (a lone CR
 	// too, from Gitea 1.26): compared as it was sent, such a value differed
 	// at every pass and was written again, with a DriftCorrected Event.
 	It("writes a variable with CRLF line ends once, from a literal, a ConfigMap or a Secret", func() {

@@ -81,7 +81,7 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 	}
 }
 
-// TestActionsSecretReadsItsSecretOnlyWhenItMust (issue 33 item 3): with
+// TestActionsSecretReadsItsSecretOnlyWhenItMust: with
 // the manager's metadata cache, a pass reads the Secret's value only when it
 // sends it, or when the Secret's version is not the one the value last sent
 // came from (a write to the Secret, a new digest key); without the cache
@@ -147,7 +147,7 @@ func TestActionsSecretReadsItsSecretOnlyWhenItMust(t *testing.T) {
 }
 
 // TestSameVariableValue: values that differ only in line ends are the
-// value the forge stored (issue 32 item 6); any other difference counts.
+// value the forge stored; any other difference counts.
 func TestSameVariableValue(t *testing.T) {
 	cases := []struct {
 		want, have string

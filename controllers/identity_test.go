@@ -60,7 +60,7 @@ var _ = Describe("Identity and addressing", func() {
 		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, obj.Name), obj)) }, timeout, poll).Should(BeTrue())
 	}
 
-	// Issue 32 item 2: the owner's listing the deletion read still showed
+	// The owner's listing the deletion read still showed
 	// the old name, and the repository made under it since was deleted.
 	It("deletes the repository it holds under the name it has now, never the one that took its old name", func() {
 		r := newRepo("web", "Delete")
@@ -99,7 +99,7 @@ var _ = Describe("Identity and addressing", func() {
 		Expect(newcomer.Archived).To(BeFalse(), "the repository that took the old name is not")
 	})
 
-	// Issue 32 item 3: the created mark outlived the repository it was made for.
+	// The created mark outlived the repository it was made for.
 	It("deletes without allow-delete only the repository it created, not one made by hand under its name after it went", func() {
 		r := newRepo("docs", "Delete")
 		Expect(k8s.Create(ctx, r)).To(Succeed())
@@ -124,7 +124,7 @@ var _ = Describe("Identity and addressing", func() {
 		Eventually(func() []string { return events(r) }, timeout, poll).Should(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring(forgev1.AllowDeleteAnnotation))), "Events are written after the status, asynchronously")
 	})
 
-	// Issue 32 item 4: a pass that failed after the adoption dropped the id,
+	// A pass that failed after the adoption dropped the id,
 	// and the rename that followed made a second team.
 	It("records a team's id when a listed member does not exist, so that a rename renames it", func() {
 		t := &forgev1.Team{
@@ -230,7 +230,7 @@ var _ = Describe("Identity and addressing", func() {
 		return out
 	}
 
-	// Issue 32 item 9: a label that moved across a page boundary while the
+	// A label that moved across a page boundary while the
 	// labels were listed page by page was missing from the listing, and the
 	// Label created a second one of its name.
 	It("confirms a label missing from a paged listing before creating it, and adopts it instead of a duplicate", func() {

@@ -33,7 +33,7 @@ import (
 // value sent is recorded in status.appliedSecrets as a keyed digest under
 // field, and the Secret is read only to be sent or compared. A Secret
 // whose resourceVersion, as the manager's cache shows it, is the one the
-// recorded value came from is not read at all (issue 33).
+// recorded value came from is not read at all.
 type writeOnlyValue struct {
 	obj     client.Object
 	field   string

@@ -113,7 +113,7 @@ func pass[T forgev1.Managed](r *rollbackRig, kind reconciler.Kind[T], obj T, pen
 	return obs.ID
 }
 
-// TestSecretRolledBackBeforeTheCacheCatchesUp (issue 32 item 7): a
+// TestSecretRolledBackBeforeTheCacheCatchesUp: a
 // Secret's value A is sent, then B, then A again in a pass that starts
 // before the manager's cache shows the status of the pass that sent B.
 // Status still says A, as the Secret does, but the forge holds B: what

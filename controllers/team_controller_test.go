@@ -227,7 +227,7 @@ var _ = Describe("Team", func() {
 		Eventually(func() []string { return events(o) }, timeout, poll).Should(ContainElement(And(HavePrefix(forgev1.ReasonOrphaned), ContainSubstring("never deleted"))), "Events are written after the status, asynchronously")
 	})
 
-	// Issue 32 item 5: a Team left by an earlier release holding the
+	// A Team left by an earlier release holding the
 	// Owners team under another name (it adopted Owners by a previous
 	// name, and its finalizer is on), or whose status.id someone pointed
 	// at Owners, neither renames Owners, nor removes its owners, nor

@@ -31,7 +31,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// Issue 32 item 5: which team is Owners is the forge's answer (the team
+// Which team is Owners is the forge's answer (the team
 // it reads with permission "owner"), not the Team's spec name. These run
 // the Team's pass on the fake forge directly, with Teams admission refuses
 // today (Owners among previousNames) but that may have been stored before

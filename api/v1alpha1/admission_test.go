@@ -273,7 +273,7 @@ var _ = Describe("admission", func() {
 			set("spec.canCreateOrgRepo", true)), "the Owners team"),
 		Entry("Team: Owners without members", obj("Team", set("spec.name", "Owners")), "the Owners team"),
 		Entry("Team: Owners with an empty members list", obj("Team", set("spec.name", "Owners"), set("spec.members", strs())), "the Owners team"),
-		// Issue 32 item 5: the Owners team is adopted only by a Team named
+		// The Owners team is adopted only by a Team named
 		// Owners, and never renamed, in either direction.
 		Entry("Team: Owners among the previous names", obj("Team", set("spec.name", "admins"),
 			set("spec.previousNames", strs("infra", "Owners"))), "spec.previousNames"),

@@ -111,7 +111,7 @@ var _ = Describe("immutable fields", func() {
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
 		Entry("Label: moved from the organization to a repository", obj("Label"),
 			[]edit{unset("spec.organization"), set("spec.repository", "acme/web")}, "spec.repository"),
-		// Issue 32 item 5: a rename to or from Owners would rename the
+		// A rename to or from Owners would rename the
 		// forge's Owners team, or another team to Owners.
 		Entry("Team: renamed to Owners", obj("Team", set("spec.name", "admins")),
 			[]edit{set("spec.name", "Owners"), set("spec.members", strs("alice"))}, "the Owners team is never renamed"),

@@ -103,7 +103,7 @@ func contractActionsNames(t *testing.T, tg *target) {
 
 // contractActionsVariableEOL: the forge stores a variable's value with CRLF
 // turned into LF, on create and on update (Gitea's
-// services/actions/variables.go; issue 32 item 6). Gitea 1.24 and 1.25
+// services/actions/variables.go). Gitea 1.24 and 1.25
 // (util.ReserveLineBreakForTextarea) and Forgejo leave a lone CR; Gitea
 // 1.26 (util.NormalizeStringEOL) turns it into LF as well. Spaces and
 // other line ends are kept.

@@ -563,7 +563,7 @@ func listedLabels(t *testing.T, s *forge.Snapshots, c context.Context, scope for
 
 // TestRefusedAnswersRedactedBeforeCut: a 2xx answer the client refuses (id
 // <= 0, or a body that does not decode) is quoted in the error, cut to a
-// few hundred bytes. Issue 32 item 8: it was cut and quoted before the
+// few hundred bytes. It was cut and quoted before the
 // secrets were removed, so a hook URL straddling the cut lost its tail and
 // was no longer recognised, and a URL the forge JSON-escaped (& as \u0026)
 // had its backslash doubled by the quoting. Neither may reach the error in

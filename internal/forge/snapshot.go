@@ -32,7 +32,7 @@ import (
 // A drift check of one object used to cost one GET by id, and an adoption
 // look-up one listing of the object's whole scope. With hundreds of labels
 // per repository and a rate budget of 10 requests a second that does not
-// keep up (issue 14). Snapshots serves the reads of every listed resource
+// keep up. Snapshots serves the reads of every listed resource
 // (resource.go) from one listing per scope instead: every object of a
 // repository's labels (or of an organization's hooks, ...) is observed from
 // the same listing, which is taken again only when it is older than the

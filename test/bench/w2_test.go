@@ -37,7 +37,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
-// governed is the W2 shape of the scale issue (issue 33): organizations
+// governed is the W2 shape of the scale issue: organizations
 // governed whole, each with its teams, its repositories' settings and
 // topics, one branch protection set and one label set over its
 // repositories but the sandboxes, and Actions secrets and variables, a
@@ -163,7 +163,7 @@ func (w governed) objects() int {
 // protections, deploy keys (and their Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
 // same per kind of forge route (calls per object to converge, reads per
 // object per sync interval at rest; the sets per repository they cover),
-// and what issue 33 asks: when each kind was all Ready, the passes per
+// and what a scale review asks: when each kind was all Ready, the passes per
 // object of each kind's controller to converge and at rest (the manager's
 // controller_runtime_reconcile_total), the uncached Secret reads per
 // ActionsSecret, the forge reads per path per interval at rest, and how

@@ -35,7 +35,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
-// estates is the W3 shape of issue 37 (many forge servers): forges Forges,
+// estates is the W3 shape (many forge servers): forges Forges,
 // each in a namespace of its own and on a fake server of its own, each
 // with the same estate.
 type estates struct {

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package shards runs two managers, the default one and --shard=eu-1, on
-// one control plane with two fake forge servers (docs/shards.md, issue 37):
+// one control plane with two fake forge servers (docs/shards.md):
 // each serves its own server's resources and writes only to its server.
 // The move of a server between shards (the handover) is not built yet.
 package shards
