@@ -21,8 +21,10 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -60,6 +62,7 @@ func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstru
 	}
 	b := fake.NewClientBuilder().WithScheme(scheme)
 	byKind := map[string]client.Object{}
+	conns := map[types.NamespacedName]forgev1.ForgeReference{}
 	for _, o := range claimKinds {
 		b = b.WithIndex(o, reconciler.IndexForgeRef, forgeRef)
 		gvk, err := apiutil.GVKForObject(o, scheme)
@@ -80,8 +83,41 @@ func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstru
 		}
 		obj.SetResourceVersion("")
 		b = b.WithObjects(obj)
+		conns[connectionKey(obj)] = obj.(forgev1.Managed).GetManagedSpec().ForgeRef
+	}
+	// The plan reads the forge through one connection that works: every
+	// planned object's Forge or ClusterForge is in the claims' cache, Ready
+	// and pointing at that one server, so that the claims count what each
+	// planned object would hold once applied (a connection that is not
+	// Ready holds only what its status recorded).
+	for k, ref := range conns {
+		b = b.WithObjects(planConnection(k, ref))
 	}
 	return setPlanner[T]{kind: kind, claims: b.Build()}, nil
+}
+
+// connectionKey names the Forge or ClusterForge obj's forgeRef points at.
+func connectionKey(obj client.Object) types.NamespacedName {
+	ref := obj.(forgev1.Managed).GetManagedSpec().ForgeRef
+	if ref.Cluster() {
+		return types.NamespacedName{Name: ref.Name}
+	}
+	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}
+}
+
+// planConnection is a Ready connection named k, of the kind ref names, to
+// the plan's one server.
+func planConnection(k types.NamespacedName, ref forgev1.ForgeReference) client.Object {
+	ready := []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Plan"}}
+	const url = "https://plan.invalid"
+	if ref.Cluster() {
+		cf := &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: k.Name}}
+		cf.Spec.URL, cf.Status.Conditions = url, ready
+		return cf
+	}
+	f := &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}}
+	f.Spec.URL, f.Status.Conditions = url, ready
+	return f
 }
 
 func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
