@@ -106,17 +106,27 @@ func withNote(out reconciler.Outcome, err error, note string) reconciler.Outcome
 }
 
 // watchLeases checks a server's Forges (cluster false) or ClusterForges
-// again when its per-server Lease changes hands.
+// again when its per-server Lease changes hands, and when a connection of
+// the server is made, deleted, relabelled or pointed elsewhere (which may
+// change the connection that decides its shard: a Forge left to another
+// shard before a ClusterForge of its server reached the cache is served
+// once it does).
 func (c *connectionChecks) watchLeases(b *builder.TypedBuilder[reconcile.Request], cluster bool) *builder.TypedBuilder[reconcile.Request] {
 	if !c.Options.Shards.Leases() {
 		return b
 	}
-	return b.Watches(&coordinationv1.Lease{}, reconciler.LeaseHandler(c.client, func(_ context.Context, conn types.NamespacedName) []ctrl.Request {
+	conns := func(_ context.Context, conn types.NamespacedName) []ctrl.Request {
 		if (conn.Namespace == "") != cluster {
 			return nil
 		}
 		return []ctrl.Request{{NamespacedName: conn}}
-	}), builder.WithPredicates(reconciler.HolderChanged{}))
+	}
+	b = b.Watches(&coordinationv1.Lease{}, reconciler.LeaseHandler(c.client, conns), builder.WithPredicates(reconciler.HolderChanged{})).
+		Watches(&forgev1.Forge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+	if c.Pool.ServesClusterForges() {
+		b = b.Watches(&forgev1.ClusterForge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+	}
+	return b
 }
 
 func (c *connectionChecks) setup(mgr ctrl.Manager) {

@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // The handover (docs/shards.md, "How a move happens"): which shard serves
@@ -744,18 +745,84 @@ func LeaseHandler(c client.Reader, requests func(ctx context.Context, conn types
 		if server == "" {
 			return nil
 		}
-		conns, err := connectionsOf(ctx, c, server)
-		if err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "list the connections of a moved forge server")
-			return nil
-		}
-		var reqs []ctrl.Request
-		for _, f := range conns.forges {
-			reqs = append(reqs, requests(ctx, types.NamespacedName{Namespace: f.Namespace, Name: f.Name})...)
-		}
-		for _, cf := range conns.clusters {
-			reqs = append(reqs, requests(ctx, types.NamespacedName{Name: cf.Name})...)
-		}
-		return reqs
+		return serverRequests(ctx, c, server, requests)
 	})
+}
+
+// serverRequests is what each connection of server reaches through
+// requests.
+func serverRequests(ctx context.Context, c client.Reader, server string, requests func(ctx context.Context, conn types.NamespacedName) []ctrl.Request) []ctrl.Request {
+	conns, err := connectionsOf(ctx, c, server)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list the connections of a forge server", "server", server)
+		return nil
+	}
+	var reqs []ctrl.Request
+	for _, f := range conns.forges {
+		reqs = append(reqs, requests(ctx, types.NamespacedName{Namespace: f.Namespace, Name: f.Name})...)
+	}
+	for _, cf := range conns.clusters {
+		reqs = append(reqs, requests(ctx, types.NamespacedName{Name: cf.Name})...)
+	}
+	return reqs
+}
+
+// DeciderChanged passes what can change which connection decides a
+// server's shard, or the shard it names: a Forge or ClusterForge made or
+// deleted, its shard label or its server changed. A manager may have
+// decided before such a change reached its cache (a ClusterForge made
+// after a tenant's Forge of its server, seen in between): the resources
+// it then left alone, or labelled for the older decider's shard, are
+// decided again only by a look made once the change is seen.
+type DeciderChanged struct{ predicate.Funcs }
+
+func (DeciderChanged) Update(e event.UpdateEvent) bool {
+	return urlOf(e.ObjectOld) != urlOf(e.ObjectNew) ||
+		e.ObjectOld.GetLabels()[forgev1.ShardLabel] != e.ObjectNew.GetLabels()[forgev1.ShardLabel]
+}
+
+func (DeciderChanged) Generic(event.GenericEvent) bool { return false }
+
+// urlOf is a Forge's or ClusterForge's server key, "" for any other object.
+func urlOf(o client.Object) string {
+	switch c := o.(type) {
+	case *forgev1.Forge:
+		return forge.ServerKey(c.Spec.URL)
+	case *forgev1.ClusterForge:
+		return forge.ServerKey(c.Spec.URL)
+	}
+	return ""
+}
+
+// ServerHandler enqueues, on a change DeciderChanged passes, what each
+// connection of the changed connection's server (of the servers before
+// and after, when its URL changed) reaches through requests: every
+// connection of the server, and every resource of each, is decided again
+// (Shards.Decide) once the change is in the cache, which is the only
+// moment the decision can change for those of other connections.
+func ServerHandler(c client.Reader, requests func(ctx context.Context, conn types.NamespacedName) []ctrl.Request) handler.EventHandler {
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[ctrl.Request], objs ...client.Object) {
+		seen := map[string]bool{}
+		for _, o := range objs {
+			server := urlOf(o)
+			if server == "" || seen[server] {
+				continue
+			}
+			seen[server] = true
+			for _, req := range serverRequests(ctx, c, server, requests) {
+				q.Add(req)
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
+			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[ctrl.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+	}
 }

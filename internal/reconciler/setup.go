@@ -140,6 +140,13 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 	if opts.Shards.Leases() {
 		// A server handed over to this manager's shard: its resources go on.
 		b = b.Watches(&coordinationv1.Lease{}, LeaseHandler(r.client, r.forConnection), builder.WithPredicates(HolderChanged{}))
+		// A connection of a server made, deleted, relabelled or pointed
+		// elsewhere may change which one decides the server's shard: the
+		// resources of every connection of the server are decided again.
+		b = b.Watches(&forgev1.Forge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+		if pool.ServesClusterForges() {
+			b = b.Watches(&forgev1.ClusterForge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+		}
 	}
 	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
 }

@@ -32,9 +32,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -421,5 +425,94 @@ func TestKeptServerTakesItsResourcesBack(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0], "NoShardManager") || !strings.Contains(got[0], "whose manager does not run") {
 		t.Errorf("Events %q, want one NoShardManager saying that eu-1's manager does not run", got)
+	}
+}
+
+// TestDeciderChangedDecidesTheServerAgain: a connection of a server made,
+// deleted, relabelled or pointed at another server makes each connection
+// of the server (of both servers when its URL changed) look again, since
+// a manager may have decided before the change reached its cache (a
+// ClusterForge made after a tenant's Forge of its server); a change of
+// anything else does not.
+func TestDeciderChangedDecidesTheServerAgain(t *testing.T) {
+	served := clusterForgesServed.Load()
+	clusterForgesServed.Store(true)
+	t.Cleanup(func() { clusterForgesServed.Store(served) })
+	const a, b = "https://a.example.com", "https://b.example.com"
+	tenant := shardForge("team", "gitea", a, "eu-1", t0)
+	other := shardForge("other", "gitea", b, "", t0)
+	platform := &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: "platform", CreationTimestamp: t1},
+		Spec: forgev1.ClusterForgeSpec{ForgeSpec: forgev1.ForgeSpec{URL: a + "/"}}}
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(tenant, other, platform).Build()
+	h := ServerHandler(c, func(_ context.Context, conn types.NamespacedName) []ctrl.Request {
+		return []ctrl.Request{{NamespacedName: conn}}
+	})
+	moved := other.DeepCopy()
+	moved.Spec.URL = a
+	relabelled := platform.DeepCopy()
+	relabelled.Labels = map[string]string{forgev1.ShardLabel: "us-1"}
+	status := platform.DeepCopy()
+	status.Status.InUse = 3
+	for name, tc := range map[string]struct {
+		send func(context.Context, handler.EventHandler, workqueue.TypedRateLimitingInterface[ctrl.Request]) bool
+		want []string
+	}{
+		"a ClusterForge made after a tenant's Forge": {
+			send: func(ctx context.Context, h handler.EventHandler, q workqueue.TypedRateLimitingInterface[ctrl.Request]) bool {
+				e := event.CreateEvent{Object: platform}
+				h.Create(ctx, e, q)
+				return DeciderChanged{}.Create(e)
+			},
+			want: []string{"/platform", "team/gitea"},
+		},
+		"a ClusterForge deleted": {
+			send: func(ctx context.Context, h handler.EventHandler, q workqueue.TypedRateLimitingInterface[ctrl.Request]) bool {
+				e := event.DeleteEvent{Object: platform}
+				h.Delete(ctx, e, q)
+				return DeciderChanged{}.Delete(e)
+			},
+			want: []string{"/platform", "team/gitea"},
+		},
+		"a ClusterForge relabelled": {
+			send: func(ctx context.Context, h handler.EventHandler, q workqueue.TypedRateLimitingInterface[ctrl.Request]) bool {
+				e := event.UpdateEvent{ObjectOld: platform, ObjectNew: relabelled}
+				h.Update(ctx, e, q)
+				return DeciderChanged{}.Update(e)
+			},
+			want: []string{"/platform", "team/gitea"},
+		},
+		"a Forge pointed at another server": {
+			send: func(ctx context.Context, h handler.EventHandler, q workqueue.TypedRateLimitingInterface[ctrl.Request]) bool {
+				e := event.UpdateEvent{ObjectOld: other, ObjectNew: moved}
+				h.Update(ctx, e, q)
+				return DeciderChanged{}.Update(e)
+			},
+			want: []string{"/platform", "other/gitea", "team/gitea"},
+		},
+		"a ClusterForge's status": {
+			send: func(_ context.Context, _ handler.EventHandler, _ workqueue.TypedRateLimitingInterface[ctrl.Request]) bool {
+				return DeciderChanged{}.Update(event.UpdateEvent{ObjectOld: platform, ObjectNew: status})
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[ctrl.Request]())
+			defer q.ShutDown()
+			passed := tc.send(context.Background(), h, q)
+			var got []string
+			for q.Len() > 0 {
+				req, _ := q.Get()
+				got = append(got, req.String())
+				q.Done(req)
+			}
+			slices.Sort(got)
+			if passed != (tc.want != nil) || !slices.Equal(got, tc.want) {
+				t.Errorf("passed %t, enqueued %v; want %t, %v", passed, got, tc.want != nil, tc.want)
+			}
+		})
 	}
 }

@@ -207,7 +207,8 @@ func must(t *testing.T, err error) {
 // labelled for a shard that has no manager stays with the default
 // manager, which says so in its Ready message and an Event. A server a
 // ClusterForge points at is placed by the ClusterForge's label, not by an
-// older tenant Forge's.
+// older tenant Forge's, whichever of the two a manager saw first; once the
+// ClusterForge is gone the tenant's label places it.
 func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 	cfg, k8s := start(t)
 	startManager(t, cfg, "")
@@ -289,6 +290,31 @@ func TestTwoShardsEachWriteToTheirServer(t *testing.T) {
 		return c.Message
 	}, timeout, poll).Should(ContainSubstring("ClusterForge platform, which decides the server's shard, puts it in the default shard"))
 	g.Expect(fakeD.Labels(forge.OrgScope("acme"))).To(HaveLen(labels), "labels on the platform's server")
+	g.Expect(serverLease(k8s, urlD)).To(BeNil(), "the Lease of the platform's server")
+
+	// The ClusterForge goes: the tenant's label decides again, and the
+	// server moves to eu-1 with its resources, though nothing else of it
+	// changed.
+	must(t, k8s.Delete(ctx, platform))
+	g.Eventually(func(g Gomega) {
+		l, err := serverLease(k8s, urlD)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(l).NotTo(BeNil(), "no Lease of the tenant's server once the ClusterForge is gone")
+		g.Expect(l.Spec.HolderIdentity).To(HaveValue(Equal("eu-1")))
+	}, timeout, poll).Should(Succeed())
+	for _, l := range labelsD {
+		g.Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+			g.Expect(l.Labels).To(HaveKeyWithValue(forgev1.ShardLabel, "eu-1"), "a resource of the tenant's server is not labelled for its shard")
+		}, timeout, poll).Should(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(forgeD), forgeD)).To(Succeed())
+		c := meta.FindStatusCondition(forgeD.Status.Conditions, forgev1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+		g.Expect(c.Message).NotTo(ContainSubstring("decides the server's shard"), "the Ready message of the Forge that decides its server")
+	}, timeout, poll).Should(Succeed())
 }
 
 func objects(lists ...[]*forgev1.Label) []client.Object {
