@@ -23,6 +23,7 @@ package shards
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -105,11 +106,42 @@ func server(t *testing.T) (*fakeforge.Server, *agents, string) {
 	return fake, a, srv.URL
 }
 
+// doneWriter writes to a test's output until the test is done, then
+// discards: controller-runtime's logger is global, and a manager's last
+// lines (or those of a manager of an earlier run of the test, with -count)
+// may come after the test that set it has completed, where writing to its
+// output panics.
+type doneWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	done bool
+}
+
+func (d *doneWriter) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return len(p), nil
+	}
+	return d.w.Write(p)
+}
+
+// untilDone is t's output, discarding what is written after t's cleanup.
+func untilDone(t *testing.T) io.Writer {
+	d := &doneWriter{w: t.Output()}
+	t.Cleanup(func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.done = true
+	})
+	return d
+}
+
 // start starts a control plane, stopped at the end of t, with the
 // operator's namespace, and returns a client of it.
 func start(t *testing.T) (*rest.Config, client.Client) {
 	t.Helper()
-	ctrl.SetLogger(zap.New(zap.WriteTo(t.Output()), zap.UseDevMode(true)))
+	ctrl.SetLogger(zap.New(zap.WriteTo(untilDone(t)), zap.UseDevMode(true)))
 	env, err := testenv.New()
 	must(t, err)
 	cfg, err := env.Start()
