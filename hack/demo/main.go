@@ -396,9 +396,17 @@ func waitReady(ctx context.Context, k8s client.Client, refs []ref, timeout time.
 			if err != nil {
 				return err
 			}
-			if rw.ready != "True" {
+			// A set Ready before its first listing saw the repositories the
+			// demo made covers none yet (status.repositories unset): it
+			// is not done until a pass has taken them in.
+			noRepos := strings.HasSuffix(rw.kind, "Set") && !rw.set
+			switch {
+			case rw.ready != "True":
 				waiting = append(waiting, rw)
 				reasons[cmpOr(rw.reason, "Pending")]++
+			case noRepos:
+				waiting = append(waiting, rw)
+				reasons["NoRepositoriesYet"]++
 			}
 		}
 		if len(waiting) == 0 {
