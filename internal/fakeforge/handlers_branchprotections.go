@@ -147,11 +147,15 @@ func (c *rc) bpTarget(verb string) (*repo, bool) {
 }
 
 // notArchived is the forge's mustNotBeArchived middleware: 423 (1.24
-// names the repository as its log string does).
+// names the repository as its log string does; 1.27 names none: "repo is
+// archived").
 func (c *rc) notArchived(r *repo) bool {
 	if r.archived {
 		name := c.s.ownerName(r) + "/" + r.name
-		if c.s.versionIs("1.24.") {
+		switch {
+		case c.fl == flavorGitea127:
+			name = "repo" // 1.27.3 names no repository
+		case c.s.versionIs("1.24."):
 			name = fmt.Sprintf("<Repository %d:%s>", r.id, name)
 		}
 		c.error(http.StatusLocked, name+" is archived")

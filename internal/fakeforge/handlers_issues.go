@@ -219,8 +219,7 @@ func (s *Server) createIssue(c *rc) {
 	if r == nil || !c.requireToken() {
 		return
 	}
-	if r.archived {
-		c.error(http.StatusLocked, s.ownerName(r)+"/"+r.name+" is archived")
+	if !c.notArchived(r) {
 		return
 	}
 	var req struct {

@@ -19,6 +19,7 @@ package fakeforge
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -130,7 +131,8 @@ func (s *Server) createHook(c *rc) {
 			return
 		}
 		ch = strings.TrimSpace(ch)
-		if !isValidSlackChannel(ch) {
+		// 1.27 takes any channel but an empty one.
+		if (c.fl == flavorGitea127 && ch == "") || (c.fl != flavorGitea127 && !isValidSlackChannel(ch)) {
 			c.error(http.StatusBadRequest, "Invalid slack channel name")
 			return
 		}
@@ -485,6 +487,13 @@ var runnerRes = &resource[*runner]{
 	// Unknown and other-scope runners are both 404, with their own messages.
 	missing: func(c *rc, _ owner, other *runner) {
 		if other == nil {
+			if c.fl == flavorGitea127 {
+				// GetRunnerByID's error through APIErrorAuto; an id that
+				// is no number is read as 0.
+				id, _ := c.id("id")
+				c.notFoundMsg(fmt.Sprintf("runner with id %d: resource does not exist", id))
+				return
+			}
 			c.notFoundMsg("Runner not found")
 			return
 		}

@@ -82,8 +82,9 @@ var pushMirrorRes = &resource[*pushMirror]{
 		}
 		return true
 	},
-	// GetPushMirrorByName answers APIError(404, nil): Gitea formats the nil.
-	missing: func(c *rc, _ owner, _ *pushMirror) { c.error(http.StatusNotFound, "%!s(<nil>)") },
+	// GetPushMirrorByName answers APIError(404, nil): Gitea before 1.27
+	// formats the nil; 1.27 answers APIErrorNotFound ("not found").
+	missing: func(c *rc, _ owner, _ *pushMirror) { c.error(http.StatusNotFound, c.nilOr("not found")) },
 	named:   func(m *pushMirror, name string) bool { return m.name == name },
 	json:    func(c *rc, m *pushMirror) map[string]any { return c.s.pushMirrorJSON(m) },
 }
@@ -184,7 +185,7 @@ func (s *Server) createPushMirror(c *rc) {
 		c.error(http.StatusBadRequest, err.Error())
 		return
 	case interval != 0 && interval < minMirrorInterval:
-		c.error(http.StatusBadRequest, "%!s(<nil>)")
+		c.error(http.StatusBadRequest, c.nilOr("interval is shorter than minimum "+minMirrorInterval.String()))
 		return
 	}
 	if status, msg := remoteRefusal(req.RemoteAddress, req.RemoteUsername, req.RemotePassword, !s.versionIs("1.24.") && !s.versionIs("1.25.")); status != 0 {
@@ -246,10 +247,23 @@ func (s *Server) syncPushMirrors(c *rc) {
 		c.w.WriteHeader(http.StatusOK)
 		return
 	}
-	m := all[0] // the first push fails, and the sync stops there
 	now := time.Now().UTC().Truncate(time.Second)
-	m.lastUpdate = &now
-	m.lastError = "fatal: unable to access '" + strings.TrimSuffix(m.address, "/") + "/': Couldn't connect to server\n"
+	fail := func(m *pushMirror) {
+		m.lastUpdate = &now
+		m.lastError = "fatal: unable to access '" + strings.TrimSuffix(m.address, "/") + "/': Couldn't connect to server\n"
+	}
+	if c.fl == flavorGitea127 {
+		// 1.27 syncs every mirror and answers 422 naming those that failed.
+		names := make([]string, 0, len(all))
+		for _, m := range all {
+			fail(m)
+			names = append(names, m.name)
+		}
+		c.error(http.StatusUnprocessableEntity, "error occurred when syncing push mirrors: "+strings.Join(names, ", "))
+		return
+	}
+	m := all[0] // the first push fails, and the sync stops there
+	fail(m)
 	msg := "" // APIErrorInternal: the message for site admins only
 	if c.doer != nil && c.doer.admin {
 		msg = "error occurred when syncing push mirror " + m.name

@@ -157,7 +157,7 @@ func (s *Server) adminRenameUser(c *rc) {
 	u, o := c.account()
 	switch {
 	case o != nil:
-		c.validation(o.name + " is an organization not a user")
+		c.validation(c.orgNotUser(o))
 		return
 	case u == nil:
 		return

@@ -61,13 +61,13 @@ import (
 //     admin, resolves {username} (404), then binds the body: a body that
 //     does not decode is 422, then the rules in field order, the first
 //     failing one reported: "[LoginName]: Required" (login_name is
-//     required), MaxSize of email (254), full_name (100), password (255),
+//     required before 1.27; from 1.27 unsent leaves it alone), MaxSize of email (254), full_name (100), password (255),
 //     website (OmitEmpty;ValidUrl: "[Website]: Url"; 255), location (50),
 //     description (255), visibility In(,public,limited,private). Then, in
 //     three steps each saved on its own:
 //     1. UpdateAuth: a source_id other than 0 must name an authentication
 //     source (the fake has none: 500 "login source does not exist [id:
-//     N]"); login_name is always written as sent; a non-empty password is
+//     N]"); login_name is written as sent (when sent, from 1.27); a non-empty password is
 //     checked (under 8 bytes: 400 "password must be at least 8
 //     characters") and set; must_change_password and prohibit_login change
 //     when sent. A password changed signs the account in with it.
@@ -196,7 +196,11 @@ func (s *Server) getUser(c *rc) {
 		c.json(http.StatusOK, c.userJSON(o.asUser()))
 	case u != nil:
 		if !c.canSeeUser(u) {
-			c.error(http.StatusNotFound, "Visit Project")
+			msg := "Visit Project"
+			if c.fl == flavorGitea127 {
+				msg = "not found" // APIErrorNotFound
+			}
+			c.error(http.StatusNotFound, msg)
 			return
 		}
 		c.json(http.StatusOK, c.userJSON(u))
@@ -450,7 +454,7 @@ func (s *Server) adminDeleteUser(c *rc) {
 	u, o := c.account()
 	switch {
 	case o != nil:
-		c.validation(o.name + " is an organization not a user")
+		c.validation(c.orgNotUser(o))
 		return
 	case u == nil:
 		return
@@ -540,7 +544,7 @@ func (s *Server) removeUser(u *user) {
 // editUserReq is EditUserOption.
 type editUserReq struct {
 	SourceID                int64   `json:"source_id"`
-	LoginName               string  `json:"login_name"`
+	LoginName               *string `json:"login_name"`
 	Email                   *string `json:"email"`
 	FullName                *string `json:"full_name"`
 	Password                string  `json:"password"`
@@ -560,8 +564,8 @@ type editUserReq struct {
 }
 
 // check is the binding of EditUserOption, fields in order; a nil pointer
-// is checked as its zero value.
-func (req *editUserReq) check() string {
+// is checked as its zero value. 1.27 has login_name optional.
+func (req *editUserReq) check(fl errFlavor) string {
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -569,7 +573,7 @@ func (req *editUserReq) check() string {
 		return *p
 	}
 	switch website := str(req.Website); {
-	case req.LoginName == "":
+	case fl != flavorGitea127 && str(req.LoginName) == "":
 		return "[LoginName]: Required"
 	case !maxSize(str(req.Email), 254):
 		return "[Email]: MaxSize"
@@ -606,7 +610,7 @@ func (s *Server) adminEditUser(c *rc) {
 	if !c.bind(&req) {
 		return
 	}
-	if msg := req.check(); msg != "" {
+	if msg := req.check(c.fl); msg != "" {
 		c.validation(msg)
 		return
 	}
@@ -623,7 +627,9 @@ func (s *Server) adminEditUser(c *rc) {
 		c.error(http.StatusBadRequest, fmt.Sprintf("password must be at least %d characters", minPasswordLength))
 		return
 	}
-	u.loginName = req.LoginName
+	if req.LoginName != nil {
+		u.loginName = *req.LoginName
+	}
 	if req.Password != "" {
 		u.password = req.Password
 	}
@@ -777,4 +783,13 @@ func (s *Server) User(login string) (forge.User, bool) {
 	return forge.User{ID: u.id, Login: u.login, FullName: u.fullName, Email: u.mail(), IsAdmin: u.admin,
 		Restricted: u.restricted, Active: !u.inactive, ProhibitLogin: u.prohibitLogin, Visibility: u.visibility,
 		LoginName: u.loginName}, true
+}
+
+// orgNotUser is the 422 of an admin user route given an organization;
+// 1.27 names none.
+func (c *rc) orgNotUser(o *org) string {
+	if c.fl == flavorGitea127 {
+		return "target is an organization but not user"
+	}
+	return o.name + " is an organization not a user"
 }

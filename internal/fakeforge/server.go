@@ -503,6 +503,15 @@ func flavorOf(version string) errFlavor {
 	return flavorGiteaOld
 }
 
+// nilOr is a refusal's message where Gitea before 1.27 formats a nil
+// error ("%!s(<nil>)") and 1.27 says msg.
+func (c *rc) nilOr(msg string) string {
+	if c.fl == flavorGitea127 {
+		return msg
+	}
+	return "%!s(<nil>)"
+}
+
 // hasHookName: hook names exist from Gitea 1.26.
 func (f errFlavor) hasHookName() bool { return f == flavorGitea126 || f == flavorGitea127 }
 

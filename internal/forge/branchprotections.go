@@ -92,7 +92,8 @@ import (
 //     force_push_allowlist_deploy_keys is sent: the list alone is ignored,
 //     the deploy-keys switch alone clears it (fixed in 1.25).
 //   - An archived repository: POST and PATCH are 423 "<owner>/<repo> is
-//     archived" (1.24: "<Repository <id>:<owner>/<repo>> is archived"),
+//     archived" (1.24: "<Repository <id>:<owner>/<repo>> is archived";
+//     1.27: "repo is archived"),
 //     PATCH before the name is looked up; label writes are accepted there,
 //     these are not. DELETE is 423 on 1.26; 1.24 and 1.25 look the name
 //     up (404) and then fail with 500 "<Repository <id>:<owner>/<repo>> is

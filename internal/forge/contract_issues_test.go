@@ -542,7 +542,7 @@ func contractIssueLabelRenameDelete(t *testing.T, tg *target) {
 func memberTarget(t *testing.T, tg *target) *target {
 	t.Helper()
 	if !tg.live {
-		m := newTarget(t, fakeforge.WithUser("stranger", "stranger-token"))
+		m := tg.sibling(t, fakeforge.WithUser("stranger", "stranger-token"))
 		m.token = "stranger-token"
 		m.c = m.client(forge.Config{Token: m.token})
 		return m

@@ -107,6 +107,34 @@ func TestContract(t *testing.T) {
 			b.run(t, newTarget(t))
 		})
 	}
+	if probe.live {
+		return
+	}
+	// The fake again as Gitea 1.27.3, so its 1.27 answers are checked
+	// against the same expectations real 1.27.3 meets.
+	t.Run("fake@1.27.3", func(t *testing.T) {
+		p127 := newTarget(t, fakeforge.WithVersion(fake127))
+		for _, b := range behaviours {
+			if why := notOnFake127[b.name]; why != "" {
+				t.Logf("not run on the fake at %s: %s: %s", fake127, b.name, why)
+				continue
+			}
+			if b.needs != nil && b.needs(p127) != "" {
+				continue
+			}
+			t.Run(b.name, func(t *testing.T) {
+				b.run(t, newTarget(t, fakeforge.WithVersion(fake127)))
+			})
+		}
+	})
+}
+
+// fake127 is the release the fake is checked at besides its default.
+const fake127 = "1.27.3"
+
+// notOnFake127: behaviours not run on the fake at 1.27.3, and why.
+var notOnFake127 = map[string]string{
+	"server/version parses": "checks the fake's default version",
 }
 
 // needProjects: the lifecycle checks need a server with the projects API
@@ -194,7 +222,7 @@ func contractNoToken(t *testing.T, tg *target) {
 func contractBasicAuth(t *testing.T, tg *target) {
 	user, pass := liveUser, livePassword
 	if !tg.live {
-		tg = newTarget(t, fakeforge.WithBasicAuth("root", "s3cret"))
+		tg = tg.sibling(t, fakeforge.WithBasicAuth("root", "s3cret"))
 		user, pass = "root", "s3cret"
 	} else if user == "" {
 		t.Fatal("live server: set FORGE_USER and FORGE_PASSWORD (an admin's) to check basic auth")
@@ -1077,7 +1105,7 @@ func contractProjectValidation(t *testing.T, tg *target) {
 
 func contractProjectsMissing(t *testing.T, tg *target) {
 	if !tg.live {
-		tg = newTarget(t, fakeforge.WithoutProjects())
+		tg = tg.sibling(t, fakeforge.WithoutProjects())
 	}
 	org := tg.org()
 	repo := tg.repo(org)

@@ -237,7 +237,7 @@ func contractUserLifecycle(t *testing.T, tg *target) {
 func asUser(t *testing.T, tg *target) (*target, func(method, path string, body any) (int, []byte)) {
 	t.Helper()
 	if !tg.live {
-		m := newTarget(t, fakeforge.WithUser("stranger", "stranger-token"))
+		m := tg.sibling(t, fakeforge.WithUser("stranger", "stranger-token"))
 		auth := func(req *http.Request) { req.Header.Set("Authorization", "token stranger-token") }
 		return m, func(method, path string, body any) (int, []byte) { return m.rawWith(auth, method, path, body) }
 	}

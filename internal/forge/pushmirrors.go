@@ -49,7 +49,8 @@ import (
 //   - POST, in order: interval parsed with time.ParseDuration: unparsable
 //     is 400 with Go's message (`time: invalid duration "x"`), non-zero
 //     and below [mirror] MIN_INTERVAL (default 10m) 400 "%!s(<nil>)"
-//     (Gitea formats a nil error); "" is refused as unparsable. Then the
+//     (Gitea before 1.27 formats a nil error; 1.27: "interval is shorter
+//     than minimum 10m0s"); "" is refused as unparsable. Then the
 //     address: only http, https and git URLs take the username and
 //     password; another scheme is 400 "Invalid mirror protocol", a URL that
 //     does not parse 400 "Invalid Url ", a local path or a host the

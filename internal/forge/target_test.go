@@ -65,12 +65,13 @@ type target struct {
 	root  string            // server root URL
 	token string
 	live  bool
+	opts  []fakeforge.Option // the fake's, so a sibling fake answers as the same release
 }
 
 // newTarget gives a fresh fake (with opts) or the live server.
 func newTarget(t *testing.T, opts ...fakeforge.Option) *target {
 	t.Helper()
-	tg := &target{t: t}
+	tg := &target{t: t, opts: opts}
 	if isLive() {
 		tg.live = true
 		tg.root = strings.TrimSuffix(strings.TrimRight(liveURL, "/"), "/api/v1")
@@ -266,4 +267,11 @@ func sorted(s []string) []string {
 	out := append([]string{}, s...)
 	sort.Strings(out)
 	return out
+}
+
+// sibling gives another fresh fake like tg's (same release), with more
+// options; on a live server, the live server.
+func (tg *target) sibling(t *testing.T, more ...fakeforge.Option) *target {
+	t.Helper()
+	return newTarget(t, append(append([]fakeforge.Option{}, tg.opts...), more...)...)
 }
