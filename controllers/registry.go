@@ -29,6 +29,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -163,4 +164,29 @@ func setupOf[T forgev1.Managed](kind reconciler.Kind[T]) func(context.Context, c
 // kindName is the API kind of the resources kind manages.
 func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
 	return reflect.TypeOf(kind.New()).Elem().Name()
+}
+
+// Exporters are the kinds' export writers (each in <kind>_export.go), in
+// the order of the export's output (see export.Options.Writers): in the
+// organization's pass the organization's own and its scope's, then the
+// teams; in each repository's pass the Repository, then what the
+// repository holds; the sets last.
+func Exporters() []export.Writer {
+	return []export.Writer{
+		organizationExport,
+		orgHookExport,
+		labelExport,
+		repositoryExport,
+		repoHookExport,
+		runnerSettingExport,
+		actionsVariableExport,
+		actionsSecretExport,
+		teamExport,
+		projectExport,
+		deployKeyExport,
+		tagProtectionExport,
+		pushMirrorExport,
+		labelSetExport,
+		branchProtectionExport,
+	}
 }

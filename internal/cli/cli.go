@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -123,7 +124,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
 		return 1
 	}
-	opts.Server, opts.Now = conn.url, time.Now()
+	opts.Server, opts.Now, opts.Writers = conn.url, time.Now(), controllers.Exporters()
 	if err := export.Export(ctx, fc, opts, stdout); err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
 		return 1

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -86,7 +87,8 @@ func seed(t *testing.T) (*forge.Client, string) {
 func run(t *testing.T, fc *forge.Client, org string) string {
 	t.Helper()
 	var out bytes.Buffer
-	opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		Writers: controllers.Exporters()}
 	if err := export.Export(context.Background(), fc, opts, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +424,7 @@ func TestExportForgeRef(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com"}
+			opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Writers: controllers.Exporters()}
 			if c.flag != "" {
 				ref, err := export.ParseForgeRef(c.flag)
 				if err != nil {

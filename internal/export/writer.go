@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package export
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+// Writer is one kind's export: where in the walk it works and what it
+// writes there. A kind declares its writer beside itself (with
+// ForOrganization, ForScope, ForRepository, ForLiveRepository or
+// Aggregate), reading the forge through an interface of its own that
+// lists only the reads it makes; Export checks before reading anything
+// that its Source offers them.
+type Writer struct {
+	where where
+	// reader is the interface the writer reads the forge through; reads
+	// tells whether a Source offers it.
+	reader reflect.Type
+	reads  func(Source) bool
+	// write writes at one place of the walk (all but aggregates).
+	write func(ctx context.Context, b *Builder, src Source, at place) error
+	// collection starts an aggregate's collection, one per export.
+	collection func() collection
+}
+
+// where is the part of the walk a writer works in.
+type where int
+
+const (
+	// inOrganization: once, with the organization.
+	inOrganization where = iota
+	// inScope: with the organization's scope, then each live repository's.
+	inScope
+	// inRepository: with each repository, archived ones too.
+	inRepository
+	// inLiveRepository: with each repository that is not archived.
+	inLiveRepository
+	// inAggregate: collects from each live repository, writes after the walk.
+	inAggregate
+)
+
+// place is where the walk is: the organization, and the scope or the
+// repository a writer works on.
+type place struct {
+	org   *forge.Organization
+	scope forge.Scope
+	repo  forge.Repository
+}
+
+// collection is one export's run of an aggregate: collect reads a live
+// repository's objects, write writes them all once every repository is read.
+type collection struct {
+	collect func(ctx context.Context, src Source, sc forge.Scope) error
+	write   func(b *Builder, org string)
+}
+
+// RepoObjects are the objects one live repository holds of an aggregate's kind.
+type RepoObjects[T any] struct {
+	// Repo is the repository's full name, owner/name.
+	Repo    string
+	Objects []T
+}
+
+// offers tells whether src can be read as S.
+func offers[S any](src Source) bool {
+	_, ok := any(src).(S)
+	return ok
+}
+
+// ForOrganization writes once per export, with the organization.
+func ForOrganization[S any](write func(ctx context.Context, b *Builder, src S, org *forge.Organization) error) Writer {
+	return Writer{where: inOrganization, reader: reflect.TypeFor[S](), reads: offers[S], write: func(ctx context.Context, b *Builder, src Source, at place) error {
+		return write(ctx, b, any(src).(S), at.org)
+	}}
+}
+
+// ForScope writes for the organization's scope, then for each live
+// repository's (the kinds that live in either, as Actions values do).
+func ForScope[S any](write func(ctx context.Context, b *Builder, src S, sc forge.Scope) error) Writer {
+	return Writer{where: inScope, reader: reflect.TypeFor[S](), reads: offers[S], write: func(ctx context.Context, b *Builder, src Source, at place) error {
+		return write(ctx, b, any(src).(S), at.scope)
+	}}
+}
+
+// ForRepository writes for each repository of the organization, archived
+// ones too, given the organization's name and the repository as listed.
+func ForRepository[S any](write func(ctx context.Context, b *Builder, src S, owner string, r forge.Repository) error) Writer {
+	return Writer{where: inRepository, reader: reflect.TypeFor[S](), reads: offers[S], write: func(ctx context.Context, b *Builder, src Source, at place) error {
+		return write(ctx, b, any(src).(S), at.org.Name, at.repo)
+	}}
+}
+
+// ForLiveRepository writes for each repository that is not archived
+// (archived means frozen: nothing in it is exported but the Repository).
+func ForLiveRepository[S any](write func(ctx context.Context, b *Builder, src S, owner, repo string) error) Writer {
+	return Writer{where: inLiveRepository, reader: reflect.TypeFor[S](), reads: offers[S], write: func(ctx context.Context, b *Builder, src Source, at place) error {
+		return write(ctx, b, any(src).(S), at.scope.Owner, at.scope.Repo)
+	}}
+}
+
+// Aggregate collects each live repository's objects of a kind and writes
+// them once every repository is read, so that what several repositories
+// hold alike becomes one resource naming them all (a LabelSet, a
+// BranchProtectionSet). write gets, in the repositories' order, those
+// that hold any.
+func Aggregate[S, T any](collect func(ctx context.Context, src S, sc forge.Scope) ([]T, error),
+	write func(b *Builder, org string, repos []RepoObjects[T])) Writer {
+	return Writer{where: inAggregate, reader: reflect.TypeFor[S](), reads: offers[S], collection: func() collection {
+		var repos []RepoObjects[T]
+		return collection{
+			collect: func(ctx context.Context, src Source, sc forge.Scope) error {
+				objs, err := collect(ctx, any(src).(S), sc)
+				if err != nil {
+					return err
+				}
+				if len(objs) > 0 {
+					repos = append(repos, RepoObjects[T]{Repo: sc.String(), Objects: objs})
+				}
+				return nil
+			},
+			write: func(b *Builder, org string) { write(b, org, repos) },
+		}
+	}}
+}
