@@ -175,17 +175,16 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 	// What the loop would decide (reconciler.Decide), unless a field plan
 	// could not read leaves it open.
 	decision := reconciler.Decide(obs)
+	var unknown string
+	if n, ok := any(p.kind).(unknownNoter); ok && len(obs.Unknown) > 0 {
+		unknown = n.UnknownNote(decision, obs.Unknown)
+	}
 	switch {
-	case decision == reconciler.Create && slices.Contains(obs.Unknown, "url"):
-		it.Action, it.Reason = plan.Unknown, "the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n"
-		it.Changes = nil
-	case decision == reconciler.InSync && slices.Contains(obs.Unknown, "value"):
-		// An Actions secret's (or a variable's) value is the object: without
-		// the Secret nothing can be said of it.
-		it.Action, it.Reason = plan.Unknown, "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
-	case decision == reconciler.InSync && slices.Contains(obs.Unknown, "token"):
-		// A runner registration token: whether its Secret holds one is the question.
-		it.Action, it.Reason = plan.Unknown, "whether the Secret holds a token is known only from the cluster; give --kubeconfig and -n"
+	case unknown != "":
+		it.Action, it.Reason = plan.Unknown, unknown
+		if decision == reconciler.Create {
+			it.Changes = nil // whether the object is there at all is what is unknown
+		}
 	case decision == reconciler.Create:
 		it.Action = plan.Create
 		if n, ok := any(p.kind).(createNoter[T]); ok {
@@ -205,6 +204,16 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 // repository from a template), for plan's reason.
 type createNoter[T forgev1.Managed] interface {
 	CreateNote(obj T) string
+}
+
+// unknownNoter is a kind some of whose objects plan cannot judge while a
+// field it could not read is unknown: the field the object is found by
+// (a hook's URL) or the one that is the object (an Actions value, a
+// registration token). Other unknown fields are only listed as changes.
+type unknownNoter interface {
+	// UnknownNote says why plan cannot tell what the operator would do
+	// when the loop decides d with the fields unknown unread; "" when it can.
+	UnknownNote(d reconciler.Action, unknown []string) string
 }
 
 // failed maps an error of Connect or Observe as the loop classifies it.

@@ -46,13 +46,22 @@ type setPlanner[T forgev1.Managed] struct {
 	claims client.Reader
 }
 
-// claimKinds are the kinds whose planned objects a set's claims read.
-var claimKinds = []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}, &forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
+// claimer is a set kind whose pass reads from the cache the resources
+// that may claim what it would manage (Labels and other LabelSets for a
+// LabelSet), so that it yields to them.
+type claimer interface {
+	// ClaimKinds are the kinds of those resources.
+	ClaimKinds() []client.Object
+}
 
-// newSetPlanner indexes the planned objects of claimKinds by the Key of
-// their forgeRef (a Forge's name, or ClusterForge/NAME), as the manager's
-// cache does.
+// newSetPlanner indexes the planned objects of the kind's ClaimKinds by
+// the Key of their forgeRef (a Forge's name, or ClusterForge/NAME), as the
+// manager's cache does.
 func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstructured.Unstructured) (setPlanner[T], error) {
+	var claimKinds []client.Object
+	if c, ok := any(kind).(claimer); ok {
+		claimKinds = c.ClaimKinds()
+	}
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
 		return setPlanner[T]{}, err

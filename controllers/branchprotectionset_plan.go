@@ -1,0 +1,30 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+// ClaimKinds: a BranchProtectionSet yields to the BranchProtections and
+// the other sets that hold a rule it would manage (plan reads them among
+// the planned objects).
+func (branchProtectionSetKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
+}
