@@ -215,6 +215,6 @@ func Since[T any](server forge.Server, in, field string, v *T) *T {
 
 // Lacks tells whether the server lacks field f of the spec type in.
 func Lacks(server forge.Server, in string, f reflect.StructField) bool {
-	json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	return Since(server, in, json, new(bool)) == nil
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return Since(server, in, name, new(bool)) == nil
 }
