@@ -233,3 +233,32 @@ func contractRepoCollaborators(t *testing.T, tg *target) {
 		t.Fatalf("after removing bob: %+v", users)
 	}
 }
+
+func contractRepos(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	r, err := tg.c.GetRepo(ctx(t), org, name)
+	mustNoErr(t, err)
+	if r.Name != name || r.FullName != org+"/"+name || r.Owner == nil || !strings.EqualFold(r.Owner.Login, org) {
+		t.Fatalf("repo: %+v", r)
+	}
+	_, err = tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: name})
+	wantKind(t, err, forge.KindConflict)
+	_, err = tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: "bad name"})
+	wantKind(t, err, forge.KindValidation)
+	_, err = tg.c.CreateOrgRepo(ctx(t), uniqueName("missing"), forge.CreateRepoOption{Name: "x"})
+	wantKind(t, err, forge.KindNotFound)
+	mustNoErr(t, tg.c.DeleteRepo(ctx(t), org, name))
+	_, err = tg.c.GetRepo(ctx(t), org, name)
+	wantKind(t, err, forge.KindNotFound)
+	wantKind(t, tg.c.DeleteRepo(ctx(t), org, name), forge.KindNotFound)
+
+	me, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	mine, err := tg.c.CreateUserRepo(ctx(t), forge.CreateRepoOption{Name: uniqueName("mine")})
+	mustNoErr(t, err)
+	if mine.Owner == nil || mine.Owner.Login != me.Login {
+		t.Fatalf("user repo owner: %+v", mine.Owner)
+	}
+	mustNoErr(t, tg.c.DeleteRepo(ctx(t), me.Login, mine.Name))
+}

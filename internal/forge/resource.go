@@ -175,7 +175,7 @@ func (r *resource[T]) route() Route {
 }
 
 // Declarations of the first resources; their calls are in calls.go, their
-// cached calls in snapshot.go. A new resource keeps its declaration, calls
+// cached calls in snapshot_calls.go. A new resource keeps its declaration, calls
 // and cached calls together in a file of its own.
 var (
 	// Organizations and repositories are listed by calls of their own

@@ -1,0 +1,347 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// The cached calls of Snapshots for the first resources (declared in
+// resource.go, their calls in calls.go); a newer resource keeps its cached
+// calls in its own file (tagprotections.go is one).
+
+// ---- organizations: the user's own are listed, others read by name ----
+
+const myOrgs = "user"
+
+func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
+	return organizations.cache(s).list(ctx, s, myOrgs, s.Interface.ListMyOrgs)
+}
+
+func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
+	if s.pol().MaxAge > 0 {
+		all, err := s.ListMyOrgs(ctx)
+		// A server or token that cannot list them still reads by name.
+		if k := KindOf(err); err != nil && k != KindRouteNotFound && k != KindForbidden {
+			return nil, err
+		}
+		for i := range all {
+			if strings.EqualFold(all[i].Name, name) {
+				return &all[i], nil
+			}
+		}
+	}
+	if err := s.turn(ctx); err != nil {
+		return nil, err
+	}
+	return s.Interface.GetOrg(ctx, name)
+}
+
+func (s *Snapshots) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
+	o, err := s.Interface.CreateOrg(ctx, opt)
+	organizations.cache(s).wrote(myOrgs, o, 0, err)
+	return o, err
+}
+
+func (s *Snapshots) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
+	o, err := s.Interface.EditOrg(ctx, name, opt)
+	organizations.cache(s).wrote(myOrgs, o, 0, err)
+	return o, err
+}
+
+// DeleteOrg drops the listing: the id of the name deleted is not at hand.
+func (s *Snapshots) DeleteOrg(ctx context.Context, name string) error {
+	err := s.Interface.DeleteOrg(ctx, name)
+	organizations.cache(s).drop(myOrgs)
+	return err
+}
+
+// ---- repositories: one listing per owner (organization or user) ----
+
+func orgReposKey(org string) string   { return "org:" + strings.ToLower(org) }
+func userReposKey(user string) string { return "user:" + strings.ToLower(user) }
+
+func (s *Snapshots) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
+	return repositories.cache(s).list(ctx, s, orgReposKey(org), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListOrgRepos(ctx, org)
+	})
+}
+
+func (s *Snapshots) ListUserRepos(ctx context.Context, user string) ([]Repository, error) {
+	return repositories.cache(s).list(ctx, s, userReposKey(user), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListUserRepos(ctx, user)
+	})
+}
+
+// wroteRepo records a repository's new state in its owner's listing.
+func (s *Snapshots) wroteRepo(owner string, r *Repository, err error) {
+	repositories.cache(s).wrote(orgReposKey(owner), r, 0, err)
+	repositories.cache(s).wrote(userReposKey(owner), r, 0, err)
+}
+
+// dropRepos forgets owner's listings: a write whose answer is not the
+// repository (topics, a delete by name).
+func (s *Snapshots) dropRepos(owner string) {
+	repositories.cache(s).drop(orgReposKey(owner))
+	repositories.cache(s).drop(userReposKey(owner))
+}
+
+func (s *Snapshots) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
+	r, err := s.Interface.CreateOrgRepo(ctx, org, opt)
+	s.wroteRepo(org, r, err)
+	return r, err
+}
+
+func (s *Snapshots) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
+	r, err := s.Interface.CreateUserRepo(ctx, opt)
+	if err == nil && r.Owner != nil {
+		s.wroteRepo(r.Owner.Login, r, nil)
+	}
+	return r, err
+}
+
+// GenerateRepo forgets the owner's listings rather than recording the
+// answer, which lists no topics even when the template's were copied.
+func (s *Snapshots) GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error) {
+	r, err := s.Interface.GenerateRepo(ctx, template, opt)
+	s.dropRepos(opt.Owner)
+	return r, err
+}
+
+func (s *Snapshots) EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error) {
+	r, err := s.Interface.EditRepo(ctx, owner, repo, opt)
+	s.wroteRepo(owner, r, err)
+	return r, err
+}
+
+func (s *Snapshots) DeleteRepo(ctx context.Context, owner, repo string) error {
+	err := s.Interface.DeleteRepo(ctx, owner, repo)
+	s.dropRepos(owner)
+	return err
+}
+
+// SetRepoTopics records the new topics (lower-cased, as the forge keeps
+// them) in the repository's entry of its owner's listings; the answer
+// carries no repository, and dropping the listing instead made every
+// adopted repository cost its organization a listing again.
+func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error {
+	err := s.Interface.SetRepoTopics(ctx, owner, repo, topics)
+	if err != nil {
+		s.dropRepos(owner)
+		return err
+	}
+	lower := make([]string, len(topics))
+	for i, t := range topics {
+		lower[i] = strings.ToLower(t)
+	}
+	for _, key := range []string{orgReposKey(owner), userReposKey(owner)} {
+		r, ok := repositories.cache(s).find(key, func(r Repository) bool { return strings.EqualFold(r.Name, repo) })
+		if !ok {
+			repositories.cache(s).drop(key)
+			continue
+		}
+		r.Topics = lower
+		repositories.cache(s).wrote(key, &r, 0, nil)
+	}
+	return nil
+}
+
+// ---- teams: one listing per organization ----
+
+func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
+	return listIn(ctx, s, teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
+		return s.Interface.ListTeams(ctx, sc.Owner)
+	})
+}
+
+func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
+	return byID(s, teams.cache(s), id,
+		func() (*Team, error) { return s.Interface.GetTeam(ctx, org, id) },
+		func() ([]Team, error) { return s.ListTeams(ctx, org) })
+}
+
+func (s *Snapshots) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
+	return teams.cache(s).answer(OrgScope(org))(s.Interface.CreateTeam(ctx, org, opt))
+}
+
+func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error) {
+	return teams.cache(s).answer(OrgScope(org))(s.Interface.EditTeam(ctx, org, id, opt))
+}
+
+func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
+	return teams.cache(s).deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
+}
+
+// ---- Actions secrets and variables: one listing per scope; a write
+// answers no object, so the listing records what was sent (names as the
+// forge keeps them, upper case) and a failed write drops it ----
+
+func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
+	return listIn(ctx, s, secrets, scope, s.Interface.ListActionsSecrets)
+}
+
+func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
+	return secrets.cache(s).sent(scope, &ActionsSecret{Name: strings.ToUpper(name), Description: description})(
+		s.Interface.PutActionsSecret(ctx, scope, name, data, description))
+}
+
+func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
+	return secrets.cache(s).deleted(scope, secrets.key(ActionsSecret{Name: strings.ToUpper(name)}))(
+		s.Interface.DeleteActionsSecret(ctx, scope, name))
+}
+
+func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
+	return listIn(ctx, s, variables, scope, s.Interface.ListActionsVariables)
+}
+
+func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+		s.Interface.CreateActionsVariable(ctx, scope, name, value, description))
+}
+
+func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
+	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
+		s.Interface.UpdateActionsVariable(ctx, scope, name, value, description))
+}
+
+func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
+	return variables.cache(s).deleted(scope, variables.key(ActionsVariable{Name: strings.ToUpper(name)}))(
+		s.Interface.DeleteActionsVariable(ctx, scope, name))
+}
+
+// ---- branch protections: one listing per repository, rules kept by
+// name; creates and edits answer the rule, which replaces it ----
+
+func cloneRule(bp BranchProtection) BranchProtection {
+	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
+		&bp.ForcePushAllowlistTeams, &bp.MergeWhitelistUsernames, &bp.MergeWhitelistTeams, &bp.StatusCheckContexts,
+		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams, &bp.BypassAllowlistUsernames, &bp.BypassAllowlistTeams} {
+		*l = slices.Clone(*l)
+	}
+	return bp
+}
+
+func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
+	return listIn(ctx, s, branchProtections, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
+		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
+	})
+}
+
+func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
+}
+
+func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
+}
+
+func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
+	return branchProtections.cache(s).deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
+		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
+}
+
+// ---- labels ----
+
+func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
+	return listIn(ctx, s, labels, scope, s.Interface.ListLabels)
+}
+
+func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
+	return getIn(ctx, s, labels, scope, id, s.Interface.GetLabel, s.ListLabels)
+}
+
+func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
+	return labels.cache(s).answer(scope)(s.Interface.CreateLabel(ctx, scope, opt))
+}
+
+func (s *Snapshots) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
+	return labels.cache(s).answer(scope)(s.Interface.EditLabel(ctx, scope, id, opt))
+}
+
+func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
+	return labels.cache(s).deleted(scope, id)(s.Interface.DeleteLabel(ctx, scope, id))
+}
+
+// ---- hooks ----
+
+func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
+	return listIn(ctx, s, hooks, scope, s.Interface.ListHooks)
+}
+
+func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
+	return getIn(ctx, s, hooks, scope, id, s.Interface.GetHook, s.ListHooks)
+}
+
+func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
+	return hooks.cache(s).answer(scope)(s.Interface.CreateHook(ctx, scope, opt))
+}
+
+func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
+	return hooks.cache(s).answer(scope)(s.Interface.EditHook(ctx, scope, id, opt))
+}
+
+func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
+	return hooks.cache(s).deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
+}
+
+// ---- projects: the listing of state "all" serves every read ----
+
+func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
+	if state != "all" {
+		if err := s.turn(ctx); err != nil {
+			return nil, err
+		}
+		return s.Interface.ListProjects(ctx, scope, state)
+	}
+	return listIn(ctx, s, projects, scope, func(ctx context.Context, sc Scope) ([]Project, error) {
+		return s.Interface.ListProjects(ctx, sc, "all")
+	})
+}
+
+func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
+	return getIn(ctx, s, projects, scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
+		return s.ListProjects(ctx, sc, "all")
+	})
+}
+
+func (s *Snapshots) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
+	return projects.cache(s).answer(scope)(s.Interface.CreateProject(ctx, scope, opt))
+}
+
+func (s *Snapshots) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
+	return projects.cache(s).answer(scope)(s.Interface.EditProject(ctx, scope, id, opt))
+}
+
+func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) error {
+	return projects.cache(s).deleted(scope, id)(s.Interface.DeleteProject(ctx, scope, id))
+}
+
+// ---- runners ----
+
+func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
+	return listIn(ctx, s, runners, scope, s.Interface.ListRunners)
+}
+
+func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
+	return getIn(ctx, s, runners, scope, id, s.Interface.GetRunner, s.ListRunners)
+}
+
+func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
+	return runners.cache(s).answer(scope)(s.Interface.EditRunner(ctx, scope, id, disabled))
+}
