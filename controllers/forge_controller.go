@@ -40,6 +40,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // RBAC of the Forge controller.
@@ -181,7 +182,7 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // tenantOf: a Forge's check counts against the Forge, its namespace and
 // its server, as its resources' passes do.
 func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
-	return reconciler.Tenant{Forge: req.NamespacedName, Server: reconciler.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+	return reconciler.Tenant{Forge: req.NamespacedName, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

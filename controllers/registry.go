@@ -30,6 +30,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -68,7 +69,7 @@ func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registe
 	r.list = kind.NewList
 	r.users = func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error) {
 		list := kind.NewList()
-		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := c.List(ctx, list, client.MatchingFields{claims.IndexForgeRef: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("list %s by forgeRef: %w", r.kind, err)
 		}
 		items, err := meta.ExtractList(list)

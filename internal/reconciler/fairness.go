@@ -32,9 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
-
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // Fairness caps how many passes of one tenant's resources run at once in
@@ -332,25 +329,4 @@ func CompleteFair(b *builder.Builder, inner reconcile.Reconciler, f *Fairness, t
 		b = b.WatchesRawSource(fair.Wakeups())
 	}
 	return b.Complete(Fair(inner, fair, tenantOf, timeout))
-}
-
-// ServerOf is the server key of connection ref (a Forge, or a
-// ClusterForge keyed by its name alone), read from c; "" when it cannot be
-// read (the pass then counts against its connection and namespace).
-func ServerOf(ctx context.Context, c client.Reader, ref types.NamespacedName) string {
-	if ref.Namespace == "" {
-		if !clusterForgesServed.Load() {
-			return ""
-		}
-		var cf forgev1.ClusterForge
-		if err := c.Get(ctx, ref, &cf); err != nil {
-			return ""
-		}
-		return forge.ServerKey(cf.Spec.URL)
-	}
-	var f forgev1.Forge
-	if err := c.Get(ctx, ref, &f); err != nil {
-		return ""
-	}
-	return forge.ServerKey(f.Spec.URL)
 }

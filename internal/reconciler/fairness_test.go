@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // TestFair runs passes that block until released and checks that a Forge
@@ -358,9 +359,9 @@ func TestPassesAtServer(t *testing.T) {
 	req := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 	}
-	conns := connections{
-		forges:   []*forgev1.Forge{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gitea"}}, {ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "gitea"}}},
-		clusters: []*forgev1.ClusterForge{{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}},
+	conns := claims.Connections{
+		Forges:   []*forgev1.Forge{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gitea"}}, {ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "gitea"}}},
+		Clusters: []*forgev1.ClusterForge{{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}},
 	}
 	atA := inFlightAt("https://a", conns)
 	var releases []func()

@@ -47,6 +47,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // The handover (docs/shards.md, "How a move happens"): which shard serves
@@ -131,7 +132,7 @@ type Decision struct {
 	// conns are the server's connections as read (the cache's own
 	// objects: read them, never change them), deciding the connection
 	// named Decider.
-	conns    connections
+	conns    claims.Connections
 	deciding client.Object
 }
 
@@ -243,11 +244,11 @@ func (s *Shards) Decide(ctx context.Context, c client.Reader, server string) (De
 
 // decide is Decide without queueing: the mover's own look.
 func (s *Shards) decide(ctx context.Context, c client.Reader, server string) (Decision, error) {
-	conns, err := connectionsOf(ctx, c, server)
+	conns, err := claims.ConnectionsOf(ctx, c, server)
 	if err != nil {
 		return Decision{}, err
 	}
-	desired, decider, deciding := conns.shard()
+	desired, decider, deciding := decidingShard(conns)
 	holder, _, err := s.holder(ctx, s.reader(c), server)
 	if err != nil {
 		return Decision{}, err
@@ -459,13 +460,13 @@ func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.
 // server key, and by each of its connections (a pass that began before
 // its connection reached the cache counts against its connection only; a
 // ClusterForge's passes count against each namespace's use of it).
-func inFlightAt(server string, conns connections) func(key string) bool {
+func inFlightAt(server string, conns claims.Connections) func(key string) bool {
 	keys := map[string]bool{"server/" + server: true}
-	for _, f := range conns.forges {
+	for _, f := range conns.Forges {
 		keys["forge/"+f.Namespace+"/"+f.Name] = true
 	}
 	var uses []string
-	for _, cf := range conns.clusters {
+	for _, cf := range conns.Clusters {
 		uses = append(uses, "/"+forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}.Key())
 	}
 	return func(key string) bool {
@@ -553,17 +554,17 @@ func ShardSelector(shard string) labels.Selector {
 // server by the label selector sel (the resources of a shard whose
 // manager is gone are in no cache), kept when their connection is one of
 // the server's.
-func (s *Shards) resources(ctx context.Context, server string, conns connections, sel labels.Selector) ([]client.Object, error) {
+func (s *Shards) resources(ctx context.Context, server string, conns claims.Connections, sel labels.Selector) ([]client.Object, error) {
 	uses := map[types.NamespacedName]bool{}
 	var lists [][]client.ListOption
-	for _, f := range conns.forges {
+	for _, f := range conns.Forges {
 		uses[types.NamespacedName{Namespace: f.Namespace, Name: f.Name}] = true
-		lists = append(lists, []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{IndexForgeRef: f.Name}})
+		lists = append(lists, []client.ListOption{client.InNamespace(f.Namespace), client.MatchingFields{claims.IndexForgeRef: f.Name}})
 	}
-	for _, cf := range conns.clusters {
+	for _, cf := range conns.Clusters {
 		uses[types.NamespacedName{Name: cf.Name}] = true
 		ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}
-		lists = append(lists, []client.ListOption{client.MatchingFields{IndexForgeRef: ref.Key()}})
+		lists = append(lists, []client.ListOption{client.MatchingFields{claims.IndexForgeRef: ref.Key()}})
 	}
 	c := s.cached
 	if sel != nil {
@@ -584,7 +585,7 @@ func (s *Shards) resources(ctx context.Context, server string, conns connections
 				return nil, err
 			}
 			for _, it := range items {
-				if m, ok := it.(forgev1.Managed); ok && uses[ForgeKey(m)] {
+				if m, ok := it.(forgev1.Managed); ok && uses[claims.ForgeKey(m)] {
 					out = append(out, m)
 				}
 			}
@@ -752,16 +753,16 @@ func LeaseHandler(c client.Reader, requests func(ctx context.Context, conn types
 // serverRequests is what each connection of server reaches through
 // requests.
 func serverRequests(ctx context.Context, c client.Reader, server string, requests func(ctx context.Context, conn types.NamespacedName) []ctrl.Request) []ctrl.Request {
-	conns, err := connectionsOf(ctx, c, server)
+	conns, err := claims.ConnectionsOf(ctx, c, server)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list the connections of a forge server", "server", server)
 		return nil
 	}
 	var reqs []ctrl.Request
-	for _, f := range conns.forges {
+	for _, f := range conns.Forges {
 		reqs = append(reqs, requests(ctx, types.NamespacedName{Namespace: f.Namespace, Name: f.Name})...)
 	}
-	for _, cf := range conns.clusters {
+	for _, cf := range conns.Clusters {
 		reqs = append(reqs, requests(ctx, types.NamespacedName{Name: cf.Name})...)
 	}
 	return reqs

@@ -40,6 +40,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // Options tune the loop.
@@ -238,7 +239,7 @@ func (r *Reconciler[T]) awaitsRepository(ctx context.Context, obj T) bool {
 	}
 	var repos forgev1.RepositoryList
 	if err := r.client.List(ctx, &repos, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{IndexForgeRef: obj.GetManagedSpec().ForgeRef.Key()}); err != nil {
+		client.MatchingFields{claims.IndexForgeRef: obj.GetManagedSpec().ForgeRef.Key()}); err != nil {
 		return false
 	}
 	for _, ref := range rs.RepoRefs(obj) {
@@ -323,7 +324,7 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 			if err != nil || why == "" {
 				return err
 			}
-			return notPermitted(Permission{Why: why})
+			return notPermitted(claims.Permission{Why: why})
 		})
 	}
 
@@ -834,12 +835,12 @@ func (r *Reconciler[T]) notServed(ctx context.Context, obj T) (string, error) {
 
 // clusterForge reads the ClusterForge obj names (nil when there is none)
 // and what it permits obj.
-func (r *Reconciler[T]) clusterForge(ctx context.Context, obj T) (*forgev1.ClusterForge, Permission, error) {
+func (r *Reconciler[T]) clusterForge(ctx context.Context, obj T) (*forgev1.ClusterForge, claims.Permission, error) {
 	var cf forgev1.ClusterForge
 	if err := r.client.Get(ctx, types.NamespacedName{Name: obj.GetManagedSpec().ForgeRef.Name}, &cf); err != nil {
-		return nil, Permission{}, client.IgnoreNotFound(err)
+		return nil, claims.Permission{}, client.IgnoreNotFound(err)
 	}
-	p, err := permission(ctx, r.client, &cf, obj)
+	p, err := claims.PermissionOf(ctx, r.client, &cf, obj)
 	return &cf, p, err
 }
 
@@ -856,11 +857,9 @@ type target struct {
 }
 
 // waitsForUsers reports whether t is a connected ClusterForge being
-// deleted, which waits (InUse) for its resources: they go on working
-// through it, their own deletions included.
+// deleted, which waits (InUse) for its resources (claims.WaitsForUsers).
 func (t *target) waitsForUsers() bool {
-	reason, _ := conditions.ReadyReason(t.obj)
-	return t.cluster != nil && !t.cluster.DeletionTimestamp.IsZero() && reason == forgev1.ReasonInUse && t.status.ServerVersion != ""
+	return t.cluster != nil && claims.WaitsForUsers(t.cluster)
 }
 
 // target reads the Forge or ClusterForge obj names, and for a ClusterForge
@@ -951,12 +950,12 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 			// object another resource already holds would make a conflict.
 			return r.holder(ctx, obj, indexID, idValue(id), false)
 		},
-		admins: func(ctx context.Context) (Permission, error) {
+		admins: func(ctx context.Context) (claims.Permission, error) {
 			if t.cluster == nil {
 				// Through a Forge no site-admin kind passes (target).
-				return Permission{Why: fmt.Sprintf("%s is not a ClusterForge", ref)}, nil
+				return claims.Permission{Why: fmt.Sprintf("%s is not a ClusterForge", ref)}, nil
 			}
-			return adminsPermission(ctx, r.client, t.cluster.Name, obj)
+			return claims.AdminsPermission(ctx, r.client, t.cluster.Name, obj)
 		},
 	}, nil
 }

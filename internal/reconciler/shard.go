@@ -23,6 +23,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // Shards (docs/shards.md): the unit a shard serves is the forge server,
@@ -36,11 +37,11 @@ import (
 // has no connection in c. decider names that connection ("Forge
 // team-a/gitea", "ClusterForge platform"), "" when there is none.
 func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider string, err error) {
-	conns, err := connectionsOf(ctx, c, key)
+	conns, err := claims.ConnectionsOf(ctx, c, key)
 	if err != nil {
 		return "", "", err
 	}
-	shard, decider, _ = conns.shard()
+	shard, decider, _ = decidingShard(conns)
 	return shard, decider, nil
 }
 
@@ -51,15 +52,15 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 // ClusterForge points at is the platform's: a tenant's Forge, however old,
 // must not move it (to a shard that is gone, or one the tenant picks) for
 // every other tenant.
-func (conns connections) shard() (shard, decider string, oldest client.Object) {
-	for _, cf := range conns.clusters {
-		if oldest == nil || Older(cf, oldest) {
+func decidingShard(conns claims.Connections) (shard, decider string, oldest client.Object) {
+	for _, cf := range conns.Clusters {
+		if oldest == nil || claims.Older(cf, oldest) {
 			oldest, decider = cf, forgev1.ClusterForgeKind+" "+cf.Name
 		}
 	}
 	if oldest == nil {
-		for _, f := range conns.forges {
-			if oldest == nil || Older(f, oldest) {
+		for _, f := range conns.Forges {
+			if oldest == nil || claims.Older(f, oldest) {
 				oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
 			}
 		}
@@ -83,7 +84,7 @@ func (conns connections) shard() (shard, decider string, oldest client.Object) {
 // desired shard has no running manager and the holder keeps the server,
 // for the holder's shard.
 func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
-	server := ServerOf(ctx, r.client, ForgeKey(obj))
+	server := claims.ServerOf(ctx, r.client, claims.ForgeKey(obj))
 	if server == "" {
 		return true, nil
 	}

@@ -42,6 +42,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // shardForge is a Forge of server url created at created, labelled with
@@ -264,9 +265,8 @@ func shardClusterForge(name, url, shard string, created metav1.Time) *forgev1.Cl
 // serving it, says so in its connections' Ready message, and takes the
 // new resources of the server a stray would have sent to nobody.
 func TestDecideShards(t *testing.T) {
-	served := clusterForgesServed.Load()
-	clusterForgesServed.Store(true)
-	t.Cleanup(func() { clusterForgesServed.Store(served) })
+	served := claims.SetServeClusterForges(true)
+	t.Cleanup(func() { claims.SetServeClusterForges(served) })
 	t2 := metav1.NewTime(t1.Add(time.Minute))
 	const a, b = "https://a.example.com", "https://b.example.com"
 	tenantOld := shardForge("team-a", "gitea", a, "eu-1", t0)
@@ -358,7 +358,7 @@ func TestDecideShards(t *testing.T) {
 				t.Fatal(err)
 			}
 			note := s.Note(d, "team-a")
-			d.conns, d.deciding = connections{}, nil
+			d.conns, d.deciding = claims.Connections{}, nil
 			if !reflect.DeepEqual(d, tc.want) {
 				t.Errorf("Decide = %+v\nwant       %+v", d, tc.want)
 			}
@@ -435,9 +435,8 @@ func TestKeptServerTakesItsResourcesBack(t *testing.T) {
 // ClusterForge made after a tenant's Forge of its server); a change of
 // anything else does not.
 func TestDeciderChangedDecidesTheServerAgain(t *testing.T) {
-	served := clusterForgesServed.Load()
-	clusterForgesServed.Store(true)
-	t.Cleanup(func() { clusterForgesServed.Store(served) })
+	served := claims.SetServeClusterForges(true)
+	t.Cleanup(func() { claims.SetServeClusterForges(served) })
 	const a, b = "https://a.example.com", "https://b.example.com"
 	tenant := shardForge("team", "gitea", a, "eu-1", t0)
 	other := shardForge("other", "gitea", b, "", t0)
