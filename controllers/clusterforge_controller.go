@@ -38,6 +38,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // RBAC of the ClusterForge controller.
@@ -77,13 +78,13 @@ func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(usedClusterForge), builder.WithPredicates(refChanged{}))
 	}
 	b = r.watchLeases(b, true)
-	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
 // tenantOf: a ClusterForge's check counts against the ClusterForge and its server.
-func (r *ClusterForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
+func (r *ClusterForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
 	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: req.Name}
-	return reconciler.Tenant{Forge: types.NamespacedName{Name: ref.Key()}, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+	return fairness.Tenant{Forge: types.NamespacedName{Name: ref.Key()}, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ClusterForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

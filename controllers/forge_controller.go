@@ -41,6 +41,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // RBAC of the Forge controller.
@@ -175,14 +176,14 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	b = r.watchLeases(b, false)
-	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
 // forgeOfForge: a Forge's own check counts against its share too.
 // tenantOf: a Forge's check counts against the Forge, its namespace and
 // its server, as its resources' passes do.
-func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
-	return reconciler.Tenant{Forge: req.NamespacedName, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
+	return fairness.Tenant{Forge: req.NamespacedName, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

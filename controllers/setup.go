@@ -33,6 +33,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -96,7 +97,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}
 	kinds := registry(digests)
-	fair := reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
+	fair := fairness.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, fairness.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
 	lists := make([]func() client.ObjectList, 0, len(kinds))
 	for _, k := range kinds {
 		lists = append(lists, k.list)

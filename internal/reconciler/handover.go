@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +47,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // The handover (docs/shards.md, "How a move happens"): which shard serves
@@ -180,7 +180,7 @@ type Shards struct {
 	writer client.Writer
 	// lists make an empty list of each managed kind.
 	lists    []func() client.ObjectList
-	fairness *Fairness
+	fairness *fairness.Fairness
 	recorder events.EventRecorder
 	// recheck is how long an awaiting manager waits before it looks again
 	// whether the holder still runs; the poll of the drain is drainPoll.
@@ -201,7 +201,7 @@ type ShardsOptions struct {
 	// Lists make an empty list of each managed kind.
 	Lists []func() client.ObjectList
 	// Fairness counts the passes in flight, for the drain.
-	Fairness *Fairness
+	Fairness *fairness.Fairness
 	// Recheck: how often an awaiting manager looks whether the holder of
 	// its server still runs (default 15 s, the leader-election lease).
 	Recheck time.Duration
@@ -456,34 +456,18 @@ func (s *Shards) handOver(ctx context.Context, server string, d Decision) (time.
 	return 0, s.writeHolder(ctx, server, d, d.Holder, "ShardHandedOver", "")
 }
 
-// inFlightAt matches the fairness keys of the passes at server: by its
-// server key, and by each of its connections (a pass that began before
-// its connection reached the cache counts against its connection only; a
-// ClusterForge's passes count against each namespace's use of it).
+// inFlightAt matches the fairness keys of the passes at server and its
+// connections conns (fairness.InFlightAt).
 func inFlightAt(server string, conns claims.Connections) func(key string) bool {
-	keys := map[string]bool{"server/" + server: true}
+	forges := make([]types.NamespacedName, 0, len(conns.Forges))
 	for _, f := range conns.Forges {
-		keys["forge/"+f.Namespace+"/"+f.Name] = true
+		forges = append(forges, types.NamespacedName{Namespace: f.Namespace, Name: f.Name})
 	}
-	var uses []string
+	clusters := make([]string, 0, len(conns.Clusters))
 	for _, cf := range conns.Clusters {
-		uses = append(uses, "/"+forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: cf.Name}.Key())
+		clusters = append(clusters, cf.Name)
 	}
-	return func(key string) bool {
-		if keys[key] {
-			return true
-		}
-		rest, ok := strings.CutPrefix(key, "forge/")
-		if !ok {
-			return false
-		}
-		for _, u := range uses {
-			if strings.HasSuffix(rest, u) {
-				return true
-			}
-		}
-		return false
-	}
+	return fairness.InFlightAt(server, forges, clusters)
 }
 
 // takeOver: server is to move to this manager's shard, and another shard

@@ -41,6 +41,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // Options tune the loop.
@@ -56,7 +57,7 @@ type Options struct {
 	// ReconcileTimeout bounds one pass (default 2m); Fairness, when set,
 	// caps the passes of one Forge's resources running at once.
 	ReconcileTimeout time.Duration
-	Fairness         *Fairness
+	Fairness         *fairness.Fairness
 	// Shards is the manager's part in the shards (--shard, docs/shards.md):
 	// it passes only over the resources of the forge servers its shard
 	// serves and holds; nil is a default manager alone.

@@ -39,6 +39,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // Field indexes the loop lists by (and claims.IndexForgeRef, by the
@@ -148,7 +149,7 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 			b = b.Watches(&forgev1.ClusterForge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
 		}
 	}
-	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
 }
 
 // forConnection enqueues every resource that uses connection conn (a
@@ -164,17 +165,12 @@ func (r *Reconciler[T]) forConnection(ctx context.Context, conn types.Namespaced
 // Through a ClusterForge the tenant is the namespace's use of it: each
 // namespace has its own share, as with a Forge of its own, and all of
 // them count against the ClusterForge's server.
-func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (Tenant, bool, error) {
+func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return Tenant{}, false, client.IgnoreNotFound(err)
+		return fairness.Tenant{}, false, client.IgnoreNotFound(err)
 	}
-	return Tenant{Forge: refUse(obj.GetNamespace(), obj.GetManagedSpec().ForgeRef), Server: claims.ServerOf(ctx, r.client, claims.ForgeKey(obj))}, true, nil
-}
-
-// refUse is a namespace's use of connection ref, as Fairness counts it.
-func refUse(ns string, ref forgev1.ForgeReference) types.NamespacedName {
-	return types.NamespacedName{Namespace: ns, Name: ref.Key()}
+	return fairness.Tenant{Forge: fairness.Use(obj.GetNamespace(), obj.GetManagedSpec().ForgeRef), Server: claims.ServerOf(ctx, r.client, claims.ForgeKey(obj))}, true, nil
 }
 
 // indexers are the field indexes of kind the loop lists by: the Forge,
