@@ -42,6 +42,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // RBAC of the Forge controller.
@@ -84,14 +85,14 @@ func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName,
 	if err != nil {
 		return "", false, err
 	}
-	if d.State != reconciler.Serve {
+	if d.State != shards.Serve {
 		c.Pool.Forget(key)
 		return "", false, nil
 	}
 	var notes []string
 	if own := obj.GetLabels()[forgev1.ShardLabel]; own != d.Desired {
 		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, which decides the server's shard, puts it in %s",
-			forgev1.ShardLabel, own, d.DeciderFor(obj.GetNamespace()), reconciler.ShardName(d.Desired)))
+			forgev1.ShardLabel, own, d.DeciderFor(obj.GetNamespace()), shards.ShardName(d.Desired)))
 	}
 	if n := c.Options.Shards.Note(d, obj.GetNamespace()); n != "" {
 		notes = append(notes, n)
@@ -123,10 +124,10 @@ func (c *connectionChecks) watchLeases(b *builder.TypedBuilder[reconcile.Request
 		}
 		return []ctrl.Request{{NamespacedName: conn}}
 	}
-	b = b.Watches(&coordinationv1.Lease{}, reconciler.LeaseHandler(c.client, conns), builder.WithPredicates(reconciler.HolderChanged{})).
-		Watches(&forgev1.Forge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+	b = b.Watches(&coordinationv1.Lease{}, shards.LeaseHandler(c.client, conns), builder.WithPredicates(shards.HolderChanged{})).
+		Watches(&forgev1.Forge{}, shards.ServerHandler(c.client, conns), builder.WithPredicates(shards.DeciderChanged{}))
 	if c.Pool.ServesClusterForges() {
-		b = b.Watches(&forgev1.ClusterForge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+		b = b.Watches(&forgev1.ClusterForge{}, shards.ServerHandler(c.client, conns), builder.WithPredicates(shards.DeciderChanged{}))
 	}
 	return b
 }

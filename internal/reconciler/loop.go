@@ -42,6 +42,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // Options tune the loop.
@@ -61,7 +62,7 @@ type Options struct {
 	// Shards is the manager's part in the shards (--shard, docs/shards.md):
 	// it passes only over the resources of the forge servers its shard
 	// serves and holds; nil is a default manager alone.
-	Shards *Shards
+	Shards *shards.Shards
 }
 
 // WithDefaults returns o with every unset option at its default: a 10

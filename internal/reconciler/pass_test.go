@@ -42,6 +42,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // fakeExternal is a forge object whose answers each case scripts; it
@@ -289,7 +290,7 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 		objs = append(objs, electionLease(m, false))
 	}
 	if env.holder != "" {
-		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: ServerLeaseName(forge.ServerKey(forgeSpec.URL))},
+		objs = append(objs, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leasesNS, Name: shards.ServerLeaseName(forge.ServerKey(forgeSpec.URL))},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &env.holder}})
 	}
 	b := fake.NewClientBuilder().WithScheme(scheme).
@@ -314,7 +315,7 @@ func runPassIn(t *testing.T, env passEnv, kind Kind[*forgev1.Label], calls func(
 		},
 	})
 	rec := events.NewFakeRecorder(10)
-	opts := Options{Shards: NewShards(ShardsOptions{Shard: env.shard, Namespace: leasesNS}, c, c, c, nil)}.WithDefaults()
+	opts := Options{Shards: shards.New(shards.Options{Shard: env.shard, Namespace: leasesNS}, c, c, c, nil)}.WithDefaults()
 	r := &Reconciler[*forgev1.Label]{client: c, reader: c, kind: kind, kindName: "Label",
 		pool: &connection.Pool{Reader: c}, status: StatusWriter{Client: c, Recorder: rec},
 		opts: opts, backoff: NewBackoff(opts), schedule: newSchedule()}

@@ -40,6 +40,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // Field indexes the loop lists by (and claims.IndexForgeRef, by the
@@ -140,13 +141,13 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 	}
 	if opts.Shards.Leases() {
 		// A server handed over to this manager's shard: its resources go on.
-		b = b.Watches(&coordinationv1.Lease{}, LeaseHandler(r.client, r.forConnection), builder.WithPredicates(HolderChanged{}))
+		b = b.Watches(&coordinationv1.Lease{}, shards.LeaseHandler(r.client, r.forConnection), builder.WithPredicates(shards.HolderChanged{}))
 		// A connection of a server made, deleted, relabelled or pointed
 		// elsewhere may change which one decides the server's shard: the
 		// resources of every connection of the server are decided again.
-		b = b.Watches(&forgev1.Forge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+		b = b.Watches(&forgev1.Forge{}, shards.ServerHandler(r.client, r.forConnection), builder.WithPredicates(shards.DeciderChanged{}))
 		if pool.ServesClusterForges() {
-			b = b.Watches(&forgev1.ClusterForge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+			b = b.Watches(&forgev1.ClusterForge{}, shards.ServerHandler(r.client, r.forConnection), builder.WithPredicates(shards.DeciderChanged{}))
 		}
 	}
 	return fairness.CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
