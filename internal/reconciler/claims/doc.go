@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package claims answers who holds which forge object and who may act on
 // it, for every managed kind at once (DESIGN "Reconciliation semantics",
 // Conflicts, and "ClusterForge").

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package fairness shares each controller's workers between tenants: a
 // pass counts against its Forge (a namespace's use of a ClusterForge), its
 // namespace and its forge server, each capped below the pool's size, so

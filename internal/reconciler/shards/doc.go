@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package shards is a manager's part in the shards (docs/shards.md): which
 // shard serves each forge server, and the handover that moves a server's
 // resources from one shard's manager to another's.
