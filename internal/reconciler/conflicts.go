@@ -72,7 +72,7 @@ func (r *Reconciler[T]) keyHolder(ctx context.Context, obj T, olderOnly bool) (s
 
 // holder returns the oldest other resource of the kind holding the forge
 // object whose index field equals value, on obj's server, in any watched
-// namespace, named as obj's namespace may learn of it (HolderFor); with
+// namespace, named as obj's namespace may learn of it (claims.HolderFor); with
 // olderOnly, only if it is older than obj. Resources being deleted hold
 // nothing. It only reads the cached objects (no copies).
 func (r *Reconciler[T]) holder(ctx context.Context, obj T, index, value string, olderOnly bool) (string, error) {

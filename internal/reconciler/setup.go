@@ -182,7 +182,7 @@ func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 		IndexSecret:          func(o client.Object) []string { return kind.Secrets(o.(T)) },
 		// The natural key and the id alone, cluster-wide: which of the
 		// resources found point at the same server is decided when asking
-		// (conflicts.go).
+		// (conflicts.go, claims.Servers).
 		indexKey: func(o client.Object) []string {
 			if k := kind.Key(o.(T)); k != "" {
 				return []string{k}

@@ -357,7 +357,7 @@ func TestTenantOfClusterForge(t *testing.T) {
 	}
 }
 
-// TestPassesAtServer: what a handover drains (inFlightAt) counts the
+// TestPassesAtServer: what a handover drains (InFlightAt) counts the
 // passes of every kind's controller at the server: by its server key, and
 // by its connections for the passes that began with no server known (a
 // Forge of the server, a namespace's use of its ClusterForge); not those

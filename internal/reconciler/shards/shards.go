@@ -52,10 +52,10 @@ func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider s
 	return shard, decider, nil
 }
 
-// shard is ShardOf of these connections, and the deciding connection
-// itself (nil when there is none): the oldest ClusterForge (Older:
-// creation time, then name) when any points at the server, else the
-// oldest Forge (creation time, then namespace and name). A server a
+// decidingShard is ShardOf of these connections, and the deciding
+// connection itself (nil when there is none): the oldest ClusterForge
+// (claims.Older: creation time, then name) when any points at the server,
+// else the oldest Forge (creation time, then namespace and name). A server a
 // ClusterForge points at is the platform's: a tenant's Forge, however old,
 // must not move it (to a shard that is gone, or one the tenant picks) for
 // every other tenant.
