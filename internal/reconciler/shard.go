@@ -25,8 +25,8 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
-// serves reports whether this manager serves obj (shards.Shards.Decide): whether
-// its server is its shard's, desired and held. A resource whose connection
+// serves reports whether this manager serves obj (shards.Shards.Decide):
+// whether its server is its shard's, desired and held. A resource whose connection
 // is not in the cache (not made yet, or gone) is served by the manager
 // whose cache holds it, which then says it waits for its connection, as
 // without shards. A resource not served is left alone: no status,
