@@ -51,6 +51,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -184,7 +185,7 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       reconciler.LeaderElectionID(shard),
+		LeaderElectionID:       shards.LeaderElectionID(shard),
 		// The operator's namespace, where the shards' handover looks for
 		// every shard's leader-election Lease (docs/shards.md).
 		LeaderElectionNamespace: digestKey.Namespace,

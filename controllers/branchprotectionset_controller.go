@@ -25,6 +25,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // branchProtectionSetKind applies one rule list to many repositories: a
@@ -67,7 +68,7 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 // server: BranchProtections (always in charge of their rule) and older
 // BranchProtectionSets.
 func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
-	servers, err := reconciler.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				}
 			}
 			target := string(b.Spec.Repository)
-			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
+			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
 				names:   map[string]bool{name: true},
 				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
@@ -107,7 +108,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			for _, r := range s.Spec.Rules {
 				names[string(r.RuleName)] = true
 			}
-			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: reconciler.Older(s, e.obj), names: names,
+			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: claims.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}

@@ -37,6 +37,8 @@ import (
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 )
 
 // RBAC of the ClusterForge controller.
@@ -76,13 +78,13 @@ func (r *ClusterForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.Watches(k.object(), handler.EnqueueRequestsFromMapFunc(usedClusterForge), builder.WithPredicates(refChanged{}))
 	}
 	b = r.watchLeases(b, true)
-	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
 // tenantOf: a ClusterForge's check counts against the ClusterForge and its server.
-func (r *ClusterForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
+func (r *ClusterForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
 	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: req.Name}
-	return reconciler.Tenant{Forge: types.NamespacedName{Name: ref.Key()}, Server: reconciler.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+	return fairness.Tenant{Forge: types.NamespacedName{Name: ref.Key()}, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ClusterForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
@@ -161,7 +163,7 @@ func (r *ClusterForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		cf.Finalizers, cf.ResourceVersion = patched.Finalizers, patched.ResourceVersion
 	}
 	out, err := checkConnection(ctx, r.Pool, connection.OfClusterForge(&cf, r.Pool.ClusterSecrets), &cf.Status.ForgeStatus, r.Options.SyncInterval)
-	if bad := reconciler.TenantErrors(&cf); err == nil && len(bad) > 0 {
+	if bad := claims.TenantErrors(&cf); err == nil && len(bad) > 0 {
 		// The connection works; the entries that cannot be used select
 		// nothing, and their namespaces' resources say so.
 		out.Summary.Message += "; " + strings.Join(bad, "; ") + " (such an entry selects no namespace)"
@@ -180,7 +182,7 @@ func (r *ClusterForgeReconciler) finalize(ctx context.Context, orig, cf *forgev1
 			n = "1 resource still uses it"
 		}
 		msg := fmt.Sprintf("ClusterForge %q is being deleted and waits: %s (%s); delete them or point them at another Forge",
-			cf.Name, n, reconciler.CountByNamespace(users, inUseNamed))
+			cf.Name, n, claims.CountByNamespace(users, inUseNamed))
 		out := reconciler.Outcome{
 			Summary: conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonInUse, Message: msg},
 			// The users' deletions bring it back; this is the fallback.
@@ -212,7 +214,7 @@ func (r *ClusterForgeReconciler) users(ctx context.Context, cf *forgev1.ClusterF
 			return nil, err
 		}
 		for _, o := range objs {
-			ok, err := reconciler.PermittedBy(ctx, r.client, cf, o)
+			ok, err := claims.PermittedBy(ctx, r.client, cf, o)
 			if err != nil {
 				return nil, err
 			}

@@ -40,6 +40,9 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // RBAC of the Forge controller.
@@ -82,14 +85,14 @@ func (c *connectionChecks) serves(ctx context.Context, key types.NamespacedName,
 	if err != nil {
 		return "", false, err
 	}
-	if d.State != reconciler.Serve {
+	if d.State != shards.Serve {
 		c.Pool.Forget(key)
 		return "", false, nil
 	}
 	var notes []string
 	if own := obj.GetLabels()[forgev1.ShardLabel]; own != d.Desired {
 		notes = append(notes, fmt.Sprintf("its label %s=%q is not its server's shard: %s, which decides the server's shard, puts it in %s",
-			forgev1.ShardLabel, own, d.DeciderFor(obj.GetNamespace()), reconciler.ShardName(d.Desired)))
+			forgev1.ShardLabel, own, d.DeciderFor(obj.GetNamespace()), shards.ShardName(d.Desired)))
 	}
 	if n := c.Options.Shards.Note(d, obj.GetNamespace()); n != "" {
 		notes = append(notes, n)
@@ -121,10 +124,10 @@ func (c *connectionChecks) watchLeases(b *builder.TypedBuilder[reconcile.Request
 		}
 		return []ctrl.Request{{NamespacedName: conn}}
 	}
-	b = b.Watches(&coordinationv1.Lease{}, reconciler.LeaseHandler(c.client, conns), builder.WithPredicates(reconciler.HolderChanged{})).
-		Watches(&forgev1.Forge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+	b = b.Watches(&coordinationv1.Lease{}, shards.LeaseHandler(c.client, conns), builder.WithPredicates(shards.HolderChanged{})).
+		Watches(&forgev1.Forge{}, shards.ServerHandler(c.client, conns), builder.WithPredicates(shards.DeciderChanged{}))
 	if c.Pool.ServesClusterForges() {
-		b = b.Watches(&forgev1.ClusterForge{}, reconciler.ServerHandler(c.client, conns), builder.WithPredicates(reconciler.DeciderChanged{}))
+		b = b.Watches(&forgev1.ClusterForge{}, shards.ServerHandler(c.client, conns), builder.WithPredicates(shards.DeciderChanged{}))
 	}
 	return b
 }
@@ -174,14 +177,14 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	b = r.watchLeases(b, false)
-	return reconciler.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
 // forgeOfForge: a Forge's own check counts against its share too.
 // tenantOf: a Forge's check counts against the Forge, its namespace and
 // its server, as its resources' passes do.
-func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (reconciler.Tenant, bool, error) {
-	return reconciler.Tenant{Forge: req.NamespacedName, Server: reconciler.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
+	return fairness.Tenant{Forge: req.NamespacedName, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {

@@ -28,6 +28,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // RBAC of the LabelSet controller.
@@ -99,7 +100,7 @@ type claim struct {
 // points at it (this one, and those of other namespaces or other names:
 // two tenants' sets on one server must not fight over its labels).
 func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
-	servers, err := reconciler.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 					names[string(p)] = true
 				}
 			}
-			out = append(out, claim{who: reconciler.HolderFor(e.obj.Namespace, "LabelSet", s), older: reconciler.Older(s, e.obj), names: names,
+			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "LabelSet", s), older: claims.Older(s, e.obj), names: names,
 				matches: setMatches(s.Spec.Repositories)})
 		}
 	}
@@ -142,7 +143,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 // id in its repository; only its id when its connection is not Ready (it
 // sees nothing), and nothing without one, nor when it is being deleted or
 // not permitted.
-func labelClaim(ctx context.Context, servers *reconciler.Servers, reader string, l *forgev1.Label) (claim, bool) {
+func labelClaim(ctx context.Context, servers *claims.Servers, reader string, l *forgev1.Label) (claim, bool) {
 	if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, l) {
 		return claim{}, false
 	}
@@ -154,7 +155,7 @@ func labelClaim(ctx context.Context, servers *reconciler.Servers, reader string,
 		names = nil
 	}
 	target := string(*l.Spec.Repository)
-	return claim{who: reconciler.HolderFor(reader, "Label", l), older: true, names: names, id: l.Status.ID,
+	return claim{who: claims.HolderFor(reader, "Label", l), older: true, names: names, id: l.Status.ID,
 		matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }}, true
 }
 

@@ -33,6 +33,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 func TestLabelSetSelected(t *testing.T) {
@@ -131,8 +132,8 @@ func labelClaimsCache(t *testing.T) client.Reader {
 	}
 	forgeRef := func(o client.Object) []string { return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Name} }
 	return fake.NewClientBuilder().WithScheme(scheme).
-		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
-		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).Build()
+		WithIndex(&forgev1.Label{}, claims.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.LabelSet{}, claims.IndexForgeRef, forgeRef).Build()
 }
 
 // TestLabelSetGivesWayWhole: a repository's read that gives way is no
@@ -194,8 +195,8 @@ func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
 				Labels:       []forgev1.LabelSetLabel{{Name: "std-" + forgev1.LabelName(ns), Color: "#ff0000"}}}}
 	}
 	cache := fake.NewClientBuilder().WithScheme(scheme).
-		WithIndex(&forgev1.Label{}, reconciler.IndexForgeRef, forgeRef).
-		WithIndex(&forgev1.LabelSet{}, reconciler.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.Label{}, claims.IndexForgeRef, forgeRef).
+		WithIndex(&forgev1.LabelSet{}, claims.IndexForgeRef, forgeRef).
 		WithObjects(conn("team", true), conn("blind", false), conn("seeing", true),
 			lbl("blind", "unseen", 0), lbl("blind", "recorded", 7), set("blind"),
 			lbl("seeing", "seen", 0), set("seeing")).Build()

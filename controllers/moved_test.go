@@ -31,6 +31,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // Grants bind the objects written, not the names: the kinds' passes run on
@@ -105,10 +106,10 @@ func TestTenantCannotWriteThroughAnOldName(t *testing.T) {
 		Spec: forgev1.ClusterForgeSpec{Tenants: []forgev1.ClusterForgeTenant{
 			{Namespaces: []string{"team-a"}, Owners: []forgev1.OwnerGlob{"team-a-*"}}}}}
 	// The grant is by name: the old name passes it.
-	if p := reconciler.Permits(cf, "team-a", nil, []string{"team-a-tools"}, false); !p.Allowed {
+	if p := claims.Permits(cf, "team-a", nil, []string{"team-a-tools"}, false); !p.Allowed {
 		t.Fatalf("the entry does not grant team-a-tools: %s", p.Why)
 	}
-	if p := reconciler.Permits(cf, "team-a", nil, []string{"shared-tools"}, false); p.Allowed {
+	if p := claims.Permits(cf, "team-a", nil, []string{"shared-tools"}, false); p.Allowed {
 		t.Fatal("the entry grants shared-tools")
 	}
 

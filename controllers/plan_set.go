@@ -32,6 +32,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/plan"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // setPlanner plans a set kind's object (LabelSet, BranchProtectionSet)
@@ -73,7 +74,7 @@ func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstru
 	byKind := map[string]client.Object{}
 	conns := map[types.NamespacedName]forgev1.ForgeReference{}
 	for _, o := range claimKinds {
-		b = b.WithIndex(o, reconciler.IndexForgeRef, forgeRef)
+		b = b.WithIndex(o, claims.IndexForgeRef, forgeRef)
 		gvk, err := apiutil.GVKForObject(o, scheme)
 		if err != nil {
 			return setPlanner[T]{}, err

@@ -31,6 +31,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -69,7 +70,7 @@ func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registe
 	r.list = kind.NewList
 	r.users = func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error) {
 		list := kind.NewList()
-		if err := c.List(ctx, list, client.MatchingFields{reconciler.IndexForgeRef: key}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := c.List(ctx, list, client.MatchingFields{claims.IndexForgeRef: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("list %s by forgeRef: %w", r.kind, err)
 		}
 		items, err := meta.ExtractList(list)

@@ -32,6 +32,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // The set machinery every set kind (LabelSet, BranchProtectionSet) runs
@@ -224,7 +225,7 @@ func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
 	if rs.sel.Organization == nil || rs.cache == nil {
 		return false
 	}
-	servers, err := reconciler.ServersOf(ctx, rs.cache, rs.obj)
+	servers, err := claims.ServersOf(ctx, rs.cache, rs.obj)
 	if err != nil {
 		return false
 	}

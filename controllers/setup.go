@@ -33,6 +33,8 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
@@ -96,14 +98,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}
 	kinds := registry(digests)
-	fair := reconciler.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, reconciler.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
+	fair := fairness.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, fairness.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
 	lists := make([]func() client.ObjectList, 0, len(kinds))
 	for _, k := range kinds {
 		lists = append(lists, k.list)
 	}
 	// The handover of servers between shards, in the operator's
 	// namespace (docs/shards.md): the manager's mover runs once elected.
-	shards := reconciler.NewShards(reconciler.ShardsOptions{Shard: opts.Shard, Namespace: opts.SecretDigestKey.Namespace,
+	shards := shards.New(shards.Options{Shard: opts.Shard, Namespace: opts.SecretDigestKey.Namespace,
 		Lists: lists, Fairness: fair, Recheck: opts.ShardRecheck}, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient(), mgr.GetEventRecorder("forge-operator"))
 	if err := mgr.Add(shards); err != nil {
 		return fmt.Errorf("add the shards' mover: %w", err)

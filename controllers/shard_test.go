@@ -40,6 +40,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // TestForgeOfAnotherShardIsNotChecked: only the manager of a Forge's
@@ -110,15 +111,15 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 			if i >= len(managers) {
 				renewed = metav1.NewMicroTime(time.Now().Add(-time.Hour))
 			}
-			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: reconciler.LeaderElectionID(m)},
+			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: shards.LeaderElectionID(m)},
 				Spec: coordinationv1.LeaseSpec{HolderIdentity: new("pod"), RenewTime: &renewed, LeaseDurationSeconds: new(int32(15))}})
 		}
 		if tc.holder != "" {
-			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: reconciler.ServerLeaseName(forge.ServerKey(ts.URL))},
+			b = b.WithObjects(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: shards.ServerLeaseName(forge.ServerKey(ts.URL))},
 				Spec: coordinationv1.LeaseSpec{HolderIdentity: &tc.holder}})
 		}
 		c := b.Build()
-		opts := reconciler.Options{Shards: reconciler.NewShards(reconciler.ShardsOptions{Shard: tc.shard, Namespace: "ops"}, c, c, c, nil)}.WithDefaults()
+		opts := reconciler.Options{Shards: shards.New(shards.Options{Shard: tc.shard, Namespace: "ops"}, c, c, c, nil)}.WithDefaults()
 		r := &ForgeReconciler{connectionChecks{Pool: &connection.Pool{Reader: c}, Options: opts,
 			client: c, status: reconciler.StatusWriter{Client: c, Recorder: events.NewFakeRecorder(10)}, backoff: reconciler.NewBackoff(opts)}}
 		hits.Store(0)

@@ -35,6 +35,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 func TestUserChanges(t *testing.T) {
@@ -95,8 +96,8 @@ func (f *usersForge) CurrentUser(context.Context) (*forge.User, error) {
 func userPass(r *rollbackRig, u *forgev1.User, login string, id int64, cf *forgev1.ClusterForge) (reconciler.Observation, error) {
 	ctx := context.Background()
 	p := (&reconciler.Pass{Forge: r.fc, Reader: r.reader, Login: login, UserID: id}).
-		WithAdmins(func(context.Context) (reconciler.Permission, error) {
-			return reconciler.PermitsAdmins(cf, u.Namespace, nil, u.ForgeOwners()), nil
+		WithAdmins(func(context.Context) (claims.Permission, error) {
+			return claims.PermitsAdmins(cf, u.Namespace, nil, u.ForgeOwners()), nil
 		})
 	e, err := userKind{digests: r.digests, sent: newSentSecrets()}.Connect(ctx, u, p)
 	if err != nil {

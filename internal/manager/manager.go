@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
 // The manager's own Kubernetes client limits (--kube-api-qps,
@@ -87,7 +87,7 @@ func ParseNamespaces(list string) ([]string, error) {
 // and the shards' leader-election ones, a few small objects.
 func CacheOptions(namespaces []string, shard, leases string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
-	sel := reconciler.ShardSelector(shard)
+	sel := shards.ShardSelector(shard)
 	opts.ByObject = map[client.Object]cache.ByObject{}
 	for _, obj := range managedObjects() {
 		opts.ByObject[obj] = cache.ByObject{Label: sel}

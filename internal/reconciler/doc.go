@@ -16,13 +16,33 @@ limitations under the License.
 
 // Package reconciler is the reconcile loop every managed kind shares. A kind
 // supplies only how to observe, create, update and delete its forge object
-// (and its natural key, if it has one); the loop does the rest, once: Forge
-// resolution, finalizers, deletion and management policies, suspend,
-// adoption, the create-pending mark, conflicts between resources, drift
-// checks spread over the interval (schedule.go), conditions, Events, metrics, and the
-// mapping of errors to retries.
+// (and its natural key, if it has one; kind.go, set.go for a kind that
+// applies one list to many repositories); the loop does the rest, once:
+// reaching the Forge or ClusterForge (connect.go), finalizers, deletion and
+// management policies (finalize.go), suspend, adoption, the create-pending
+// mark (pending.go), the one decision about a forge object and its
+// execution (act.go), drift checks spread over the interval (schedule.go),
+// conditions and status (status.go), Events, metrics, and the mapping of
+// errors to retries (errors.go). setup.go builds each kind's controller,
+// its indexes and its watches.
 //
 // The shape follows crossplane-runtime's managed reconciler (Observe never
 // writes, Create is safe to repeat, Delete of a missing object succeeds) and
 // Flux's habit of writing status once per pass from one summary.
+//
+// Beside the loop, each shared concern is a package of its own, read
+// without the loop:
+//   - claims: who holds which forge object and who may act on it (the
+//     connections of a server, tenancy, what tenants learn of each other);
+//     the loop's conflict checks (conflicts.go) ask it.
+//   - fairness: the workers of each controller shared between tenants; the
+//     loop names each pass's tenant and builds its controller through it.
+//   - shards: which shard serves a forge server and the handover; the loop
+//     asks it before each pass (shard.go).
+//
+// Imports go down only: the loop may import claims, fairness and shards,
+// shards may import claims and fairness, and none of them imports the loop
+// (layering_test.go keeps it so). What the loop and a room both need lives
+// in the room (claims.IndexForgeRef, claims.ForgeKey), or the loop passes
+// it in (fairness.TenantOf).
 package reconciler

@@ -28,6 +28,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // Kind is what one managed kind supplies to the loop.
@@ -257,7 +258,7 @@ type Pass struct {
 	reads *forge.ReadPolicy // how the pass reads the forge (readPolicy)
 
 	claimedBy func(ctx context.Context, id int64) (string, error)
-	admins    func(ctx context.Context) (Permission, error)
+	admins    func(ctx context.Context) (claims.Permission, error)
 }
 
 // Admins says whether the pass may make, adopt or keep site
@@ -266,15 +267,15 @@ type Pass struct {
 // owner of the resource lets it, decided afresh at each call from the
 // ClusterForge and the namespace's labels as the manager's cache holds
 // them. A pass no ClusterForge decides (plan, which writes nothing) may.
-func (p *Pass) Admins(ctx context.Context) (Permission, error) {
+func (p *Pass) Admins(ctx context.Context) (claims.Permission, error) {
 	if p.admins == nil {
-		return Permission{Allowed: true}, nil
+		return claims.Permission{Allowed: true}, nil
 	}
 	return p.admins(ctx)
 }
 
 // WithAdmins sets what Admins answers, for a Pass built outside the loop.
-func (p *Pass) WithAdmins(f func(ctx context.Context) (Permission, error)) *Pass {
+func (p *Pass) WithAdmins(f func(ctx context.Context) (claims.Permission, error)) *Pass {
 	p.admins = f
 	return p
 }

@@ -41,7 +41,7 @@ import (
 //
 // The mark, and what a create replaces (status.replaces), are records the
 // operator relies on: a pending mark makes a pass look before it creates,
-// holds the forge object its create may have made (conflicts.go), and a
+// holds the forge object its create may have made (claims.Servers.Holds), and a
 // pending replacement deletes the object it replaces. They are kept in the
 // status subresource, which only the operator writes (the aggregated edit
 // role cannot), never in annotations, which anyone who may edit the

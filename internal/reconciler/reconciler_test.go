@@ -27,7 +27,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -254,29 +253,6 @@ func TestObservationUpToDate(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.obs.UpToDate(); got != tt.want {
 			t.Errorf("%+v.UpToDate() = %t, want %t", tt.obs, got, tt.want)
-		}
-	}
-}
-
-func TestOlder(t *testing.T) {
-	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	t1 := metav1.NewTime(t0.Add(time.Second))
-	obj := func(name string, ts metav1.Time) *forgev1.Label {
-		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: ts}}
-	}
-	tests := []struct {
-		a, b *forgev1.Label
-		want bool
-	}{
-		{obj("z", t0), obj("a", t1), true},
-		{obj("a", t1), obj("z", t0), false},
-		// Created in the same second: the name decides, so exactly one of two is older.
-		{obj("a", t0), obj("b", t0), true},
-		{obj("b", t0), obj("a", t0), false},
-	}
-	for _, tt := range tests {
-		if got := Older(tt.a, tt.b); got != tt.want {
-			t.Errorf("older(%s@%s, %s@%s) = %t, want %t", tt.a.Name, tt.a.CreationTimestamp, tt.b.Name, tt.b.CreationTimestamp, got, tt.want)
 		}
 	}
 }

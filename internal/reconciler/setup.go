@@ -38,12 +38,14 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
-// Field indexes the loop lists by.
+// Field indexes the loop lists by (and claims.IndexForgeRef, by the
+// connection a resource uses).
 const (
-	// IndexForgeRef indexes resources (and Forges, by their own name) by the Forge they use.
-	IndexForgeRef = "spec.forgeRef.name"
 	// IndexSecret indexes resources and Forges by the Secrets they reference.
 	IndexSecret = ".forgeSecrets"
 	indexKey    = ".forgeKey"
@@ -61,7 +63,7 @@ func repoRefKey(forgeRef, ref string) string { return forgeRef + "\x00" + string
 // ClusterForge) indexes the kinds' Secret watches use. Call it once per
 // manager, before Setup.
 func SetupForgeIndexes(ctx context.Context, mgr ctrl.Manager, pool *connection.Pool) error {
-	clusterForgesServed.Store(pool.ServesClusterForges())
+	claims.SetServeClusterForges(pool.ServesClusterForges())
 	err := mgr.GetFieldIndexer().IndexField(ctx, &forgev1.Forge{}, IndexSecret, func(o client.Object) []string {
 		return connection.SecretNames(o.(*forgev1.Forge))
 	})
@@ -139,53 +141,48 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 	}
 	if opts.Shards.Leases() {
 		// A server handed over to this manager's shard: its resources go on.
-		b = b.Watches(&coordinationv1.Lease{}, LeaseHandler(r.client, r.forConnection), builder.WithPredicates(HolderChanged{}))
+		b = b.Watches(&coordinationv1.Lease{}, shards.LeaseHandler(r.client, r.forConnection), builder.WithPredicates(shards.HolderChanged{}))
 		// A connection of a server made, deleted, relabelled or pointed
 		// elsewhere may change which one decides the server's shard: the
 		// resources of every connection of the server are decided again.
-		b = b.Watches(&forgev1.Forge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+		b = b.Watches(&forgev1.Forge{}, shards.ServerHandler(r.client, r.forConnection), builder.WithPredicates(shards.DeciderChanged{}))
 		if pool.ServesClusterForges() {
-			b = b.Watches(&forgev1.ClusterForge{}, ServerHandler(r.client, r.forConnection), builder.WithPredicates(DeciderChanged{}))
+			b = b.Watches(&forgev1.ClusterForge{}, shards.ServerHandler(r.client, r.forConnection), builder.WithPredicates(shards.DeciderChanged{}))
 		}
 	}
-	return CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
+	return fairness.CompleteFair(b, r, opts.Fairness, r.tenantOf, opts.ReconcileTimeout)
 }
 
 // forConnection enqueues every resource that uses connection conn (a
 // ClusterForge when conn has no namespace).
 func (r *Reconciler[T]) forConnection(ctx context.Context, conn types.NamespacedName) []ctrl.Request {
 	if conn.Namespace == "" {
-		return r.requests(ctx, "", IndexForgeRef, forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: conn.Name}.Key())
+		return r.requests(ctx, "", claims.IndexForgeRef, forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: conn.Name}.Key())
 	}
-	return r.requests(ctx, conn.Namespace, IndexForgeRef, conn.Name)
+	return r.requests(ctx, conn.Namespace, claims.IndexForgeRef, conn.Name)
 }
 
 // tenantOf names the Forge a resource uses and its server, for Fairness.
 // Through a ClusterForge the tenant is the namespace's use of it: each
 // namespace has its own share, as with a Forge of its own, and all of
 // them count against the ClusterForge's server.
-func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (Tenant, bool, error) {
+func (r *Reconciler[T]) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
 	obj := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return Tenant{}, false, client.IgnoreNotFound(err)
+		return fairness.Tenant{}, false, client.IgnoreNotFound(err)
 	}
-	return Tenant{Forge: refUse(obj.GetNamespace(), obj.GetManagedSpec().ForgeRef), Server: ServerOf(ctx, r.client, ForgeKey(obj))}, true, nil
-}
-
-// refUse is a namespace's use of connection ref, as Fairness counts it.
-func refUse(ns string, ref forgev1.ForgeReference) types.NamespacedName {
-	return types.NamespacedName{Namespace: ns, Name: ref.Key()}
+	return fairness.Tenant{Forge: fairness.Use(obj.GetNamespace(), obj.GetManagedSpec().ForgeRef), Server: claims.ServerOf(ctx, r.client, claims.ForgeKey(obj))}, true, nil
 }
 
 // indexers are the field indexes of kind the loop lists by: the Forge,
 // the Secrets, the natural key and the forge id of each resource.
 func indexers[T forgev1.Managed](kind Kind[T]) map[string]client.IndexerFunc {
 	return map[string]client.IndexerFunc{
-		IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Key()} },
-		IndexSecret:   func(o client.Object) []string { return kind.Secrets(o.(T)) },
+		claims.IndexForgeRef: func(o client.Object) []string { return []string{o.(T).GetManagedSpec().ForgeRef.Key()} },
+		IndexSecret:          func(o client.Object) []string { return kind.Secrets(o.(T)) },
 		// The natural key and the id alone, cluster-wide: which of the
 		// resources found point at the same server is decided when asking
-		// (conflicts.go).
+		// (conflicts.go, claims.Servers).
 		indexKey: func(o client.Object) []string {
 			if k := kind.Key(o.(T)); k != "" {
 				return []string{k}
@@ -233,7 +230,7 @@ func (requestedPredicate) Update(e event.UpdateEvent) bool {
 
 // forForge enqueues every resource that uses a Forge.
 func (r *Reconciler[T]) forForge(ctx context.Context, o client.Object) []ctrl.Request {
-	return r.requests(ctx, o.GetNamespace(), IndexForgeRef, o.GetName())
+	return r.requests(ctx, o.GetNamespace(), claims.IndexForgeRef, o.GetName())
 }
 
 // forSameObject enqueues the other resources, in every namespace, with the
@@ -335,7 +332,7 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 // Forge of repo's server, whose selector picks repo, and records its
 // arrival for them: their next listing of repositories is taken afresh.
 func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T]) []ctrl.Request {
-	servers, err := ServersOf(ctx, r.client, repo)
+	servers, err := claims.ServersOf(ctx, r.client, repo)
 	if err != nil {
 		return nil
 	}
@@ -371,7 +368,7 @@ func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Reposito
 func (r *Reconciler[T]) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
 	reqs := r.requests(ctx, o.GetNamespace(), IndexSecret, o.GetName())
 	for _, f := range ForgesUsingSecret(ctx, r.client, o) {
-		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), IndexForgeRef, f.Name)...)
+		reqs = append(reqs, r.requests(ctx, o.GetNamespace(), claims.IndexForgeRef, f.Name)...)
 	}
 	for _, cf := range ClusterForgesUsingSecret(ctx, r.client, r.pool, o) {
 		reqs = append(reqs, r.forClusterForge(ctx, &cf)...)
@@ -383,7 +380,7 @@ func (r *Reconciler[T]) forSecret(ctx context.Context, o client.Object) []ctrl.R
 // ClusterForge o.
 func (r *Reconciler[T]) forClusterForge(ctx context.Context, o client.Object) []ctrl.Request {
 	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: o.GetName()}
-	return r.requests(ctx, "", IndexForgeRef, ref.Key())
+	return r.requests(ctx, "", claims.IndexForgeRef, ref.Key())
 }
 
 // forNamespace enqueues the resources of namespace o that use a

@@ -19,59 +19,14 @@ package reconciler
 import (
 	"context"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 )
 
-// Shards (docs/shards.md): the unit a shard serves is the forge server,
-// never one Forge, since claims (ServersOf) and fairness (Tenant) span
-// every Forge and ClusterForge of a server: a manager seeing half of a
-// server's resources would see half of the holders of its objects.
-
-// ShardOf is the shard serving forge server key: the forgev1.ShardLabel of
-// the connection that decides the server's shard (deciding), "" (the
-// default manager's) when that connection has no such label or the server
-// has no connection in c. decider names that connection ("Forge
-// team-a/gitea", "ClusterForge platform"), "" when there is none.
-func ShardOf(ctx context.Context, c client.Reader, key string) (shard, decider string, err error) {
-	conns, err := connectionsOf(ctx, c, key)
-	if err != nil {
-		return "", "", err
-	}
-	shard, decider, _ = conns.shard()
-	return shard, decider, nil
-}
-
-// shard is ShardOf of these connections, and the deciding connection
-// itself (nil when there is none): the oldest ClusterForge (Older:
-// creation time, then name) when any points at the server, else the
-// oldest Forge (creation time, then namespace and name). A server a
-// ClusterForge points at is the platform's: a tenant's Forge, however old,
-// must not move it (to a shard that is gone, or one the tenant picks) for
-// every other tenant.
-func (conns connections) shard() (shard, decider string, oldest client.Object) {
-	for _, cf := range conns.clusters {
-		if oldest == nil || Older(cf, oldest) {
-			oldest, decider = cf, forgev1.ClusterForgeKind+" "+cf.Name
-		}
-	}
-	if oldest == nil {
-		for _, f := range conns.forges {
-			if oldest == nil || Older(f, oldest) {
-				oldest, decider = f, forgev1.ForgeKind+" "+f.Namespace+"/"+f.Name
-			}
-		}
-	}
-	if oldest == nil {
-		return "", "", nil
-	}
-	return oldest.GetLabels()[forgev1.ShardLabel], decider, oldest
-}
-
-// serves reports whether this manager serves obj (Shards.Decide): whether
-// its server is its shard's, desired and held. A resource whose connection
+// serves reports whether this manager serves obj (shards.Shards.Decide):
+// whether its server is its shard's, desired and held. A resource whose connection
 // is not in the cache (not made yet, or gone) is served by the manager
 // whose cache holds it, which then says it waits for its connection, as
 // without shards. A resource not served is left alone: no status,
@@ -83,18 +38,18 @@ func (conns connections) shard() (shard, decider string, oldest client.Object) {
 // desired shard has no running manager and the holder keeps the server,
 // for the holder's shard.
 func (r *Reconciler[T]) serves(ctx context.Context, obj T) (bool, error) {
-	server := ServerOf(ctx, r.client, ForgeKey(obj))
+	server := claims.ServerOf(ctx, r.client, claims.ForgeKey(obj))
 	if server == "" {
 		return true, nil
 	}
 	d, err := r.opts.Shards.Decide(ctx, r.client, server)
-	if err != nil || d.State == Serve {
+	if err != nil || d.State == shards.Serve {
 		return err == nil, err
 	}
 	log := logf.FromContext(ctx).WithValues("shard", r.opts.Shards.Shard(), "serverShard", d.Desired, "holder", d.Holder, "decidedBy", d.Decider)
-	if d.State == Stray {
+	if d.State == shards.Stray {
 		log.V(1).Info("a resource of another shard's server: labelled for the shard that serves it", "to", d.StrayTo)
-		return false, RelabelShard(ctx, r.client, obj, d.StrayTo)
+		return false, shards.RelabelShard(ctx, r.client, obj, d.StrayTo)
 	}
 	log.V(1).Info("its server moves between shards: left to the handover")
 	return false, nil

@@ -67,7 +67,7 @@ func withoutShard(args []string) (rest []string, shard string, n int) {
 // another's Pods (Deployments that share Pods fight over them); and the
 // metrics Service selecting every manager's Pods and no other Pod of the
 // render. Each manager has its own leader-election Lease because its
-// --shard differs (reconciler.LeaderElectionID).
+// --shard differs (shards.LeaderElectionID).
 func checkManagers(t *testing.T, objs rendered, shards ...string) map[string]appsv1.Deployment {
 	t.Helper()
 	deps := map[string]appsv1.Deployment{}

@@ -50,7 +50,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
-	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 	"github.com/forgeops/forge-operator/internal/testmanager"
@@ -161,7 +161,7 @@ func startManager(t *testing.T, cfg *rest.Config, shard string) (stop func()) {
 	mo := testenv.ManagerOptions()
 	mo.Cache = manager.CacheOptions(nil, shard, testenv.OperatorNamespace)
 	mo.LeaderElection, mo.LeaderElectionReleaseOnCancel = true, true
-	mo.LeaderElectionID, mo.LeaderElectionNamespace = reconciler.LeaderElectionID(shard), testenv.OperatorNamespace
+	mo.LeaderElectionID, mo.LeaderElectionNamespace = shards.LeaderElectionID(shard), testenv.OperatorNamespace
 	mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = new(2*time.Second), new(1500*time.Millisecond), new(200*time.Millisecond)
 	stopManager, err := testmanager.Start(cfg, mo, controllers.Options{
 		SyncInterval:            10 * time.Minute,
@@ -454,7 +454,7 @@ func readyAll(t *testing.T, k8s client.Client, objs []client.Object, limit time.
 func serverLease(k8s client.Client, url string) (*coordinationv1.Lease, error) {
 	var l coordinationv1.Lease
 	err := k8s.Get(context.Background(), types.NamespacedName{Namespace: testenv.OperatorNamespace,
-		Name: reconciler.ServerLeaseName(forge.ServerKey(url))}, &l)
+		Name: shards.ServerLeaseName(forge.ServerKey(url))}, &l)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

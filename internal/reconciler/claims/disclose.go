@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reconciler
+package claims
 
 import (
 	"context"
@@ -87,6 +87,6 @@ func CountByNamespace(objs []client.Object, named int) string {
 // namespace's labels read from c): a resource it does not permit writes
 // nothing through it and so does not keep it in use.
 func PermittedBy(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, obj forgev1.Managed) (bool, error) {
-	p, err := permission(ctx, c, cf, obj)
+	p, err := PermissionOf(ctx, c, cf, obj)
 	return p.Allowed, err
 }

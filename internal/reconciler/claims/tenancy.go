@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reconciler
+package claims
 
 import (
 	"context"
@@ -210,10 +210,10 @@ func TenantErrors(cf *forgev1.ClusterForge) []string {
 	return out
 }
 
-// permission decides whether obj may act through ClusterForge cf, reading
+// PermissionOf decides whether obj may act through ClusterForge cf, reading
 // its namespace's labels from c (the manager's cache). A namespace that is
 // gone has no labels.
-func permission(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, obj forgev1.Managed) (Permission, error) {
+func PermissionOf(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, obj forgev1.Managed) (Permission, error) {
 	var ns metav1.PartialObjectMetadata
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
 	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
@@ -222,11 +222,11 @@ func permission(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, 
 	return Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj)), nil
 }
 
-// adminsPermission decides whether obj may make, adopt or keep site
+// AdminsPermission decides whether obj may make, adopt or keep site
 // administrators through ClusterForge name, reading it and its namespace's
 // labels from c (the manager's cache). A ClusterForge that is gone permits
 // nothing.
-func adminsPermission(ctx context.Context, c client.Reader, name string, obj forgev1.Managed) (Permission, error) {
+func AdminsPermission(ctx context.Context, c client.Reader, name string, obj forgev1.Managed) (Permission, error) {
 	var cf forgev1.ClusterForge
 	if err := c.Get(ctx, types.NamespacedName{Name: name}, &cf); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -240,9 +240,4 @@ func adminsPermission(ctx context.Context, c client.Reader, name string, obj for
 		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
 	}
 	return PermitsAdmins(&cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners()), nil
-}
-
-// notPermitted is the stall of a resource its ClusterForge does not serve.
-func notPermitted(p Permission) error {
-	return Stall(forgev1.ReasonNotPermitted, "%s; nothing is written", p.Why)
 }

@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reconciler
+package fairness
 
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // Fairness caps how many passes of one tenant's resources run at once in
@@ -169,6 +169,13 @@ type Tenant struct {
 	Server string
 }
 
+// Use is a namespace's use of connection ref, as a Tenant's Forge: through
+// a ClusterForge each namespace has a share of its own, as with a Forge of
+// its own, and all of them count against the ClusterForge's server.
+func Use(ns string, ref forgev1.ForgeReference) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: ref.Key()}
+}
+
 func (t Tenant) keys() []string {
 	keys := []string{"forge/" + t.Forge.String(), "namespace/" + t.Forge.Namespace}
 	if t.Server != "" {
@@ -274,6 +281,11 @@ func (f *Fairness) wake() {
 // the resource is gone (the pass then needs no slot).
 type TenantOf func(ctx context.Context, req reconcile.Request) (t Tenant, ok bool, err error)
 
+// defaultTimeout is the bound of a pass whose caller names none: the loop's
+// default (reconciler.DefaultReconcileTimeout), which this package, below
+// the loop, does not import.
+const defaultTimeout = 2 * time.Minute
+
 // Fair runs inner only when the request's tenant has a free slot;
 // otherwise the request is parked until a pass of its tenant ends (with
 // Wakeups watched; after a short delay without), and comes back at low
@@ -284,7 +296,7 @@ func Fair(inner reconcile.Reconciler, fair *Fairness, tenantOf TenantOf, timeout
 		return inner
 	}
 	if timeout <= 0 {
-		timeout = DefaultReconcileTimeout
+		timeout = defaultTimeout
 	}
 	// Without wakeups: soon enough to take a slot freed by a pass that ran
 	// into the timeout, rare enough that a large backlog of one tenant
@@ -334,23 +346,34 @@ func CompleteFair(b *builder.Builder, inner reconcile.Reconciler, f *Fairness, t
 	return b.Complete(Fair(inner, fair, tenantOf, timeout))
 }
 
-// ServerOf is the server key of connection ref (a Forge, or a
-// ClusterForge keyed by its name alone), read from c; "" when it cannot be
-// read (the pass then counts against its connection and namespace).
-func ServerOf(ctx context.Context, c client.Reader, ref types.NamespacedName) string {
-	if ref.Namespace == "" {
-		if !clusterForgesServed.Load() {
-			return ""
-		}
-		var cf forgev1.ClusterForge
-		if err := c.Get(ctx, ref, &cf); err != nil {
-			return ""
-		}
-		return forge.ServerKey(cf.Spec.URL)
+// InFlightAt matches the keys (Tenant.keys) of the passes at a forge
+// server: by its server key, and by each of its connections, its Forges
+// and its ClusterForges by name (a pass that began before its connection
+// reached the cache counts against its connection only; a ClusterForge's
+// passes count against each namespace's use of it). PassesWhere of it is
+// what a shard handing the server over waits for.
+func InFlightAt(server string, forges []types.NamespacedName, clusters []string) func(key string) bool {
+	keys := map[string]bool{"server/" + server: true}
+	for _, f := range forges {
+		keys["forge/"+f.Namespace+"/"+f.Name] = true
 	}
-	var f forgev1.Forge
-	if err := c.Get(ctx, ref, &f); err != nil {
-		return ""
+	var uses []string
+	for _, name := range clusters {
+		uses = append(uses, "/"+forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: name}.Key())
 	}
-	return forge.ServerKey(f.Spec.URL)
+	return func(key string) bool {
+		if keys[key] {
+			return true
+		}
+		rest, ok := strings.CutPrefix(key, "forge/")
+		if !ok {
+			return false
+		}
+		for _, u := range uses {
+			if strings.HasSuffix(rest, u) {
+				return true
+			}
+		}
+		return false
+	}
 }

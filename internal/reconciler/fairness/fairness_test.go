@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reconciler
+package fairness
 
 import (
 	"context"
@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -343,7 +342,22 @@ func TestFairWatchedWaitsForItsTurn(t *testing.T) {
 	}
 }
 
-// TestPassesAtServer: what a handover drains (inFlightAt) counts the
+// TestTenantOfClusterForge: through a ClusterForge each namespace has a
+// share of its own, and every namespace counts against the one server.
+func TestTenantOfClusterForge(t *testing.T) {
+	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: "shared"}
+	a := Tenant{Forge: Use("team-a", ref), Server: "https://git.example.com:443/api/v1"}
+	b := Tenant{Forge: Use("team-b", ref), Server: "https://git.example.com:443/api/v1"}
+	ka, kb := a.keys(), b.keys()
+	if ka[0] == kb[0] || ka[1] == kb[1] || ka[2] != kb[2] {
+		t.Fatalf("team-a keys %q, team-b keys %q: want distinct uses and namespaces, one server", ka, kb)
+	}
+	if own := Use("team-a", forgev1.ForgeReference{Name: "shared"}); own == a.Forge {
+		t.Fatalf("a Forge %q and the ClusterForge of one name share a key %q", own, a.Forge)
+	}
+}
+
+// TestPassesAtServer: what a handover drains (InFlightAt) counts the
 // passes of every kind's controller at the server: by its server key, and
 // by its connections for the passes that began with no server known (a
 // Forge of the server, a namespace's use of its ClusterForge); not those
@@ -358,11 +372,7 @@ func TestPassesAtServer(t *testing.T) {
 	req := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 	}
-	conns := connections{
-		forges:   []*forgev1.Forge{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gitea"}}, {ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "gitea"}}},
-		clusters: []*forgev1.ClusterForge{{ObjectMeta: metav1.ObjectMeta{Name: "shared"}}},
-	}
-	atA := inFlightAt("https://a", conns)
+	atA := InFlightAt("https://a", []types.NamespacedName{{Namespace: "team-a", Name: "gitea"}, {Namespace: "team-b", Name: "gitea"}}, []string{"shared"})
 	var releases []func()
 	for _, p := range []struct {
 		f      *Fairness

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package reconciler
+package claims
 
 import (
 	"strings"
@@ -143,20 +143,5 @@ func TestTenantErrors(t *testing.T) {
 	got := TenantErrors(sharedForge())
 	if len(got) != 1 || !strings.HasPrefix(got[0], "tenants[3]: namespaceRegexes[0]") {
 		t.Fatalf("got %q", got)
-	}
-}
-
-// TestTenantOfClusterForge: through a ClusterForge each namespace has a
-// share of its own, and every namespace counts against the one server.
-func TestTenantOfClusterForge(t *testing.T) {
-	ref := forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: "shared"}
-	a := Tenant{Forge: refUse("team-a", ref), Server: "https://git.example.com:443/api/v1"}
-	b := Tenant{Forge: refUse("team-b", ref), Server: "https://git.example.com:443/api/v1"}
-	ka, kb := a.keys(), b.keys()
-	if ka[0] == kb[0] || ka[1] == kb[1] || ka[2] != kb[2] {
-		t.Fatalf("team-a keys %q, team-b keys %q: want distinct uses and namespaces, one server", ka, kb)
-	}
-	if own := refUse("team-a", forgev1.ForgeReference{Name: "shared"}); own == a.Forge {
-		t.Fatalf("a Forge %q and the ClusterForge of one name share a key %q", own, a.Forge)
 	}
 }
