@@ -18,6 +18,8 @@ package controllers
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -76,6 +78,29 @@ func (tagProtectionKind) References(t *forgev1.TagProtection) []reconciler.Ref {
 // repository's owner) of every allow-list of its rule.
 func (branchProtectionKind) References(b *forgev1.BranchProtection) []reconciler.Ref {
 	return ruleRefs(ruleScope(b).Owner, &b.Spec.BranchProtectionRule)
+}
+
+// References of a BranchProtectionSet: the users and teams of every
+// allow-list of its rules, the teams of each owner it selects from (an
+// organization, or the owners of the repositories it names).
+func (branchProtectionSetKind) References(s *forgev1.BranchProtectionSet) []reconciler.Ref {
+	var owners []string
+	if org := s.Spec.Repositories.Organization; org != nil {
+		owners = []string{string(*org)}
+	}
+	for _, n := range s.Spec.Repositories.Names {
+		owner, _, _ := strings.Cut(string(n), "/")
+		if !slices.Contains(owners, owner) {
+			owners = append(owners, owner)
+		}
+	}
+	var out []reconciler.Ref
+	for _, owner := range owners {
+		for i := range s.Spec.Rules {
+			out = append(out, ruleRefs(owner, &s.Spec.Rules[i])...)
+		}
+	}
+	return out
 }
 
 // ruleRefs are the users and teams a rule's allow-lists name: every field

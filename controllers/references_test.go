@@ -70,7 +70,7 @@ var _ = Describe("References to what the same apply declares", func() {
 		fake.ClearRequests()
 	})
 
-	It("a TagProtection and a BranchProtection naming a team wait, writing nothing, while its Team is not Ready, and go on once it is", func() {
+	It("a TagProtection, a BranchProtection and a BranchProtectionSet naming a team wait, writing nothing, while its Team is not Ready, and go on once it is", func() {
 		// The forge fails the team's create until the fault is cleared: the
 		// Team stays on its way, with no team on the forge.
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/orgs/acme/teams", Count: -1, Status: http.StatusInternalServerError})
@@ -79,8 +79,16 @@ var _ = Describe("References to what the same apply declares", func() {
 		expectReason(team, metav1.ConditionFalse, forgev1.ReasonForgeError)
 
 		tp, bp := protections()
+		set := &forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-main"},
+			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: managed(),
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
+				Rules: []forgev1.BranchProtectionRule{{RuleName: "main", EnablePush: ptr(true), EnablePushWhitelist: ptr(true),
+					PushWhitelistTeams: []forgev1.TeamName{"Web-Developers"}}}}}
 		Expect(k8s.Create(ctx, tp)).To(Succeed())
 		Expect(k8s.Create(ctx, bp)).To(Succeed())
+		Expect(k8s.Create(ctx, set)).To(Succeed())
+		msg := expectReason(set, metav1.ConditionFalse, forgev1.ReasonTeamNotFound)
+		Expect(msg).To(Equal(`waiting for Team "Web-Developers" in acme, declared by Team ` + ns + `/web-developers, which is not Ready yet`))
 		for _, obj := range []forgev1.Managed{tp, bp} {
 			msg := expectReason(obj, metav1.ConditionFalse, forgev1.ReasonTeamNotFound)
 			Expect(msg).To(Equal(`waiting for Team "web-developers" in acme, declared by Team ` + ns + `/web-developers, which is not Ready yet`))
@@ -95,13 +103,15 @@ var _ = Describe("References to what the same apply declares", func() {
 		expectReady(team)
 		expectReady(tp)
 		expectReady(bp)
+		expectReady(set)
 		tags := fake.TagProtections("acme", "web")
 		Expect(tags).To(HaveLen(1))
 		Expect(tags[0].WhitelistTeams).To(ConsistOf("web-developers"))
 		rules := fake.BranchProtections("acme", "web")
-		Expect(rules).To(HaveLen(1))
-		Expect(rules[0].PushWhitelistTeams).To(ConsistOf("web-developers"))
-		for _, obj := range []forgev1.Managed{tp, bp} {
+		Expect(rules).To(ConsistOf(
+			And(HaveField("RuleName", "release/*"), HaveField("PushWhitelistTeams", ConsistOf("web-developers"))),
+			And(HaveField("RuleName", "main"), HaveField("PushWhitelistTeams", ConsistOf("web-developers")))))
+		for _, obj := range []forgev1.Managed{tp, bp, set} {
 			Expect(events(obj)).NotTo(ContainElement(HavePrefix(forgev1.ReasonRejected)), "never refused by the forge meanwhile")
 		}
 	})

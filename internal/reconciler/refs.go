@@ -271,7 +271,21 @@ func waitsOn(d forgev1.Managed, afterNotFound bool) bool {
 // (Ready, or its object recorded) settles the reference, whatever others
 // declaring it do.
 func (r *Reconciler[T]) awaitRefs(ctx context.Context, obj T, afterNotFound bool) error {
-	refs := refsOf(r.kind, obj)
+	return r.awaitFor(ctx, obj, refsOf(r.kind, obj), afterNotFound)
+}
+
+// awaitSetRefs is awaitRefs for a set before the first pass at its
+// generation writes: its teams and users only, as each repository it
+// selects is waited for, or reported failing, on its own.
+func (r *Reconciler[T]) awaitSetRefs(ctx context.Context, obj T) error {
+	if readyAtGeneration(obj) {
+		return nil
+	}
+	refs := slices.DeleteFunc(refsOf(r.kind, obj), func(ref Ref) bool { return ref.Kind == RefRepository })
+	return r.awaitFor(ctx, obj, refs, false)
+}
+
+func (r *Reconciler[T]) awaitFor(ctx context.Context, obj T, refs []Ref, afterNotFound bool) error {
 	kinds := r.declarers.all()
 	if len(refs) == 0 || len(kinds) == 0 {
 		return nil
