@@ -291,50 +291,66 @@ func (r *Reconciler[T]) awaitFor(ctx context.Context, obj T, refs []Ref, afterNo
 		return nil
 	}
 	var servers *Servers
-	for _, ref := range refs {
-		var waiting client.Object
-		var waitingKind string
-		settled := false
-		for _, k := range kinds {
-			list := k.list()
-			if err := r.client.List(ctx, list, client.MatchingFields{indexDeclares: refValue(ref)}, client.UnsafeDisableDeepCopy); err != nil {
-				return fmt.Errorf("list %s by %s: %w", k.kind, indexDeclares, err)
-			}
-			items, err := meta.ExtractList(list)
-			if err != nil {
-				return err
-			}
-			for _, it := range items {
-				d, ok := it.(forgev1.Managed)
-				if !ok || d.GetUID() == obj.GetUID() {
-					continue
-				}
-				if servers == nil {
-					if servers, err = ServersOf(ctx, r.client, obj); err != nil {
-						return err
-					}
-				}
-				if !servers.Reach(d.GetNamespace(), d.GetManagedSpec().ForgeRef) || !servers.Permitted(ctx, d) ||
-					(forgev1.NeedsSiteAdmin(d) && !d.GetManagedSpec().ForgeRef.Cluster()) {
-					continue
-				}
-				if !waitsOn(d, afterNotFound) {
-					if d.GetDeletionTimestamp().IsZero() {
-						settled = true
-					}
-					continue
-				}
-				if waiting == nil || Older(d, waiting) {
-					waiting, waitingKind = d, k.kind
-				}
-			}
+	serversOf := func() (*Servers, error) {
+		var err error
+		if servers == nil {
+			servers, err = ServersOf(ctx, r.client, obj)
 		}
-		if waiting != nil && !settled {
+		return servers, err
+	}
+	for _, ref := range refs {
+		d, kind, err := r.onItsWay(ctx, obj, kinds, ref, serversOf, afterNotFound)
+		if err != nil {
+			return err
+		}
+		if d != nil {
 			return &Error{State: conditions.Waiting, Reason: ref.reason(), Err: errAwaiting,
-				Message: fmt.Sprintf("waiting for %s, declared by %s, which is not Ready yet", ref, HolderFor(obj.GetNamespace(), waitingKind, waiting))}
+				Message: fmt.Sprintf("waiting for %s, declared by %s, which is not Ready yet", ref, HolderFor(obj.GetNamespace(), kind, d))}
 		}
 	}
 	return nil
+}
+
+// onItsWay returns the oldest resource of obj's server (and its kind)
+// that declares ref and waits on it (waitsOn), nil when none does or one
+// declaring it is settled.
+func (r *Reconciler[T]) onItsWay(ctx context.Context, obj T, kinds []declaring, ref Ref,
+	serversOf func() (*Servers, error), afterNotFound bool) (client.Object, string, error) {
+	var waiting client.Object
+	var waitingKind string
+	for _, k := range kinds {
+		list := k.list()
+		if err := r.client.List(ctx, list, client.MatchingFields{indexDeclares: refValue(ref)}, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, "", fmt.Errorf("list %s by %s: %w", k.kind, indexDeclares, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, it := range items {
+			d, ok := it.(forgev1.Managed)
+			if !ok || d.GetUID() == obj.GetUID() || !d.GetDeletionTimestamp().IsZero() {
+				continue
+			}
+			servers, err := serversOf()
+			if err != nil {
+				return nil, "", err
+			}
+			// Through a connection of another server, or one that does not
+			// let it act, it makes nothing here.
+			if !servers.Reach(d.GetNamespace(), d.GetManagedSpec().ForgeRef) || !servers.Permitted(ctx, d) ||
+				(forgev1.NeedsSiteAdmin(d) && !d.GetManagedSpec().ForgeRef.Cluster()) {
+				continue
+			}
+			if !waitsOn(d, afterNotFound) {
+				return nil, "", nil // settled, or not to be waited for: the forge answers
+			}
+			if waiting == nil || Older(d, waiting) {
+				waiting, waitingKind = d, k.kind
+			}
+		}
+	}
+	return waiting, waitingKind, nil
 }
 
 // awaiting is the Class of a failed pass that waits for a declared object
