@@ -109,8 +109,15 @@ const (
 	// when its resource was deleted.
 	ReasonArchived = "Archived"
 	// ReasonUserNotFound: a Team member does not exist on the forge; the
-	// others were applied (retried with backoff).
+	// others were applied (retried with backoff). Also the wait of a
+	// resource naming a user that a User resource of its server declares
+	// and that is not Ready yet: nothing is written until it is.
 	ReasonUserNotFound = "UserNotFound"
+	// ReasonTeamNotFound: the resource names a team (in an allow-list)
+	// that a Team resource of its server declares and that is not Ready
+	// yet: nothing is written until it is, and its becoming Ready brings
+	// the resource back at once.
+	ReasonTeamNotFound = "TeamNotFound"
 	// ReasonMoved: the forge answers the name the spec gives with a
 	// redirect (the organization, user or repository was renamed or
 	// transferred), or the object read by its id (a team, a repository)

@@ -47,13 +47,16 @@ local stallingReasons = {
 }
 
 -- Waiting for something that comes by itself (a parent made in the same
--- sync wave, the Forge, a runner registering, a Secret applied later) is
--- progress, never a failure, whatever else the status says.
+-- sync wave, the Forge, a runner registering, a Secret applied later, a
+-- team or user another resource of the sync declares) is progress, never
+-- a failure, whatever else the status says.
 local waitingReasons = {
   ParentNotFound = true,
   ForgeNotReady = true,
   RunnerNotFound = true,
   SecretNotFound = true,
+  TeamNotFound = true,
+  UserNotFound = true,
 }
 
 -- managementPolicy Observe reports a forge object that is missing or differs

@@ -70,6 +70,10 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 		if err := r.checkScopes(obj, pass, d == Create || d == Replace); err != nil {
 			return Outcome{}, err
 		}
+		// Nothing is written while what it references is on its way.
+		if err := r.awaitRefs(ctx, obj, false); err != nil {
+			return Outcome{}, err
+		}
 	}
 	if g, ok := r.kind.(WriteGuard[T]); ok && (!obs.Exists || obs.Replace || len(obs.Diff) > 0) {
 		if err := g.BeforeWrite(ctx, obj, pass); err != nil {

@@ -96,6 +96,8 @@ type Reconciler[T forgev1.Managed] struct {
 	backoff  *Backoff
 	schedule *schedule
 	arrivals arrivals
+	// declarers are the declaring kinds of the manager (refs.go).
+	declarers *declarers
 }
 
 // arrivals records, per set resource, when the last repository it
@@ -197,12 +199,13 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			passes.WithLabelValues(r.kindName, "error").Inc()
 			return ctrl.Result{}, err
 		}
-		out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
-		if c.Reason == forgev1.ReasonParentNotFound && r.awaitsRepository(ctx, obj) {
-			// Its repository is a Repository resource on its way: that
-			// resource becoming Ready brings this one back (the Repository
-			// watch), so retrying meanwhile would only read the forge again.
-			out.Requeue = r.interval(obj)
+		if w := r.awaiting(ctx, obj, err, c); w != nil {
+			// What it references is declared by a resource on its way: that
+			// resource becoming Ready brings this one back (refs.go), so
+			// retrying meanwhile would only read the forge again.
+			out = Failure(*w, r.interval(obj))
+		} else {
+			out = Failure(c, r.backoff.Failed(req.NamespacedName, c, r.interval(obj)))
 		}
 	} else if out.Summary.State == conditions.Ready {
 		r.backoff.Succeeded(req.NamespacedName)
@@ -226,30 +229,6 @@ func (r *Reconciler[T]) forget(key types.NamespacedName) {
 	if f, ok := any(r.kind).(Forgetter); ok {
 		f.Forget(key)
 	}
-}
-
-// awaitsRepository reports whether obj lives in a repository that a
-// Repository resource of its namespace and Forge declares and that is not
-// Ready yet.
-func (r *Reconciler[T]) awaitsRepository(ctx context.Context, obj T) bool {
-	rs, ok := any(r.kind).(RepoScoped[T])
-	if !ok {
-		return false
-	}
-	var repos forgev1.RepositoryList
-	if err := r.client.List(ctx, &repos, client.InNamespace(obj.GetNamespace()),
-		client.MatchingFields{claims.IndexForgeRef: obj.GetManagedSpec().ForgeRef.Key()}); err != nil {
-		return false
-	}
-	for _, ref := range rs.RepoRefs(obj) {
-		for i := range repos.Items {
-			repo := &repos.Items[i]
-			if strings.EqualFold(repo.FullName(), ref) && !conditions.IsReady(repo, repo.Generation) && repo.DeletionTimestamp.IsZero() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // readPolicy is how a pass over obj reads the forge (connect binds the

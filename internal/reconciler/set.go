@@ -115,6 +115,9 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		if err := r.setFinalizer(ctx, obj, true); err != nil {
 			return Outcome{}, err
 		}
+		if err := r.awaitSetRefs(ctx, obj); err != nil {
+			return Outcome{}, err
+		}
 	}
 	res, err := ext.Sync(ctx, !observe)
 	if err != nil {

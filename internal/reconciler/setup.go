@@ -103,7 +103,10 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		}
 	}
 
-	b := ctrl.NewControllerManagedBy(mgr)
+	b, err := r.setupRefs(ctx, mgr, ctrl.NewControllerManagedBy(mgr))
+	if err != nil {
+		return err
+	}
 	if _, ok := kind.(ConfigMapReader[T]); ok {
 		b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []ctrl.Request {
 			return r.requests(ctx, o.GetNamespace(), indexConfigMap, o.GetName())

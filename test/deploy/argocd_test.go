@@ -414,7 +414,7 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 		forgev1.ReasonSynced, forgev1.ReasonSuspended, forgev1.ReasonUnauthorized, forgev1.ReasonRejected,
 		forgev1.ReasonConflict, forgev1.ReasonUnsupported, forgev1.ReasonForgeNotReady, forgev1.ReasonDriftDetected,
 		forgev1.ReasonNotFound, forgev1.ReasonForgeError, forgev1.ReasonDeleteBlocked, forgev1.ReasonParentNotFound,
-		forgev1.ReasonNotPermitted, forgev1.ReasonInUse,
+		forgev1.ReasonNotPermitted, forgev1.ReasonInUse, forgev1.ReasonTeamNotFound,
 	}
 	stalling := []string{forgev1.ReasonUnauthorized, forgev1.ReasonRejected, forgev1.ReasonConflict, forgev1.ReasonUnsupported,
 		forgev1.ReasonDeleteBlocked, forgev1.ReasonDriftDetected, forgev1.ReasonNotFound, forgev1.ReasonNotPermitted}
@@ -454,7 +454,8 @@ func TestArgoCDHealthEveryConditionCombination(t *testing.T) {
 
 // waiting are the Ready reasons of a resource waiting for something that
 // comes by itself: Progressing in every combination.
-var waiting = []string{forgev1.ReasonParentNotFound, forgev1.ReasonForgeNotReady, forgev1.ReasonRunnerNotFound, forgev1.ReasonSecretNotFound}
+var waiting = []string{forgev1.ReasonParentNotFound, forgev1.ReasonForgeNotReady, forgev1.ReasonRunnerNotFound, forgev1.ReasonSecretNotFound,
+	forgev1.ReasonTeamNotFound, forgev1.ReasonUserNotFound}
 
 func expectedHealth(suspend, staleGeneration bool, ready, reason, reconciling, stalled string, stalling []string) string {
 	hasConditions := ready != "" || reconciling != "" || stalled != ""

@@ -117,6 +117,14 @@ func TestDemoOnce(t *testing.T) {
 		t.Errorf("no kubeconfig written: %v", err)
 	}
 	// The demo's Secrets never reach its output or the manager's log.
+	// Applied together, the samples wait for each other (the protections
+	// for the Team naming web-developers): while they converge, none is
+	// refused by the forge or stalled.
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "Ready; waiting:") && strings.Contains(line, "Rejected") {
+			t.Errorf("a sample was refused while the samples converged: %s", line)
+		}
+	}
 	log, _ := os.ReadFile(filepath.Join(out, "manager.log"))
 	for _, secret := range []string{"demo-webhook-signing-secret", "services/T0000/B0000/demo"} {
 		if strings.Contains(text, secret) || strings.Contains(string(log), secret) {

@@ -43,7 +43,8 @@ func HolderFor(ns, kind string, o client.Object) string {
 		return Holder(kind, o)
 	}
 	article := "a"
-	if strings.ContainsRune("AEIOU", rune(kind[0])) {
+	// "an Organization", "an OrgHook"; "a User" (said "you").
+	if strings.ContainsRune("AEIO", rune(kind[0])) {
 		article = "an"
 	}
 	return article + " " + kind + " in another namespace"

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+var _ = Describe("References to what the same apply declares", func() {
+	var ns string
+	ctx := context.Background()
+
+	managed := func() forgev1.ManagedSpec {
+		return forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)}
+	}
+	writesTo := func(part string) int {
+		n := 0
+		for _, r := range fake.WriteRequests() {
+			if strings.Contains(r.Path, part) {
+				n++
+			}
+		}
+		return n
+	}
+	newTeam := func(name string) *forgev1.Team {
+		return &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.TeamSpec{ManagedSpec: managed(), Organization: "acme",
+				Units: &forgev1.TeamUnits{Code: "write"}, Repositories: []forgev1.RepoName{"web"}}}
+	}
+	protections := func() (*forgev1.TagProtection, *forgev1.BranchProtection) {
+		tp := &forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-release-tags"},
+			Spec: forgev1.TagProtectionSpec{ManagedSpec: managed(), Repository: "acme/web", NamePattern: "v*",
+				WhitelistTeams: []forgev1.TeamName{"web-developers"}}}
+		bp := &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-release"},
+			Spec: forgev1.BranchProtectionSpec{ManagedSpec: managed(), Repository: "acme/web",
+				BranchProtectionRule: forgev1.BranchProtectionRule{RuleName: "release/*", EnablePush: ptr(true),
+					EnablePushWhitelist: ptr(true), PushWhitelistTeams: []forgev1.TeamName{"web-developers"}}}}
+		return tp, bp
+	}
+
+	BeforeEach(func() {
+		ns = newNamespace()
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+		fake.ClearRequests()
+	})
+
+	It("a TagProtection, a BranchProtection and a BranchProtectionSet naming a team wait, writing nothing, while its Team is not Ready, and go on once it is", func() {
+		// The forge fails the team's create until the fault is cleared: the
+		// Team stays on its way, with no team on the forge.
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/orgs/acme/teams", Count: -1, Status: http.StatusInternalServerError})
+		team := newTeam("web-developers")
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		expectReason(team, metav1.ConditionFalse, forgev1.ReasonForgeError)
+
+		tp, bp := protections()
+		set := &forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-main"},
+			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: managed(),
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
+				Rules: []forgev1.BranchProtectionRule{{RuleName: "main", EnablePush: ptr(true), EnablePushWhitelist: ptr(true),
+					PushWhitelistTeams: []forgev1.TeamName{"Web-Developers"}}}}}
+		Expect(k8s.Create(ctx, tp)).To(Succeed())
+		Expect(k8s.Create(ctx, bp)).To(Succeed())
+		Expect(k8s.Create(ctx, set)).To(Succeed())
+		msg := expectReason(set, metav1.ConditionFalse, forgev1.ReasonTeamNotFound)
+		Expect(msg).To(Equal(`waiting for Team "Web-Developers" in acme, declared by Team ` + ns + `/web-developers, which is not Ready yet`))
+		for _, obj := range []forgev1.Managed{tp, bp} {
+			msg := expectReason(obj, metav1.ConditionFalse, forgev1.ReasonTeamNotFound)
+			Expect(msg).To(Equal(`waiting for Team "web-developers" in acme, declared by Team ` + ns + `/web-developers, which is not Ready yet`))
+			Expect(condStatus(obj, forgev1.ConditionReconciling)).To(Equal(metav1.ConditionTrue), "waiting, not stalled")
+			Expect(condStatus(obj, forgev1.ConditionStalled)).NotTo(Equal(metav1.ConditionTrue))
+		}
+		Consistently(func() int { return writesTo("/tag_protections") + writesTo("/branch_protections") }, 2*syncInterval, poll).
+			Should(BeZero(), "nothing is written while the team is on its way")
+
+		By("the Team becomes Ready; the protections follow with the team in their allow-lists")
+		fake.ClearFaults()
+		expectReady(team)
+		expectReady(tp)
+		expectReady(bp)
+		expectReady(set)
+		tags := fake.TagProtections("acme", "web")
+		Expect(tags).To(HaveLen(1))
+		Expect(tags[0].WhitelistTeams).To(ConsistOf("web-developers"))
+		rules := fake.BranchProtections("acme", "web")
+		Expect(rules).To(ConsistOf(
+			And(HaveField("RuleName", "release/*"), HaveField("PushWhitelistTeams", ConsistOf("web-developers"))),
+			And(HaveField("RuleName", "main"), HaveField("PushWhitelistTeams", ConsistOf("web-developers")))))
+		for _, obj := range []forgev1.Managed{tp, bp, set} {
+			Expect(events(obj)).NotTo(ContainElement(HavePrefix(forgev1.ReasonRejected)), "never refused by the forge meanwhile")
+		}
+	})
+
+	It("a protection naming a team nothing declares is refused by the forge, as before", func() {
+		_, bp := protections()
+		bp.Spec.PushWhitelistTeams = []forgev1.TeamName{"nobody"}
+		Expect(k8s.Create(ctx, bp)).To(Succeed())
+		msg := expectReason(bp, metav1.ConditionFalse, forgev1.ReasonRejected)
+		Expect(msg).To(ContainSubstring("team does not exist"))
+		Expect(condStatus(bp, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
+
+		By("a Team of another organization declares no team of acme")
+		other := newTeam("nobody")
+		other.Spec.Organization, other.Spec.Repositories = "other", nil
+		Expect(k8s.Create(ctx, other)).To(Succeed())
+		expectReason(other, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
+		Consistently(readyCondition(bp), 2*syncInterval, poll).Should(HaveField("Reason", forgev1.ReasonRejected))
+	})
+
+	It("a Team naming a member waits while a User resource of its server, in another namespace, is not Ready", func() {
+		tenant := newTenant(nil)
+		cf := newClusterForge(forgev1.ClusterForgeTenant{Namespaces: []string{tenant}, Owners: []forgev1.OwnerGlob{"ci-*"},
+			SiteAdmin: true, GrantAdmin: true})
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/admin/users", Count: -1, Status: http.StatusInternalServerError})
+		u := &forgev1.User{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "ci-dev"},
+			Spec: forgev1.UserSpec{ManagedSpec: onCluster(cf), Username: "ci-dev", Email: "ci-dev@example.com"}}
+		Expect(k8s.Create(ctx, u)).To(Succeed())
+		expectReason(u, metav1.ConditionFalse, forgev1.ReasonForgeError)
+
+		team := newTeam("developers")
+		team.Spec.Members = []forgev1.OwnerName{"ci-dev"}
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		msg := expectReason(team, metav1.ConditionFalse, forgev1.ReasonUserNotFound)
+		Expect(msg).To(Equal(`waiting for User "ci-dev", declared by a User in another namespace, which is not Ready yet`),
+			"another namespace's resource is not named")
+		Consistently(func() []forge.Team { return fake.Teams("acme") }, 2*syncInterval, poll).
+			ShouldNot(ContainElement(HaveField("Name", "developers")), "the team is not made while its member is on its way")
+
+		By("the User becomes Ready; the Team is made with its member")
+		fake.ClearFaults()
+		expectReady(u)
+		expectReady(team)
+		Expect(fake.TeamMembers("acme", "developers")).To(ConsistOf("ci-dev"))
+		Expect(team.Status.Failures).To(BeEmpty())
+	})
+})

@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+)
+
+// teamRefKind is a Label kind whose resources name team acme/dev.
+type teamRefKind struct{ fakeKind }
+
+func (teamRefKind) References(*forgev1.Label) []Ref { return []Ref{{Kind: RefTeam, Name: "Acme/Dev"}} }
+
+// A resource waits for a team only while a Team resource of its server
+// (any namespace, any Forge pointing at the same URL) declares it and is
+// on its way; one of another server, one settled, or none leaves it to
+// the forge. A Team becoming Ready wakes the waiting resources of its
+// server only.
+func TestReferencesWaitForDeclarersOfTheSameServer(t *testing.T) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, forgev1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionTrue, ObservedGeneration: 1, Reason: "Created"}}
+	forgeOf := func(ns, name, url string) *forgev1.Forge {
+		return &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ForgeSpec{URL: url},
+			Status: forgev1.ForgeStatus{Conditions: ready}}
+	}
+	team := func(ns, forgeRef string, mutate ...func(*forgev1.Team)) *forgev1.Team {
+		tm := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dev-" + forgeRef, Generation: 1, UID: types.UID(ns + forgeRef), CreationTimestamp: t0},
+			Spec: forgev1.TeamSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: forgeRef}},
+				Organization: "acme", Name: new(forgev1.TeamName("dev"))}}
+		for _, m := range mutate {
+			m(tm)
+		}
+		return tm
+	}
+	declares := func(o client.Object) []Ref {
+		tm, ok := o.(*forgev1.Team)
+		if !ok {
+			return nil
+		}
+		return []Ref{{Kind: RefTeam, Name: string(tm.Spec.Organization) + "/" + tm.TeamName()}}
+	}
+	kind := teamRefKind{fakeKind{}}
+	run := func(objs ...client.Object) (*Reconciler[*forgev1.Label], error) {
+		objs = append(objs, forgeOf(ns, "gitea", "https://git.example.com"), forgeOf(ns, "other", "https://other.example.com"),
+			forgeOf("team-b", "shared", "https://git.example.com/"), label())
+		b := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
+			WithIndex(&forgev1.Team{}, indexDeclares, func(o client.Object) []string {
+				var out []string
+				for _, ref := range declares(o) {
+					out = append(out, refValue(ref))
+				}
+				return out
+			})
+		for name, fn := range indexers[*forgev1.Label](kind) {
+			b = b.WithIndex(&forgev1.Label{}, name, fn)
+		}
+		b = b.WithIndex(&forgev1.Label{}, indexReferences, func(o client.Object) []string {
+			var out []string
+			for _, ref := range refsOf[*forgev1.Label](kind, o.(*forgev1.Label)) {
+				out = append(out, refValue(ref))
+			}
+			return out
+		})
+		r := &Reconciler[*forgev1.Label]{client: b.Build(), kind: kind, kindName: "Label", declarers: &declarers{}}
+		r.declarers.add(declaring{kind: "Team", list: func() client.ObjectList { return &forgev1.TeamList{} }, declares: declares})
+		return r, r.awaitRefs(context.Background(), label(), false)
+	}
+
+	if _, err := run(); err != nil {
+		t.Errorf("no Team declares acme/dev: %v, want no wait", err)
+	}
+	if _, err := run(team(ns, "other")); err != nil {
+		t.Errorf("a Team of another server: %v, want no wait", err)
+	}
+	_, err := run(team(ns, "gitea"))
+	c, _ := Classify(err)
+	if !errors.Is(err, errAwaiting) || c.Reason != forgev1.ReasonTeamNotFound ||
+		c.Message != `waiting for Team "Dev" in Acme, declared by Team default/dev-gitea, which is not Ready yet` {
+		t.Errorf("a Team of the same Forge on its way: %v (%s), want a TeamNotFound wait naming it", err, c.Reason)
+	}
+	_, err = run(team("team-b", "shared"))
+	if c, _ := Classify(err); c.Reason != forgev1.ReasonTeamNotFound ||
+		c.Message != `waiting for Team "Dev" in Acme, declared by a Team in another namespace, which is not Ready yet` {
+		t.Errorf("a Team of another namespace through a Forge of the same server: %v, want a wait naming no namespace", err)
+	}
+	if _, err := run(team(ns, "gitea", func(tm *forgev1.Team) { tm.Status.Conditions = ready })); err != nil {
+		t.Errorf("a Ready Team: %v, want no wait", err)
+	}
+	if _, err := run(team(ns, "gitea", func(tm *forgev1.Team) { tm.Status.ID = 7 }), team("team-b", "shared")); err != nil {
+		t.Errorf("a Team that recorded its team on the forge (another on its way): %v, want no wait", err)
+	}
+	stalled := func(tm *forgev1.Team) {
+		tm.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionStalled, Status: metav1.ConditionTrue, ObservedGeneration: 1, Reason: "Rejected"}}
+	}
+	if _, err := run(team(ns, "gitea", stalled)); err != nil {
+		t.Errorf("a stalled Team: %v, want no wait", err)
+	}
+
+	// The watch: a Team becoming Ready wakes the not Ready resources of
+	// its server that name its team.
+	r, _ := run()
+	old := team(ns, "gitea")
+	now := team(ns, "gitea", func(tm *forgev1.Team) { tm.Status.Conditions = ready })
+	if !(declarerSettled{}).Update(event.UpdateEvent{ObjectOld: old, ObjectNew: now}) {
+		t.Error("a Team becoming Ready passes the predicate")
+	}
+	if (declarerSettled{}).Update(event.UpdateEvent{ObjectOld: now, ObjectNew: now}) {
+		t.Error("a Ready Team's other update passes the predicate")
+	}
+	var got []string
+	for _, req := range r.forDeclarer(context.Background(), now) {
+		got = append(got, req.Name)
+	}
+	if !slices.Equal(got, []string{"bug"}) {
+		t.Errorf("the Team becoming Ready wakes %v, want [bug]", got)
+	}
+	if reqs := r.forDeclarer(context.Background(), team(ns, "other")); len(reqs) != 0 {
+		t.Errorf("a Team of another server wakes %v, want none", reqs)
+	}
+}
