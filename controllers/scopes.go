@@ -93,10 +93,6 @@ func (deployKeyKind) WriteScopes(*forgev1.DeployKey, *reconciler.Pass, bool) []s
 	return []string{forge.ScopeWriteRepository}
 }
 
-func (tagProtectionKind) WriteScopes(*forgev1.TagProtection, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
 func (pushMirrorKind) WriteScopes(*forgev1.PushMirror, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteRepository}
 }
