@@ -85,10 +85,6 @@ func (actionsVariableKind) WriteScopes(v *forgev1.ActionsVariable, _ *reconciler
 	return []string{forge.WriteScopeOf(actionsScope(&v.Spec.ActionsScope).Scope)}
 }
 
-func (branchProtectionKind) WriteScopes(*forgev1.BranchProtection, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
 func (deployKeyKind) WriteScopes(*forgev1.DeployKey, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteRepository}
 }
