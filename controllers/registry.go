@@ -121,7 +121,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.ActionsSecret](actionsSecretKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.ActionsVariable](actionsVariableKind{}, true),
 		managedKind[*forgev1.BranchProtection](branchProtectionKind(), true),
-		managedKind[*forgev1.DeployKey](deployKeyKind{}, true),
+		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
 		managedKind[*forgev1.PushMirror](pushMirrorKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: newSentSecrets()}, true),

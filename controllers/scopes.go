@@ -85,10 +85,6 @@ func (actionsVariableKind) WriteScopes(v *forgev1.ActionsVariable, _ *reconciler
 	return []string{forge.WriteScopeOf(actionsScope(&v.Spec.ActionsScope).Scope)}
 }
 
-func (deployKeyKind) WriteScopes(*forgev1.DeployKey, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
 func (pushMirrorKind) WriteScopes(*forgev1.PushMirror, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteRepository}
 }
