@@ -123,7 +123,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.BranchProtection](branchProtectionKind(), true),
 		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
-		managedKind[*forgev1.PushMirror](pushMirrorKind{digests: digests, sent: newSentSecrets()}, true),
+		managedKind[*forgev1.PushMirror](pushMirrorKind(digests), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{rounds: newRounds()}),

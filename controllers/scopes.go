@@ -85,10 +85,6 @@ func (actionsVariableKind) WriteScopes(v *forgev1.ActionsVariable, _ *reconciler
 	return []string{forge.WriteScopeOf(actionsScope(&v.Spec.ActionsScope).Scope)}
 }
 
-func (pushMirrorKind) WriteScopes(*forgev1.PushMirror, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
 // WriteScopes of a User: the /admin/users routes.
 func (userKind) WriteScopes(*forgev1.User, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteAdmin}
