@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -34,27 +36,31 @@ import (
 // labelKind manages issue labels of a repository or an organization,
 // adopted by name. The forge allows several labels of one name: adoption
 // then stalls with the ids, rather than guess.
-type labelKind struct {
-	kindBase[forgev1.Label, forgev1.LabelList]
+func labelKind() repoChild[*forgev1.Label] {
+	return repoChild[*forgev1.Label]{
+		noun:   "label",
+		name:   (*forgev1.Label).LabelName,
+		keyTag: "label",
+		where:  func(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) },
+		list:   func() client.ObjectList { return &forgev1.LabelList{} },
+		// A repository's labels are written through its issue routes
+		// (write:issue), an organization's through its own.
+		writeScopes: func(l *forgev1.Label) []string {
+			if s := scopeOf(l.Spec.Repository, l.Spec.Organization); !s.IsOrg() {
+				return []string{forge.ScopeWriteIssue}
+			}
+			return []string{forge.ScopeWriteOrganization}
+		},
+		connect: func(_ context.Context, l *forgev1.Label, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &label{obj: l, fc: pass.Forge, childAt: at}, nil
+		},
+	}
 }
-
-func (labelKind) Key(l *forgev1.Label) string { return labelScope(l).key() + "|label:" + l.LabelName() }
-func labelScope(l *forgev1.Label) scope       { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
-
-func (labelKind) Describe(l *forgev1.Label) string {
-	return fmt.Sprintf("label %q in %s", l.LabelName(), labelScope(l).describe())
-}
-
-func (labelKind) Connect(_ context.Context, l *forgev1.Label, pass *reconciler.Pass) (reconciler.External, error) {
-	return &label{obj: l, fc: pass.Forge, scope: labelScope(l)}, nil
-}
-
-// scope is where an object lives: a repository or an organization.
 
 type label struct {
-	obj   *forgev1.Label
-	fc    forge.LabelsClient
-	scope scope
+	obj *forgev1.Label
+	fc  forge.LabelsClient
+	childAt
 	found *forge.Label
 }
 
@@ -72,7 +78,7 @@ func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	}
 	all, err := e.fc.ListLabels(ctx, e.scope.Scope)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	l, err := reconciler.One(all, func(l forge.Label) bool { return l.Name == name }, func(l forge.Label) int64 { return l.ID },
 		fmt.Sprintf("labels named %q exist in %s", name, e.scope.describe()),
@@ -97,7 +103,7 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	setIf(&opt.IsArchived, s.Archived)
 	l, err := e.fc.CreateLabel(ctx, e.scope.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	// Organization labels ignore is_archived on create: archive in a second
 	// step (should that fail, the loop still records the label made).

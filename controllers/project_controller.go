@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"slices"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -35,23 +37,18 @@ import (
 // Gitea has the projects API yet: such a server answers its routes with a
 // plain-text 404 and the resource stalls as Unsupported (the loop checks
 // again when the Forge, and so its version, changes).
-type projectKind struct {
-	kindBase[forgev1.Project, forgev1.ProjectList]
+func projectKind() repoChild[*forgev1.Project] {
+	return repoChild[*forgev1.Project]{
+		noun:   "project",
+		name:   func(p *forgev1.Project) string { return p.Spec.Title },
+		keyTag: "project",
+		where:  func(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) },
+		list:   func() client.ObjectList { return &forgev1.ProjectList{} },
+		connect: func(_ context.Context, p *forgev1.Project, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &project{obj: p, fc: pass.Forge, childAt: at}, nil
+		},
+	}
 }
-
-func (projectKind) Key(p *forgev1.Project) string {
-	return projectScope(p).key() + "|project:" + p.Spec.Title
-}
-
-func (projectKind) Describe(p *forgev1.Project) string {
-	return fmt.Sprintf("project %q in %s", p.Spec.Title, projectScope(p).describe())
-}
-
-func (projectKind) Connect(_ context.Context, p *forgev1.Project, pass *reconciler.Pass) (reconciler.External, error) {
-	return &project{obj: p, fc: pass.Forge, scope: projectScope(p), server: pass.Server}, nil
-}
-
-func projectScope(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) }
 
 type project struct {
 	obj *forgev1.Project
@@ -59,9 +56,8 @@ type project struct {
 		forge.ProjectsClient
 		forge.ReposClient
 	}
-	scope  scope
-	server forge.Server
-	found  *forge.Project
+	childAt
+	found *forge.Project
 }
 
 func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }

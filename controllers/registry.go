@@ -111,10 +111,10 @@ func hasJSONField(t reflect.Type, name string) bool {
 func registry(digests *secretdigest.Digester) []registered {
 	return []registered{
 		managedKind[*forgev1.Organization](organizationKind{}, true),
-		managedKind[*forgev1.Label](labelKind{}, true),
+		managedKind[*forgev1.Label](labelKind(), true),
 		managedKind[*forgev1.OrgHook](orgHookKind(digests), true),
 		managedKind[*forgev1.RepoHook](repoHookKind(digests), true),
-		managedKind[*forgev1.Project](projectKind{}, true),
+		managedKind[*forgev1.Project](projectKind(), true),
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		managedKind[*forgev1.Team](teamKind{}, true),

@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
@@ -72,13 +73,16 @@ func repoChildSpecs(row childRow) bool {
 			obj := row.object(ns, "later", "later", "first")
 			Expect(k8s.Create(ctx, obj)).To(Succeed())
 			Expect(expectReason(obj, metav1.ConditionFalse, forgev1.ReasonParentNotFound)).To(ContainSubstring("acme/later"))
+			Expect(findCondition(obj, forgev1.ConditionReconciling)).NotTo(BeNil())
 			Expect(findCondition(obj, forgev1.ConditionStalled)).To(BeNil(), "a missing repository is waited for")
+			expectKstatus(obj, status.InProgressStatus)
 			Expect(fake.WriteRequests()).To(BeEmpty())
 
 			repo := acmeRepository(ns, "later")
 			Expect(k8s.Create(ctx, repo)).To(Succeed())
 			expectReady(repo)
 			expectReady(obj)
+			expectKstatus(obj, status.CurrentStatus)
 			Expect(row.count("later", "first")).To(Equal(1))
 		})
 

@@ -98,16 +98,6 @@ func (s scope) beforeWrite(ctx context.Context, pass *reconciler.Pass) error {
 
 // Kinds that live in repositories wait for them and stall on archived ones.
 
-func (labelKind) RepoRefs(l *forgev1.Label) []string { return labelScope(l).repoRefs() }
-func (labelKind) BeforeWrite(ctx context.Context, l *forgev1.Label, pass *reconciler.Pass) error {
-	return labelScope(l).beforeWrite(ctx, pass)
-}
-
-func (projectKind) RepoRefs(p *forgev1.Project) []string { return projectScope(p).repoRefs() }
-func (projectKind) BeforeWrite(ctx context.Context, p *forgev1.Project, pass *reconciler.Pass) error {
-	return projectScope(p).beforeWrite(ctx, pass)
-}
-
 func (k hookKind[T]) RepoRefs(obj T) []string {
 	_, _, sc := k.parts(obj)
 	return sc.repoRefs()

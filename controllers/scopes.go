@@ -35,20 +35,9 @@ func (organizationKind) WriteScopes(*forgev1.Organization, *reconciler.Pass, boo
 	return []string{forge.ScopeWriteOrganization}
 }
 
-func (labelKind) WriteScopes(l *forgev1.Label, _ *reconciler.Pass, _ bool) []string {
-	if s := labelScope(l); !s.IsOrg() {
-		return []string{forge.ScopeWriteIssue}
-	}
-	return []string{forge.ScopeWriteOrganization}
-}
-
 func (k hookKind[T]) WriteScopes(obj T, _ *reconciler.Pass, _ bool) []string {
 	_, _, s := k.parts(obj)
 	return []string{forge.WriteScopeOf(s.Scope)}
-}
-
-func (projectKind) WriteScopes(p *forgev1.Project, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(projectScope(p).Scope)}
 }
 
 func (runnerSettingKind) WriteScopes(r *forgev1.RunnerSetting, _ *reconciler.Pass, _ bool) []string {
