@@ -48,8 +48,7 @@ import (
 // forge never shows the credentials: the password is recorded as a keyed
 // digest bound to the username in status.appliedSecrets, as hooks record
 // theirs, so that a change replaces the mirror once, also across restarts.
-func pushMirrorKind(digests *secretdigest.Digester) repoChild[*forgev1.PushMirror] {
-	sent := newSentSecrets()
+func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild[*forgev1.PushMirror] {
 	return repoChild[*forgev1.PushMirror]{
 		// One resource per address and repository, compared exactly as
 		// the forge keeps it (the forge would take the same address

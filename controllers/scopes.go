@@ -66,14 +66,6 @@ func (teamKind) WriteScopes(*forgev1.Team, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteOrganization}
 }
 
-func (actionsSecretKind) WriteScopes(s *forgev1.ActionsSecret, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(actionsScope(&s.Spec.ActionsScope).Scope)}
-}
-
-func (actionsVariableKind) WriteScopes(v *forgev1.ActionsVariable, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(actionsScope(&v.Spec.ActionsScope).Scope)}
-}
-
 // WriteScopes of a User: the /admin/users routes.
 func (userKind) WriteScopes(*forgev1.User, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteAdmin}

@@ -125,7 +125,7 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 		if metadata {
 			r.metadata = r.cluster
 		}
-		kind := actionsSecretKind{digests: r.digests, sent: newSentSecrets()}
+		kind := actionsSecretKind(r.digests, newSentSecrets())
 		obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
 			Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},
 				ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}}
