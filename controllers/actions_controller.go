@@ -64,7 +64,7 @@ func actionsSecretKind(digests *secretdigest.Digester, sent *sentSecrets) repoCh
 		shown:   secretName,
 		keyTag:  "secret",
 		where:   func(s *forgev1.ActionsSecret) scope { return actionsScope(&s.Spec.ActionsScope) },
-		list:    func() client.ObjectList { return &forgev1.ActionsSecretList{} },
+		list:    &forgev1.ActionsSecretList{},
 		secrets: func(s *forgev1.ActionsSecret) []string { return []string{s.Spec.ValueFrom.SecretKeyRef.Name} },
 		// The Secret's version is read from the manager's cache; its value
 		// is left to Observe, which reads it when it must (writeOnlyValue).
@@ -217,7 +217,7 @@ func newActionsVariableKind() actionsVariableKind {
 		shown:  variableName,
 		keyTag: "variable",
 		where:  func(v *forgev1.ActionsVariable) scope { return actionsScope(&v.Spec.ActionsScope) },
-		list:   func() client.ObjectList { return &forgev1.ActionsVariableList{} },
+		list:   &forgev1.ActionsVariableList{},
 		secrets: func(v *forgev1.ActionsVariable) []string {
 			if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
 				return []string{vf.SecretKeyRef.Name}

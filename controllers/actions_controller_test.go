@@ -38,21 +38,16 @@ import (
 var _ = repoChildSpecs(childRow{
 	kind: "ActionsVariable",
 	object: func(ns, name, repo, variable string) forgev1.Managed {
-		return &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.ActionsVariableSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				ActionsScope: forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName("acme/" + repo)),
-					Name: ptr(forgev1.ActionsName(strings.ToUpper(variable)))},
-				Value: ptr("on")}}
+		return &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ActionsVariableSpec{ManagedSpec: childSpec(),
+			ActionsScope: forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName("acme/" + repo)), Name: ptr(forgev1.ActionsName(strings.ToUpper(variable)))},
+			Value:        ptr("on")}}
 	},
 	onForge: func(repo, variable string) {
 		Expect(forgeClient().CreateActionsVariable(context.Background(), forge.RepoScope("acme", repo), strings.ToUpper(variable), "on", "")).To(Succeed())
 	},
-	count: func(repo, variable string) int {
-		if _, ok := fake.ActionsVariableValue(forge.RepoScope("acme", repo), strings.ToUpper(variable)); ok {
-			return 1
-		}
-		return 0
+	names: func(repo string) []string {
+		all, _ := forgeClient().ListActionsVariables(context.Background(), forge.RepoScope("acme", repo)) // none in a missing repository
+		return namesOn(all, func(v forge.ActionsVariable) string { return strings.ToLower(v.Name) })
 	},
 })
 

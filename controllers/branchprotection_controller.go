@@ -22,8 +22,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -42,7 +40,7 @@ func branchProtectionKind() repoChild[*forgev1.BranchProtection] {
 		name:   func(b *forgev1.BranchProtection) string { return string(b.Spec.RuleName) },
 		keyTag: "rule",
 		where:  func(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) },
-		list:   func() client.ObjectList { return &forgev1.BranchProtectionList{} },
+		list:   &forgev1.BranchProtectionList{},
 		connect: func(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
 			return &branchProtection{obj: b, fc: pass.Forge, childAt: at}, nil
 		},

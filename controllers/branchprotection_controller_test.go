@@ -35,23 +35,15 @@ import (
 var _ = repoChildSpecs(childRow{
 	kind: "BranchProtection",
 	object: func(ns, name, repo, rule string) forgev1.Managed {
-		return &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.BranchProtectionSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  forgev1.RepositoryName("acme/" + repo), BranchProtectionRule: forgev1.BranchProtectionRule{RuleName: forgev1.BranchRuleName(rule)}}}
+		return &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.BranchProtectionSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), BranchProtectionRule: forgev1.BranchProtectionRule{RuleName: forgev1.BranchRuleName(rule)}}}
 	},
 	onForge: func(repo, rule string) {
 		_, err := forgeClient().CreateBranchProtection(context.Background(), "acme", repo, forge.BranchProtection{RuleName: rule})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, rule string) int {
-		n := 0
-		for _, b := range fake.BranchProtections("acme", repo) {
-			if b.RuleName == rule {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.BranchProtections("acme", repo), func(b forge.BranchProtection) string { return b.RuleName })
 	},
 })
 

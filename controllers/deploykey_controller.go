@@ -66,7 +66,7 @@ func deployKeyKind() repoChild[*forgev1.DeployKey] {
 		keyTag:  "deploykey",
 		of:      true,
 		where:   func(k *forgev1.DeployKey) scope { return scopeOf(&k.Spec.Repository, nil) },
-		list:    func() client.ObjectList { return &forgev1.DeployKeyList{} },
+		list:    &forgev1.DeployKeyList{},
 		secrets: deployKeySecrets,
 		connect: connectDeployKey,
 	}

@@ -60,24 +60,16 @@ func seededKey(seed string) string {
 var _ = repoChildSpecs(childRow{
 	kind: "DeployKey",
 	object: func(ns, name, repo, title string) forgev1.Managed {
-		return &forgev1.DeployKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.DeployKeySpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  forgev1.RepositoryName("acme/" + repo), Title: ptr(title), PublicKey: ptr(seededKey(title))}}
+		return &forgev1.DeployKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.DeployKeySpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), Title: ptr(title), PublicKey: ptr(seededKey(title))}}
 	},
 	onForge: func(repo, title string) {
 		_, err := forgeClient().CreateDeployKey(context.Background(), "acme", repo,
 			forge.CreateDeployKeyOption{Title: title, Key: seededKey(title), ReadOnly: true})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, title string) int {
-		n := 0
-		for _, k := range fake.DeployKeys("acme", repo) {
-			if k.Title == title {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.DeployKeys("acme", repo), func(k forge.DeployKey) string { return k.Title })
 	},
 })
 

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"slices"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -42,7 +40,7 @@ func labelKind() repoChild[*forgev1.Label] {
 		name:   (*forgev1.Label).LabelName,
 		keyTag: "label",
 		where:  func(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) },
-		list:   func() client.ObjectList { return &forgev1.LabelList{} },
+		list:   &forgev1.LabelList{},
 		// A repository's labels are written through its issue routes
 		// (write:issue), an organization's through its own.
 		writeScopes: func(l *forgev1.Label) []string {

@@ -40,23 +40,15 @@ import (
 var _ = repoChildSpecs(childRow{
 	kind: "Label",
 	object: func(ns, name, repo, label string) forgev1.Managed {
-		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.LabelSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  ptr(forgev1.RepositoryName("acme/" + repo)), Name: label, Color: "#aabbcc"}}
+		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.LabelSpec{ManagedSpec: childSpec(),
+			Repository: ptr(forgev1.RepositoryName("acme/" + repo)), Name: label, Color: "#aabbcc"}}
 	},
 	onForge: func(repo, label string) {
 		_, err := forgeClient().CreateLabel(context.Background(), forge.RepoScope("acme", repo), forge.CreateLabelOption{Name: label, Color: "aabbcc"})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, label string) int {
-		n := 0
-		for _, l := range fake.Labels(forge.RepoScope("acme", repo)) {
-			if l.Name == label {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.Labels(forge.RepoScope("acme", repo)), func(l forge.Label) string { return l.Name })
 	},
 })
 

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"slices"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -43,7 +41,7 @@ func projectKind() repoChild[*forgev1.Project] {
 		name:   func(p *forgev1.Project) string { return p.Spec.Title },
 		keyTag: "project",
 		where:  func(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) },
-		list:   func() client.ObjectList { return &forgev1.ProjectList{} },
+		list:   &forgev1.ProjectList{},
 		connect: func(_ context.Context, p *forgev1.Project, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
 			return &project{obj: p, fc: pass.Forge, childAt: at}, nil
 		},

@@ -32,23 +32,15 @@ import (
 var _ = repoChildSpecs(childRow{
 	kind: "Project",
 	object: func(ns, name, repo, title string) forgev1.Managed {
-		return &forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.ProjectSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  forgev1.RepositoryName("acme/" + repo), Title: title}}
+		return &forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ProjectSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), Title: title}}
 	},
 	onForge: func(repo, title string) {
 		_, err := forgeClient().CreateProject(context.Background(), forge.RepoScope("acme", repo), forge.CreateProjectOption{Title: title})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, title string) int {
-		n := 0
-		for _, p := range fake.Projects("acme", repo) {
-			if p.Title == title {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.Projects("acme", repo), func(p forge.Project) string { return p.Title })
 	},
 })
 

@@ -27,7 +27,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -60,7 +59,7 @@ func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild
 		keyTag: "pushmirror",
 		of:     true,
 		where:  func(m *forgev1.PushMirror) scope { return scopeOf(&m.Spec.Repository, nil) },
-		list:   func() client.ObjectList { return &forgev1.PushMirrorList{} },
+		list:   &forgev1.PushMirrorList{},
 		secrets: func(m *forgev1.PushMirror) []string {
 			if m.Spec.Auth != nil {
 				return []string{m.Spec.Auth.PasswordSecretRef.Name}

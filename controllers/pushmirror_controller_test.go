@@ -33,29 +33,23 @@ import (
 )
 
 // mirrorAddress is the remote address of a mirror named name.
-func mirrorAddress(name string) string { return "https://240.0.0.1/mirrors/" + name + ".git" }
+func mirrorAddress(name string) string { return "https://240.0.0.1/mirrors/" + name }
 
 var _ = repoChildSpecs(childRow{
 	kind: "PushMirror",
 	object: func(ns, name, repo, remote string) forgev1.Managed {
-		return &forgev1.PushMirror{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.PushMirrorSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  forgev1.RepositoryName("acme/" + repo), RemoteAddress: mirrorAddress(remote)}}
+		return &forgev1.PushMirror{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.PushMirrorSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), RemoteAddress: mirrorAddress(remote)}}
 	},
 	onForge: func(repo, remote string) {
 		_, err := forgeClient().CreatePushMirror(context.Background(), "acme", repo,
 			forge.CreatePushMirrorOption{RemoteAddress: mirrorAddress(remote), Interval: "8h"})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, remote string) int {
-		n := 0
-		for _, m := range fake.PushMirrors("acme", repo) {
-			if m.RemoteAddress == mirrorAddress(remote) {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.PushMirrors("acme", repo), func(m forge.PushMirror) string {
+			return strings.TrimPrefix(m.RemoteAddress, mirrorAddress(""))
+		})
 	},
 })
 

@@ -22,8 +22,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -46,7 +44,7 @@ func tagProtectionKind() repoChild[*forgev1.TagProtection] {
 		name:   func(t *forgev1.TagProtection) string { return string(t.Spec.NamePattern) },
 		keyTag: "tagprotection",
 		where:  func(t *forgev1.TagProtection) scope { return scopeOf(&t.Spec.Repository, nil) },
-		list:   func() client.ObjectList { return &forgev1.TagProtectionList{} },
+		list:   &forgev1.TagProtectionList{},
 		gate:   forge.GateTagProtections,
 		connect: func(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
 			// A deletion on a forge without the API: nothing can have been

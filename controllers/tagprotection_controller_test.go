@@ -40,25 +40,16 @@ var _ = repoChildSpecs(childRow{
 		Expect(err).NotTo(HaveOccurred())
 	},
 	object: func(ns, name, repo, pattern string) forgev1.Managed {
-		return &forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.TagProtectionSpec{
-				ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
-				Repository:  forgev1.RepositoryName("acme/" + repo), NamePattern: forgev1.TagNamePattern(pattern),
-				WhitelistTeams: []forgev1.TeamName{"release"}}}
+		return &forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.TagProtectionSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), NamePattern: forgev1.TagNamePattern(pattern), WhitelistTeams: []forgev1.TeamName{"release"}}}
 	},
 	onForge: func(repo, pattern string) {
 		_, err := forgeClient().CreateTagProtection(context.Background(), "acme", repo,
 			forge.CreateTagProtectionOption{NamePattern: pattern, WhitelistTeams: []string{"release"}})
 		Expect(err).NotTo(HaveOccurred())
 	},
-	count: func(repo, pattern string) int {
-		n := 0
-		for _, t := range fake.TagProtections("acme", repo) {
-			if t.NamePattern == pattern {
-				n++
-			}
-		}
-		return n
+	names: func(repo string) []string {
+		return namesOn(fake.TagProtections("acme", repo), func(t forge.TagProtection) string { return t.NamePattern })
 	},
 })
 
