@@ -100,17 +100,6 @@ func (s scope) beforeWrite(ctx context.Context, pass *reconciler.Pass) error {
 	return checkNotArchived(ctx, pass.Forge, s.Owner, s.Repo)
 }
 
-// Kinds that live in repositories wait for them and stall on archived ones.
-
-func (k hookKind[T]) RepoRefs(obj T) []string {
-	_, _, sc := k.parts(obj)
-	return sc.repoRefs()
-}
-func (k hookKind[T]) BeforeWrite(ctx context.Context, obj T, pass *reconciler.Pass) error {
-	_, _, sc := k.parts(obj)
-	return sc.beforeWrite(ctx, pass)
-}
-
 // selectedRepos is the RepoRefs of a set (LabelSet, BranchProtectionSet):
 // the repositories it names, or every repository of the organization it
 // selects from. (Archived members are skipped by the set itself.)

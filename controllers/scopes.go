@@ -35,11 +35,6 @@ func (organizationKind) WriteScopes(*forgev1.Organization, *reconciler.Pass, boo
 	return []string{forge.ScopeWriteOrganization}
 }
 
-func (k hookKind[T]) WriteScopes(obj T, _ *reconciler.Pass, _ bool) []string {
-	_, _, s := k.parts(obj)
-	return []string{forge.WriteScopeOf(s.Scope)}
-}
-
 func (runnerSettingKind) WriteScopes(r *forgev1.RunnerSetting, _ *reconciler.Pass, _ bool) []string {
 	return []string{forge.WriteScopeOf(runnerScope(r).Scope)}
 }
