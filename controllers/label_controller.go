@@ -64,23 +64,16 @@ type label struct {
 
 func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	name := e.obj.LabelName()
-	if id := e.obj.Status.ID; id != 0 {
-		l, err := e.fc.GetLabel(ctx, e.scope.Scope, id)
-		switch {
-		case err == nil:
-			return e.observed(l), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, err
-		}
-		// Gone (or its parent is): look it up by name below, as on first sight.
-	}
-	all, err := e.fc.ListLabels(ctx, e.scope.Scope)
-	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
-	}
-	l, err := reconciler.One(all, func(l forge.Label) bool { return l.Name == name }, func(l forge.Label) int64 { return l.ID },
-		fmt.Sprintf("labels named %q exist in %s", name, e.scope.describe()),
-		"delete all but one on the forge so that one can be adopted")
+	l, err := childLookup[forge.Label]{
+		get: func(ctx context.Context, id int64) (*forge.Label, error) {
+			return e.fc.GetLabel(ctx, e.scope.Scope, id)
+		},
+		list:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.scope.Scope) },
+		named:   func(l forge.Label) bool { return l.Name == name },
+		idOf:    func(l forge.Label) int64 { return l.ID },
+		several: fmt.Sprintf("labels named %q", name),
+		advice:  "delete all but one on the forge so that one can be adopted",
+	}.find(ctx, e.childAt, e.obj.Status.ID)
 	if err != nil || l == nil {
 		return reconciler.Observation{}, err
 	}

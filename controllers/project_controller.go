@@ -62,24 +62,20 @@ func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }
 func (e *project) id() int64                 { return e.obj.Status.ID }
 
 func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
-	if id := e.id(); id != 0 {
-		p, err := e.fc.GetProject(ctx, e.scope.Scope, id)
-		switch {
-		case err == nil:
-			return e.observed(p), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, e.classify(ctx, err)
-		}
-		// Gone (or its repository is): look it up by title below.
-	}
-	all, err := e.fc.ListProjects(ctx, e.scope.Scope, "all")
-	if err != nil {
-		return reconciler.Observation{}, e.classify(ctx, err)
-	}
 	title := e.spec().Title
-	p, err := reconciler.One(all, func(p forge.Project) bool { return p.Title == title }, func(p forge.Project) int64 { return p.ID },
-		fmt.Sprintf("projects titled %q exist in %s", title, e.scope.describe()),
-		"delete or rename all but one on the forge so that one can be adopted")
+	p, err := childLookup[forge.Project]{
+		get: func(ctx context.Context, id int64) (*forge.Project, error) {
+			return e.fc.GetProject(ctx, e.scope.Scope, id)
+		},
+		list: func(ctx context.Context) ([]forge.Project, error) {
+			return e.fc.ListProjects(ctx, e.scope.Scope, "all")
+		},
+		named:    func(p forge.Project) bool { return p.Title == title },
+		idOf:     func(p forge.Project) int64 { return p.ID },
+		several:  fmt.Sprintf("projects titled %q", title),
+		advice:   "delete or rename all but one on the forge so that one can be adopted",
+		classify: func(err error) error { return e.classify(ctx, err) },
+	}.find(ctx, e.childAt, e.id())
 	if err != nil || p == nil {
 		return reconciler.Observation{}, err
 	}

@@ -332,3 +332,44 @@ func (d repoChild[T]) WriteScopes(obj T, _ *reconciler.Pass, _ bool) []string {
 	}
 	return []string{forge.WriteScopeOf(d.where(obj).Scope)}
 }
+
+// childLookup is how a repository child's External finds the forge object
+// its resource holds (find): the one of its recorded id while the forge
+// has it, else the one of its natural name in the listing of where it
+// lives, which is how it adopts. Several of that name stall Conflict with
+// their ids, rather than guess.
+type childLookup[F any] struct {
+	get  func(ctx context.Context, id int64) (*F, error)
+	list func(ctx context.Context) ([]F, error)
+	// named says an object has the resource's natural name; idOf is its id.
+	named func(F) bool
+	idOf  func(F) int64
+	// several names the objects of that name for the Conflict (`labels
+	// named "bug"`); advice says what to do about them.
+	several, advice string
+	// classify makes the forge's errors the loop's; nil: childAt's.
+	classify func(error) error
+}
+
+// find returns the object, nil when there is none to adopt.
+func (l childLookup[F]) find(ctx context.Context, at childAt, id int64) (*F, error) {
+	classify := l.classify
+	if classify == nil {
+		classify = at.classify
+	}
+	if id != 0 {
+		f, err := l.get(ctx, id)
+		switch {
+		case err == nil:
+			return f, nil
+		case !forge.IsNotFound(err):
+			return nil, classify(err)
+		}
+		// Gone (or its repository is): look it up by name, as on first sight.
+	}
+	all, err := l.list(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return reconciler.One(all, l.named, l.idOf, l.several+" exist in "+at.describe(), l.advice)
+}

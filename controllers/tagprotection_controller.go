@@ -69,25 +69,19 @@ func (e *tagProtection) Observe(ctx context.Context) (reconciler.Observation, er
 	if e.none {
 		return reconciler.Observation{}, nil
 	}
-	if id := e.obj.Status.ID; id != 0 {
-		t, err := e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
-		switch {
-		case err == nil:
-			return e.observed(t), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, e.classify(err)
-		}
-		// Gone (or its repository is): look it up by pattern below.
-	}
-	all, err := e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
-	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
-	}
 	pattern := string(e.spec().NamePattern)
-	t, err := reconciler.One(all, func(t forge.TagProtection) bool { return t.NamePattern == pattern },
-		func(t forge.TagProtection) int64 { return t.ID },
-		fmt.Sprintf("tag protections of pattern %q exist in %s", pattern, e.describe()),
-		"delete all but one on the forge so that one can be adopted")
+	t, err := childLookup[forge.TagProtection]{
+		get: func(ctx context.Context, id int64) (*forge.TagProtection, error) {
+			return e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
+		},
+		list: func(ctx context.Context) ([]forge.TagProtection, error) {
+			return e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
+		},
+		named:   func(t forge.TagProtection) bool { return t.NamePattern == pattern },
+		idOf:    func(t forge.TagProtection) int64 { return t.ID },
+		several: fmt.Sprintf("tag protections of pattern %q", pattern),
+		advice:  "delete all but one on the forge so that one can be adopted",
+	}.find(ctx, e.childAt, e.obj.Status.ID)
 	if err != nil || t == nil {
 		return reconciler.Observation{}, err
 	}
