@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -57,50 +56,44 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // only to be sent or compared: a Secret whose resourceVersion, as the
 // manager's cache shows it, is the one the value last sent came from is
 // not read (every drift check and retry read it).
-type actionsSecretKind struct {
-	kindBase[forgev1.ActionsSecret, forgev1.ActionsSecretList]
-	digests *secretdigest.Digester
-	sent    *sentSecrets
-}
-
-func (actionsSecretKind) Secrets(s *forgev1.ActionsSecret) []string {
-	return []string{s.Spec.ValueFrom.SecretKeyRef.Name}
+func actionsSecretKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild[*forgev1.ActionsSecret] {
+	return repoChild[*forgev1.ActionsSecret]{
+		// One secret per name and scope; names are upper case on the forge.
+		noun:        "Actions secret",
+		name:        secretName,
+		shown:       secretName,
+		keyTag:      "secret",
+		where:       func(s *forgev1.ActionsSecret) scope { return actionsScope(&s.Spec.ActionsScope) },
+		list:        &forgev1.ActionsSecretList{},
+		secrets:     func(s *forgev1.ActionsSecret) []string { return []string{s.Spec.ValueFrom.SecretKeyRef.Name} },
+		unknownNote: actionsValueUnknown,
+		// The Secret's version is read from the manager's cache; its value
+		// is left to Observe, which reads it when it must (writeOnlyValue).
+		connect: func(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			e := &actionsSecret{obj: s, fc: pass.Forge, childAt: at, pending: pass.Pending, sent: sent,
+				writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef, reader: pass.Reader, digests: digests}}
+			if digests != nil {
+				e.digestKey = digests.Ref().String()
+			}
+			if !s.DeletionTimestamp.IsZero() {
+				return e, nil // a deletion sends no value
+			}
+			if err := e.connect(ctx, pass.Metadata); err != nil {
+				return nil, err
+			}
+			return e, nil
+		},
+	}
 }
 
 func secretName(s *forgev1.ActionsSecret) string {
 	return forgev1.ActionsNameOf(&s.Spec.ActionsScope, s.Name)
 }
 
-// Key: one secret per name and scope; names are upper case on the forge.
-func (actionsSecretKind) Key(s *forgev1.ActionsSecret) string {
-	return actionsScope(&s.Spec.ActionsScope).key() + "|secret:" + secretName(s)
-}
-
-func (actionsSecretKind) Describe(s *forgev1.ActionsSecret) string {
-	return fmt.Sprintf("Actions secret %s in %s", secretName(s), actionsScope(&s.Spec.ActionsScope).describe())
-}
-
-// Connect reads the Secret's version from the manager's cache, and leaves
-// its value to Observe, which reads it when it must (writeOnlyValue).
-func (k actionsSecretKind) Connect(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &actionsSecret{obj: s, fc: pass.Forge, scope: actionsScope(&s.Spec.ActionsScope), pending: pass.Pending, sent: k.sent,
-		writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef, reader: pass.Reader, digests: k.digests}}
-	if k.digests != nil {
-		e.digestKey = k.digests.Ref().String()
-	}
-	if !s.DeletionTimestamp.IsZero() {
-		return e, nil // a deletion sends no value
-	}
-	if err := e.connect(ctx, pass.Metadata); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
 type actionsSecret struct {
-	obj     *forgev1.ActionsSecret
-	fc      forge.Interface
-	scope   scope
+	obj *forgev1.ActionsSecret
+	fc  forge.Interface
+	childAt
 	pending bool
 	// writeOnlyValue is the Secret's value the forge should hold.
 	writeOnlyValue
@@ -120,7 +113,7 @@ func (e *actionsSecret) writes() bool {
 func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {
 	all, err := e.fc.ListActionsSecrets(ctx, e.scope.Scope)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	i := slices.IndexFunc(all, func(s forge.ActionsSecret) bool { return strings.EqualFold(s.Name, e.name()) })
 	if i < 0 {
@@ -185,7 +178,7 @@ func (e *actionsSecret) put(ctx context.Context) error {
 	}
 	err := e.fc.PutActionsSecret(ctx, e.scope.Scope, e.name(), e.value, e.description())
 	if err != nil {
-		return reconciler.ParentMissing(err, e.scope.describe())
+		return e.classify(err)
 	}
 	e.obj.Status.AppliedSecrets = e.applied
 	e.sent.sent(e.obj.UID, 0, e.applied)
@@ -213,17 +206,30 @@ func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) 
 // actionsVariableKind manages Actions variables: addressed by name, value
 // read back from the scope's listing and corrected like any field.
 type actionsVariableKind struct {
-	kindBase[forgev1.ActionsVariable, forgev1.ActionsVariableList]
+	// A ConfigMap it reads is a reference only variables have
+	// (reconciler.ConfigMapReader), declared beside the kind's repoChild.
+	repoChild[*forgev1.ActionsVariable]
 }
 
-func (actionsVariableKind) Secrets(v *forgev1.ActionsVariable) []string {
-	if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
-		return []string{vf.SecretKeyRef.Name}
-	}
-	return nil
+func newActionsVariableKind() actionsVariableKind {
+	return actionsVariableKind{repoChild[*forgev1.ActionsVariable]{
+		noun:        "Actions variable",
+		name:        variableName,
+		shown:       variableName,
+		keyTag:      "variable",
+		where:       func(v *forgev1.ActionsVariable) scope { return actionsScope(&v.Spec.ActionsScope) },
+		list:        &forgev1.ActionsVariableList{},
+		unknownNote: actionsValueUnknown,
+		secrets: func(v *forgev1.ActionsVariable) []string {
+			if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
+				return []string{vf.SecretKeyRef.Name}
+			}
+			return nil
+		},
+		connect: connectActionsVariable,
+	}}
 }
 
-// ConfigMaps implements reconciler.ConfigMapReader.
 func (actionsVariableKind) ConfigMaps(v *forgev1.ActionsVariable) []string {
 	if vf := v.Spec.ValueFrom; vf != nil && vf.ConfigMapKeyRef != nil {
 		return []string{vf.ConfigMapKeyRef.Name}
@@ -235,16 +241,8 @@ func variableName(v *forgev1.ActionsVariable) string {
 	return forgev1.ActionsNameOf(&v.Spec.ActionsScope, v.Name)
 }
 
-func (actionsVariableKind) Key(v *forgev1.ActionsVariable) string {
-	return actionsScope(&v.Spec.ActionsScope).key() + "|variable:" + variableName(v)
-}
-
-func (actionsVariableKind) Describe(v *forgev1.ActionsVariable) string {
-	return fmt.Sprintf("Actions variable %s in %s", variableName(v), actionsScope(&v.Spec.ActionsScope).describe())
-}
-
-func (actionsVariableKind) Connect(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &actionsVariable{obj: v, fc: pass.Forge, scope: actionsScope(&v.Spec.ActionsScope)}
+func connectActionsVariable(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+	e := &actionsVariable{obj: v, fc: pass.Forge, childAt: at}
 	if !v.DeletionTimestamp.IsZero() {
 		return e, nil
 	}
@@ -293,9 +291,9 @@ func configMapValue(ctx context.Context, r client.Reader, ns string, ref *forgev
 }
 
 type actionsVariable struct {
-	obj   *forgev1.ActionsVariable
-	fc    forge.Interface
-	scope scope
+	obj *forgev1.ActionsVariable
+	fc  forge.Interface
+	childAt
 	value string
 	// secret: the value comes from a Secret and is never shown; unknown: a
 	// plan could not read it.
@@ -316,7 +314,7 @@ func (e *actionsVariable) redact(ctx context.Context) context.Context {
 func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, error) {
 	all, err := e.fc.ListActionsVariables(e.redact(ctx), e.scope.Scope)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	i := slices.IndexFunc(all, func(v forge.ActionsVariable) bool { return strings.EqualFold(v.Name, e.name()) })
 	if i < 0 {
@@ -368,7 +366,7 @@ func (e *actionsVariable) description() string {
 
 func (e *actionsVariable) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err := e.fc.CreateActionsVariable(e.redact(ctx), e.scope.Scope, e.name(), e.value, e.description()); err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	return reconciler.Observation{Exists: true, Name: e.name()}, nil
 }
@@ -379,20 +377,4 @@ func (e *actionsVariable) Update(ctx context.Context, obs reconciler.Observation
 
 func (e *actionsVariable) Delete(ctx context.Context, obs reconciler.Observation) error {
 	return e.fc.DeleteActionsVariable(ctx, e.scope.Scope, obs.Name)
-}
-
-// Both kinds live in a repository or an organization: they wait for their
-// Repository and write nothing to an archived one.
-
-func (actionsSecretKind) RepoRefs(s *forgev1.ActionsSecret) []string {
-	return actionsScope(&s.Spec.ActionsScope).repoRefs()
-}
-func (actionsSecretKind) BeforeWrite(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass) error {
-	return actionsScope(&s.Spec.ActionsScope).beforeWrite(ctx, pass)
-}
-func (actionsVariableKind) RepoRefs(v *forgev1.ActionsVariable) []string {
-	return actionsScope(&v.Spec.ActionsScope).repoRefs()
-}
-func (actionsVariableKind) BeforeWrite(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass) error {
-	return actionsScope(&v.Spec.ActionsScope).beforeWrite(ctx, pass)
 }

@@ -33,6 +33,24 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// A variable of a repository is the row (a secret's adoption sends its
+// value once, which its own spec tests): names are upper case on the forge.
+var _ = repoChildSpecs(childRow{
+	kind: "ActionsVariable",
+	object: func(ns, name, repo, variable string) forgev1.Managed {
+		return &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ActionsVariableSpec{ManagedSpec: childSpec(),
+			ActionsScope: forgev1.ActionsScope{Repository: ptr(forgev1.RepositoryName("acme/" + repo)), Name: ptr(forgev1.ActionsName(strings.ToUpper(variable)))},
+			Value:        ptr("on")}}
+	},
+	onForge: func(repo, variable string) {
+		Expect(forgeClient().CreateActionsVariable(context.Background(), forge.RepoScope("acme", repo), strings.ToUpper(variable), "on", "")).To(Succeed())
+	},
+	names: func(repo string) []string {
+		all, _ := forgeClient().ListActionsVariables(context.Background(), forge.RepoScope("acme", repo)) // none in a missing repository
+		return namesOn(all, func(v forge.ActionsVariable) string { return strings.ToLower(v.Name) })
+	},
+})
+
 var _ = Describe("ActionsSecret and ActionsVariable", func() {
 	var ns string
 	ctx := context.Background()

@@ -22,17 +22,8 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// UnknownNote: an Actions secret's value is the object: without the
-// Secret nothing can be said of it.
-func (actionsSecretKind) UnknownNote(d reconciler.Action, unknown []string) string {
-	return actionsValueUnknown(d, unknown)
-}
-
-// UnknownNote: a variable's value from a Secret is the object, as a secret's is.
-func (actionsVariableKind) UnknownNote(d reconciler.Action, unknown []string) string {
-	return actionsValueUnknown(d, unknown)
-}
-
+// actionsValueUnknown is the plan note of an Actions secret or variable:
+// its value is the object, and without the Secret nothing can be said of it.
 func actionsValueUnknown(d reconciler.Action, unknown []string) string {
 	if d == reconciler.InSync && slices.Contains(unknown, "value") {
 		return "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"

@@ -58,7 +58,7 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 	observe := func(sent *sentSecrets) []string {
 		t.Helper()
 		s := stale()
-		e := &actionsSecret{obj: s, fc: secretsForge{}, scope: actionsScope(&s.Spec.ActionsScope),
+		e := &actionsSecret{obj: s, fc: secretsForge{}, childAt: childAt{scope: actionsScope(&s.Spec.ActionsScope)},
 			writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef,
 				loaded: true, applied: []forgev1.AppliedSecret{newDigest}}, sent: sent}
 		obs, err := e.Observe(context.Background())
@@ -98,7 +98,8 @@ func TestActionsSecretReadsItsSecretOnlyWhenItMust(t *testing.T) {
 			return c.Get(ctx, key, obj, opts...)
 		}})
 	r.metadata = r.cluster
-	kind := actionsSecretKind{digests: r.digests, sent: newSentSecrets()}
+	sent := newSentSecrets()
+	kind := actionsSecretKind(r.digests, sent)
 	obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
 		Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},
 			ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}}
@@ -129,7 +130,7 @@ func TestActionsSecretReadsItsSecretOnlyWhenItMust(t *testing.T) {
 	}
 	step("the new value sent", 0, 0)
 
-	kind.digests = secretdigest.New(r.cluster, r.cluster, types.NamespacedName{Namespace: "ops", Name: "another-digest-key"})
+	kind = actionsSecretKind(secretdigest.New(r.cluster, r.cluster, types.NamespacedName{Namespace: "ops", Name: "another-digest-key"}), sent)
 	step("recorded under another digest key (compared by version, re-stamped)", 1, 0)
 	step("re-stamped under the current key", 0, 0)
 

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -34,39 +33,25 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=branchprotections/finalizers;branchprotectionsets/finalizers,verbs=update
 
 // branchProtectionKind manages one branch protection rule, addressed by its
-// rule name in its repository (the forge gives rules no id).
-type branchProtectionKind struct {
-	kindBase[forgev1.BranchProtection, forgev1.BranchProtectionList]
-}
-
-func ruleScope(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) }
-
-// Key: one rule per name and repository; rule names are case-sensitive.
-func (branchProtectionKind) Key(b *forgev1.BranchProtection) string {
-	return ruleScope(b).key() + "|rule:" + string(b.Spec.RuleName)
-}
-
-func (branchProtectionKind) Describe(b *forgev1.BranchProtection) string {
-	return fmt.Sprintf("branch protection rule %q in %s", b.Spec.RuleName, ruleScope(b).describe())
-}
-
-func (branchProtectionKind) Connect(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass) (reconciler.External, error) {
-	return &branchProtection{obj: b, fc: pass.Forge, scope: ruleScope(b)}, nil
-}
-
-// A rule lives in a repository: it waits for its Repository and writes
-// nothing to an archived one.
-func (branchProtectionKind) RepoRefs(b *forgev1.BranchProtection) []string {
-	return ruleScope(b).repoRefs()
-}
-func (branchProtectionKind) BeforeWrite(ctx context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass) error {
-	return ruleScope(b).beforeWrite(ctx, pass)
+// rule name (case-sensitive) in its repository (the forge gives rules no id).
+func branchProtectionKind() repoChild[*forgev1.BranchProtection] {
+	return repoChild[*forgev1.BranchProtection]{
+		noun:   "branch protection rule",
+		name:   func(b *forgev1.BranchProtection) string { return string(b.Spec.RuleName) },
+		keyTag: "rule",
+		where:  func(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) },
+		refs:   branchProtectionRefs,
+		list:   &forgev1.BranchProtectionList{},
+		connect: func(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &branchProtection{obj: b, fc: pass.Forge, childAt: at}, nil
+		},
+	}
 }
 
 type branchProtection struct {
-	obj   *forgev1.BranchProtection
-	fc    forge.Interface
-	scope scope
+	obj *forgev1.BranchProtection
+	fc  forge.Interface
+	childAt
 	found *forge.BranchProtection // as Observe found it
 }
 
@@ -78,7 +63,7 @@ func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation,
 	// The fields the server lacks were gated before (reconciler.Unsupported).
 	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	have := findRule(all, string(e.obj.Spec.RuleName))
 	if have == nil {
@@ -93,7 +78,7 @@ func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, 
 	spec := e.spec()
 	got, err := e.fc.CreateBranchProtection(ctx, e.scope.Owner, e.scope.Repo, newRule(spec))
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	// A field the forge did not take is Rejected; the loop still records
 	// the rule made.

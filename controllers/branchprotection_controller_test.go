@@ -32,6 +32,21 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+var _ = repoChildSpecs(childRow{
+	kind: "BranchProtection",
+	object: func(ns, name, repo, rule string) forgev1.Managed {
+		return &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.BranchProtectionSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), BranchProtectionRule: forgev1.BranchProtectionRule{RuleName: forgev1.BranchRuleName(rule)}}}
+	},
+	onForge: func(repo, rule string) {
+		_, err := forgeClient().CreateBranchProtection(context.Background(), "acme", repo, forge.BranchProtection{RuleName: rule})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.BranchProtections("acme", repo), func(b forge.BranchProtection) string { return b.RuleName })
+	},
+})
+
 var _ = Describe("BranchProtection and BranchProtectionSet", func() {
 	var ns string
 	ctx := context.Background()
@@ -163,7 +178,7 @@ var _ = Describe("BranchProtection and BranchProtectionSet", func() {
 		expectReady(b)
 	})
 
-	It("observes without writing, deletes by policy, and stalls on an archived repository", func() {
+	It("observes without writing and deletes by policy", func() {
 		observed := newRule("observed", "acme/api", "main")
 		observed.Spec.ManagementPolicy = forgev1.ManagementPolicyObserve
 		Expect(k8s.Create(ctx, observed)).To(Succeed())
@@ -183,12 +198,6 @@ var _ = Describe("BranchProtection and BranchProtectionSet", func() {
 			Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(ns, b.Name), b)) }, timeout, poll).Should(BeTrue())
 		}
 		Expect(ruleNames("web")).To(Equal([]string{"kept"}))
-
-		fake.SetArchived("acme", "sandbox-play", true)
-		frozen := newRule("frozen", "acme/sandbox-play", "main")
-		Expect(k8s.Create(ctx, frozen)).To(Succeed())
-		expectReason(frozen, metav1.ConditionFalse, forgev1.ReasonRepositoryArchived)
-		Expect(ruleNames("sandbox-play")).To(BeEmpty())
 	})
 
 	newSet := func(name string, rules ...forgev1.BranchProtectionRule) *forgev1.BranchProtectionSet {

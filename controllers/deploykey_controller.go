@@ -57,25 +57,24 @@ import (
 // one on every pass, so a restart changes nothing and a deleted Secret
 // brings a new pair (and a replaced key). The private key never leaves
 // that Secret: no status, Event, log or error holds it.
-type deployKeyKind struct {
-	kindBase[forgev1.DeployKey, forgev1.DeployKeyList]
+func deployKeyKind() repoChild[*forgev1.DeployKey] {
+	return repoChild[*forgev1.DeployKey]{
+		// Titles are unique in a repository, so two resources of one title
+		// there would fight over it.
+		noun:    "deploy key",
+		name:    (*forgev1.DeployKey).KeyTitle,
+		keyTag:  "deploykey",
+		of:      true,
+		where:   func(k *forgev1.DeployKey) scope { return scopeOf(&k.Spec.Repository, nil) },
+		list:    &forgev1.DeployKeyList{},
+		secrets: deployKeySecrets,
+		connect: connectDeployKey,
+	}
 }
 
-func deployKeyScope(k *forgev1.DeployKey) scope { return scopeOf(&k.Spec.Repository, nil) }
-
-// Key: titles are unique in a repository, so two resources of one title
-// there would fight over it.
-func (deployKeyKind) Key(k *forgev1.DeployKey) string {
-	return deployKeyScope(k).key() + "|deploykey:" + k.KeyTitle()
-}
-
-func (deployKeyKind) Describe(k *forgev1.DeployKey) string {
-	return fmt.Sprintf("deploy key %q of %s", k.KeyTitle(), deployKeyScope(k).describe())
-}
-
-// Secrets: the Secret the public key is read from, or the generated pair's
-// (its deletion brings a new pair).
-func (deployKeyKind) Secrets(k *forgev1.DeployKey) []string {
+// deployKeySecrets: the Secret the public key is read from, or the
+// generated pair's (its deletion brings a new pair).
+func deployKeySecrets(k *forgev1.DeployKey) []string {
 	switch {
 	case k.Spec.PublicKeyFrom != nil:
 		return []string{k.Spec.PublicKeyFrom.SecretKeyRef.Name}
@@ -85,16 +84,11 @@ func (deployKeyKind) Secrets(k *forgev1.DeployKey) []string {
 	return nil
 }
 
-func (deployKeyKind) RepoRefs(k *forgev1.DeployKey) []string { return deployKeyScope(k).repoRefs() }
-func (deployKeyKind) BeforeWrite(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass) error {
-	return deployKeyScope(k).beforeWrite(ctx, pass)
-}
-
-// Connect works out the public key the forge should hold: the spec's, the
-// Secret's, or the generated pair's (made now when its Secret is missing
-// and the pass may write; written by Create).
-func (deployKeyKind) Connect(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &deployKey{obj: k, fc: pass.Forge, scope: deployKeyScope(k), writer: pass.Writer, webURL: pass.WebURL}
+// connectDeployKey works out the public key the forge should hold: the
+// spec's, the Secret's, or the generated pair's (made now when its Secret
+// is missing and the pass may write; written by Create).
+func connectDeployKey(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+	e := &deployKey{obj: k, fc: pass.Forge, childAt: at, writer: pass.Writer, webURL: pass.WebURL}
 	if !k.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion addresses status.id only
 	}
@@ -120,9 +114,9 @@ func (deployKeyKind) Connect(ctx context.Context, k *forgev1.DeployKey, pass *re
 }
 
 type deployKey struct {
-	obj    *forgev1.DeployKey
-	fc     forge.DeployKeysClient
-	scope  scope
+	obj *forgev1.DeployKey
+	fc  forge.DeployKeysClient
+	childAt
 	writer client.Writer
 	webURL string
 
@@ -242,7 +236,7 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 	if e.fingerprint != "" {
 		all, err := e.fc.ListDeployKeys(ctx, o, r)
 		if err != nil {
-			return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+			return reconciler.Observation{}, e.classify(err)
 		}
 		if i := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.Fingerprint == e.fingerprint }); i >= 0 {
 			obs := e.observed(&all[i])
@@ -259,7 +253,7 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 	case forge.IsNotFound(err):
 		return reconciler.Observation{}, nil
 	case err != nil:
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	return e.observed(k), nil
 }
@@ -339,7 +333,7 @@ func (e *deployKey) Create(ctx context.Context) (reconciler.Observation, error) 
 	}
 	k, err := e.fc.CreateDeployKey(ctx, o, r, forge.CreateDeployKeyOption{Title: title, Key: e.key, ReadOnly: e.obj.KeyReadOnly()})
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	e.obj.Status.Fingerprint = k.Fingerprint
 	return reconciler.Observation{Exists: true, ID: k.ID, URL: e.url()}, nil

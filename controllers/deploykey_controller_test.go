@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"net/http"
 	"strings"
 	"time"
@@ -44,6 +45,33 @@ func sshKey(comment string) (string, string) {
 	Expect(err).NotTo(HaveOccurred())
 	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " " + comment, ssh.FingerprintSHA256(pk)
 }
+
+// seededKey is the public key line of an ed25519 key made from seed: the
+// same key for the same seed, so that a resource and a key made by hand
+// can name one.
+func seededKey(seed string) string {
+	GinkgoHelper()
+	sum := sha256.Sum256([]byte(seed))
+	pk, err := ssh.NewPublicKey(ed25519.NewKeyFromSeed(sum[:]).Public())
+	Expect(err).NotTo(HaveOccurred())
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
+}
+
+var _ = repoChildSpecs(childRow{
+	kind: "DeployKey",
+	object: func(ns, name, repo, title string) forgev1.Managed {
+		return &forgev1.DeployKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.DeployKeySpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), Title: ptr(title), PublicKey: ptr(seededKey(title))}}
+	},
+	onForge: func(repo, title string) {
+		_, err := forgeClient().CreateDeployKey(context.Background(), "acme", repo,
+			forge.CreateDeployKeyOption{Title: title, Key: seededKey(title), ReadOnly: true})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.DeployKeys("acme", repo), func(k forge.DeployKey) string { return k.Title })
+	},
+})
 
 var _ = Describe("DeployKey", func() {
 	var ns string
@@ -250,17 +278,5 @@ var _ = Describe("DeployKey", func() {
 		gone(kept)
 		gone(watched)
 		Expect(keys()).To(ConsistOf(HaveField("Fingerprint", fp), HaveField("Fingerprint", kept.Status.Fingerprint)))
-	})
-
-	It("waits for its repository", func() {
-		line, _ := sshKey("x")
-		k := newKey("early")
-		k.Spec.Repository = "acme/api"
-		k.Spec.PublicKey = ptr(line)
-		Expect(k8s.Create(ctx, k)).To(Succeed())
-		Expect(expectReason(k, metav1.ConditionFalse, forgev1.ReasonParentNotFound)).To(ContainSubstring("repository acme/api"))
-		Expect(fake.CreateRepo("acme", "api")).To(Succeed())
-		expectReady(k)
-		Expect(fake.DeployKeys("acme", "api")).To(HaveLen(1))
 	})
 })

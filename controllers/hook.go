@@ -41,50 +41,56 @@ const (
 	fieldAuthHeader = "authorizationHeaderSecretRef"
 )
 
-// hookKind manages webhooks of one scope kind (organization or repository):
-// OrgHook and RepoHook are this one implementation over their scopes. Hooks
+// hookKind declares the webhooks of one scope kind (organization or
+// repository): OrgHook and RepoHook are this one implementation over their
+// scopes, which parts gives with the object's hook spec and status. Hooks
 // have no natural key: an existing hook is adopted only when exactly one
 // unclaimed hook has the spec's type and URL. The URL, secret and
 // authorization header may come from Secrets, so neither messages nor
 // Describe ever carry them. digests keys the record of the secret values
 // sent (see secretdigest); sent what this manager sent last (see sentSecrets).
-type hookKind[T forgev1.Managed] struct {
+func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *sentSecrets, list client.ObjectList,
+	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)) repoChild[T] {
+	k := hooks[T]{digests: digests, sent: sent, parts: parts}
+	return repoChild[T]{
+		shown: func(obj T) string {
+			spec, _, _ := parts(obj)
+			if spec.Name != "" {
+				return fmt.Sprintf("%s hook %q", spec.Type, spec.Name)
+			}
+			return fmt.Sprintf("%s hook", spec.Type)
+		},
+		where: func(obj T) scope {
+			_, _, sc := parts(obj)
+			return sc
+		},
+		list:        list,
+		unknownNote: hookUnknownNote,
+		secrets: func(obj T) []string {
+			spec, _, _ := parts(obj)
+			var names []string
+			for _, ref := range []*forgev1.SecretKeySelector{spec.URLSecretRef, spec.SecretRef, spec.AuthorizationHeaderSecretRef} {
+				if ref != nil && !slices.Contains(names, ref.Name) {
+					names = append(names, ref.Name)
+				}
+			}
+			return names
+		},
+		connect: k.connect,
+	}
+}
+
+// hooks is what a hook kind's passes share.
+type hooks[T forgev1.Managed] struct {
 	digests *secretdigest.Digester
 	sent    *sentSecrets
-	newObj  func() T
-	newList func() client.ObjectList
-	// parts gives the object's hook spec, status and scope.
-	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
+	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
 }
 
-func (k hookKind[T]) New() T { return k.newObj() }
-
-func (k hookKind[T]) NewList() client.ObjectList { return k.newList() }
-func (hookKind[T]) Key(T) string                 { return "" }
-
-func (k hookKind[T]) Describe(obj T) string {
-	spec, _, sc := k.parts(obj)
-	if spec.Name != "" {
-		return fmt.Sprintf("%s hook %q in %s", spec.Type, spec.Name, sc.describe())
-	}
-	return fmt.Sprintf("%s hook in %s", spec.Type, sc.describe())
-}
-
-func (k hookKind[T]) Secrets(obj T) []string {
-	spec, _, _ := k.parts(obj)
-	var names []string
-	for _, ref := range []*forgev1.SecretKeySelector{spec.URLSecretRef, spec.SecretRef, spec.AuthorizationHeaderSecretRef} {
-		if ref != nil && !slices.Contains(names, ref.Name) {
-			names = append(names, ref.Name)
-		}
-	}
-	return names
-}
-
-// Connect reads the referenced Secrets. While the resource is being deleted
+// connect reads the referenced Secrets. While the resource is being deleted
 // a missing Secret is no obstacle: the hook is found by status.id.
-func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) (reconciler.External, error) {
-	spec, status, sc := k.parts(obj)
+func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+	spec, status, _ := k.parts(obj)
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if !deleting && pass.Server.Lacks(forge.GateWorkflowRunEvent) && slices.Contains(spec.Events, "workflow_run") {
 		// The forge would drop the event and the hook would be rewritten
@@ -92,7 +98,7 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 		return nil, reconciler.Stall(forgev1.ReasonUnsupported, "%s: remove it from spec.events or upgrade the forge",
 			pass.Server.Unsupported([]forge.Gate{forge.GateWorkflowRunEvent}))
 	}
-	e := &hook{spec: spec, status: status, scope: sc, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
+	e := &hook{spec: spec, status: status, childAt: at, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		uid: obj.GetUID(), sentTo: k.sent, deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
@@ -146,9 +152,9 @@ func (k hookKind[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass) 
 }
 
 type hook struct {
-	spec      *forgev1.HookSpec
-	status    *forgev1.HookStatus
-	scope     scope
+	spec   *forgev1.HookSpec
+	status *forgev1.HookStatus
+	childAt
 	fc        forge.HooksClient
 	pending   bool
 	deleting  bool
@@ -203,7 +209,7 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 func (e *hook) adoptable(ctx context.Context, skip int64) (*forge.Hook, error) {
 	all, err := e.fc.ListHooks(ctx, e.scope.Scope)
 	if err != nil {
-		return nil, reconciler.ParentMissing(err, e.scope.describe())
+		return nil, e.classify(err)
 	}
 	var match []forge.Hook
 	for _, h := range all {
@@ -399,7 +405,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	h, err := e.fc.CreateHook(ctx, e.scope.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	e.sent(h.ID)
 	return reconciler.Observation{Exists: true, ID: h.ID}, nil

@@ -22,9 +22,9 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// UnknownNote: a hook is found by its URL; from a Secret plan cannot read,
-// whether the hook exists is unknown.
-func (hookKind[T]) UnknownNote(d reconciler.Action, unknown []string) string {
+// hookUnknownNote: a hook is found by its URL; from a Secret plan cannot
+// read, whether the hook exists is unknown.
+func hookUnknownNote(d reconciler.Action, unknown []string) string {
 	if d == reconciler.Create && slices.Contains(unknown, "url") {
 		return "the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n"
 	}

@@ -34,49 +34,46 @@ import (
 // labelKind manages issue labels of a repository or an organization,
 // adopted by name. The forge allows several labels of one name: adoption
 // then stalls with the ids, rather than guess.
-type labelKind struct {
-	kindBase[forgev1.Label, forgev1.LabelList]
+func labelKind() repoChild[*forgev1.Label] {
+	return repoChild[*forgev1.Label]{
+		noun:   "label",
+		name:   (*forgev1.Label).LabelName,
+		keyTag: "label",
+		where:  func(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) },
+		list:   &forgev1.LabelList{},
+		// A repository's labels are written through its issue routes
+		// (write:issue), an organization's through its own.
+		writeScopes: func(l *forgev1.Label) []string {
+			if s := scopeOf(l.Spec.Repository, l.Spec.Organization); !s.IsOrg() {
+				return []string{forge.ScopeWriteIssue}
+			}
+			return []string{forge.ScopeWriteOrganization}
+		},
+		connect: func(_ context.Context, l *forgev1.Label, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &label{obj: l, fc: pass.Forge, childAt: at}, nil
+		},
+	}
 }
-
-func (labelKind) Key(l *forgev1.Label) string { return labelScope(l).key() + "|label:" + l.LabelName() }
-func labelScope(l *forgev1.Label) scope       { return scopeOf(l.Spec.Repository, l.Spec.Organization) }
-
-func (labelKind) Describe(l *forgev1.Label) string {
-	return fmt.Sprintf("label %q in %s", l.LabelName(), labelScope(l).describe())
-}
-
-func (labelKind) Connect(_ context.Context, l *forgev1.Label, pass *reconciler.Pass) (reconciler.External, error) {
-	return &label{obj: l, fc: pass.Forge, scope: labelScope(l)}, nil
-}
-
-// scope is where an object lives: a repository or an organization.
 
 type label struct {
-	obj   *forgev1.Label
-	fc    forge.LabelsClient
-	scope scope
+	obj *forgev1.Label
+	fc  forge.LabelsClient
+	childAt
 	found *forge.Label
 }
 
 func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	name := e.obj.LabelName()
-	if id := e.obj.Status.ID; id != 0 {
-		l, err := e.fc.GetLabel(ctx, e.scope.Scope, id)
-		switch {
-		case err == nil:
-			return e.observed(l), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, err
-		}
-		// Gone (or its parent is): look it up by name below, as on first sight.
-	}
-	all, err := e.fc.ListLabels(ctx, e.scope.Scope)
-	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
-	}
-	l, err := reconciler.One(all, func(l forge.Label) bool { return l.Name == name }, func(l forge.Label) int64 { return l.ID },
-		fmt.Sprintf("labels named %q exist in %s", name, e.scope.describe()),
-		"delete all but one on the forge so that one can be adopted")
+	l, err := childLookup[forge.Label]{
+		get: func(ctx context.Context, id int64) (*forge.Label, error) {
+			return e.fc.GetLabel(ctx, e.scope.Scope, id)
+		},
+		list:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.scope.Scope) },
+		named:   func(l forge.Label) bool { return l.Name == name },
+		idOf:    func(l forge.Label) int64 { return l.ID },
+		several: fmt.Sprintf("labels named %q", name),
+		advice:  "delete all but one on the forge so that one can be adopted",
+	}.find(ctx, e.childAt, e.obj.Status.ID)
 	if err != nil || l == nil {
 		return reconciler.Observation{}, err
 	}
@@ -97,7 +94,7 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	setIf(&opt.IsArchived, s.Archived)
 	l, err := e.fc.CreateLabel(ctx, e.scope.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.Observation{}, e.classify(err)
 	}
 	// Organization labels ignore is_archived on create: archive in a second
 	// step (should that fail, the loop still records the label made).

@@ -37,6 +37,21 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+var _ = repoChildSpecs(childRow{
+	kind: "Label",
+	object: func(ns, name, repo, label string) forgev1.Managed {
+		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.LabelSpec{ManagedSpec: childSpec(),
+			Repository: ptr(forgev1.RepositoryName("acme/" + repo)), Name: label, Color: "#aabbcc"}}
+	},
+	onForge: func(repo, label string) {
+		_, err := forgeClient().CreateLabel(context.Background(), forge.RepoScope("acme", repo), forge.CreateLabelOption{Name: label, Color: "aabbcc"})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.Labels(forge.RepoScope("acme", repo)), func(l forge.Label) string { return l.Name })
+	},
+})
+
 var _ = Describe("Label", func() {
 	var ns string
 	ctx := context.Background()
@@ -463,22 +478,6 @@ var _ = Describe("Label", func() {
 		Expect(theOne(repo, "mine").ID).To(Equal(mine.Status.ID), "the label the hand-set replaces names is not deleted")
 		Expect(theOne(repo, "other").ID).To(Equal(other.Status.ID))
 		Expect(events(mine)).NotTo(ContainElement(HavePrefix(forgev1.ReasonAnnotationDropped+": ")), "the moved mark is no warning")
-	})
-
-	It("waits with ParentNotFound for a repository that appears later", func() {
-		later := forge.RepoScope("acme", "later")
-		l := newLabel(later, "bug")
-		Expect(k8s.Create(ctx, l)).To(Succeed())
-		msg := expectReason(l, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
-		Expect(msg).To(ContainSubstring("acme/later"))
-		Expect(findCondition(l, forgev1.ConditionReconciling)).NotTo(BeNil())
-		Expect(findCondition(l, forgev1.ConditionStalled)).To(BeNil())
-		expectKstatus(l, status.InProgressStatus)
-
-		Expect(fake.CreateRepo("acme", "later")).To(Succeed())
-		expectReady(l)
-		Expect(theOne(later, "bug").ID).To(Equal(l.Status.ID))
-		expectKstatus(l, status.CurrentStatus)
 	})
 
 	It("makes a pass when asked by annotation, and echoes it in status", func() {

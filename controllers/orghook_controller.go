@@ -17,8 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -29,14 +27,9 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks/finalizers,verbs=update
 
 // orgHookKind manages organization webhooks (see hookKind).
-func orgHookKind(digests *secretdigest.Digester) hookKind[*forgev1.OrgHook] {
-	return hookKind[*forgev1.OrgHook]{
-		digests: digests,
-		sent:    newSentSecrets(),
-		newObj:  func() *forgev1.OrgHook { return &forgev1.OrgHook{} },
-		newList: func() client.ObjectList { return &forgev1.OrgHookList{} },
-		parts: func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
+func orgHookKind(digests *secretdigest.Digester) repoChild[*forgev1.OrgHook] {
+	return hookKind(digests, newSentSecrets(), &forgev1.OrgHookList{},
+		func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
 			return &h.Spec.HookSpec, &h.Status, scopeOf(nil, &h.Spec.Organization)
-		},
-	}
+		})
 }

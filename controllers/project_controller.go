@@ -35,23 +35,18 @@ import (
 // Gitea has the projects API yet: such a server answers its routes with a
 // plain-text 404 and the resource stalls as Unsupported (the loop checks
 // again when the Forge, and so its version, changes).
-type projectKind struct {
-	kindBase[forgev1.Project, forgev1.ProjectList]
+func projectKind() repoChild[*forgev1.Project] {
+	return repoChild[*forgev1.Project]{
+		noun:   "project",
+		name:   func(p *forgev1.Project) string { return p.Spec.Title },
+		keyTag: "project",
+		where:  func(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) },
+		list:   &forgev1.ProjectList{},
+		connect: func(_ context.Context, p *forgev1.Project, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &project{obj: p, fc: pass.Forge, childAt: at}, nil
+		},
+	}
 }
-
-func (projectKind) Key(p *forgev1.Project) string {
-	return projectScope(p).key() + "|project:" + p.Spec.Title
-}
-
-func (projectKind) Describe(p *forgev1.Project) string {
-	return fmt.Sprintf("project %q in %s", p.Spec.Title, projectScope(p).describe())
-}
-
-func (projectKind) Connect(_ context.Context, p *forgev1.Project, pass *reconciler.Pass) (reconciler.External, error) {
-	return &project{obj: p, fc: pass.Forge, scope: projectScope(p), server: pass.Server}, nil
-}
-
-func projectScope(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) }
 
 type project struct {
 	obj *forgev1.Project
@@ -59,33 +54,28 @@ type project struct {
 		forge.ProjectsClient
 		forge.ReposClient
 	}
-	scope  scope
-	server forge.Server
-	found  *forge.Project
+	childAt
+	found *forge.Project
 }
 
 func (e *project) spec() forgev1.ProjectSpec { return e.obj.Spec }
 func (e *project) id() int64                 { return e.obj.Status.ID }
 
 func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
-	if id := e.id(); id != 0 {
-		p, err := e.fc.GetProject(ctx, e.scope.Scope, id)
-		switch {
-		case err == nil:
-			return e.observed(p), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, e.classify(ctx, err)
-		}
-		// Gone (or its repository is): look it up by title below.
-	}
-	all, err := e.fc.ListProjects(ctx, e.scope.Scope, "all")
-	if err != nil {
-		return reconciler.Observation{}, e.classify(ctx, err)
-	}
 	title := e.spec().Title
-	p, err := reconciler.One(all, func(p forge.Project) bool { return p.Title == title }, func(p forge.Project) int64 { return p.ID },
-		fmt.Sprintf("projects titled %q exist in %s", title, e.scope.describe()),
-		"delete or rename all but one on the forge so that one can be adopted")
+	p, err := childLookup[forge.Project]{
+		get: func(ctx context.Context, id int64) (*forge.Project, error) {
+			return e.fc.GetProject(ctx, e.scope.Scope, id)
+		},
+		list: func(ctx context.Context) ([]forge.Project, error) {
+			return e.fc.ListProjects(ctx, e.scope.Scope, "all")
+		},
+		named:    func(p forge.Project) bool { return p.Title == title },
+		idOf:     func(p forge.Project) int64 { return p.ID },
+		several:  fmt.Sprintf("projects titled %q", title),
+		advice:   "delete or rename all but one on the forge so that one can be adopted",
+		classify: func(err error) error { return e.classify(ctx, err) },
+	}.find(ctx, e.childAt, e.id())
 	if err != nil || p == nil {
 		return reconciler.Observation{}, err
 	}

@@ -29,6 +29,21 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+var _ = repoChildSpecs(childRow{
+	kind: "Project",
+	object: func(ns, name, repo, title string) forgev1.Managed {
+		return &forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ProjectSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), Title: title}}
+	},
+	onForge: func(repo, title string) {
+		_, err := forgeClient().CreateProject(context.Background(), forge.RepoScope("acme", repo), forge.CreateProjectOption{Title: title})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.Projects("acme", repo), func(p forge.Project) string { return p.Title })
+	},
+})
+
 var _ = Describe("Project", func() {
 	var ns string
 	ctx := context.Background()
@@ -133,16 +148,6 @@ var _ = Describe("Project", func() {
 			Expect(k8s.Delete(ctx, p)).To(Succeed())
 			gone(p)
 			Expect(projects()).To(BeEmpty())
-		})
-
-		It("waits for a missing repository", func() {
-			p := newProject("later", "Later")
-			p.Spec.Repository = "acme/later"
-			Expect(k8s.Create(ctx, p)).To(Succeed())
-			expectReason(p, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
-			Expect(fake.CreateRepo("acme", "later")).To(Succeed())
-			expectReady(p)
-			Expect(fake.Projects("acme", "later")).To(HaveLen(1))
 		})
 
 		It("stalls with Conflict when several projects have the title", func() {

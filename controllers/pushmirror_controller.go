@@ -47,61 +47,50 @@ import (
 // forge never shows the credentials: the password is recorded as a keyed
 // digest bound to the username in status.appliedSecrets, as hooks record
 // theirs, so that a change replaces the mirror once, also across restarts.
-type pushMirrorKind struct {
-	kindBase[forgev1.PushMirror, forgev1.PushMirrorList]
-	digests *secretdigest.Digester
-	sent    *sentSecrets
-}
-
-func mirrorScope(m *forgev1.PushMirror) scope { return scopeOf(&m.Spec.Repository, nil) }
-
-// Key: one resource per address and repository, compared exactly as the
-// forge keeps it (the forge would take the same address twice).
-func (pushMirrorKind) Key(m *forgev1.PushMirror) string {
-	return mirrorScope(m).key() + "|pushmirror:" + m.Spec.RemoteAddress
-}
-
-// Describe names the address, which carries no credentials (admission).
-func (pushMirrorKind) Describe(m *forgev1.PushMirror) string {
-	return fmt.Sprintf("push mirror to %s of %s", m.Spec.RemoteAddress, mirrorScope(m).describe())
-}
-
-func (pushMirrorKind) Secrets(m *forgev1.PushMirror) []string {
-	if m.Spec.Auth != nil {
-		return []string{m.Spec.Auth.PasswordSecretRef.Name}
+func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild[*forgev1.PushMirror] {
+	return repoChild[*forgev1.PushMirror]{
+		// One resource per address and repository, compared exactly as
+		// the forge keeps it (the forge would take the same address
+		// twice). The address carries no credentials (admission): messages
+		// show it.
+		noun:   "push mirror to",
+		name:   func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
+		shown:  func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
+		keyTag: "pushmirror",
+		of:     true,
+		where:  func(m *forgev1.PushMirror) scope { return scopeOf(&m.Spec.Repository, nil) },
+		list:   &forgev1.PushMirrorList{},
+		secrets: func(m *forgev1.PushMirror) []string {
+			if m.Spec.Auth != nil {
+				return []string{m.Spec.Auth.PasswordSecretRef.Name}
+			}
+			return nil
+		},
+		// The password, when there is one, is read on every pass (not only
+		// when its Secret's version moved, as writeOnlyValue may): the
+		// username it is bound to is in the spec, and the value is what
+		// lastError is cleaned of.
+		connect: func(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			e := &pushMirror{obj: m, fc: pass.Forge, childAt: at, web: pass.WebURL, pending: pass.Pending, sent: sent}
+			if digests != nil {
+				e.digestKey = digests.Ref().String()
+			}
+			if a := m.Spec.Auth; a != nil && m.DeletionTimestamp.IsZero() {
+				e.password = &writeOnlyValue{obj: m, field: fieldPassword, ref: &a.PasswordSecretRef, reader: pass.Reader,
+					digests: digests, bound: m.MirrorUsername()}
+				if err := e.password.load(ctx); err != nil {
+					return nil, err
+				}
+			}
+			return e, nil
+		},
 	}
-	return nil
-}
-
-// A mirror lives in a repository: it waits for its Repository and writes
-// nothing to an archived one (the forge refuses with 423 anyway).
-func (pushMirrorKind) RepoRefs(m *forgev1.PushMirror) []string { return mirrorScope(m).repoRefs() }
-func (pushMirrorKind) BeforeWrite(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass) error {
-	return mirrorScope(m).beforeWrite(ctx, pass)
-}
-
-// Connect reads the password, when there is one, on every pass (not only
-// when its Secret's version moved, as writeOnlyValue may): the username it
-// is bound to is in the spec, and the value is what lastError is cleaned of.
-func (k pushMirrorKind) Connect(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &pushMirror{obj: m, fc: pass.Forge, scope: mirrorScope(m), web: pass.WebURL, pending: pass.Pending, sent: k.sent}
-	if k.digests != nil {
-		e.digestKey = k.digests.Ref().String()
-	}
-	if a := m.Spec.Auth; a != nil && m.DeletionTimestamp.IsZero() {
-		e.password = &writeOnlyValue{obj: m, field: fieldPassword, ref: &a.PasswordSecretRef, reader: pass.Reader,
-			digests: k.digests, bound: m.MirrorUsername()}
-		if err := e.password.load(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return e, nil
 }
 
 type pushMirror struct {
-	obj     *forgev1.PushMirror
-	fc      forge.PushMirrorsClient
-	scope   scope
+	obj *forgev1.PushMirror
+	fc  forge.PushMirrorsClient
+	childAt
 	web     string
 	pending bool
 	// password is the Secret's value the mirror should push with; nil
@@ -126,10 +115,10 @@ func (e *pushMirror) uid() types.UID { return e.obj.UID }
 func (e *pushMirror) forgeErr(err error) error {
 	if forge.MirrorsDisabled(err) {
 		return reconciler.Stall(forgev1.ReasonUnsupported,
-			"the forge has mirrors disabled ([mirror] ENABLED = false in its app.ini): push mirror to %s cannot be managed there; enable mirrors, or set deletionPolicy Orphan to let a resource being deleted go",
-			e.obj.Spec.RemoteAddress)
+			"the forge has mirrors disabled ([mirror] ENABLED = false in its app.ini): %s cannot be managed there; enable mirrors, or set deletionPolicy Orphan to let a resource being deleted go",
+			e.what)
 	}
-	return reconciler.ParentMissing(err, e.scope.describe())
+	return e.classify(err)
 }
 
 func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error) {

@@ -32,6 +32,27 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// mirrorAddress is the remote address of a mirror named name.
+func mirrorAddress(name string) string { return "https://240.0.0.1/mirrors/" + name }
+
+var _ = repoChildSpecs(childRow{
+	kind: "PushMirror",
+	object: func(ns, name, repo, remote string) forgev1.Managed {
+		return &forgev1.PushMirror{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.PushMirrorSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), RemoteAddress: mirrorAddress(remote)}}
+	},
+	onForge: func(repo, remote string) {
+		_, err := forgeClient().CreatePushMirror(context.Background(), "acme", repo,
+			forge.CreatePushMirrorOption{RemoteAddress: mirrorAddress(remote), Interval: "8h"})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.PushMirrors("acme", repo), func(m forge.PushMirror) string {
+			return strings.TrimPrefix(m.RemoteAddress, mirrorAddress(""))
+		})
+	},
+})
+
 var _ = Describe("PushMirror", func() {
 	const address = "https://240.0.0.1/acme/web.git"
 	var ns string
@@ -275,14 +296,7 @@ var _ = Describe("PushMirror", func() {
 		expectReady(pm)
 	})
 
-	It("waits for its repository and refuses an interval below the forge's minimum", func() {
-		pm := newPM("later", "acme/later")
-		Expect(k8s.Create(ctx, pm)).To(Succeed())
-		expectReason(pm, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
-		Expect(fake.CreateRepo("acme", "later")).To(Succeed())
-		expectReady(pm)
-		Expect(fake.PushMirrors("acme", "later")).To(HaveLen(1))
-
+	It("refuses an interval below the forge's minimum", func() {
 		short := newPM("short", "acme/web")
 		short.Spec.Interval = every(time.Minute)
 		Expect(k8s.Create(ctx, short)).To(Succeed())

@@ -68,16 +68,16 @@ func (teamKind) References(t *forgev1.Team) []reconciler.Ref {
 	return out
 }
 
-// References of a TagProtection: the users and teams (of its repository's
-// owner) of its allow-lists.
-func (tagProtectionKind) References(t *forgev1.TagProtection) []reconciler.Ref {
-	return listRefs(tagScope(t).Owner, t.Spec.WhitelistUsernames, t.Spec.WhitelistTeams)
+// tagProtectionRefs are the users and teams (of its repository's owner)
+// of a TagProtection's allow-lists.
+func tagProtectionRefs(t *forgev1.TagProtection) []reconciler.Ref {
+	return listRefs(scopeOf(&t.Spec.Repository, nil).Owner, t.Spec.WhitelistUsernames, t.Spec.WhitelistTeams)
 }
 
-// References of a BranchProtection: the users and teams (of its
-// repository's owner) of every allow-list of its rule.
-func (branchProtectionKind) References(b *forgev1.BranchProtection) []reconciler.Ref {
-	return ruleRefs(ruleScope(b).Owner, &b.Spec.BranchProtectionRule)
+// branchProtectionRefs are the users and teams (of its repository's
+// owner) of every allow-list of a BranchProtection's rule.
+func branchProtectionRefs(b *forgev1.BranchProtection) []reconciler.Ref {
+	return ruleRefs(scopeOf(&b.Spec.Repository, nil).Owner, &b.Spec.BranchProtectionRule)
 }
 
 // References of a BranchProtectionSet: the users and teams of every

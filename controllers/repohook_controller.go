@@ -17,8 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -30,14 +28,9 @@ import (
 
 // repoHookKind manages repository webhooks: OrgHook's implementation over
 // a repository (see hookKind).
-func repoHookKind(digests *secretdigest.Digester) hookKind[*forgev1.RepoHook] {
-	return hookKind[*forgev1.RepoHook]{
-		digests: digests,
-		sent:    newSentSecrets(),
-		newObj:  func() *forgev1.RepoHook { return &forgev1.RepoHook{} },
-		newList: func() client.ObjectList { return &forgev1.RepoHookList{} },
-		parts: func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
+func repoHookKind(digests *secretdigest.Digester) repoChild[*forgev1.RepoHook] {
+	return hookKind(digests, newSentSecrets(), &forgev1.RepoHookList{},
+		func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
 			return &h.Spec.HookSpec, &h.Status, scopeOf(&h.Spec.Repository, nil)
-		},
-	}
+		})
 }

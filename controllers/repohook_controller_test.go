@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,6 +30,28 @@ import (
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
+
+// A hook has no natural key: it is adopted by type and URL when exactly
+// one unclaimed hook has them, and two resources make two hooks.
+var _ = repoChildSpecs(childRow{
+	kind:    "RepoHook",
+	keyless: true,
+	object: func(ns, name, repo, target string) forgev1.Managed {
+		return &forgev1.RepoHook{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.RepoHookSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), HookSpec: forgev1.HookSpec{Type: "gitea", URL: hookTarget(target)}}}
+	},
+	onForge: func(repo, target string) {
+		_, err := forgeClient().CreateHook(context.Background(), forge.RepoScope("acme", repo), forge.CreateHookOption{
+			Type: "gitea", Config: map[string]string{"url": hookTarget(target), "content_type": "json"}, Events: []string{"push"}})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.Hooks(forge.RepoScope("acme", repo)), func(h forge.Hook) string { return strings.TrimPrefix(h.Config["url"], hookTarget("")) })
+	},
+})
+
+// hookTarget is the URL of a hook named name.
+func hookTarget(name string) string { return "https://deploy.example.com/hooks/" + name }
 
 // RepoHook is OrgHook's implementation over a repository: these specs show
 // each behaviour through the repository's endpoints; the loop's and the
@@ -150,16 +173,6 @@ var _ = Describe("RepoHook", func() {
 			expectReason(paused, metav1.ConditionUnknown, forgev1.ReasonSuspended)
 			Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 2*syncInterval, poll).Should(BeEmpty())
 			Expect(hooks()).To(HaveLen(1))
-		})
-
-		It("waits for a missing repository", func() {
-			h := newHook("early")
-			h.Spec.Repository = "acme/api"
-			Expect(k8s.Create(ctx, h)).To(Succeed())
-			Expect(expectReason(h, metav1.ConditionFalse, forgev1.ReasonParentNotFound)).To(ContainSubstring("repository acme/api"))
-			Expect(fake.CreateRepo("acme", "api")).To(Succeed())
-			expectReady(h)
-			Expect(fake.Hooks(forge.RepoScope("acme", "api"))).To(HaveLen(1))
 		})
 	})
 

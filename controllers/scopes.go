@@ -35,22 +35,6 @@ func (organizationKind) WriteScopes(*forgev1.Organization, *reconciler.Pass, boo
 	return []string{forge.ScopeWriteOrganization}
 }
 
-func (labelKind) WriteScopes(l *forgev1.Label, _ *reconciler.Pass, _ bool) []string {
-	if s := labelScope(l); !s.IsOrg() {
-		return []string{forge.ScopeWriteIssue}
-	}
-	return []string{forge.ScopeWriteOrganization}
-}
-
-func (k hookKind[T]) WriteScopes(obj T, _ *reconciler.Pass, _ bool) []string {
-	_, _, s := k.parts(obj)
-	return []string{forge.WriteScopeOf(s.Scope)}
-}
-
-func (projectKind) WriteScopes(p *forgev1.Project, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(projectScope(p).Scope)}
-}
-
 func (runnerSettingKind) WriteScopes(r *forgev1.RunnerSetting, _ *reconciler.Pass, _ bool) []string {
 	return []string{forge.WriteScopeOf(runnerScope(r).Scope)}
 }
@@ -75,30 +59,6 @@ func (repositoryKind) WriteScopes(r *forgev1.Repository, pass *reconciler.Pass, 
 // all organization routes (/orgs/{org}/teams, /teams/{id}/...).
 func (teamKind) WriteScopes(*forgev1.Team, *reconciler.Pass, bool) []string {
 	return []string{forge.ScopeWriteOrganization}
-}
-
-func (actionsSecretKind) WriteScopes(s *forgev1.ActionsSecret, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(actionsScope(&s.Spec.ActionsScope).Scope)}
-}
-
-func (actionsVariableKind) WriteScopes(v *forgev1.ActionsVariable, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(actionsScope(&v.Spec.ActionsScope).Scope)}
-}
-
-func (branchProtectionKind) WriteScopes(*forgev1.BranchProtection, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
-func (deployKeyKind) WriteScopes(*forgev1.DeployKey, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
-func (tagProtectionKind) WriteScopes(*forgev1.TagProtection, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
-}
-
-func (pushMirrorKind) WriteScopes(*forgev1.PushMirror, *reconciler.Pass, bool) []string {
-	return []string{forge.ScopeWriteRepository}
 }
 
 // WriteScopes of a User: the /admin/users routes.

@@ -125,7 +125,7 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 		if metadata {
 			r.metadata = r.cluster
 		}
-		kind := actionsSecretKind{digests: r.digests, sent: newSentSecrets()}
+		kind := actionsSecretKind(r.digests, newSentSecrets())
 		obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
 			Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},
 				ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}}
@@ -156,7 +156,7 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 	// The Secret's version read from the cache decides whether its value is read.
 	t.Run("ActionsSecret with the metadata cache", func(t *testing.T) { actionsSecret(t, true) })
 
-	hookRig := func(t *testing.T, spec forgev1.HookSpec, opts ...fakeforge.Option) (*rollbackRig, hookKind[*forgev1.OrgHook], *forgev1.OrgHook) {
+	hookRig := func(t *testing.T, spec forgev1.HookSpec, opts ...fakeforge.Option) (*rollbackRig, repoChild[*forgev1.OrgHook], *forgev1.OrgHook) {
 		r := newRollbackRig(t, opts...)
 		obj := &forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-hook"},
 			Spec: forgev1.OrgHookSpec{Organization: "acme", HookSpec: spec}}

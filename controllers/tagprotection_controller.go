@@ -33,96 +33,56 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=tagprotections/finalizers,verbs=update
 
 // tagProtectionKind manages one tag protection of a repository, adopted
-// by its pattern. The forge keeps the pattern unique on create only (a
-// PATCH may rename onto a taken one): adoption stalls with the ids when it
-// finds several, rather than guess.
-type tagProtectionKind struct {
-	kindBase[forgev1.TagProtection, forgev1.TagProtectionList]
-}
-
-func tagScope(t *forgev1.TagProtection) scope { return scopeOf(&t.Spec.Repository, nil) }
-
-// Key: one protection per pattern and repository; patterns are compared
-// exactly, as the forge does.
-func (tagProtectionKind) Key(t *forgev1.TagProtection) string {
-	return tagScope(t).key() + "|tagprotection:" + string(t.Spec.NamePattern)
-}
-
-func (tagProtectionKind) Describe(t *forgev1.TagProtection) string {
-	return fmt.Sprintf("tag protection %q in %s", t.Spec.NamePattern, tagScope(t).describe())
-}
-
-// Connect decides from the server's version, before anything is read or
-// written, whether the forge has the API (Gitea 1.23 and later).
-func (tagProtectionKind) Connect(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &tagProtection{obj: t, fc: pass.Forge, scope: tagScope(t), server: pass.Server}
-	if pass.Server.Lacks(forge.GateTagProtections) {
-		if !t.GetDeletionTimestamp().IsZero() {
-			// Nothing can have been made on such a forge: let it go.
-			e.none = true
-			return e, nil
-		}
-		return nil, e.unsupported()
+// by its pattern (compared exactly, as the forge does). The forge keeps
+// the pattern unique on create only (a PATCH may rename onto a taken one):
+// adoption stalls with the ids when it finds several, rather than guess.
+// The API came with Gitea 1.23: an older server stalls Unsupported, decided
+// from its version before anything is read or written.
+func tagProtectionKind() repoChild[*forgev1.TagProtection] {
+	return repoChild[*forgev1.TagProtection]{
+		noun:   "tag protection",
+		name:   func(t *forgev1.TagProtection) string { return string(t.Spec.NamePattern) },
+		keyTag: "tagprotection",
+		where:  func(t *forgev1.TagProtection) scope { return scopeOf(&t.Spec.Repository, nil) },
+		refs:   tagProtectionRefs,
+		list:   &forgev1.TagProtectionList{},
+		gate:   forge.GateTagProtections,
+		connect: func(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			// A deletion on a forge without the API: nothing can have been
+			// made there, let it go.
+			return &tagProtection{obj: t, fc: pass.Forge, childAt: at, none: pass.Server.Lacks(forge.GateTagProtections)}, nil
+		},
 	}
-	return e, nil
-}
-
-// A protection lives in a repository: it waits for its Repository and
-// writes nothing to an archived one.
-func (tagProtectionKind) RepoRefs(t *forgev1.TagProtection) []string { return tagScope(t).repoRefs() }
-func (tagProtectionKind) BeforeWrite(ctx context.Context, t *forgev1.TagProtection, pass *reconciler.Pass) error {
-	return tagScope(t).beforeWrite(ctx, pass)
 }
 
 type tagProtection struct {
-	obj    *forgev1.TagProtection
-	fc     forge.Interface
-	scope  scope
-	server forge.Server
-	found  *forge.TagProtection
+	obj *forgev1.TagProtection
+	fc  forge.Interface
+	childAt
+	found *forge.TagProtection
 	// none: the forge has no tag protections (a deletion on such a forge).
 	none bool
 }
 
 func (e *tagProtection) spec() forgev1.TagProtectionSpec { return e.obj.Spec }
 
-func (e *tagProtection) unsupported() error {
-	return reconciler.Stall(forgev1.ReasonUnsupported, "%s: tag protection %q cannot be managed there",
-		e.server.Unsupported([]forge.Gate{forge.GateTagProtections}), e.obj.Spec.NamePattern)
-}
-
-// classify tells a server without the API (its routes answer a plain-text
-// 404, where the version did not say) from a missing repository.
-func (e *tagProtection) classify(err error) error {
-	if forge.IsRouteNotFound(err) {
-		return e.unsupported()
-	}
-	return reconciler.ParentMissing(err, e.scope.describe())
-}
-
 func (e *tagProtection) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if e.none {
 		return reconciler.Observation{}, nil
 	}
-	if id := e.obj.Status.ID; id != 0 {
-		t, err := e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
-		switch {
-		case err == nil:
-			return e.observed(t), nil
-		case !forge.IsNotFound(err):
-			return reconciler.Observation{}, e.classify(err)
-		}
-		// Gone (or its repository is): look it up by pattern below.
-	}
-	all, err := e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
-	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
-	}
 	pattern := string(e.spec().NamePattern)
-	t, err := reconciler.One(all, func(t forge.TagProtection) bool { return t.NamePattern == pattern },
-		func(t forge.TagProtection) int64 { return t.ID },
-		fmt.Sprintf("tag protections of pattern %q exist in %s", pattern, e.scope.describe()),
-		"delete all but one on the forge so that one can be adopted")
+	t, err := childLookup[forge.TagProtection]{
+		get: func(ctx context.Context, id int64) (*forge.TagProtection, error) {
+			return e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
+		},
+		list: func(ctx context.Context) ([]forge.TagProtection, error) {
+			return e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
+		},
+		named:   func(t forge.TagProtection) bool { return t.NamePattern == pattern },
+		idOf:    func(t forge.TagProtection) int64 { return t.ID },
+		several: fmt.Sprintf("tag protections of pattern %q", pattern),
+		advice:  "delete all but one on the forge so that one can be adopted",
+	}.find(ctx, e.childAt, e.obj.Status.ID)
 	if err != nil || t == nil {
 		return reconciler.Observation{}, err
 	}

@@ -30,6 +30,29 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The forge takes no protection without an allow-list: the owners (a team
+// of every repository, on each repository as soon as it exists) may push it.
+var _ = repoChildSpecs(childRow{
+	kind: "TagProtection",
+	setup: func() {
+		_, err := forgeClient().CreateTeam(context.Background(), "acme", forge.CreateTeamOption{Name: "Release",
+			IncludesAllRepositories: true, UnitsMap: map[string]string{"repo.code": "write"}})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	object: func(ns, name, repo, pattern string) forgev1.Managed {
+		return &forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.TagProtectionSpec{ManagedSpec: childSpec(),
+			Repository: forgev1.RepositoryName("acme/" + repo), NamePattern: forgev1.TagNamePattern(pattern), WhitelistTeams: []forgev1.TeamName{"release"}}}
+	},
+	onForge: func(repo, pattern string) {
+		_, err := forgeClient().CreateTagProtection(context.Background(), "acme", repo,
+			forge.CreateTagProtectionOption{NamePattern: pattern, WhitelistTeams: []string{"release"}})
+		Expect(err).NotTo(HaveOccurred())
+	},
+	names: func(repo string) []string {
+		return namesOn(fake.TagProtections("acme", repo), func(t forge.TagProtection) string { return t.NamePattern })
+	},
+})
+
 var _ = Describe("TagProtection", func() {
 	var ns string
 	ctx := context.Background()
@@ -172,21 +195,6 @@ var _ = Describe("TagProtection", func() {
 			}
 			Eventually(func() []forge.TagProtection { return fake.TagProtections("acme", "web") }, timeout, poll).Should(
 				ConsistOf(HaveField("NamePattern", "k*")))
-		})
-
-		It("waits for its repository", func() {
-			// A team of every repository reads the new one as soon as it exists.
-			_, err := forgeClient().CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "Release", IncludesAllRepositories: true,
-				UnitsMap: map[string]string{"repo.code": "write"}})
-			Expect(err).NotTo(HaveOccurred())
-			tp := newTP("later", "acme/later", "v*")
-			tp.Spec.WhitelistTeams = []forgev1.TeamName{"release"}
-			Expect(k8s.Create(ctx, tp)).To(Succeed())
-			expectReason(tp, metav1.ConditionFalse, forgev1.ReasonParentNotFound)
-			Expect(fake.CreateRepo("acme", "later")).To(Succeed())
-			expectReady(tp)
-			Expect(protection("later", "v*").WhitelistTeams).To(Equal([]string{"Release"}))
-			Expect(fake.TagProtections("acme", "later")).To(HaveLen(1))
 		})
 	})
 
