@@ -126,6 +126,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
 		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, newSentSecrets()), true),
+		managedKind[*forgev1.Milestone](milestoneKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{rounds: newRounds()}),
@@ -187,6 +188,7 @@ func Exporters() []export.Writer {
 		deployKeyExport,
 		tagProtectionExport,
 		pushMirrorExport,
+		milestoneExport,
 		labelSetExport,
 		branchProtectionExport,
 	}

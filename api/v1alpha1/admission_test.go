@@ -153,6 +153,9 @@ var _ = Describe("admission", func() {
 		Entry("Project: the base object", obj("Project")),
 		Entry("Project: closed bug triage board", obj("Project",
 			set("spec.templateType", "bug_triage"), set("spec.state", "closed"), set("spec.cardType", "images_and_text"))),
+		Entry("Milestone: the base object", obj("Milestone")),
+		Entry("Milestone: closed, described, due", obj("Milestone",
+			set("spec.state", "closed"), set("spec.description", "The first release"), set("spec.dueOn", "2030-06-15T00:00:00Z"))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
@@ -352,6 +355,7 @@ var _ = Describe("admission", func() {
 		Entry("Label: name with a trailing newline", obj("Label", set("spec.name", "bug\n")), "spec.name"),
 		Entry("Project: title with a trailing space", obj("Project", set("spec.title", "Roadmap ")), "spec.title"),
 		Entry("Project: title with a leading tab", obj("Project", set("spec.title", "\tRoadmap")), "spec.title"),
+		Entry("Milestone: title with a trailing space", obj("Milestone", set("spec.title", "v1.0 ")), "spec.title"),
 		Entry("OrgHook: name with a trailing space", obj("OrgHook", set("spec.name", "ci ")), "spec.name"),
 		Entry("RunnerSetting: runner name with a trailing space", obj("RunnerSetting", set("spec.runner.name", "acme-runner-1 ")), "spec.runner.name"),
 
@@ -441,6 +445,14 @@ var _ = Describe("admission", func() {
 		Entry("Label: name over 255 characters", obj("Label", set("spec.name", strings.Repeat("n", 256))), "spec.name"),
 		Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
 		Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
+
+		// Milestone
+		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),
+		Entry("Milestone: empty title", obj("Milestone", set("spec.title", "")), "spec.title"),
+		Entry("Milestone: title missing", obj("Milestone", unset("spec.title")), "spec.title"),
+		Entry("Milestone: title over 255 characters", obj("Milestone", set("spec.title", strings.Repeat("t", 256))), "spec.title"),
+		Entry("Milestone: a date without a time", obj("Milestone", set("spec.dueOn", "2030-06-15")), "spec.dueOn"),
+		Entry("Milestone: repository without owner", obj("Milestone", set("spec.repository", "web")), "spec.repository"),
 
 		// Project
 		Entry("Project: unknown cardType", obj("Project", set("spec.cardType", "images")), "spec.cardType"),

@@ -133,6 +133,16 @@ var _ = Describe("defaults", func() {
 		Expect(p.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
 	})
 
+	It("Milestone: Manage, Delete; description and state unmanaged, no due date", func(ctx SpecContext) {
+		var m forgev1.Milestone
+		storedAs(ctx, obj("Milestone"), &m)
+		Expect(m.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+		Expect(m.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+		Expect(m.Spec.Description).To(BeNil())
+		Expect(m.Spec.DueOn).To(BeNil())
+		Expect(m.Spec.State).To(BeNil())
+	})
+
 	It("RunnerSetting: Manage, Orphan", func(ctx SpecContext) {
 		var r forgev1.RunnerSetting
 		storedAs(ctx, obj("RunnerSetting"), &r)

@@ -125,6 +125,15 @@ spec:
   repository: acme/web
   title: Web roadmap
 `,
+	"Milestone": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Milestone
+metadata: {name: web-v1}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  title: v1.0
+`,
 	"RunnerSetting": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: RunnerSetting

@@ -31,6 +31,7 @@ var (
 	_ Managed = &DeployKey{}
 	_ Managed = &Label{}
 	_ Managed = &LabelSet{}
+	_ Managed = &Milestone{}
 	_ Managed = &Organization{}
 	_ Managed = &OrgHook{}
 	_ Managed = &Project{}
@@ -173,6 +174,23 @@ func (in *LabelSet) GetManagedStatus() *ManagedStatus { return &in.Status.Manage
 // GetDeletionPolicy returns the deletion policy, Orphan by default.
 func (in *LabelSet) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
+}
+
+// GetConditions returns the status conditions.
+func (in *Milestone) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *Milestone) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *Milestone) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *Milestone) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Delete by default.
+func (in *Milestone) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
 }
 
 // GetConditions returns the status conditions.

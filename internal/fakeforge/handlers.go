@@ -293,6 +293,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.branchProtectionRoutes(h)
 	s.deployKeyRoutes(h)
 	s.tagProtectionRoutes(h)
+	s.milestoneRoutes(h)
 	s.pushMirrorRoutes(h)
 	s.userRoutes(h)
 	s.tokenRoutes(h)

@@ -56,6 +56,8 @@ type state struct {
 	// [mirror] ENABLED = false (handlers_pushmirrors.go).
 	pushMirrors *table[*pushMirror]
 	mirrorsOff  bool
+	// milestones are the repositories' milestones (handlers_milestones.go).
+	milestones *table[*milestone]
 	// renamed are the old names of renamed users and organizations (lower
 	// case), which redirect (handlers_renames.go).
 	renamed map[string]renamed
@@ -84,6 +86,7 @@ func newState() state {
 	st.userKeys = map[string]*userKey{}
 	st.tagRules = tableIn[*tagRule](&st)
 	st.pushMirrors = tableIn[*pushMirror](&st)
+	st.milestones = tableIn[*milestone](&st)
 	return st
 }
 

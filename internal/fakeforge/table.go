@@ -122,6 +122,9 @@ type resource[P object] struct {
 	// named, when set, finds an item by its name: every item of a
 	// "/{name}" route, a non-numeric one of an "/{id}" route (labels).
 	named func(p P, name string) bool
+	// idThenName: a numeric {id} no item of the scope has is looked up by
+	// name too (milestones).
+	idThenName bool
 	// rest: the item's name is the rest of the path (branch protections).
 	rest bool
 	// routed, when set, checks the item's name finds a route on this
@@ -217,12 +220,13 @@ func (k *resource[P]) lookup(c *rc, ow owner) (P, bool) {
 		raw = c.r.PathValue("name")
 	}
 	id, err := strconv.ParseInt(raw, 10, 64)
-	switch {
-	case !byName && err == nil:
+	numeric := !byName && err == nil
+	if numeric {
 		if p, ok := t.get(ow, id); ok {
 			return p, true
 		}
-	case k.named != nil:
+	}
+	if k.named != nil && (!numeric || k.idThenName) {
 		if p, ok := t.first(ow, func(p P) bool { return k.named(p, raw) }); ok {
 			return p, true
 		}

@@ -84,6 +84,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, actionsBehaviours...)
 	behaviours = append(behaviours, branchProtectionBehaviours...)
 	behaviours = append(behaviours, tagProtectionBehaviours...)
+	behaviours = append(behaviours, milestoneBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
 	behaviours = append(behaviours, runnerTokenBehaviours...)

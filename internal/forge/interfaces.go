@@ -33,6 +33,7 @@ type Interface interface {
 	ActionsClient
 	BranchProtectionsClient
 	TagProtectionsClient
+	MilestonesClient
 	UsersClient
 	DeployKeysClient
 	PushMirrorsClient
