@@ -111,7 +111,7 @@ func (e *actionsSecret) writes() bool {
 }
 
 func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {
-	all, err := e.fc.ListActionsSecrets(ctx, e.scope.Scope)
+	all, err := e.fc.ListActionsSecrets(ctx, e.Scope)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -176,7 +176,7 @@ func (e *actionsSecret) put(ctx context.Context) error {
 	if err := e.load(ctx); err != nil { // Observe read it already for every write it decides
 		return err
 	}
-	err := e.fc.PutActionsSecret(ctx, e.scope.Scope, e.name(), e.value, e.description())
+	err := e.fc.PutActionsSecret(ctx, e.Scope, e.name(), e.value, e.description())
 	if err != nil {
 		return e.classify(err)
 	}
@@ -198,7 +198,7 @@ func (e *actionsSecret) Update(ctx context.Context, _ reconciler.Observation) er
 
 func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) error {
 	e.sent.forget(e.obj.UID, 0)
-	return e.fc.DeleteActionsSecret(ctx, e.scope.Scope, obs.Name)
+	return e.fc.DeleteActionsSecret(ctx, e.Scope, obs.Name)
 }
 
 // ---- ActionsVariable ----
@@ -312,7 +312,7 @@ func (e *actionsVariable) redact(ctx context.Context) context.Context {
 }
 
 func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, error) {
-	all, err := e.fc.ListActionsVariables(e.redact(ctx), e.scope.Scope)
+	all, err := e.fc.ListActionsVariables(e.redact(ctx), e.Scope)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -365,16 +365,16 @@ func (e *actionsVariable) description() string {
 }
 
 func (e *actionsVariable) Create(ctx context.Context) (reconciler.Observation, error) {
-	if err := e.fc.CreateActionsVariable(e.redact(ctx), e.scope.Scope, e.name(), e.value, e.description()); err != nil {
+	if err := e.fc.CreateActionsVariable(e.redact(ctx), e.Scope, e.name(), e.value, e.description()); err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
 	return reconciler.Observation{Exists: true, Name: e.name()}, nil
 }
 
 func (e *actionsVariable) Update(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.UpdateActionsVariable(e.redact(ctx), e.scope.Scope, obs.Name, e.value, e.description())
+	return e.fc.UpdateActionsVariable(e.redact(ctx), e.Scope, obs.Name, e.value, e.description())
 }
 
 func (e *actionsVariable) Delete(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.DeleteActionsVariable(ctx, e.scope.Scope, obs.Name)
+	return e.fc.DeleteActionsVariable(ctx, e.Scope, obs.Name)
 }

@@ -61,7 +61,7 @@ func (e *branchProtection) spec() *forgev1.BranchProtectionRule {
 
 func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation, error) {
 	// The fields the server lacks were gated before (reconciler.Unsupported).
-	all, err := e.fc.ListBranchProtections(ctx, e.scope.Owner, e.scope.Repo)
+	all, err := e.fc.ListBranchProtections(ctx, e.Owner, e.Repo)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -76,22 +76,22 @@ func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation,
 
 func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, error) {
 	spec := e.spec()
-	got, err := e.fc.CreateBranchProtection(ctx, e.scope.Owner, e.scope.Repo, newRule(spec))
+	got, err := e.fc.CreateBranchProtection(ctx, e.Owner, e.Repo, newRule(spec))
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
 	// A field the forge did not take is Rejected; the loop still records
 	// the rule made.
 	made := reconciler.Observation{Exists: true, Name: string(e.obj.Spec.RuleName)}
-	return made, readBack(ctx, e.fc, e.scope.Owner, e.scope.Repo, spec, got, true)
+	return made, readBack(ctx, e.fc, e.Owner, e.Repo, spec, got, true)
 }
 
 func (e *branchProtection) Update(ctx context.Context, _ reconciler.Observation) error {
-	return editRule(ctx, e.fc, e.scope.Owner, e.scope.Repo, e.spec(), e.found)
+	return editRule(ctx, e.fc, e.Owner, e.Repo, e.spec(), e.found)
 }
 
 func (e *branchProtection) Delete(ctx context.Context, obs reconciler.Observation) error {
-	err := e.fc.DeleteBranchProtection(ctx, e.scope.Owner, e.scope.Repo, obs.Name)
+	err := e.fc.DeleteBranchProtection(ctx, e.Owner, e.Repo, obs.Name)
 	if forge.IsNotFound(err) {
 		return nil
 	}

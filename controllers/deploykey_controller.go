@@ -232,7 +232,7 @@ func newKeyPair(obj *forgev1.DeployKey) (*corev1.Secret, error) {
 // key then differs: replaced. Looking by fingerprint first also finds the
 // new key of a replacement whose response was lost.
 func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error) {
-	o, r := e.scope.Owner, e.scope.Repo
+	o, r := e.Owner, e.Repo
 	if e.fingerprint != "" {
 		all, err := e.fc.ListDeployKeys(ctx, o, r)
 		if err != nil {
@@ -306,7 +306,7 @@ func (e *deployKey) observed(k *forge.DeployKey) reconciler.Observation {
 }
 
 func (e *deployKey) url() string {
-	return fmt.Sprintf("%s/%s/%s/settings/keys", e.webURL, e.scope.Owner, e.scope.Repo)
+	return fmt.Sprintf("%s/%s/%s/settings/keys", e.webURL, e.Owner, e.Repo)
 }
 
 // Create writes a generated pair's Secret first, so that a key on the
@@ -324,7 +324,7 @@ func (e *deployKey) Create(ctx context.Context) (reconciler.Observation, error) 
 		}
 		e.secret = nil
 	}
-	o, r := e.scope.Owner, e.scope.Repo
+	o, r := e.Owner, e.Repo
 	title := e.obj.KeyTitle()
 	if old := e.found; old != nil && (old.Fingerprint == e.fingerprint || old.Title == title) {
 		if err := e.fc.DeleteDeployKey(ctx, o, r, old.ID); err != nil {
@@ -346,11 +346,11 @@ func (e *deployKey) Update(ctx context.Context, _ reconciler.Observation) error 
 	if e.left == nil {
 		return nil
 	}
-	return e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, e.left.ID)
+	return e.fc.DeleteDeployKey(ctx, e.Owner, e.Repo, e.left.ID)
 }
 
 func (e *deployKey) Delete(ctx context.Context, obs reconciler.Observation) error {
-	if err := e.fc.DeleteDeployKey(ctx, e.scope.Owner, e.scope.Repo, obs.ID); err != nil {
+	if err := e.fc.DeleteDeployKey(ctx, e.Owner, e.Repo, obs.ID); err != nil {
 		return err
 	}
 	return e.Update(ctx, obs)

@@ -179,7 +179,7 @@ func (e *hook) isUnknown(field string) bool { return slices.Contains(e.unknown, 
 
 func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if id := e.status.ID; id != 0 {
-		h, err := e.fc.GetHook(ctx, e.scope.Scope, id)
+		h, err := e.fc.GetHook(ctx, e.Scope, id)
 		switch {
 		case err == nil:
 			return e.observed(h, false), nil
@@ -207,7 +207,7 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 // no other resource of the kind holds; nil when there is none, or more
 // than one.
 func (e *hook) adoptable(ctx context.Context, skip int64) (*forge.Hook, error) {
-	all, err := e.fc.ListHooks(ctx, e.scope.Scope)
+	all, err := e.fc.ListHooks(ctx, e.Scope)
 	if err != nil {
 		return nil, e.classify(err)
 	}
@@ -382,7 +382,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 		}
 		if h != nil {
 			if c := e.changes(h); len(c.changes) > 0 {
-				if _, err := e.fc.EditHook(ctx, e.scope.Scope, h.ID, c.opt); err != nil {
+				if _, err := e.fc.EditHook(ctx, e.Scope, h.ID, c.opt); err != nil {
 					return reconciler.Observation{Exists: true, ID: h.ID}, err
 				}
 			}
@@ -403,7 +403,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	if e.secret != "" {
 		opt.Config["secret"] = e.secret
 	}
-	h, err := e.fc.CreateHook(ctx, e.scope.Scope, opt)
+	h, err := e.fc.CreateHook(ctx, e.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -414,7 +414,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 // Update sends every managed field: the forge replaces events, branch filter
 // and authorization header on each PATCH, whatever is omitted.
 func (e *hook) Update(ctx context.Context, obs reconciler.Observation) error {
-	_, err := e.fc.EditHook(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
+	_, err := e.fc.EditHook(ctx, e.Scope, obs.ID, e.changes(e.found).opt)
 	if err != nil {
 		return err
 	}
@@ -424,7 +424,7 @@ func (e *hook) Update(ctx context.Context, obs reconciler.Observation) error {
 
 func (e *hook) Delete(ctx context.Context, obs reconciler.Observation) error {
 	e.sentTo.forget(e.uid, obs.ID)
-	return e.fc.DeleteHook(ctx, e.scope.Scope, obs.ID)
+	return e.fc.DeleteHook(ctx, e.Scope, obs.ID)
 }
 
 // config is the hook's config as the spec wants it, over the type-specific

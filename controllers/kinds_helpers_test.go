@@ -210,8 +210,7 @@ func repoChildSpecs(row childRow) bool {
 
 		BeforeEach(func() {
 			ns = newNamespace()
-			_, err := fake.CreateOrg("acme")
-			Expect(err).NotTo(HaveOccurred())
+			Expect(fake.CreateOrg("acme")).Error().NotTo(HaveOccurred())
 			Expect(fake.CreateRepo("acme", "web")).To(Succeed())
 			if row.setup != nil {
 				row.setup()

@@ -66,9 +66,9 @@ func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	name := e.obj.LabelName()
 	l, err := childLookup[forge.Label]{
 		get: func(ctx context.Context, id int64) (*forge.Label, error) {
-			return e.fc.GetLabel(ctx, e.scope.Scope, id)
+			return e.fc.GetLabel(ctx, e.Scope, id)
 		},
-		list:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.scope.Scope) },
+		list:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.Scope) },
 		named:   func(l forge.Label) bool { return l.Name == name },
 		idOf:    func(l forge.Label) int64 { return l.ID },
 		several: fmt.Sprintf("labels named %q", name),
@@ -92,14 +92,14 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	setIf(&opt.Description, s.Description)
 	setIf(&opt.Exclusive, s.Exclusive)
 	setIf(&opt.IsArchived, s.Archived)
-	l, err := e.fc.CreateLabel(ctx, e.scope.Scope, opt)
+	l, err := e.fc.CreateLabel(ctx, e.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
 	// Organization labels ignore is_archived on create: archive in a second
 	// step (should that fail, the loop still records the label made).
 	if c := e.changes(l); len(c.changes) > 0 {
-		edited, err := e.fc.EditLabel(ctx, e.scope.Scope, l.ID, c.opt)
+		edited, err := e.fc.EditLabel(ctx, e.Scope, l.ID, c.opt)
 		if err != nil {
 			return reconciler.Observation{Exists: true, ID: l.ID, URL: l.URL}, err
 		}
@@ -109,12 +109,12 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 }
 
 func (e *label) Update(ctx context.Context, obs reconciler.Observation) error {
-	_, err := e.fc.EditLabel(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
+	_, err := e.fc.EditLabel(ctx, e.Scope, obs.ID, e.changes(e.found).opt)
 	return err
 }
 
 func (e *label) Delete(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.DeleteLabel(ctx, e.scope.Scope, obs.ID)
+	return e.fc.DeleteLabel(ctx, e.Scope, obs.ID)
 }
 
 type labelChanges struct {

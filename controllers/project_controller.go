@@ -65,10 +65,10 @@ func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 	title := e.spec().Title
 	p, err := childLookup[forge.Project]{
 		get: func(ctx context.Context, id int64) (*forge.Project, error) {
-			return e.fc.GetProject(ctx, e.scope.Scope, id)
+			return e.fc.GetProject(ctx, e.Scope, id)
 		},
 		list: func(ctx context.Context) ([]forge.Project, error) {
-			return e.fc.ListProjects(ctx, e.scope.Scope, "all")
+			return e.fc.ListProjects(ctx, e.Scope, "all")
 		},
 		named:    func(p forge.Project) bool { return p.Title == title },
 		idOf:     func(p forge.Project) int64 { return p.ID },
@@ -87,16 +87,16 @@ func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 func (e *project) classify(ctx context.Context, err error) error {
 	switch {
 	case forge.IsNotFound(err):
-		return reconciler.ParentMissing(err, e.scope.describe())
+		return reconciler.ParentMissing(err, e.describe())
 	case !forge.IsRouteNotFound(err):
 		return err
 	}
-	if _, rerr := e.fc.GetRepo(ctx, e.scope.Owner, e.scope.Repo); rerr != nil {
-		return reconciler.ParentMissing(rerr, e.scope.describe())
+	if _, rerr := e.fc.GetRepo(ctx, e.Owner, e.Repo); rerr != nil {
+		return reconciler.ParentMissing(rerr, e.describe())
 	}
 	return reconciler.Stall(forgev1.ReasonUnsupported,
 		"the forge (version %s) has no projects API: %s exists but the projects routes are not found; "+
-			"projects need a server with the repository projects API", e.server.ReportedVersion(), e.scope.describe())
+			"projects need a server with the repository projects API", e.server.ReportedVersion(), e.describe())
 }
 
 func (e *project) observed(p *forge.Project) reconciler.Observation {
@@ -109,14 +109,14 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.spec()
 	opt := forge.CreateProjectOption{Title: s.Title, CardType: projectCardType(s), TemplateType: s.TemplateType}
 	setIf(&opt.Description, s.Description)
-	p, err := e.fc.CreateProject(ctx, e.scope.Scope, opt)
+	p, err := e.fc.CreateProject(ctx, e.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(ctx, err)
 	}
 	// A project is created open: close it in a second step (should that
 	// fail, the loop still records the project made).
 	if c := e.changes(p); len(c.changes) > 0 {
-		edited, err := e.fc.EditProject(ctx, e.scope.Scope, p.ID, c.opt)
+		edited, err := e.fc.EditProject(ctx, e.Scope, p.ID, c.opt)
 		if err != nil {
 			return reconciler.Observation{Exists: true, ID: p.ID, URL: p.HTMLURL}, err
 		}
@@ -126,12 +126,12 @@ func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 }
 
 func (e *project) Update(ctx context.Context, obs reconciler.Observation) error {
-	_, err := e.fc.EditProject(ctx, e.scope.Scope, obs.ID, e.changes(e.found).opt)
+	_, err := e.fc.EditProject(ctx, e.Scope, obs.ID, e.changes(e.found).opt)
 	return err
 }
 
 func (e *project) Delete(ctx context.Context, obs reconciler.Observation) error {
-	return e.fc.DeleteProject(ctx, e.scope.Scope, obs.ID)
+	return e.fc.DeleteProject(ctx, e.Scope, obs.ID)
 }
 
 type projectChanges struct {

@@ -122,7 +122,7 @@ func (e *pushMirror) forgeErr(err error) error {
 }
 
 func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error) {
-	all, err := e.fc.ListPushMirrors(ctx, e.scope.Owner, e.scope.Repo)
+	all, err := e.fc.ListPushMirrors(ctx, e.Owner, e.Repo)
 	if err != nil {
 		return reconciler.Observation{}, e.forgeErr(err)
 	}
@@ -152,7 +152,7 @@ func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error
 	}
 	return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
 		"%d push mirrors to %s exist in %s (%s); delete all but one on the forge so that one can be adopted",
-		len(match), address, e.scope.describe(), strings.Join(names, ", "))
+		len(match), address, e.describe(), strings.Join(names, ", "))
 }
 
 // observed decides what differs and fills status. A mirror found by its
@@ -205,7 +205,7 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 }
 
 func (e *pushMirror) url() string {
-	return fmt.Sprintf("%s/%s/%s/settings", e.web, e.scope.Owner, e.scope.Repo)
+	return fmt.Sprintf("%s/%s/%s/settings", e.web, e.Owner, e.Repo)
 }
 
 // Create makes the mirror with the spec's credentials. A replacement
@@ -230,7 +230,7 @@ func (e *pushMirror) Create(ctx context.Context) (reconciler.Observation, error)
 	if e.password != nil {
 		opt.RemoteUsername, opt.RemotePassword = e.obj.MirrorUsername(), e.password.value
 	}
-	m, err := e.fc.CreatePushMirror(ctx, e.scope.Owner, e.scope.Repo, opt)
+	m, err := e.fc.CreatePushMirror(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.createErr(err)
 	}
@@ -298,7 +298,7 @@ func (e *pushMirror) Delete(ctx context.Context, obs reconciler.Observation) err
 	if name == "" {
 		return nil
 	}
-	if err := e.fc.DeletePushMirror(ctx, e.scope.Owner, e.scope.Repo, name); err != nil {
+	if err := e.fc.DeletePushMirror(ctx, e.Owner, e.Repo, name); err != nil {
 		return e.forgeErr(err)
 	}
 	e.sent.forget(e.uid(), target(name))

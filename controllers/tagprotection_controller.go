@@ -73,10 +73,10 @@ func (e *tagProtection) Observe(ctx context.Context) (reconciler.Observation, er
 	pattern := string(e.spec().NamePattern)
 	t, err := childLookup[forge.TagProtection]{
 		get: func(ctx context.Context, id int64) (*forge.TagProtection, error) {
-			return e.fc.GetTagProtection(ctx, e.scope.Owner, e.scope.Repo, id)
+			return e.fc.GetTagProtection(ctx, e.Owner, e.Repo, id)
 		},
 		list: func(ctx context.Context) ([]forge.TagProtection, error) {
-			return e.fc.ListTagProtections(ctx, e.scope.Owner, e.scope.Repo)
+			return e.fc.ListTagProtections(ctx, e.Owner, e.Repo)
 		},
 		named:   func(t forge.TagProtection) bool { return t.NamePattern == pattern },
 		idOf:    func(t forge.TagProtection) int64 { return t.ID },
@@ -99,7 +99,7 @@ func (e *tagProtection) Create(ctx context.Context) (reconciler.Observation, err
 	s := e.spec()
 	opt := forge.CreateTagProtectionOption{NamePattern: string(s.NamePattern),
 		WhitelistUsernames: namesOf(s.WhitelistUsernames), WhitelistTeams: namesOf(s.WhitelistTeams)}
-	t, err := e.fc.CreateTagProtection(ctx, e.scope.Owner, e.scope.Repo, opt)
+	t, err := e.fc.CreateTagProtection(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -113,7 +113,7 @@ func (e *tagProtection) Update(ctx context.Context, obs reconciler.Observation) 
 	if len(c.changes) == 0 {
 		return nil
 	}
-	t, err := e.fc.EditTagProtection(ctx, e.scope.Owner, e.scope.Repo, obs.ID, c.opt)
+	t, err := e.fc.EditTagProtection(ctx, e.Owner, e.Repo, obs.ID, c.opt)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (e *tagProtection) Update(ctx context.Context, obs reconciler.Observation) 
 }
 
 func (e *tagProtection) Delete(ctx context.Context, obs reconciler.Observation) error {
-	err := e.fc.DeleteTagProtection(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	err := e.fc.DeleteTagProtection(ctx, e.Owner, e.Repo, obs.ID)
 	if forge.IsNotFound(err) {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (e *tagProtection) readBack(t *forge.TagProtection) error {
 	return reconciler.Stall(forgev1.ReasonRejected,
 		"the forge did not apply %s to tag protection %q in %s/%s (it shows %s); it shows only users with read access "+
 			"to the repository's pull requests and teams of the repository's organization with read access to its code or pull requests",
-		strings.Join(reconciler.Fields(c.changes), ", "), t.NamePattern, e.scope.Owner, e.scope.Repo, haveOf(c.changes))
+		strings.Join(reconciler.Fields(c.changes), ", "), t.NamePattern, e.Owner, e.Repo, haveOf(c.changes))
 }
 
 type tagProtectionChanges struct {
