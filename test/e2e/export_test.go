@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -126,6 +127,12 @@ var _ = Describe("forge-operator export", func() {
 		_, err = fc.CreatePushMirror(ctx, sc.org, "web", forge.CreatePushMirrorOption{RemoteAddress: "http://240.0.0.1:9/export/web.git",
 			RemoteUsername: "git", RemotePassword: mirrorPassword, Interval: "8h", SyncOnCommit: true})
 		Expect(err).NotTo(HaveOccurred())
+		// Milestones, one open with a due date, one closed: adopted as they are.
+		due := time.Date(2027, 3, 31, 12, 0, 0, 0, time.UTC)
+		for _, m := range []forge.CreateMilestoneOption{{Title: "v1.0", Description: "first", DueOn: &due}, {Title: "v0.9", State: "closed"}} {
+			_, err = fc.CreateMilestone(ctx, sc.org, "web", m)
+			Expect(err).NotTo(HaveOccurred())
+		}
 		// Branch protection: api and docs hold one rule list (a
 		// BranchProtectionSet), web its own (BranchProtections).
 		sc.createRepo("docs")
@@ -174,7 +181,7 @@ var _ = Describe("forge-operator export", func() {
 			Expect(o.GetNamespace()).To(Equal(ns))
 		}
 		want := map[string]int{"Organization": 1, "Repository": 3, "Team": 2, "OrgHook": 2, "Label": 3, "RunnerSetting": wantRunnerSettings,
-			"RepoHook": 1, "LabelSet": 1, "BranchProtection": 2, "BranchProtectionSet": 1, "PushMirror": 1}
+			"RepoHook": 1, "LabelSet": 1, "BranchProtection": 2, "BranchProtectionSet": 1, "PushMirror": 1, "Milestone": 2}
 		if wantRunnerSettings == 0 {
 			delete(want, "RunnerSetting")
 		}

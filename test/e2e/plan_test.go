@@ -49,6 +49,8 @@ var _ = Describe("forge-operator plan", func() {
 			Config: map[string]string{"url": "https://ci.example.com/" + sc.org, "content_type": "json"}})
 		Expect(err).NotTo(HaveOccurred())
 		registerRunner(forge.OrgScope(sc.org), "r1")
+		_, err = fc.CreateMilestone(ctx, sc.org, "web", forge.CreateMilestoneOption{Title: "v1.0"})
+		Expect(err).NotTo(HaveOccurred())
 		const hookSecret = "plan-e2e-hook-secret-value"
 		putSecret(sc.ns, "hook", "secret", hookSecret)
 
@@ -66,6 +68,11 @@ apiVersion: forge.forgeops.dev/v1alpha1
 kind: Label
 metadata: {name: feature}
 spec: {forgeRef: {name: gitea}, repository: %[2]s, color: "#00ff00"}
+---
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Milestone
+metadata: {name: v1}
+spec: {forgeRef: {name: gitea}, repository: %[2]s, title: v1.0, state: closed}
 ---
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: OrgHook
@@ -121,14 +128,16 @@ spec: {forgeRef: {name: gitea}, organization: %[1]s, runner: {name: r1}, disable
 		code, out := planCmd()
 		Expect(out).To(Equal(fmt.Sprintf(`Label %[1]s/bug: in sync
 Label %[1]s/feature: create
+Milestone %[1]s/v1: update
+  state: "open" -> "closed"
 OrgHook %[1]s/ci: in sync
 OrgHook %[1]s/signed: create
 Organization %[1]s/org: update
   description: "before" -> "after"
 `, sc.ns) + runnerPlan(fmt.Sprintf(`RunnerSetting %[1]s/r1: update
   disabled: false -> true
-Plan: 2 create, 2 update, 2 in sync.
-`, sc.ns), "Plan: 2 create, 1 update, 2 in sync.\n")))
+Plan: 2 create, 3 update, 2 in sync.
+`, sc.ns), "Plan: 2 create, 2 update, 2 in sync.\n")))
 		Expect(code).To(Equal(2))
 
 		By("applying the manifests")
@@ -142,16 +151,17 @@ Plan: 2 create, 2 update, 2 in sync.
 		}
 
 		By("planning again with read access to the namespace: nothing would change")
-		kubeconfig := planReaderKubeconfig(sc.ns, "organizations", "labels", "orghooks", "runnersettings")
+		kubeconfig := planReaderKubeconfig(sc.ns, "organizations", "labels", "milestones", "orghooks", "runnersettings")
 		code, out = planCmd("--kubeconfig", kubeconfig)
 		Expect(out).To(Equal(fmt.Sprintf(`Label %[1]s/bug: in sync
 Label %[1]s/feature: in sync
+Milestone %[1]s/v1: in sync
 OrgHook %[1]s/ci: in sync
 OrgHook %[1]s/signed: in sync
 Organization %[1]s/org: in sync
 `, sc.ns) + runnerPlan(fmt.Sprintf(`RunnerSetting %[1]s/r1: in sync
-Plan: 6 in sync.
-`, sc.ns), "Plan: 5 in sync.\n")))
+Plan: 7 in sync.
+`, sc.ns), "Plan: 6 in sync.\n")))
 		Expect(code).To(Equal(0))
 
 		By("planning the hook with its secret from another Secret: compared by value, never printed")
