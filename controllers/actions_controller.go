@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -126,7 +127,7 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 	e.found = &all[i]
 	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
 	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
-		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+		obs.Changes = append(obs.Changes, compare.Change("description", e.found.Description, *d))
 	}
 	have := e.obj.Status.AppliedSecrets
 	if !e.obj.Status.Known() {
@@ -155,7 +156,7 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 			e.sent.settled(e.obj.UID, 0, e.applied)
 		}
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }
@@ -323,7 +324,7 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	e.found = &all[i]
 	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
 	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
-		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+		obs.Changes = append(obs.Changes, compare.Change("description", e.found.Description, *d))
 	}
 	switch {
 	case e.unknown:
@@ -332,9 +333,9 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	case e.secret:
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
 	default:
-		obs.Changes = append(obs.Changes, change("value", e.found.Data, e.value))
+		obs.Changes = append(obs.Changes, compare.Change("value", e.found.Data, e.value))
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -270,8 +271,8 @@ func (e *deployKey) leftOver(all []forge.DeployKey, obs *reconciler.Observation)
 	}
 	if j := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.ID == id }); j >= 0 {
 		e.left = &all[j]
-		obs.Changes = append(obs.Changes, change("key", e.left.Fingerprint, e.fingerprint))
-		slices.SortFunc(obs.Changes, byField)
+		obs.Changes = append(obs.Changes, compare.Change("key", e.left.Fingerprint, e.fingerprint))
+		slices.SortFunc(obs.Changes, compare.ByField)
 		obs.Diff = reconciler.Fields(obs.Changes)
 	}
 }
@@ -289,17 +290,17 @@ func (e *deployKey) observed(k *forge.DeployKey) reconciler.Observation {
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "key", Have: k.Fingerprint, Want: "a new generated key"})
 	case k.Fingerprint != e.fingerprint:
 		because = append(because, "key")
-		obs.Changes = append(obs.Changes, change("key", k.Fingerprint, e.fingerprint))
+		obs.Changes = append(obs.Changes, compare.Change("key", k.Fingerprint, e.fingerprint))
 	}
 	if t := e.obj.Spec.Title; t != nil && *t != k.Title {
 		because = append(because, "title")
-		obs.Changes = append(obs.Changes, change("title", k.Title, *t))
+		obs.Changes = append(obs.Changes, compare.Change("title", k.Title, *t))
 	}
 	if ro := e.obj.KeyReadOnly(); ro != k.ReadOnly {
 		because = append(because, "readOnly")
-		obs.Changes = append(obs.Changes, change("readOnly", k.ReadOnly, ro))
+		obs.Changes = append(obs.Changes, compare.Change("readOnly", k.ReadOnly, ro))
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	obs.Replace, obs.ReplaceBecause = len(because) > 0, strings.Join(because, ", ")
 	return obs

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -261,7 +262,7 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	obs.Changes = e.changes(h).changes
 	if changed[fieldAuthHeader] {
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "authorizationHeader", Have: shownSecret, Want: shownSecret})
-		slices.SortFunc(obs.Changes, byField)
+		slices.SortFunc(obs.Changes, compare.ByField)
 	}
 	obs.Diff = reconciler.Fields(obs.Changes)
 	if e.isUnknown("url") {
@@ -463,7 +464,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 	}}
 	diff := func(field string, have, want any, differs bool) {
 		if differs {
-			c.changes = append(c.changes, change(field, have, want))
+			c.changes = append(c.changes, compare.Change(field, have, want))
 		}
 	}
 	switch {
@@ -471,7 +472,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		// Not compared: Observation.Unknown says so.
 	case h.Config["url"] != e.url:
 		// A URL from a Secret, or a chat hook's, carries a token: not shown.
-		have, want := show(h.Config["url"]), show(e.url)
+		have, want := compare.Show(h.Config["url"]), compare.Show(e.url)
 		if forge.URLIsSecret(h.Type, h.Config["url"]) || forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
 			have = shownSecret
 		}
@@ -494,7 +495,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		}
 	}
 	diff("config", haveCfg, wantCfg, len(wantCfg) > 0)
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -322,9 +323,9 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 			return nil
 		}
 		opt := forge.CreateLabelOption{Name: name, Color: forge.NormalizeColor(spec.Color)}
-		setIf(&opt.Description, spec.Description)
-		setIf(&opt.Exclusive, spec.Exclusive)
-		setIf(&opt.IsArchived, spec.Archived)
+		compare.SetIf(&opt.Description, spec.Description)
+		compare.SetIf(&opt.Exclusive, spec.Exclusive)
+		compare.SetIf(&opt.IsArchived, spec.Archived)
 		if _, err := e.fc.CreateLabel(ctx, scope, opt); err != nil {
 			return err
 		}

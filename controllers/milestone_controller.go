@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -86,8 +87,8 @@ func (e *milestone) Observe(ctx context.Context) (reconciler.Observation, error)
 func (e *milestone) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateMilestoneOption{Title: s.Title}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.State, s.State)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.State, s.State)
 	if s.DueOn != nil {
 		opt.DueOn = &s.DueOn.Time
 	}
@@ -133,7 +134,7 @@ func milestoneChanges(s forgev1.MilestoneSpec, m *forge.Milestone) milestoneEdit
 	}
 	diff := func(field, want, have string, dst **string) {
 		if want != have {
-			*dst, c.changes = &want, append(c.changes, change(field, have, want))
+			*dst, c.changes = &want, append(c.changes, compare.Change(field, have, want))
 		}
 	}
 	diff("title", s.Title, m.Title, &c.opt.Title)
@@ -144,9 +145,9 @@ func milestoneChanges(s forgev1.MilestoneSpec, m *forge.Milestone) milestoneEdit
 		diff("state", *s.State, m.State, &c.opt.State)
 	}
 	if !sameDueDate(c.opt.DueOn, m.DueOn) {
-		c.changes = append(c.changes, change("dueOn", formatDue(m.DueOn), formatDue(c.opt.DueOn)))
+		c.changes = append(c.changes, compare.Change("dueOn", formatDue(m.DueOn), formatDue(c.opt.DueOn)))
 	}
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -198,7 +199,7 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 		st.AppliedSecrets = want
 		e.sent.settled(e.uid(), target(m.RemoteName), want)
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	obs.Replace, obs.ReplaceBecause = len(obs.Diff) > 0, strings.Join(obs.Diff, ", ")
 	return obs
@@ -259,10 +260,10 @@ func (e *pushMirror) lostReplacement() *forge.PushMirror {
 func (e *pushMirror) settingChanges(m *forge.PushMirror) []reconciler.Change {
 	var out []reconciler.Change
 	if d, err := time.ParseDuration(m.Interval); err != nil || d != e.obj.MirrorInterval() {
-		out = append(out, change("interval", m.Interval, e.obj.MirrorInterval().String()))
+		out = append(out, compare.Change("interval", m.Interval, e.obj.MirrorInterval().String()))
 	}
 	if s := e.obj.MirrorSyncOnCommit(); s != m.SyncOnCommit {
-		out = append(out, change("syncOnCommit", m.SyncOnCommit, s))
+		out = append(out, compare.Change("syncOnCommit", m.SyncOnCommit, s))
 	}
 	return out
 }

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -291,17 +292,17 @@ func (e *repository) Create(ctx context.Context) (reconciler.Observation, error)
 func (e *repository) createPlain(ctx context.Context) (*forge.Repository, error) {
 	s := e.obj.Spec
 	opt := forge.CreateRepoOption{Name: e.obj.RepoName()}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Private, s.Private)
-	setIf(&opt.Template, s.Template)
-	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Private, s.Private)
+	compare.SetIf(&opt.Template, s.Template)
+	compare.SetIf(&opt.DefaultBranch, s.DefaultBranch)
 	if in := s.Init; in != nil {
-		setIf(&opt.AutoInit, in.AutoInit)
-		setIf(&opt.Gitignores, in.Gitignores)
-		setIf(&opt.License, in.License)
-		setIf(&opt.Readme, in.Readme)
-		setIf(&opt.ObjectFormat, in.ObjectFormat)
-		setIf(&opt.TrustModel, in.TrustModel)
+		compare.SetIf(&opt.AutoInit, in.AutoInit)
+		compare.SetIf(&opt.Gitignores, in.Gitignores)
+		compare.SetIf(&opt.License, in.License)
+		compare.SetIf(&opt.Readme, in.Readme)
+		compare.SetIf(&opt.ObjectFormat, in.ObjectFormat)
+		compare.SetIf(&opt.TrustModel, in.TrustModel)
 	}
 	r, err := e.fc.CreateOrgRepo(ctx, e.owner(), opt)
 	if forge.IsNotFound(err) {
@@ -347,9 +348,9 @@ func (e *repository) generate(ctx context.Context, t *forgev1.RepositoryTemplate
 		GitContent: ptrOr(t.GitContent, true), Topics: ptrOr(t.Topics, false), Labels: ptrOr(t.Labels, false),
 		Webhooks: ptrOr(t.Webhooks, false), GitHooks: ptrOr(t.GitHooks, false), Avatar: ptrOr(t.Avatar, false),
 		ProtectedBranches: ptrOr(t.ProtectedBranches, false)}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Private, s.Private)
-	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Private, s.Private)
+	compare.SetIf(&opt.DefaultBranch, s.DefaultBranch)
 	// The forge takes the caller's own account only under its login as
 	// it is: in another case it is "another user", 403 for a non-admin.
 	me, err := e.fc.CurrentUser(ctx)
@@ -619,16 +620,16 @@ func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 			// plan shows "rename: website -> web".
 			out = append(out, reconciler.Change{Field: "rename", Have: r.Name, Want: e.obj.RepoName()})
 		default:
-			out = append(out, change(f.name, f.have, f.want))
+			out = append(out, compare.Change(f.name, f.have, f.want))
 		}
 	}
 	s := e.obj.Spec
 	if s.Archived != nil && *s.Archived != r.Archived {
-		out = append(out, change("archived", r.Archived, *s.Archived))
+		out = append(out, compare.Change("archived", r.Archived, *s.Archived))
 	}
 	if s.Topics != nil {
 		if have, want := normalTopics(r.Topics), e.topics(); !slices.Equal(have, want) {
-			out = append(out, change("topics", have, want))
+			out = append(out, compare.Change("topics", have, want))
 		}
 	}
 	if s.Collaborators != nil {
@@ -648,7 +649,7 @@ func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 			out = append(out, reconciler.Change{Field: "collaborators", Want: strings.Join(diff, " ")})
 		}
 	}
-	slices.SortFunc(out, byField)
+	slices.SortFunc(out, compare.ByField)
 	return out
 }
 

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -195,7 +196,7 @@ func (e *runnerToken) Observe(context.Context) (reconciler.Observation, error) {
 		e.obj.Status.LastHandledRotateAt = v // handled by a pass whose status was not written
 	}
 	if have := string(e.secret.Data[forgev1.RunnerTokenURLKey]); have != e.webURL {
-		obs.Changes = append(obs.Changes, change(forgev1.RunnerTokenURLKey, have, e.webURL))
+		obs.Changes = append(obs.Changes, compare.Change(forgev1.RunnerTokenURLKey, have, e.webURL))
 	}
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -167,7 +168,7 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 		obs.Changes = append(obs.Changes, pw.Changes...)
 		obs.Unknown, obs.Notices = pw.Unknown, pw.Notices
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }
@@ -311,8 +312,8 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateUserOption{Username: e.name(), Email: s.Email, Restricted: s.Restricted,
 		MustChangePassword: s.MustChangePassword != nil && *s.MustChangePassword}
-	setIf(&opt.FullName, s.FullName)
-	setIf(&opt.Visibility, s.Visibility)
+	compare.SetIf(&opt.FullName, s.FullName)
+	compare.SetIf(&opt.Visibility, s.Visibility)
 	if e.password != nil {
 		if err := e.password.load(ctx); err != nil {
 			return reconciler.Observation{}, err
@@ -394,20 +395,20 @@ func userChanges(s forgev1.UserSpec, u *forge.User) (forge.EditUserOption, []rec
 	var changes []reconciler.Change
 	if !strings.EqualFold(s.Email, u.Email) {
 		opt.Email = new(s.Email)
-		changes = append(changes, change("email", u.Email, s.Email))
+		changes = append(changes, compare.Change("email", u.Email, s.Email))
 	}
 	if s.FullName != nil && *s.FullName != u.FullName {
 		opt.FullName = s.FullName
-		changes = append(changes, change("fullName", u.FullName, *s.FullName))
+		changes = append(changes, compare.Change("fullName", u.FullName, *s.FullName))
 	}
 	if s.Visibility != nil && *s.Visibility != u.Visibility {
 		opt.Visibility = *s.Visibility
-		changes = append(changes, change("visibility", u.Visibility, *s.Visibility))
+		changes = append(changes, compare.Change("visibility", u.Visibility, *s.Visibility))
 	}
 	flag := func(field string, want *bool, have bool, dst **bool) {
 		if want != nil && *want != have {
 			*dst = want
-			changes = append(changes, change(field, have, *want))
+			changes = append(changes, compare.Change(field, have, *want))
 		}
 	}
 	flag("restricted", s.Restricted, u.Restricted, &opt.Restricted)
