@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -129,8 +130,8 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.Milestone](milestoneKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: newSentSecrets()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
-		setKind[*forgev1.LabelSet](labelSetKind{rounds: newRounds()}),
-		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{rounds: newRounds()}),
+		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
 	}
 }
 
