@@ -36,6 +36,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -171,7 +172,7 @@ func (e *deployKey) generated(ctx context.Context, pass *reconciler.Pass) error 
 	case err != nil:
 		return fmt.Errorf("read Secret %s/%s: %w", e.obj.Namespace, g.SecretName, err)
 	}
-	if !ownedBy(&sec, "DeployKey", e.obj) {
+	if !secrets.OwnedBy(&sec, "DeployKey", e.obj) {
 		return reconciler.Stall(forgev1.ReasonConflict,
 			"Secret %s was not created by this DeployKey: the operator never writes into a Secret it did not create; delete it, or name another in spec.generate.secretName, or give its public key with spec.publicKeyFrom", g.SecretName)
 	}
@@ -220,7 +221,7 @@ func newKeyPair(obj *forgev1.DeployKey) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, errors.New("marshal the generated public key")
 	}
-	sec := ownedSecret(obj, "DeployKey", obj.Spec.Generate.SecretName)
+	sec := secrets.Owned(obj, "DeployKey", obj.Spec.Generate.SecretName)
 	sec.Data = map[string][]byte{
 		forgev1.DeployKeyPrivate: pem.EncodeToMemory(block),
 		forgev1.DeployKeyPublic:  []byte(authorizedLine(sshPub, obj) + "\n"),

@@ -29,6 +29,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -56,7 +57,7 @@ const fieldPassword = "passwordSecretRef"
 type userKind struct {
 	kindBase[forgev1.User, forgev1.UserList]
 	digests *secretdigest.Digester
-	sent    *sentSecrets
+	sent    *secrets.Sent
 }
 
 func (userKind) Secrets(u *forgev1.User) []string {
@@ -76,7 +77,7 @@ func (userKind) Describe(u *forgev1.User) string {
 }
 
 // Connect reads the password Secret's version from the manager's cache;
-// its value is read only when it is sent or compared (writeOnlyValue).
+// its value is read only when it is sent or compared (secrets.WriteOnly).
 func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &userExt{obj: u, fc: pass.Forge, web: pass.WebURL, login: pass.Login, userID: pass.UserID, pass: pass,
 		pending: pass.Pending, sent: k.sent}
@@ -87,11 +88,11 @@ func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler
 	if ref == nil {
 		return e, nil
 	}
-	e.password = &writeOnlyValue{obj: u, field: fieldPassword, ref: ref, reader: pass.Reader, digests: k.digests}
+	e.password = &secrets.WriteOnly{Obj: u, Field: fieldPassword, Ref: ref, Reader: pass.Reader, Digests: k.digests}
 	if !u.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion sends no password
 	}
-	if err := e.password.connect(ctx, pass.Metadata); err != nil {
+	if err := e.password.Connect(ctx, pass.Metadata); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -109,9 +110,9 @@ type userExt struct {
 	pending bool
 	// password is the Secret's value the account should have; nil when
 	// spec.passwordSecretRef is unset.
-	password  *writeOnlyValue
+	password  *secrets.WriteOnly
 	digestKey string
-	sent      *sentSecrets
+	sent      *secrets.Sent
 	found     *forge.User
 	// sendPassword: Observe found the Secret's value other than the one
 	// recorded as sent.
@@ -153,7 +154,7 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if found == nil {
 		if e.password != nil && e.writes() {
 			// Created next, with the password: read before anything is written.
-			return reconciler.Observation{}, e.password.load(ctx)
+			return reconciler.Observation{}, e.password.Load(ctx)
 		}
 		return reconciler.Observation{}, nil
 	}
@@ -281,29 +282,29 @@ func (e *userExt) comparePassword(ctx context.Context) (reconciler.Observation, 
 	}
 	have := e.obj.Status.AppliedSecrets
 	if !e.obj.Status.Known() {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return obs, err
 		}
 		have = nil
 		if e.pending {
-			have = e.password.applied
+			have = e.password.Applied
 		}
 	}
 	// What this manager sent last is newer than a status the cache lags on.
-	have = e.sent.have(e.obj.UID, e.found.ID, have)
-	if err := e.password.want(ctx, have, false); err != nil {
+	have = e.sent.Have(e.obj.UID, e.found.ID, have)
+	if err := e.password.Want(ctx, have, false); err != nil {
 		return obs, err
 	}
 	switch {
-	case e.password.unknown:
+	case e.password.Unknown:
 		obs.Unknown = []string{"password"}
-	case appliedDiffers(have, e.password.applied, fieldPassword):
+	case secrets.Differs(have, e.password.Applied, fieldPassword):
 		e.sendPassword = true
 		obs.Changes = []reconciler.Change{{Field: "password", Have: shownSecret, Want: shownSecret}}
 	default:
-		obs.Notices = digestKeyChanged(have, e.password.applied, e.digestKey)
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.settled(e.obj.UID, e.found.ID, e.password.applied)
+		obs.Notices = secrets.KeyChanged(have, e.password.Applied, e.digestKey)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Settled(e.obj.UID, e.found.ID, e.password.Applied)
 	}
 	return obs, nil
 }
@@ -315,10 +316,10 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	compare.SetIf(&opt.FullName, s.FullName)
 	compare.SetIf(&opt.Visibility, s.Visibility)
 	if e.password != nil {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return reconciler.Observation{}, err
 		}
-		opt.Password = e.password.value
+		opt.Password = e.password.Value
 	} else {
 		pw, err := randomPassword()
 		if err != nil {
@@ -332,8 +333,8 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	obs := reconciler.Observation{Exists: true, ID: u.ID, URL: e.web + "/" + u.Login}
 	if e.password != nil {
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.sent(e.obj.UID, u.ID, e.password.applied)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Sent(e.obj.UID, u.ID, e.password.Applied)
 	}
 	// What the create cannot set (admin, active, prohibitLogin) an edit does.
 	if edit, changes := userChanges(s, u); len(changes) > 0 {
@@ -348,10 +349,10 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 	opt, _ := userChanges(e.obj.Spec, e.found)
 	if e.sendPassword {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return err
 		}
-		opt.Password = e.password.value
+		opt.Password = e.password.Value
 		opt.MustChangePassword = new(e.obj.Spec.MustChangePassword != nil && *e.obj.Spec.MustChangePassword)
 	}
 	opt.LoginName = forge.LoginNameOf(e.found)
@@ -359,8 +360,8 @@ func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 		return err
 	}
 	if e.sendPassword {
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.sent(e.obj.UID, e.found.ID, e.password.applied)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Sent(e.obj.UID, e.found.ID, e.password.Applied)
 	}
 	return nil
 }
@@ -374,7 +375,7 @@ func (e *userExt) Delete(ctx context.Context, _ reconciler.Observation) error {
 		name = e.found.Login
 	}
 	err := e.fc.DeleteUser(ctx, name)
-	e.sent.forget(e.obj.UID, e.obj.Status.ID)
+	e.sent.Forget(e.obj.UID, e.obj.Status.ID)
 	if forge.KindOf(err) == forge.KindValidation {
 		// The forge refuses (422) while the user owns repositories or
 		// belongs to an organization; a delete never purges them.
