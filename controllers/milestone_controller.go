@@ -66,10 +66,10 @@ func (e *milestone) Observe(ctx context.Context) (reconciler.Observation, error)
 	title := e.obj.Spec.Title
 	m, err := childLookup[forge.Milestone]{
 		get: func(ctx context.Context, id int64) (*forge.Milestone, error) {
-			return e.fc.GetMilestone(ctx, e.scope.Owner, e.scope.Repo, id)
+			return e.fc.GetMilestone(ctx, e.Owner, e.Repo, id)
 		},
 		list: func(ctx context.Context) ([]forge.Milestone, error) {
-			return e.fc.ListMilestones(ctx, e.scope.Owner, e.scope.Repo)
+			return e.fc.ListMilestones(ctx, e.Owner, e.Repo)
 		},
 		named:   func(m forge.Milestone) bool { return m.Title == title },
 		idOf:    func(m forge.Milestone) int64 { return m.ID },
@@ -92,7 +92,7 @@ func (e *milestone) Create(ctx context.Context) (reconciler.Observation, error) 
 	if s.DueOn != nil {
 		opt.DueOn = &s.DueOn.Time
 	}
-	m, err := e.fc.CreateMilestone(ctx, e.scope.Owner, e.scope.Repo, opt)
+	m, err := e.fc.CreateMilestone(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -107,12 +107,12 @@ func (e *milestone) Update(ctx context.Context, obs reconciler.Observation) erro
 	if len(c.changes) == 0 {
 		return nil
 	}
-	_, err := e.fc.EditMilestone(ctx, e.scope.Owner, e.scope.Repo, obs.ID, c.opt)
+	_, err := e.fc.EditMilestone(ctx, e.Owner, e.Repo, obs.ID, c.opt)
 	return e.classify(err)
 }
 
 func (e *milestone) Delete(ctx context.Context, obs reconciler.Observation) error {
-	err := e.fc.DeleteMilestone(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	err := e.fc.DeleteMilestone(ctx, e.Owner, e.Repo, obs.ID)
 	if forge.IsNotFound(err) {
 		return nil
 	}
