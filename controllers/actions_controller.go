@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -56,7 +58,7 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // only to be sent or compared: a Secret whose resourceVersion, as the
 // manager's cache shows it, is the one the value last sent came from is
 // not read (every drift check and retry read it).
-func actionsSecretKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild[*forgev1.ActionsSecret] {
+func actionsSecretKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChild[*forgev1.ActionsSecret] {
 	return repoChild[*forgev1.ActionsSecret]{
 		// One secret per name and scope; names are upper case on the forge.
 		noun:        "Actions secret",
@@ -68,17 +70,17 @@ func actionsSecretKind(digests *secretdigest.Digester, sent *sentSecrets) repoCh
 		secrets:     func(s *forgev1.ActionsSecret) []string { return []string{s.Spec.ValueFrom.SecretKeyRef.Name} },
 		unknownNote: actionsValueUnknown,
 		// The Secret's version is read from the manager's cache; its value
-		// is left to Observe, which reads it when it must (writeOnlyValue).
+		// is left to Observe, which reads it when it must (secrets.WriteOnly).
 		connect: func(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
 			e := &actionsSecret{obj: s, fc: pass.Forge, childAt: at, pending: pass.Pending, sent: sent,
-				writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef, reader: pass.Reader, digests: digests}}
+				WriteOnly: secrets.WriteOnly{Obj: s, Field: fieldValueFrom, Ref: &s.Spec.ValueFrom.SecretKeyRef, Reader: pass.Reader, Digests: digests}}
 			if digests != nil {
 				e.digestKey = digests.Ref().String()
 			}
 			if !s.DeletionTimestamp.IsZero() {
 				return e, nil // a deletion sends no value
 			}
-			if err := e.connect(ctx, pass.Metadata); err != nil {
+			if err := e.Connect(ctx, pass.Metadata); err != nil {
 				return nil, err
 			}
 			return e, nil
@@ -95,11 +97,11 @@ type actionsSecret struct {
 	fc  forge.Interface
 	childAt
 	pending bool
-	// writeOnlyValue is the Secret's value the forge should hold.
-	writeOnlyValue
+	// WriteOnly is the Secret's value the forge should hold.
+	secrets.WriteOnly
 	digestKey string
 	found     *forge.ActionsSecret
-	sent      *sentSecrets
+	sent      *secrets.Sent
 }
 
 func (e *actionsSecret) name() string { return secretName(e.obj) }
@@ -119,43 +121,43 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 	if i < 0 {
 		if e.writes() {
 			// Created next, with the value: read before anything is written.
-			return reconciler.Observation{}, e.load(ctx)
+			return reconciler.Observation{}, e.Load(ctx)
 		}
 		return reconciler.Observation{}, nil
 	}
 	e.found = &all[i]
 	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
 	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
-		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+		obs.Changes = append(obs.Changes, compare.Change("description", e.found.Description, *d))
 	}
 	have := e.obj.Status.AppliedSecrets
 	if !e.obj.Status.Known() {
-		if err := e.load(ctx); err != nil {
+		if err := e.Load(ctx); err != nil {
 			return reconciler.Observation{}, err
 		}
 		have = nil // someone else's secret: its value is unknown, written once
 		if e.pending {
-			have = e.applied // found after a create whose answer was lost
+			have = e.Applied // found after a create whose answer was lost
 		}
 	}
 	// What this manager sent last is newer than a status the cache lags on.
-	have = e.sent.have(e.obj.UID, 0, have)
-	if err := e.want(ctx, have, len(obs.Changes) > 0 && e.writes()); err != nil {
+	have = e.sent.Have(e.obj.UID, 0, have)
+	if err := e.Want(ctx, have, len(obs.Changes) > 0 && e.writes()); err != nil {
 		return reconciler.Observation{}, err
 	}
 	switch {
-	case e.unknown:
+	case e.Unknown:
 		obs.Unknown = append(obs.Unknown, "value")
-	case appliedDiffers(have, e.applied, fieldValueFrom):
+	case secrets.Differs(have, e.Applied, fieldValueFrom):
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
 	default:
 		if e.obj.DeletionTimestamp.IsZero() {
-			obs.Notices = digestKeyChanged(have, e.applied, e.digestKey)
-			e.obj.Status.AppliedSecrets = e.applied
-			e.sent.settled(e.obj.UID, 0, e.applied)
+			obs.Notices = secrets.KeyChanged(have, e.Applied, e.digestKey)
+			e.obj.Status.AppliedSecrets = e.Applied
+			e.sent.Settled(e.obj.UID, 0, e.Applied)
 		}
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }
@@ -173,15 +175,15 @@ func (e *actionsSecret) description() string {
 }
 
 func (e *actionsSecret) put(ctx context.Context) error {
-	if err := e.load(ctx); err != nil { // Observe read it already for every write it decides
+	if err := e.Load(ctx); err != nil { // Observe read it already for every write it decides
 		return err
 	}
-	err := e.fc.PutActionsSecret(ctx, e.Scope, e.name(), e.value, e.description())
+	err := e.fc.PutActionsSecret(ctx, e.Scope, e.name(), e.Value, e.description())
 	if err != nil {
 		return e.classify(err)
 	}
-	e.obj.Status.AppliedSecrets = e.applied
-	e.sent.sent(e.obj.UID, 0, e.applied)
+	e.obj.Status.AppliedSecrets = e.Applied
+	e.sent.Sent(e.obj.UID, 0, e.Applied)
 	return nil
 }
 
@@ -197,7 +199,7 @@ func (e *actionsSecret) Update(ctx context.Context, _ reconciler.Observation) er
 }
 
 func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) error {
-	e.sent.forget(e.obj.UID, 0)
+	e.sent.Forget(e.obj.UID, 0)
 	return e.fc.DeleteActionsSecret(ctx, e.Scope, obs.Name)
 }
 
@@ -323,7 +325,7 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	e.found = &all[i]
 	obs := reconciler.Observation{Exists: true, Name: e.found.Name}
 	if d := e.obj.Spec.Description; d != nil && *d != e.found.Description {
-		obs.Changes = append(obs.Changes, change("description", e.found.Description, *d))
+		obs.Changes = append(obs.Changes, compare.Change("description", e.found.Description, *d))
 	}
 	switch {
 	case e.unknown:
@@ -332,9 +334,9 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 	case e.secret:
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
 	default:
-		obs.Changes = append(obs.Changes, change("value", e.found.Data, e.value))
+		obs.Changes = append(obs.Changes, compare.Change("value", e.found.Data, e.value))
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -55,27 +56,27 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 		s.Status.AppliedSecrets = []forgev1.AppliedSecret{oldDigest}
 		return s
 	}
-	observe := func(sent *sentSecrets) []string {
+	observe := func(sent *secrets.Sent) []string {
 		t.Helper()
 		s := stale()
 		e := &actionsSecret{obj: s, fc: secretsForge{}, childAt: childAt{scope: actionsScope(&s.Spec.ActionsScope)},
-			writeOnlyValue: writeOnlyValue{obj: s, field: fieldValueFrom, ref: &s.Spec.ValueFrom.SecretKeyRef,
-				loaded: true, applied: []forgev1.AppliedSecret{newDigest}}, sent: sent}
+			WriteOnly: secrets.WriteOnly{Obj: s, Field: fieldValueFrom, Ref: &s.Spec.ValueFrom.SecretKeyRef,
+				Loaded: true, Applied: []forgev1.AppliedSecret{newDigest}}, sent: sent}
 		obs, err := e.Observe(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return obs.Diff
 	}
-	if diff := observe(newSentSecrets()); len(diff) != 1 || diff[0] != "value" {
+	if diff := observe(secrets.NewSent()); len(diff) != 1 || diff[0] != "value" {
 		t.Fatalf("a new value this manager never sent: diff %v, want [value]", diff)
 	}
-	sent := newSentSecrets()
-	sent.sent("u1", 0, []forgev1.AppliedSecret{newDigest})
+	sent := secrets.NewSent()
+	sent.Sent("u1", 0, []forgev1.AppliedSecret{newDigest})
 	if diff := observe(sent); len(diff) != 0 {
 		t.Fatalf("the value this manager just sent, seen through a lagging cache: diff %v, want none", diff)
 	}
-	sent.sent("u1", 0, []forgev1.AppliedSecret{oldDigest})
+	sent.Sent("u1", 0, []forgev1.AppliedSecret{oldDigest})
 	if diff := observe(sent); len(diff) != 1 {
 		t.Fatalf("a value other than the one last sent: diff %v, want [value]", diff)
 	}
@@ -98,7 +99,7 @@ func TestActionsSecretReadsItsSecretOnlyWhenItMust(t *testing.T) {
 			return c.Get(ctx, key, obj, opts...)
 		}})
 	r.metadata = r.cluster
-	sent := newSentSecrets()
+	sent := secrets.NewSent()
 	kind := actionsSecretKind(r.digests, sent)
 	obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
 		Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -143,8 +144,8 @@ func ruleDiff(spec *forgev1.BranchProtectionRule, have *forge.BranchProtection) 
 		case reflect.Slice:
 			w, g := stringsOf(want), stringsOf(got)
 			fold := f.Name != "StatusCheckContexts" // logins and team names ignore case
-			if !sameSet(w, g, fold) {
-				d.changes = append(d.changes, change(json, sortedCopy(g), sortedCopy(w)))
+			if !compare.SameSet(w, g, fold) {
+				d.changes = append(d.changes, compare.Change(json, sortedCopy(g), sortedCopy(w)))
 				ev.FieldByName(f.Name).Set(reflect.ValueOf(&w))
 			}
 		default: // a pointer to bool, int64 or string
@@ -156,13 +157,13 @@ func ruleDiff(spec *forgev1.BranchProtectionRule, have *forge.BranchProtection) 
 			} else if w.Equal(got) {
 				continue
 			}
-			d.changes = append(d.changes, change(json, got.Interface(), w.Interface()))
+			d.changes = append(d.changes, compare.Change(json, got.Interface(), w.Interface()))
 			p := reflect.New(w.Type())
 			p.Elem().Set(w)
 			ev.FieldByName(f.Name).Set(p)
 		}
 	}
-	slices.SortFunc(d.changes, byField)
+	slices.SortFunc(d.changes, compare.ByField)
 	completeChains(spec, have, &d.edit)
 	return d
 }
@@ -226,23 +227,6 @@ func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
-}
-
-// sameSet says whether a and b hold the same strings, in any order and,
-// with fold, any case.
-func sameSet(a, b []string, fold bool) bool {
-	norm := func(s []string) []string {
-		out := make([]string, 0, len(s))
-		for _, x := range s {
-			if fold {
-				x = strings.ToLower(x)
-			}
-			out = append(out, x)
-		}
-		slices.Sort(out)
-		return slices.Compact(out)
-	}
-	return slices.Equal(norm(a), norm(b))
 }
 
 // filePatterns normalises a ';'-separated glob list: entries trimmed,

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -34,7 +35,7 @@ import (
 // writes only what differs.
 type branchProtectionSetKind struct {
 	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
-	*rounds // forgets the round of a set that is gone
+	*rounds.Store[repo] // forgets the round of a set that is gone
 }
 
 func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }
@@ -46,7 +47,7 @@ func (branchProtectionSetKind) Connect(context.Context, *forgev1.BranchProtectio
 }
 
 func (k branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &branchProtectionSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "rule", "rules")}, nil
+	return &branchProtectionSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "rule", "rules")}, nil
 }
 
 type branchProtectionSet struct {

@@ -35,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -170,7 +172,7 @@ func (e *deployKey) generated(ctx context.Context, pass *reconciler.Pass) error 
 	case err != nil:
 		return fmt.Errorf("read Secret %s/%s: %w", e.obj.Namespace, g.SecretName, err)
 	}
-	if !ownedBy(&sec, "DeployKey", e.obj) {
+	if !secrets.OwnedBy(&sec, "DeployKey", e.obj) {
 		return reconciler.Stall(forgev1.ReasonConflict,
 			"Secret %s was not created by this DeployKey: the operator never writes into a Secret it did not create; delete it, or name another in spec.generate.secretName, or give its public key with spec.publicKeyFrom", g.SecretName)
 	}
@@ -219,7 +221,7 @@ func newKeyPair(obj *forgev1.DeployKey) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, errors.New("marshal the generated public key")
 	}
-	sec := ownedSecret(obj, "DeployKey", obj.Spec.Generate.SecretName)
+	sec := secrets.Owned(obj, "DeployKey", obj.Spec.Generate.SecretName)
 	sec.Data = map[string][]byte{
 		forgev1.DeployKeyPrivate: pem.EncodeToMemory(block),
 		forgev1.DeployKeyPublic:  []byte(authorizedLine(sshPub, obj) + "\n"),
@@ -270,8 +272,8 @@ func (e *deployKey) leftOver(all []forge.DeployKey, obs *reconciler.Observation)
 	}
 	if j := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.ID == id }); j >= 0 {
 		e.left = &all[j]
-		obs.Changes = append(obs.Changes, change("key", e.left.Fingerprint, e.fingerprint))
-		slices.SortFunc(obs.Changes, byField)
+		obs.Changes = append(obs.Changes, compare.Change("key", e.left.Fingerprint, e.fingerprint))
+		slices.SortFunc(obs.Changes, compare.ByField)
 		obs.Diff = reconciler.Fields(obs.Changes)
 	}
 }
@@ -289,17 +291,17 @@ func (e *deployKey) observed(k *forge.DeployKey) reconciler.Observation {
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "key", Have: k.Fingerprint, Want: "a new generated key"})
 	case k.Fingerprint != e.fingerprint:
 		because = append(because, "key")
-		obs.Changes = append(obs.Changes, change("key", k.Fingerprint, e.fingerprint))
+		obs.Changes = append(obs.Changes, compare.Change("key", k.Fingerprint, e.fingerprint))
 	}
 	if t := e.obj.Spec.Title; t != nil && *t != k.Title {
 		because = append(because, "title")
-		obs.Changes = append(obs.Changes, change("title", k.Title, *t))
+		obs.Changes = append(obs.Changes, compare.Change("title", k.Title, *t))
 	}
 	if ro := e.obj.KeyReadOnly(); ro != k.ReadOnly {
 		because = append(because, "readOnly")
-		obs.Changes = append(obs.Changes, change("readOnly", k.ReadOnly, ro))
+		obs.Changes = append(obs.Changes, compare.Change("readOnly", k.ReadOnly, ro))
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	obs.Replace, obs.ReplaceBecause = len(because) > 0, strings.Join(because, ", ")
 	return obs

@@ -73,6 +73,7 @@ func TestExportWritesEveryKind(t *testing.T) {
 	must(fc.CreateProject(ctx, forge.RepoScope("acme", "web"), forge.CreateProjectOption{Title: "Roadmap", TemplateType: "basic_kanban"}))
 	must(fc.CreateDeployKey(ctx, "acme", "web", forge.CreateDeployKeyOption{Title: "flux", Key: testKey(t), ReadOnly: true}))
 	must(fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: "https://github.com/acme/web.git", Interval: "8h"}))
+	must(fc.CreateMilestone(ctx, "acme", "web", forge.CreateMilestoneOption{Title: "v1.0", State: "closed"}))
 
 	var kinds []string
 	for _, m := range regexp.MustCompile(`(?m)^kind: (\w+)$`).FindAllStringSubmatch(run(t, fc, "acme"), -1) {
@@ -162,6 +163,7 @@ func TestExportPushMirrors(t *testing.T) {
 		t.Errorf("no comment on the missing auth:\n%s", out)
 	}
 	must(fc.CreatePushMirror(ctx, "acme", "web", forge.CreatePushMirrorOption{RemoteAddress: "https://github.com/acme/web.git", Interval: "8h"}))
+	must(fc.CreateMilestone(ctx, "acme", "web", forge.CreateMilestoneOption{Title: "v1.0", State: "closed"}))
 	if out := run(t, fc, "acme"); strings.Count(out, "kind: PushMirror") != 2 || !strings.Contains(out, "holds 2 push mirrors to https://github.com/acme/web.git") {
 		t.Errorf("two mirrors of one address:\n%s", out)
 	}

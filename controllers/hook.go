@@ -24,11 +24,12 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -48,8 +49,8 @@ const (
 // unclaimed hook has the spec's type and URL. The URL, secret and
 // authorization header may come from Secrets, so neither messages nor
 // Describe ever carry them. digests keys the record of the secret values
-// sent (see secretdigest); sent what this manager sent last (see sentSecrets).
-func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *sentSecrets, list client.ObjectList,
+// sent (see secretdigest); sent what this manager sent last (see secrets.Sent).
+func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.Sent, list client.ObjectList,
 	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)) repoChild[T] {
 	k := hooks[T]{digests: digests, sent: sent, parts: parts}
 	return repoChild[T]{
@@ -83,7 +84,7 @@ func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *sentSecre
 // hooks is what a hook kind's passes share.
 type hooks[T forgev1.Managed] struct {
 	digests *secretdigest.Digester
-	sent    *sentSecrets
+	sent    *secrets.Sent
 	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
 }
 
@@ -124,7 +125,7 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 		if field == "" || deleting {
 			return nil // the URL is compared as it is; a deletion sends nothing
 		}
-		a, err := appliedRecord(ctx, k.digests, obj, field, ref, v, rv)
+		a, err := secrets.Record(ctx, k.digests, obj, field, ref, v, rv)
 		if errors.Is(err, reconciler.ErrUnreadable) {
 			e.unknown = append(e.unknown, shown)
 			return nil
@@ -172,7 +173,7 @@ type hook struct {
 	found   *forge.Hook
 	// uid is the resource's; sentTo what the manager last sent for it.
 	uid    types.UID
-	sentTo *sentSecrets
+	sentTo *secrets.Sent
 }
 
 func (e *hook) isUnknown(field string) bool { return slices.Contains(e.unknown, field) }
@@ -246,7 +247,7 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	}
 	// What this manager sent to this hook last is newer than a status the
 	// cache lags on (a replacement found by its URL included).
-	have = e.sentTo.have(e.uid, h.ID, have)
+	have = e.sentTo.Have(e.uid, h.ID, have)
 	obs := reconciler.Observation{Exists: true, ID: h.ID}
 	changed := map[string]bool{
 		fieldSecret:     e.secretChanged(have, &obs),
@@ -261,7 +262,7 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	obs.Changes = e.changes(h).changes
 	if changed[fieldAuthHeader] {
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "authorizationHeader", Have: shownSecret, Want: shownSecret})
-		slices.SortFunc(obs.Changes, byField)
+		slices.SortFunc(obs.Changes, compare.ByField)
 	}
 	obs.Diff = reconciler.Fields(obs.Changes)
 	if e.isUnknown("url") {
@@ -270,82 +271,16 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	slices.Sort(obs.Unknown)
 	if !e.deleting {
 		e.status.AppliedSecrets = settled(have, e.applied, changed)
-		e.sentTo.settled(e.uid, h.ID, e.status.AppliedSecrets)
+		e.sentTo.Settled(e.uid, h.ID, e.status.AppliedSecrets)
 		obs.Notices = e.keyChanged(have)
 	}
 	return obs
 }
 
-// appliedRecord is the record status keeps of value v of Secret ref (at
-// resourceVersion rv), sent for field of obj: a keyed digest bound to the
-// resource and field. ErrUnreadable when a plan cannot read the digest key
-// (it cannot tell the value from the one last sent); a Wait with
-// DigestKeyUnavailable when the manager cannot read or make it.
-func appliedRecord(ctx context.Context, digests *secretdigest.Digester, obj client.Object, field string,
-	ref *forgev1.SecretKeySelector, v, rv string) (forgev1.AppliedSecret, error) {
-	digest, err := digests.Digest(ctx, string(obj.GetUID())+"/"+field, v)
-	if errors.Is(err, reconciler.ErrUnreadable) {
-		return forgev1.AppliedSecret{}, err
-	}
-	if err != nil {
-		// The operator's setup, not the resource, needs fixing: say so
-		// on the resource, and retry with backoff.
-		return forgev1.AppliedSecret{}, reconciler.Wait(forgev1.ReasonDigestKeyUnavailable, "%s", err)
-	}
-	return forgev1.AppliedSecret{Field: field, Name: ref.Name, Key: ref.Key, ResourceVersion: rv, Digest: digest}, nil
-}
-
 // keyChanged warns, once (the records are re-stamped in the same pass),
 // when digests in status were made under another secret digest key.
 func (e *hook) keyChanged(have []forgev1.AppliedSecret) []reconciler.Event {
-	return digestKeyChanged(have, e.applied, e.digestKey)
-}
-
-// digestKeyChanged is the Warning to tell when records in have were made
-// under another secret digest key than the current records in want.
-func digestKeyChanged(have, want []forgev1.AppliedSecret, digestKey string) []reconciler.Event {
-	var fields []string
-	for _, h := range have {
-		if w, ok := appliedFor(want, h.Field); ok && h.Digest != "" {
-			if _, known := secretdigest.Compare(h.Digest, w.Digest); !known {
-				fields = append(fields, h.Field)
-			}
-		}
-	}
-	if len(fields) == 0 {
-		return nil
-	}
-	return []reconciler.Event{{Type: corev1.EventTypeWarning, Reason: forgev1.ReasonDigestKeyChanged, Action: "Compare", Always: true,
-		Note: fmt.Sprintf("the digests recorded for %s were made with another secret digest key than Secret %s holds now (it was re-created or --secret-digest-key changed); "+
-			"compared by the Secrets' resourceVersion instead and recorded under the current key: unchanged Secrets replace nothing",
-			strings.Join(fields, ", "), digestKey)}}
-}
-
-// appliedDiffers tells whether the value of a Secret-backed field may differ
-// from the one last sent: compared by keyed digest, so that a write to the
-// Secret that keeps the value (another key, labels, a re-apply) changes
-// nothing, also after a restart. A record without a digest (written before
-// digests were kept) compares by Secret version.
-func appliedDiffers(have, want []forgev1.AppliedSecret, field string) bool {
-	h, hok := appliedFor(have, field)
-	w, wok := appliedFor(want, field)
-	switch {
-	case !hok && !wok:
-		return false
-	case !hok || !wok:
-		// Set where it was not, or dropped: either way the forge holds another value.
-		return true
-	case h.Digest != "":
-		if equal, known := secretdigest.Compare(h.Digest, w.Digest); known {
-			return !equal
-		}
-		// Recorded under a key the operator no longer has: the Secret's
-		// version tells whether it was written since. Unwritten, the value
-		// is the one sent, and settled re-stamps it under the current key.
-		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
-	default:
-		return h.Name != w.Name || h.Key != w.Key || h.ResourceVersion != w.ResourceVersion
-	}
+	return secrets.KeyChanged(have, e.applied, e.digestKey)
 }
 
 // settled is status.appliedSecrets after an observation: the wanted record
@@ -358,7 +293,7 @@ func settled(have, want []forgev1.AppliedSecret, changed map[string]bool) []forg
 		if changed[field] {
 			from = have
 		}
-		if a, ok := appliedFor(from, field); ok {
+		if a, ok := secrets.For(from, field); ok {
 			out = append(out, a)
 		}
 	}
@@ -371,7 +306,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 		// old hook by id, the new one is the unclaimed hook of the same
 		// type and URL. Take it rather than create a third; but never the
 		// hook this pass found and now replaces (a secret rolled back
-		// while the cache lagged: see sentSecrets).
+		// while the cache lagged: see secrets.Sent).
 		var replaced int64
 		if e.found != nil {
 			replaced = e.found.ID
@@ -423,7 +358,7 @@ func (e *hook) Update(ctx context.Context, obs reconciler.Observation) error {
 }
 
 func (e *hook) Delete(ctx context.Context, obs reconciler.Observation) error {
-	e.sentTo.forget(e.uid, obs.ID)
+	e.sentTo.Forget(e.uid, obs.ID)
 	return e.fc.DeleteHook(ctx, e.Scope, obs.ID)
 }
 
@@ -463,7 +398,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 	}}
 	diff := func(field string, have, want any, differs bool) {
 		if differs {
-			c.changes = append(c.changes, change(field, have, want))
+			c.changes = append(c.changes, compare.Change(field, have, want))
 		}
 	}
 	switch {
@@ -471,7 +406,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		// Not compared: Observation.Unknown says so.
 	case h.Config["url"] != e.url:
 		// A URL from a Secret, or a chat hook's, carries a token: not shown.
-		have, want := show(h.Config["url"]), show(e.url)
+		have, want := compare.Show(h.Config["url"]), compare.Show(e.url)
 		if forge.URLIsSecret(h.Type, h.Config["url"]) || forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
 			have = shownSecret
 		}
@@ -494,7 +429,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		}
 	}
 	diff("config", haveCfg, wantCfg, len(wantCfg) > 0)
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 
@@ -504,7 +439,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
 	readable := e.headerReadable || h.AuthorizationHeader != ""
 	if e.isUnknown("authorizationHeader") {
-		if _, sent := appliedFor(have, fieldAuthHeader); readable || sent {
+		if _, sent := secrets.For(have, fieldAuthHeader); readable || sent {
 			obs.Unknown = append(obs.Unknown, "authorizationHeader")
 			return false
 		}
@@ -513,7 +448,7 @@ func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, ob
 	if readable {
 		return h.AuthorizationHeader != e.authHeader
 	}
-	return appliedDiffers(have, e.applied, fieldAuthHeader)
+	return secrets.Differs(have, e.applied, fieldAuthHeader)
 }
 
 // secretChanged compares the secret by the digest of the value last sent.
@@ -521,28 +456,20 @@ func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, ob
 // was ever sent for it: then it is set where it was not, whatever its value.
 func (e *hook) secretChanged(have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
 	if e.isUnknown("secret") {
-		if _, sent := appliedFor(have, fieldSecret); sent {
+		if _, sent := secrets.For(have, fieldSecret); sent {
 			obs.Unknown = append(obs.Unknown, "secret")
 			return false
 		}
 		return true
 	}
-	return appliedDiffers(have, e.applied, fieldSecret)
+	return secrets.Differs(have, e.applied, fieldSecret)
 }
 
 // sent records the values just sent to hook id, in status and in the
 // manager's memory.
 func (e *hook) sent(id int64) {
 	e.status.AppliedSecrets = e.applied
-	e.sentTo.sent(e.uid, id, e.applied)
-}
-
-func appliedFor(list []forgev1.AppliedSecret, field string) (forgev1.AppliedSecret, bool) {
-	i := slices.IndexFunc(list, func(a forgev1.AppliedSecret) bool { return a.Field == field })
-	if i < 0 {
-		return forgev1.AppliedSecret{}, false
-	}
-	return list[i], true
+	e.sentTo.Sent(e.uid, id, e.applied)
 }
 
 func hookActive(s forgev1.HookSpec) bool { return s.Active == nil || *s.Active }

@@ -37,35 +37,6 @@ import (
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
-func TestAppliedDiffers(t *testing.T) {
-	sent := forgev1.AppliedSecret{Field: fieldSecret, Name: "s", Key: "k", ResourceVersion: "1", Digest: "hmac-sha256:A"}
-	with := func(mut func(*forgev1.AppliedSecret)) []forgev1.AppliedSecret {
-		a := sent
-		mut(&a)
-		return []forgev1.AppliedSecret{a}
-	}
-	same := func(*forgev1.AppliedSecret) {}
-	for _, tc := range []struct {
-		reason     string
-		have, want []forgev1.AppliedSecret
-		differs    bool
-	}{
-		{"no secret before or now", nil, nil, false},
-		{"the same value in a newer Secret version", with(same), with(func(a *forgev1.AppliedSecret) { a.ResourceVersion = "2" }), false},
-		{"the same value from another Secret", with(same), with(func(a *forgev1.AppliedSecret) { a.Name, a.Key = "t", "x" }), false},
-		{"a new value", with(same), with(func(a *forgev1.AppliedSecret) { a.ResourceVersion, a.Digest = "2", "hmac-sha256:B" }), true},
-		{"a secret set where none was sent (an adopted hook)", nil, with(same), true},
-		{"a secret dropped from the spec", with(same), nil, true},
-		{"a record without digest, same version", with(func(a *forgev1.AppliedSecret) { a.Digest = "" }), with(same), false},
-		{"a record without digest, newer version", with(func(a *forgev1.AppliedSecret) { a.Digest = "" }),
-			with(func(a *forgev1.AppliedSecret) { a.ResourceVersion = "2" }), true},
-	} {
-		if got := appliedDiffers(tc.have, tc.want, fieldSecret); got != tc.differs {
-			t.Errorf("%s: appliedDiffers = %v, want %v", tc.reason, got, tc.differs)
-		}
-	}
-}
-
 func TestSettledRecordsOnlyWhatTheForgeHolds(t *testing.T) {
 	oldSecret := forgev1.AppliedSecret{Field: fieldSecret, Name: "s", Key: "k", ResourceVersion: "1", Digest: "hmac-sha256:A"}
 	newSecret := forgev1.AppliedSecret{Field: fieldSecret, Name: "s", Key: "k", ResourceVersion: "2", Digest: "hmac-sha256:B"}

@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -89,9 +90,9 @@ func (e *label) observed(l *forge.Label) reconciler.Observation {
 func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateLabelOption{Name: e.obj.LabelName(), Color: forge.NormalizeColor(s.Color)}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Exclusive, s.Exclusive)
-	setIf(&opt.IsArchived, s.Archived)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Exclusive, s.Exclusive)
+	compare.SetIf(&opt.IsArchived, s.Archived)
 	l, err := e.fc.CreateLabel(ctx, e.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
@@ -127,7 +128,7 @@ type labelChanges struct {
 func (e *label) changes(l *forge.Label) labelChanges {
 	s := e.obj.Spec
 	c := labelChanges{opt: forge.EditLabelOption{IsArchived: l.IsArchived}}
-	add := func(field string, have, want any) { c.changes = append(c.changes, change(field, have, want)) }
+	add := func(field string, have, want any) { c.changes = append(c.changes, compare.Change(field, have, want)) }
 	if name := e.obj.LabelName(); name != l.Name {
 		c.opt.Name = &name
 		add("name", l.Name, name)
@@ -148,6 +149,6 @@ func (e *label) changes(l *forge.Label) labelChanges {
 		c.opt.IsArchived = *s.Archived
 		add("archived", l.IsArchived, *s.Archived)
 	}
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }

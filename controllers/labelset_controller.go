@@ -26,6 +26,8 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -41,7 +43,7 @@ import (
 // each repository's labels once, and writes only what differs.
 type labelSetKind struct {
 	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
-	*rounds // forgets the round of a set that is gone
+	*rounds.Store[repo] // forgets the round of a set that is gone
 }
 
 func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }
@@ -51,7 +53,7 @@ func (labelSetKind) Connect(context.Context, *forgev1.LabelSet, *reconciler.Pass
 }
 
 func (k labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.rounds, "label", "labels")}, nil
+	return &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "label", "labels")}, nil
 }
 
 type labelSet struct {
@@ -322,9 +324,9 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 			return nil
 		}
 		opt := forge.CreateLabelOption{Name: name, Color: forge.NormalizeColor(spec.Color)}
-		setIf(&opt.Description, spec.Description)
-		setIf(&opt.Exclusive, spec.Exclusive)
-		setIf(&opt.IsArchived, spec.Archived)
+		compare.SetIf(&opt.Description, spec.Description)
+		compare.SetIf(&opt.Exclusive, spec.Exclusive)
+		compare.SetIf(&opt.IsArchived, spec.Archived)
 		if _, err := e.fc.CreateLabel(ctx, scope, opt); err != nil {
 			return err
 		}

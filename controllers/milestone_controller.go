@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -65,10 +66,10 @@ func (e *milestone) Observe(ctx context.Context) (reconciler.Observation, error)
 	title := e.obj.Spec.Title
 	m, err := childLookup[forge.Milestone]{
 		get: func(ctx context.Context, id int64) (*forge.Milestone, error) {
-			return e.fc.GetMilestone(ctx, e.scope.Owner, e.scope.Repo, id)
+			return e.fc.GetMilestone(ctx, e.Owner, e.Repo, id)
 		},
 		list: func(ctx context.Context) ([]forge.Milestone, error) {
-			return e.fc.ListMilestones(ctx, e.scope.Owner, e.scope.Repo)
+			return e.fc.ListMilestones(ctx, e.Owner, e.Repo)
 		},
 		named:   func(m forge.Milestone) bool { return m.Title == title },
 		idOf:    func(m forge.Milestone) int64 { return m.ID },
@@ -86,12 +87,12 @@ func (e *milestone) Observe(ctx context.Context) (reconciler.Observation, error)
 func (e *milestone) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateMilestoneOption{Title: s.Title}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.State, s.State)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.State, s.State)
 	if s.DueOn != nil {
 		opt.DueOn = &s.DueOn.Time
 	}
-	m, err := e.fc.CreateMilestone(ctx, e.scope.Owner, e.scope.Repo, opt)
+	m, err := e.fc.CreateMilestone(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(err)
 	}
@@ -106,12 +107,12 @@ func (e *milestone) Update(ctx context.Context, obs reconciler.Observation) erro
 	if len(c.changes) == 0 {
 		return nil
 	}
-	_, err := e.fc.EditMilestone(ctx, e.scope.Owner, e.scope.Repo, obs.ID, c.opt)
+	_, err := e.fc.EditMilestone(ctx, e.Owner, e.Repo, obs.ID, c.opt)
 	return e.classify(err)
 }
 
 func (e *milestone) Delete(ctx context.Context, obs reconciler.Observation) error {
-	err := e.fc.DeleteMilestone(ctx, e.scope.Owner, e.scope.Repo, obs.ID)
+	err := e.fc.DeleteMilestone(ctx, e.Owner, e.Repo, obs.ID)
 	if forge.IsNotFound(err) {
 		return nil
 	}
@@ -133,7 +134,7 @@ func milestoneChanges(s forgev1.MilestoneSpec, m *forge.Milestone) milestoneEdit
 	}
 	diff := func(field, want, have string, dst **string) {
 		if want != have {
-			*dst, c.changes = &want, append(c.changes, change(field, have, want))
+			*dst, c.changes = &want, append(c.changes, compare.Change(field, have, want))
 		}
 	}
 	diff("title", s.Title, m.Title, &c.opt.Title)
@@ -144,9 +145,9 @@ func milestoneChanges(s forgev1.MilestoneSpec, m *forge.Milestone) milestoneEdit
 		diff("state", *s.State, m.State, &c.opt.State)
 	}
 	if !sameDueDate(c.opt.DueOn, m.DueOn) {
-		c.changes = append(c.changes, change("dueOn", formatDue(m.DueOn), formatDue(c.opt.DueOn)))
+		c.changes = append(c.changes, compare.Change("dueOn", formatDue(m.DueOn), formatDue(c.opt.DueOn)))
 	}
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 

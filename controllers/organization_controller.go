@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -73,13 +74,13 @@ func (e *organization) Observe(ctx context.Context) (reconciler.Observation, err
 func (e *organization) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateOrgOption{Name: e.obj.OrgName()}
-	setIf(&opt.FullName, s.FullName)
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Email, s.Email)
-	setIf(&opt.Website, s.Website)
-	setIf(&opt.Location, s.Location)
-	setIf(&opt.Visibility, s.Visibility)
-	setIf(&opt.RepoAdminChangeTeamAccess, s.RepoAdminChangeTeamAccess)
+	compare.SetIf(&opt.FullName, s.FullName)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Email, s.Email)
+	compare.SetIf(&opt.Website, s.Website)
+	compare.SetIf(&opt.Location, s.Location)
+	compare.SetIf(&opt.Visibility, s.Visibility)
+	compare.SetIf(&opt.RepoAdminChangeTeamAccess, s.RepoAdminChangeTeamAccess)
 	org, err := e.fc.CreateOrg(ctx, opt)
 	if err != nil {
 		return reconciler.Observation{}, err
@@ -120,7 +121,7 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 	diff := func(field string, want *string, have string, dst **string) {
 		if want != nil && *want != have {
 			*dst = want
-			c.changes = append(c.changes, change(field, have, *want))
+			c.changes = append(c.changes, compare.Change(field, have, *want))
 		}
 	}
 	diff("fullName", s.FullName, org.FullName, &c.opt.FullName)
@@ -131,7 +132,7 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 	diff("visibility", s.Visibility, org.Visibility, &c.opt.Visibility)
 	if want := s.RepoAdminChangeTeamAccess; want != nil && *want != org.RepoAdminChangeTeamAccess {
 		c.opt.RepoAdminChangeTeamAccess = want
-		c.changes = append(c.changes, change("repoAdminChangeTeamAccess", org.RepoAdminChangeTeamAccess, *want))
+		c.changes = append(c.changes, compare.Change("repoAdminChangeTeamAccess", org.RepoAdminChangeTeamAccess, *want))
 	}
 	return c
 }

@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -108,7 +109,7 @@ func (e *project) observed(p *forge.Project) reconciler.Observation {
 func (e *project) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.spec()
 	opt := forge.CreateProjectOption{Title: s.Title, CardType: projectCardType(s), TemplateType: s.TemplateType}
-	setIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Description, s.Description)
 	p, err := e.fc.CreateProject(ctx, e.Scope, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.classify(ctx, err)
@@ -145,7 +146,7 @@ func (e *project) changes(p *forge.Project) projectChanges {
 	var c projectChanges
 	diff := func(field, want, have string, dst **string) {
 		if want != have {
-			*dst, c.changes = &want, append(c.changes, change(field, have, want))
+			*dst, c.changes = &want, append(c.changes, compare.Change(field, have, want))
 		}
 	}
 	diff("title", s.Title, p.Title, &c.opt.Title)
@@ -154,7 +155,7 @@ func (e *project) changes(p *forge.Project) projectChanges {
 	}
 	diff("cardType", projectCardType(s), p.CardType, &c.opt.CardType)
 	diff("state", projectState(s), p.State, &c.opt.State)
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -47,7 +49,7 @@ import (
 // forge never shows the credentials: the password is recorded as a keyed
 // digest bound to the username in status.appliedSecrets, as hooks record
 // theirs, so that a change replaces the mirror once, also across restarts.
-func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild[*forgev1.PushMirror] {
+func pushMirrorKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChild[*forgev1.PushMirror] {
 	return repoChild[*forgev1.PushMirror]{
 		// One resource per address and repository, compared exactly as
 		// the forge keeps it (the forge would take the same address
@@ -67,7 +69,7 @@ func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild
 			return nil
 		},
 		// The password, when there is one, is read on every pass (not only
-		// when its Secret's version moved, as writeOnlyValue may): the
+		// when its Secret's version moved, as secrets.WriteOnly may): the
 		// username it is bound to is in the spec, and the value is what
 		// lastError is cleaned of.
 		connect: func(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
@@ -76,9 +78,9 @@ func pushMirrorKind(digests *secretdigest.Digester, sent *sentSecrets) repoChild
 				e.digestKey = digests.Ref().String()
 			}
 			if a := m.Spec.Auth; a != nil && m.DeletionTimestamp.IsZero() {
-				e.password = &writeOnlyValue{obj: m, field: fieldPassword, ref: &a.PasswordSecretRef, reader: pass.Reader,
-					digests: digests, bound: m.MirrorUsername()}
-				if err := e.password.load(ctx); err != nil {
+				e.password = &secrets.WriteOnly{Obj: m, Field: fieldPassword, Ref: &a.PasswordSecretRef, Reader: pass.Reader,
+					Digests: digests, Bound: m.MirrorUsername()}
+				if err := e.password.Load(ctx); err != nil {
 					return nil, err
 				}
 			}
@@ -95,15 +97,15 @@ type pushMirror struct {
 	pending bool
 	// password is the Secret's value the mirror should push with; nil
 	// without spec.auth (and while the resource is deleted).
-	password  *writeOnlyValue
+	password  *secrets.WriteOnly
 	digestKey string
-	sent      *sentSecrets
+	sent      *secrets.Sent
 	found     *forge.PushMirror
 	// all is the repository's listing Observe read.
 	all []forge.PushMirror
 }
 
-// target is what sentSecrets keys a mirror by: its remote name (which
+// target is what secrets.Sent keys a mirror by: its remote name (which
 // changes with each replacement) made a number.
 func target(name string) int64 { return forge.NameID(name) }
 
@@ -170,12 +172,12 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 	if m.LastUpdate != nil && m.LastUpdate.Unix() > 0 {
 		st.LastUpdate = &metav1.Time{Time: m.LastUpdate.UTC()}
 	}
-	var secrets []string
+	var values []string
 	var want []forgev1.AppliedSecret
 	if e.password != nil {
-		secrets, want = append(secrets, e.password.value), e.password.applied
+		values, want = append(values, e.password.Value), e.password.Applied
 	}
-	st.LastError = forge.MirrorError(m.LastError, secrets...)
+	st.LastError = forge.MirrorError(m.LastError, values...)
 
 	have := st.AppliedSecrets
 	switch {
@@ -185,20 +187,20 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 		have = nil
 	}
 	// What this manager sent last is newer than a status the cache lags on.
-	have = e.sent.have(e.uid(), target(m.RemoteName), have)
+	have = e.sent.Have(e.uid(), target(m.RemoteName), have)
 	obs := reconciler.Observation{Exists: true, Name: m.RemoteName, URL: e.url()}
 	obs.Changes = e.settingChanges(m)
 	switch {
-	case e.password != nil && e.password.unknown:
+	case e.password != nil && e.password.Unknown:
 		obs.Unknown = []string{"password"}
-	case appliedDiffers(have, want, fieldPassword):
+	case secrets.Differs(have, want, fieldPassword):
 		obs.Changes = append(obs.Changes, reconciler.Change{Field: "password", Have: shownSecret, Want: shownSecret})
 	case e.obj.DeletionTimestamp.IsZero():
-		obs.Notices = digestKeyChanged(have, want, e.digestKey)
+		obs.Notices = secrets.KeyChanged(have, want, e.digestKey)
 		st.AppliedSecrets = want
-		e.sent.settled(e.uid(), target(m.RemoteName), want)
+		e.sent.Settled(e.uid(), target(m.RemoteName), want)
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	obs.Replace, obs.ReplaceBecause = len(obs.Diff) > 0, strings.Join(obs.Diff, ", ")
 	return obs
@@ -213,29 +215,29 @@ func (e *pushMirror) url() string {
 // found by its name) takes the other mirror of the address that matches
 // the spec rather than make a third.
 func (e *pushMirror) Create(ctx context.Context) (reconciler.Observation, error) {
-	if e.password != nil && e.password.unknown {
+	if e.password != nil && e.password.Unknown {
 		return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonSecretNotFound, "the password of %s is not known yet", e.obj.Name)
 	}
 	var want []forgev1.AppliedSecret
 	if e.password != nil {
-		want = e.password.applied
+		want = e.password.Applied
 	}
 	if m := e.lostReplacement(); m != nil {
 		e.obj.Status.AppliedSecrets = want
-		e.sent.sent(e.uid(), target(m.RemoteName), want)
+		e.sent.Sent(e.uid(), target(m.RemoteName), want)
 		return e.observed(m, true), nil
 	}
 	opt := forge.CreatePushMirrorOption{RemoteAddress: e.obj.Spec.RemoteAddress,
 		Interval: e.obj.MirrorInterval().String(), SyncOnCommit: e.obj.MirrorSyncOnCommit()}
 	if e.password != nil {
-		opt.RemoteUsername, opt.RemotePassword = e.obj.MirrorUsername(), e.password.value
+		opt.RemoteUsername, opt.RemotePassword = e.obj.MirrorUsername(), e.password.Value
 	}
 	m, err := e.fc.CreatePushMirror(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
 		return reconciler.Observation{}, e.createErr(err)
 	}
 	e.obj.Status.AppliedSecrets = want
-	e.sent.sent(e.uid(), target(m.RemoteName), want)
+	e.sent.Sent(e.uid(), target(m.RemoteName), want)
 	e.pending = true // what the create sent is what the mirror holds
 	return e.observed(m, true), nil
 }
@@ -259,10 +261,10 @@ func (e *pushMirror) lostReplacement() *forge.PushMirror {
 func (e *pushMirror) settingChanges(m *forge.PushMirror) []reconciler.Change {
 	var out []reconciler.Change
 	if d, err := time.ParseDuration(m.Interval); err != nil || d != e.obj.MirrorInterval() {
-		out = append(out, change("interval", m.Interval, e.obj.MirrorInterval().String()))
+		out = append(out, compare.Change("interval", m.Interval, e.obj.MirrorInterval().String()))
 	}
 	if s := e.obj.MirrorSyncOnCommit(); s != m.SyncOnCommit {
-		out = append(out, change("syncOnCommit", m.SyncOnCommit, s))
+		out = append(out, compare.Change("syncOnCommit", m.SyncOnCommit, s))
 	}
 	return out
 }
@@ -301,6 +303,6 @@ func (e *pushMirror) Delete(ctx context.Context, obs reconciler.Observation) err
 	if err := e.fc.DeletePushMirror(ctx, e.Owner, e.Repo, name); err != nil {
 		return e.forgeErr(err)
 	}
-	e.sent.forget(e.uid(), target(name))
+	e.sent.Forget(e.uid(), target(name))
 	return nil
 }

@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -120,17 +122,17 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		managedKind[*forgev1.Team](teamKind{}, true),
-		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, newSentSecrets()), true),
+		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, secrets.NewSent()), true),
 		managedKind[*forgev1.ActionsVariable](newActionsVariableKind(), true),
 		managedKind[*forgev1.BranchProtection](branchProtectionKind(), true),
 		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
-		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, newSentSecrets()), true),
+		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, secrets.NewSent()), true),
 		managedKind[*forgev1.Milestone](milestoneKind(), true),
-		managedKind[*forgev1.User](userKind{digests: digests, sent: newSentSecrets()}, true),
+		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
-		setKind[*forgev1.LabelSet](labelSetKind{rounds: newRounds()}),
-		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{rounds: newRounds()}),
+		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -55,7 +56,7 @@ type repoSet struct {
 	// rounds keeps the set's round of its repositories across passes
 	// (nil: a round of this pass alone; plan compares each set once); pass
 	// is the loop's, for the interval, a requested reconcile and arrivals.
-	rounds *rounds
+	rounds *rounds.Store[repo]
 	pass   *reconciler.Pass
 	// listed holds the names (lower case) of the last listing of the
 	// organization's repositories, archived and unselected ones too.
@@ -63,7 +64,7 @@ type repoSet struct {
 }
 
 // newRepoSet is the repositories of set obj for one pass of the loop.
-func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds, noun, nouns string) repoSet {
+func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds.Store[repo], noun, nouns string) repoSet {
 	return repoSet{obj: obj, sel: sel, fc: pass.Forge, cache: pass.Cache, noun: noun, nouns: nouns, rounds: rounds, pass: pass}
 }
 
@@ -72,7 +73,7 @@ func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *recon
 // outcomes into the SetResult and st, the status every set kind reports.
 // A repository's failure never stops the others.
 //
-// A pass goes on with the set's round (rounds.go): the repositories the
+// A pass goes on with the set's round (package rounds): the repositories the
 // round compared already are not compared again until the next round
 // begins, an interval after this one began; a pass that runs short of
 // time stops between repositories and the next goes on from there, so
@@ -83,12 +84,12 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	each func(ctx context.Context, r repo) *repoOutcome) (reconciler.SetResult, error) {
 	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
 	start := time.Now()
-	rd := rs.rounds.begin(rs.obj, write, rs.pass, start)
+	rd := rs.rounds.Begin(rs.obj, write, rs.pass, start)
 	repos, failures, err := rs.repositories(ctx)
 	if err != nil {
 		return res, err
 	}
-	w := &roundWork{rd: rd, clock: newPassClock(ctx, start), write: write, each: each}
+	w := &roundWork{rd: rd, clock: rounds.NewClock(ctx, start), write: write, each: each}
 	listed, relists := start, 0
 	for {
 		if err := w.compare(ctx, repos); err != nil {
@@ -104,7 +105,7 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 		if !arrived {
 			break
 		}
-		if relists == maxRelists || !w.clock.enough() {
+		if relists == maxRelists || !w.clock.Enough() {
 			// Repositories arrived that this pass has no time to list and
 			// do: the set is not Ready for less than it selects, and the
 			// next pass goes on at once.
@@ -125,7 +126,7 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 	// Named repositories that were not found count as matched, and failing.
 	res.Members = len(repos) + len(failures)
 	for _, r := range repos {
-		f, known := rd.outcome(r)
+		f, known := rd.Outcome(r)
 		switch {
 		case !known:
 			res.Pending++
@@ -133,8 +134,8 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 			failures = append(failures, *f)
 		}
 	}
-	res.Unfinished = unfinished || !rd.complete(repos)
-	res.Since = rd.started
+	res.Unfinished = unfinished || !rd.Complete(repos)
+	res.Since = rd.Started()
 	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
 	res.InSync = res.Members - len(failures) - res.Pending
 	res.Failures = failures
@@ -157,8 +158,8 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositoryS
 // repositories the round has not, while its clock allows, and keeps the
 // outcomes in the round.
 type roundWork struct {
-	rd    *round
-	clock *passClock
+	rd    *rounds.Round[repo]
+	clock *rounds.Clock
 	write bool
 	each  func(ctx context.Context, r repo) *repoOutcome
 	// total sums the writes, changed counts the repositories written to;
@@ -173,10 +174,10 @@ type roundWork struct {
 // round keeps what is done, and the set's pass on its turn goes on).
 func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 	for _, r := range repos {
-		if w.rd.done(r) {
+		if w.rd.Done(r) {
 			continue
 		}
-		if !w.clock.enough() {
+		if !w.clock.Enough() {
 			w.unfinished = true
 			return nil
 		}
@@ -189,7 +190,7 @@ func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 			w.unfinished = true // out of time: this repository is done next pass
 			return nil
 		}
-		w.clock.took(time.Since(began))
+		w.clock.Took(time.Since(began))
 		w.total.created += o.created
 		w.total.updated += o.updated
 		w.total.renamed += o.renamed
@@ -207,7 +208,7 @@ func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 			mf.Removes = o.removes
 			f = &mf
 		}
-		w.rd.record(r, f)
+		w.rd.Record(r, f)
 	}
 	return nil
 }

@@ -19,13 +19,13 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -34,9 +34,6 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repositories/finalizers,verbs=update
-
-// defaultMaxCollaboratorRemovals applies when spec.maxCollaboratorRemovals is unset.
-const defaultMaxCollaboratorRemovals = 5
 
 // repositoryKind manages repositories: identified by the forge's id,
 // adopted by name (or by a previous name, then renamed in place), observed
@@ -291,17 +288,17 @@ func (e *repository) Create(ctx context.Context) (reconciler.Observation, error)
 func (e *repository) createPlain(ctx context.Context) (*forge.Repository, error) {
 	s := e.obj.Spec
 	opt := forge.CreateRepoOption{Name: e.obj.RepoName()}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Private, s.Private)
-	setIf(&opt.Template, s.Template)
-	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Private, s.Private)
+	compare.SetIf(&opt.Template, s.Template)
+	compare.SetIf(&opt.DefaultBranch, s.DefaultBranch)
 	if in := s.Init; in != nil {
-		setIf(&opt.AutoInit, in.AutoInit)
-		setIf(&opt.Gitignores, in.Gitignores)
-		setIf(&opt.License, in.License)
-		setIf(&opt.Readme, in.Readme)
-		setIf(&opt.ObjectFormat, in.ObjectFormat)
-		setIf(&opt.TrustModel, in.TrustModel)
+		compare.SetIf(&opt.AutoInit, in.AutoInit)
+		compare.SetIf(&opt.Gitignores, in.Gitignores)
+		compare.SetIf(&opt.License, in.License)
+		compare.SetIf(&opt.Readme, in.Readme)
+		compare.SetIf(&opt.ObjectFormat, in.ObjectFormat)
+		compare.SetIf(&opt.TrustModel, in.TrustModel)
 	}
 	r, err := e.fc.CreateOrgRepo(ctx, e.owner(), opt)
 	if forge.IsNotFound(err) {
@@ -347,9 +344,9 @@ func (e *repository) generate(ctx context.Context, t *forgev1.RepositoryTemplate
 		GitContent: ptrOr(t.GitContent, true), Topics: ptrOr(t.Topics, false), Labels: ptrOr(t.Labels, false),
 		Webhooks: ptrOr(t.Webhooks, false), GitHooks: ptrOr(t.GitHooks, false), Avatar: ptrOr(t.Avatar, false),
 		ProtectedBranches: ptrOr(t.ProtectedBranches, false)}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.Private, s.Private)
-	setIf(&opt.DefaultBranch, s.DefaultBranch)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.Private, s.Private)
+	compare.SetIf(&opt.DefaultBranch, s.DefaultBranch)
 	// The forge takes the caller's own account only under its login as
 	// it is: in another case it is "another user", 403 for a non-admin.
 	me, err := e.fc.CurrentUser(ctx)
@@ -441,120 +438,6 @@ func (e *repository) Update(ctx context.Context, _ reconciler.Observation) error
 	return removalsErr
 }
 
-// applyCollaborators adds the missing, changes the permissions the spec
-// changed, and removes the unlisted unless they are more than the limit;
-// then it returns a TooManyRemovals stall (the rest is applied).
-func (e *repository) applyCollaborators(ctx context.Context, name string) (error, error) {
-	s := e.obj.Spec
-	if s.Collaborators == nil {
-		return nil, nil
-	}
-	add, change, remove := e.collaboratorChanges()
-	st := &e.obj.Status
-	if st.CollaboratorPermissions == nil {
-		st.CollaboratorPermissions = map[string]string{}
-	}
-	for _, c := range slices.Concat(add, change) {
-		if err := e.fc.SetCollaborator(ctx, e.owner(), name, string(c.User), c.Permission); err != nil {
-			return nil, err
-		}
-		st.CollaboratorPermissions[strings.ToLower(string(c.User))] = c.Permission
-	}
-	if len(remove) > 0 {
-		// Removals decide on a listing taken now, after this pass's own
-		// writes, of the repository under the name it has now (DESIGN
-		// "Removals"); a failed listing removes nobody.
-		users, err := forge.Fresh(e.fc).ListCollaborators(ctx, e.owner(), name)
-		if err != nil {
-			return nil, err
-		}
-		e.collaborators = map[string]string{}
-		for _, u := range users {
-			e.collaborators[strings.ToLower(u.Login)] = u.Login
-		}
-		_, _, remove = e.collaboratorChanges()
-	}
-	limit := int(ptrOr(s.MaxCollaboratorRemovals, defaultMaxCollaboratorRemovals))
-	if len(remove) > limit {
-		return reconciler.Stall(forgev1.ReasonTooManyRemovals,
-			"%d collaborators of %s/%s are not in spec.collaborators (%s), more than spec.maxCollaboratorRemovals (%d): none was removed; raise the limit or list them",
-			len(remove), e.owner(), name, strings.Join(remove, ", "), limit), nil
-	}
-	for _, login := range remove {
-		if err := e.fc.RemoveCollaborator(ctx, e.owner(), name, login); err != nil && !forge.IsNotFound(err) {
-			return nil, err
-		}
-		delete(st.CollaboratorPermissions, strings.ToLower(login))
-	}
-	return nil, nil
-}
-
-// collaboratorChanges compares spec.collaborators with the direct
-// collaborators listed. The forge does not report a direct collaborator's
-// permission (its permission endpoint answers the effective one, teams
-// included), so a permission is written when it is not the one last
-// written (status.collaboratorPermissions); a permission changed by hand
-// on the forge is not seen.
-func (e *repository) collaboratorChanges() (add, change []forgev1.Collaborator, remove []string) {
-	want := map[string]bool{}
-	applied := e.obj.Status.CollaboratorPermissions
-	for _, c := range e.obj.Spec.Collaborators {
-		k := strings.ToLower(string(c.User))
-		want[k] = true
-		_, listed := e.collaborators[k]
-		switch {
-		case !listed:
-			add = append(add, c)
-		case applied[k] != c.Permission:
-			change = append(change, c)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(e.collaborators)) {
-		if !want[k] {
-			remove = append(remove, e.collaborators[k])
-		}
-	}
-	return add, change, remove
-}
-
-// adoptCollaborators records, for a listed collaborator the status has no
-// permission of (found on adoption, or added by hand with the name the
-// spec lists), the spec's permission: the forge cannot say whether it
-// differs. Entries of users no longer listed are dropped.
-func (e *repository) adoptCollaborators() {
-	st := &e.obj.Status
-	m := map[string]string{}
-	for _, c := range e.obj.Spec.Collaborators {
-		k := strings.ToLower(string(c.User))
-		if _, listed := e.collaborators[k]; !listed {
-			continue
-		}
-		m[k] = c.Permission
-		if p := st.CollaboratorPermissions[k]; p != "" {
-			m[k] = p
-		}
-	}
-	st.CollaboratorPermissions = m
-}
-
-func (e *repository) topics() []string {
-	out := make([]string, len(e.obj.Spec.Topics))
-	for i, t := range e.obj.Spec.Topics {
-		out[i] = string(t)
-	}
-	return normalTopics(out)
-}
-
-// normalTopics is the set as the forge keeps it: lower case, sorted, once each.
-func normalTopics(ts []string) []string {
-	out := make([]string, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, strings.ToLower(strings.TrimSpace(t)))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) error {
 	policy := e.obj.GetDeletionPolicy()
 	if policy != forgev1.DeletionPolicyArchive && policy != forgev1.DeletionPolicyDelete {
@@ -588,157 +471,4 @@ func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) err
 		return e.fc.DeleteRepo(ctx, e.owner(), name)
 	}
 	return nil
-}
-
-// settings is the edit of the settings that differ, and how many. A pull
-// request setting goes with has_pull_requests: true, which Gitea 1.25
-// needs in the same PATCH to apply it at all (1.24 and 1.26 apply it
-// while pull requests are on; verified on each).
-func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
-	var opt forge.EditRepoOption
-	n := 0
-	for _, f := range e.fields(r) {
-		if f.differs() {
-			f.set(&opt)
-			n++
-			if f.pullRequests && opt.HasPullRequests == nil {
-				opt.HasPullRequests = new(true)
-			}
-		}
-	}
-	return opt, n
-}
-
-// changes lists every difference for the loop and plan.
-func (e *repository) changes(r *forge.Repository) []reconciler.Change {
-	var out []reconciler.Change
-	for _, f := range e.fields(r) {
-		switch {
-		case !f.differs():
-		case f.name == "name":
-			// plan shows "rename: website -> web".
-			out = append(out, reconciler.Change{Field: "rename", Have: r.Name, Want: e.obj.RepoName()})
-		default:
-			out = append(out, change(f.name, f.have, f.want))
-		}
-	}
-	s := e.obj.Spec
-	if s.Archived != nil && *s.Archived != r.Archived {
-		out = append(out, change("archived", r.Archived, *s.Archived))
-	}
-	if s.Topics != nil {
-		if have, want := normalTopics(r.Topics), e.topics(); !slices.Equal(have, want) {
-			out = append(out, change("topics", have, want))
-		}
-	}
-	if s.Collaborators != nil {
-		add, chg, remove := e.collaboratorChanges()
-		var diff []string
-		for _, c := range add {
-			diff = append(diff, "+"+string(c.User)+"("+c.Permission+")")
-		}
-		for _, c := range chg {
-			diff = append(diff, "~"+string(c.User)+"("+c.Permission+")")
-		}
-		for _, u := range remove {
-			diff = append(diff, "-"+u)
-		}
-		if len(diff) > 0 {
-			// plan shows "collaborators: +alice(write) ~carol(admin) -bob".
-			out = append(out, reconciler.Change{Field: "collaborators", Want: strings.Join(diff, " ")})
-		}
-	}
-	slices.SortFunc(out, byField)
-	return out
-}
-
-// repoField is one managed setting: its spec name, the values, and how to
-// put the spec's value into an edit.
-type repoField struct {
-	name       string
-	have, want any
-	set        func(*forge.EditRepoOption)
-	diff       bool
-	// pullRequests marks a setting of the pull request unit.
-	pullRequests bool
-}
-
-func (f repoField) differs() bool { return f.diff }
-
-func boolField(name string, want *bool, have bool, dst func(*forge.EditRepoOption) **bool) repoField {
-	f := repoField{name: name, have: have}
-	if want != nil {
-		f.want, f.diff = *want, *want != have
-		f.set = func(o *forge.EditRepoOption) { *dst(o) = want }
-	}
-	return f
-}
-
-func stringField(name string, want *string, have string, dst func(*forge.EditRepoOption) **string) repoField {
-	f := repoField{name: name, have: have}
-	if want != nil {
-		f.want, f.diff = *want, *want != have
-		f.set = func(o *forge.EditRepoOption) { *dst(o) = want }
-	}
-	return f
-}
-
-// fields are the settings compared (each only when set in the spec), the
-// name among them: a repository found under another name is renamed. The
-// pull request settings are compared only while pull requests are on (or
-// the spec turns them on): the forge keeps none otherwise, and writing one
-// would turn the unit back on.
-func (e *repository) fields(r *forge.Repository) []repoField {
-	s := e.obj.Spec
-	name := e.obj.RepoName()
-	type o = forge.EditRepoOption
-	out := []repoField{
-		stringField("name", &name, r.Name, func(o *o) **string { return &o.Name }),
-		stringField("description", s.Description, r.Description, func(o *o) **string { return &o.Description }),
-		stringField("website", s.Website, r.Website, func(o *o) **string { return &o.Website }),
-		boolField("private", s.Private, r.Private, func(o *o) **bool { return &o.Private }),
-		boolField("template", s.Template, r.Template, func(o *o) **bool { return &o.Template }),
-		stringField("defaultBranch", s.DefaultBranch, r.DefaultBranch, func(o *o) **string { return &o.DefaultBranch }),
-		boolField("hasIssues", s.HasIssues, r.HasIssues, func(o *o) **bool { return &o.HasIssues }),
-		boolField("hasWiki", s.HasWiki, r.HasWiki, func(o *o) **bool { return &o.HasWiki }),
-		boolField("hasPullRequests", s.HasPullRequests, r.HasPullRequests, func(o *o) **bool { return &o.HasPullRequests }),
-		boolField("hasProjects", s.HasProjects, r.HasProjects, func(o *o) **bool { return &o.HasProjects }),
-		boolField("hasReleases", s.HasReleases, r.HasReleases, func(o *o) **bool { return &o.HasReleases }),
-		boolField("hasPackages", s.HasPackages, r.HasPackages, func(o *o) **bool { return &o.HasPackages }),
-		boolField("hasActions", s.HasActions, r.HasActions, func(o *o) **bool { return &o.HasActions }),
-		boolField("hasCode", s.HasCode, r.HasCode, func(o *o) **bool { return &o.HasCode }),
-	}
-	if !ptrOr(s.HasPullRequests, r.HasPullRequests) {
-		return out
-	}
-	pulls := []repoField{
-		boolField("allowMergeCommits", s.AllowMergeCommits, r.AllowMergeCommits, func(o *o) **bool { return &o.AllowMergeCommits }),
-		boolField("allowRebase", s.AllowRebase, r.AllowRebase, func(o *o) **bool { return &o.AllowRebase }),
-		boolField("allowRebaseExplicit", s.AllowRebaseExplicit, r.AllowRebaseExplicit, func(o *o) **bool { return &o.AllowRebaseExplicit }),
-		boolField("allowSquashMerge", s.AllowSquashMerge, r.AllowSquashMerge, func(o *o) **bool { return &o.AllowSquashMerge }),
-		boolField("allowFastForwardOnlyMerge", s.AllowFastForwardOnlyMerge, r.AllowFastForwardOnlyMerge, func(o *o) **bool { return &o.AllowFastForwardOnlyMerge }),
-		boolField("allowManualMerge", s.AllowManualMerge, r.AllowManualMerge, func(o *o) **bool { return &o.AllowManualMerge }),
-		boolField("autodetectManualMerge", s.AutodetectManualMerge, r.AutodetectManualMerge, func(o *o) **bool { return &o.AutodetectManualMerge }),
-		boolField("allowRebaseUpdate", s.AllowRebaseUpdate, r.AllowRebaseUpdate, func(o *o) **bool { return &o.AllowRebaseUpdate }),
-		// Gitea 1.27 checks the update settings together (one style on,
-		// the default among those on): they go in the same PATCH.
-		boolField("allowMergeUpdate", s.AllowMergeUpdate, r.AllowMergeUpdate, func(o *o) **bool { return &o.AllowMergeUpdate }),
-		stringField("defaultUpdateStyle", s.DefaultUpdateStyle, r.DefaultUpdateStyle, func(o *o) **string { return &o.DefaultUpdateStyle }),
-		stringField("defaultMergeStyle", s.DefaultMergeStyle, r.DefaultMergeStyle, func(o *o) **string { return &o.DefaultMergeStyle }),
-		boolField("defaultDeleteBranchAfterMerge", s.DefaultDeleteBranchAfterMerge, r.DefaultDeleteBranchAfterMerge, func(o *o) **bool { return &o.DefaultDeleteBranchAfterMerge }),
-		boolField("defaultAllowMaintainerEdit", s.DefaultAllowMaintainerEdit, r.DefaultAllowMaintainerEdit, func(o *o) **bool { return &o.DefaultAllowMaintainerEdit }),
-		boolField("ignoreWhitespaceConflicts", s.IgnoreWhitespaceConflicts, r.IgnoreWhitespaceConflicts, func(o *o) **bool { return &o.IgnoreWhitespaceConflicts }),
-	}
-	for i := range pulls {
-		pulls[i].pullRequests = true
-	}
-	return append(out, pulls...)
-}
-
-// ptrOr is *p, or def when p is nil.
-func ptrOr[V any](p *V, def V) V {
-	if p == nil {
-		return def
-	}
-	return *p
 }

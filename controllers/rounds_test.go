@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -80,13 +81,13 @@ func TestSetRoundGoesOnWherePassStopped(t *testing.T) {
 	const repos = 8
 	ff, fc, cache, s := roundSetup(t, repos)
 	ff.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/*/labels", Count: -1, Delay: 300 * time.Millisecond})
-	rounds := newRounds()
+	rds := rounds.NewStore[repo]()
 	pass := &reconciler.Pass{Forge: fc, Cache: cache, Interval: time.Hour}
 
 	var results []reconciler.SetResult
 	for len(results) < 3*repos {
 		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds, "label", "labels")}
+		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
 		res, err := e.Sync(ctx, true)
 		cancel()
 		if err != nil {
@@ -130,7 +131,7 @@ func TestSetRoundGoesOnWherePassStopped(t *testing.T) {
 	// The round is complete: a pass before the next interval compares
 	// nothing again.
 	ff.ClearRequests()
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds, "label", "labels")}
+	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
 	res, err := e.Sync(context.Background(), true)
 	if err != nil || res.Unfinished || res.InSync != repos {
 		t.Fatalf("pass after the round: %+v, %v", res, err)
@@ -159,7 +160,7 @@ func TestSetRoundTakesArrivals(t *testing.T) {
 			}
 			return time.Time{}
 		}}
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, newRounds(), "label", "labels")}
+	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds.NewStore[repo](), "label", "labels")}
 	res, err := e.Sync(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func TestSetRoundTakesDeclaredRepositories(t *testing.T) {
 		t.Fatal(err)
 	}
 	pass := &reconciler.Pass{Forge: snaps.Reading(&forge.ReadPolicy{MaxAge: time.Hour}), Cache: cache, Interval: time.Hour}
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, newRounds(), "label", "labels")}
+	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds.NewStore[repo](), "label", "labels")}
 	res, err := e.Sync(ctx, true)
 	if err != nil {
 		t.Fatal(err)
@@ -223,12 +224,12 @@ func TestSetRoundWithoutTimeForArrivals(t *testing.T) {
 	}})
 	pass := &reconciler.Pass{Forge: fc, Cache: cache, Interval: time.Hour,
 		Arrived: func() time.Time { return time.Unix(0, arrived.Load()) }}
-	rounds := newRounds()
+	rds := rounds.NewStore[repo]()
 	sync := func(d time.Duration) reconciler.SetResult {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
-		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds, "label", "labels")}
+		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
 		res, err := e.Sync(ctx, true)
 		if err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"strconv"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -100,7 +101,7 @@ func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, er
 	st.RunnerID, st.RunnerName, st.RunnerStatus = r.ID, r.Name, r.Status
 	obs := reconciler.Observation{Exists: true, ID: r.ID}
 	if r.Disabled != e.obj.Spec.Disabled {
-		obs.Changes = []reconciler.Change{change("disabled", r.Disabled, e.obj.Spec.Disabled)}
+		obs.Changes = []reconciler.Change{compare.Change("disabled", r.Disabled, e.obj.Spec.Disabled)}
 		obs.Diff = reconciler.Fields(obs.Changes)
 	}
 	return obs, nil

@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -146,7 +148,7 @@ type runnerToken struct {
 // owns reports whether sec is the Secret this resource made: its
 // controller reference and its label both name the resource.
 func (e *runnerToken) owns(sec *corev1.Secret) bool {
-	return ownedBy(sec, runnerTokenKindName, e.obj) && sec.Labels[runnerTokenLabel] == e.obj.Name
+	return secrets.OwnedBy(sec, runnerTokenKindName, e.obj) && sec.Labels[runnerTokenLabel] == e.obj.Name
 }
 
 func (e *runnerToken) kept() []byte {
@@ -195,7 +197,7 @@ func (e *runnerToken) Observe(context.Context) (reconciler.Observation, error) {
 		e.obj.Status.LastHandledRotateAt = v // handled by a pass whose status was not written
 	}
 	if have := string(e.secret.Data[forgev1.RunnerTokenURLKey]); have != e.webURL {
-		obs.Changes = append(obs.Changes, change(forgev1.RunnerTokenURLKey, have, e.webURL))
+		obs.Changes = append(obs.Changes, compare.Change(forgev1.RunnerTokenURLKey, have, e.webURL))
 	}
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
@@ -214,7 +216,7 @@ func (e *runnerToken) Create(ctx context.Context) (reconciler.Observation, error
 	if e.secret != nil {
 		return e.found(), e.write(ctx, tok)
 	}
-	sec := ownedSecret(e.obj, runnerTokenKindName, e.obj.Spec.SecretName)
+	sec := secrets.Owned(e.obj, runnerTokenKindName, e.obj.Spec.SecretName)
 	sec.Labels = map[string]string{runnerTokenLabel: e.obj.Name}
 	e.fill(sec, tok)
 	if err := e.writer.Create(ctx, sec); err != nil {

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -125,7 +126,7 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 		if metadata {
 			r.metadata = r.cluster
 		}
-		kind := actionsSecretKind(r.digests, newSentSecrets())
+		kind := actionsSecretKind(r.digests, secrets.NewSent())
 		obj := &forgev1.ActionsSecret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "deploy-token", UID: "uid-secret"},
 			Spec: forgev1.ActionsSecretSpec{ActionsScope: forgev1.ActionsScope{Organization: new(forgev1.OwnerName("acme"))},
 				ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: "ci", Key: "value"}}}}
@@ -213,34 +214,4 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 			t.Fatalf("A again, from a resource whose status still says A: the forge holds %q, want hook-value-A", s)
 		}
 	})
-}
-
-// TestSentSecrets: the memory answers only for the forge object it was
-// sent to, and stands over status until forgotten.
-func TestSentSecrets(t *testing.T) {
-	a := []forgev1.AppliedSecret{{Field: fieldSecret, Digest: "hmac-sha256:k:A"}}
-	b := []forgev1.AppliedSecret{{Field: fieldSecret, Digest: "hmac-sha256:k:B"}}
-	s := newSentSecrets()
-	if got := s.have("u", 7, a); got[0].Digest != a[0].Digest {
-		t.Fatalf("nothing sent: %v, want status", got)
-	}
-	s.sent("u", 7, b)
-	if got := s.have("u", 7, a); got[0].Digest != b[0].Digest {
-		t.Fatalf("B sent to 7, status A: %v, want B", got)
-	}
-	if got := s.have("u", 8, a); got[0].Digest != a[0].Digest {
-		t.Fatalf("another hook: %v, want status", got)
-	}
-	s.forget("u", 8) // the old hook of a replacement: keeps what 7 got
-	if got := s.have("u", 7, a); got[0].Digest != b[0].Digest {
-		t.Fatalf("after deleting another hook: %v, want B", got)
-	}
-	s.forget("u", 7)
-	if got := s.have("u", 7, a); got[0].Digest != a[0].Digest {
-		t.Fatalf("forgotten: %v, want status", got)
-	}
-	var none *sentSecrets // plan keeps no memory
-	if got := none.have("u", 7, a); got[0].Digest != a[0].Digest {
-		t.Fatalf("no memory: %v, want status", got)
-	}
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -156,18 +157,18 @@ func tagChanges(s forgev1.TagProtectionSpec, t *forge.TagProtection) tagProtecti
 	var c tagProtectionChanges
 	if pattern := string(s.NamePattern); pattern != t.NamePattern {
 		c.opt.NamePattern = &pattern
-		c.changes = append(c.changes, change("namePattern", t.NamePattern, pattern))
+		c.changes = append(c.changes, compare.Change("namePattern", t.NamePattern, pattern))
 	}
 	diff := func(field string, want, have []string, dst **[]string) {
-		if want == nil || sameSet(want, have, true) {
+		if want == nil || compare.SameSet(want, have, true) {
 			return
 		}
 		*dst = &want
-		c.changes = append(c.changes, change(field, sortedCopy(have), sortedCopy(want)))
+		c.changes = append(c.changes, compare.Change(field, sortedCopy(have), sortedCopy(want)))
 	}
 	diff("whitelistUsernames", namesOf(s.WhitelistUsernames), t.WhitelistUsernames, &c.opt.WhitelistUsernames)
 	diff("whitelistTeams", namesOf(s.WhitelistTeams), t.WhitelistTeams, &c.opt.WhitelistTeams)
-	slices.SortFunc(c.changes, byField)
+	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }
 

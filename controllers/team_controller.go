@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -212,10 +213,10 @@ func (e *teamExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	s := e.obj.Spec
 	opt := forge.CreateTeamOption{Name: e.obj.TeamName()}
-	setIf(&opt.Description, s.Description)
-	setIf(&opt.IncludesAllRepositories, s.IncludesAllRepositories)
-	setIf(&opt.CanCreateOrgRepo, s.CanCreateOrgRepo)
-	setIf(&opt.Visibility, s.Visibility)
+	compare.SetIf(&opt.Description, s.Description)
+	compare.SetIf(&opt.IncludesAllRepositories, s.IncludesAllRepositories)
+	compare.SetIf(&opt.CanCreateOrgRepo, s.CanCreateOrgRepo)
+	compare.SetIf(&opt.Visibility, s.Visibility)
 	if e.wantAdmin() {
 		opt.Permission = "admin"
 	} else {
@@ -474,16 +475,16 @@ func (e *teamExt) changes() []reconciler.Change {
 		out = append(out, reconciler.Change{Field: "rename", Have: t.Name, Want: name})
 	}
 	if s.Description != nil && *s.Description != t.Description {
-		out = append(out, change("description", t.Description, *s.Description))
+		out = append(out, compare.Change("description", t.Description, *s.Description))
 	}
 	if s.CanCreateOrgRepo != nil && *s.CanCreateOrgRepo != t.CanCreateOrgRepo && !e.owners() {
-		out = append(out, change("canCreateOrgRepo", t.CanCreateOrgRepo, *s.CanCreateOrgRepo))
+		out = append(out, compare.Change("canCreateOrgRepo", t.CanCreateOrgRepo, *s.CanCreateOrgRepo))
 	}
 	if e.visibilityDiffers() {
-		out = append(out, change("visibility", t.Visibility, *s.Visibility))
+		out = append(out, compare.Change("visibility", t.Visibility, *s.Visibility))
 	}
 	if s.IncludesAllRepositories != nil && *s.IncludesAllRepositories != t.IncludesAllRepositories && !e.owners() {
-		out = append(out, change("includesAllRepositories", t.IncludesAllRepositories, *s.IncludesAllRepositories))
+		out = append(out, compare.Change("includesAllRepositories", t.IncludesAllRepositories, *s.IncludesAllRepositories))
 	}
 	permission, units := e.accessDiffers()
 	if permission {
@@ -499,7 +500,7 @@ func (e *teamExt) changes() []reconciler.Change {
 	if d := setChange(e.repos, names(s.Repositories)); d != "" {
 		out = append(out, reconciler.Change{Field: "repositories", Want: d})
 	}
-	slices.SortFunc(out, byField)
+	slices.SortFunc(out, compare.ByField)
 	return out
 }
 

@@ -28,6 +28,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -55,7 +57,7 @@ const fieldPassword = "passwordSecretRef"
 type userKind struct {
 	kindBase[forgev1.User, forgev1.UserList]
 	digests *secretdigest.Digester
-	sent    *sentSecrets
+	sent    *secrets.Sent
 }
 
 func (userKind) Secrets(u *forgev1.User) []string {
@@ -75,7 +77,7 @@ func (userKind) Describe(u *forgev1.User) string {
 }
 
 // Connect reads the password Secret's version from the manager's cache;
-// its value is read only when it is sent or compared (writeOnlyValue).
+// its value is read only when it is sent or compared (secrets.WriteOnly).
 func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler.Pass) (reconciler.External, error) {
 	e := &userExt{obj: u, fc: pass.Forge, web: pass.WebURL, login: pass.Login, userID: pass.UserID, pass: pass,
 		pending: pass.Pending, sent: k.sent}
@@ -86,11 +88,11 @@ func (k userKind) Connect(ctx context.Context, u *forgev1.User, pass *reconciler
 	if ref == nil {
 		return e, nil
 	}
-	e.password = &writeOnlyValue{obj: u, field: fieldPassword, ref: ref, reader: pass.Reader, digests: k.digests}
+	e.password = &secrets.WriteOnly{Obj: u, Field: fieldPassword, Ref: ref, Reader: pass.Reader, Digests: k.digests}
 	if !u.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion sends no password
 	}
-	if err := e.password.connect(ctx, pass.Metadata); err != nil {
+	if err := e.password.Connect(ctx, pass.Metadata); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -108,9 +110,9 @@ type userExt struct {
 	pending bool
 	// password is the Secret's value the account should have; nil when
 	// spec.passwordSecretRef is unset.
-	password  *writeOnlyValue
+	password  *secrets.WriteOnly
 	digestKey string
-	sent      *sentSecrets
+	sent      *secrets.Sent
 	found     *forge.User
 	// sendPassword: Observe found the Secret's value other than the one
 	// recorded as sent.
@@ -152,7 +154,7 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if found == nil {
 		if e.password != nil && e.writes() {
 			// Created next, with the password: read before anything is written.
-			return reconciler.Observation{}, e.password.load(ctx)
+			return reconciler.Observation{}, e.password.Load(ctx)
 		}
 		return reconciler.Observation{}, nil
 	}
@@ -167,7 +169,7 @@ func (e *userExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 		obs.Changes = append(obs.Changes, pw.Changes...)
 		obs.Unknown, obs.Notices = pw.Unknown, pw.Notices
 	}
-	slices.SortFunc(obs.Changes, byField)
+	slices.SortFunc(obs.Changes, compare.ByField)
 	obs.Diff = reconciler.Fields(obs.Changes)
 	return obs, nil
 }
@@ -280,29 +282,29 @@ func (e *userExt) comparePassword(ctx context.Context) (reconciler.Observation, 
 	}
 	have := e.obj.Status.AppliedSecrets
 	if !e.obj.Status.Known() {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return obs, err
 		}
 		have = nil
 		if e.pending {
-			have = e.password.applied
+			have = e.password.Applied
 		}
 	}
 	// What this manager sent last is newer than a status the cache lags on.
-	have = e.sent.have(e.obj.UID, e.found.ID, have)
-	if err := e.password.want(ctx, have, false); err != nil {
+	have = e.sent.Have(e.obj.UID, e.found.ID, have)
+	if err := e.password.Want(ctx, have, false); err != nil {
 		return obs, err
 	}
 	switch {
-	case e.password.unknown:
+	case e.password.Unknown:
 		obs.Unknown = []string{"password"}
-	case appliedDiffers(have, e.password.applied, fieldPassword):
+	case secrets.Differs(have, e.password.Applied, fieldPassword):
 		e.sendPassword = true
 		obs.Changes = []reconciler.Change{{Field: "password", Have: shownSecret, Want: shownSecret}}
 	default:
-		obs.Notices = digestKeyChanged(have, e.password.applied, e.digestKey)
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.settled(e.obj.UID, e.found.ID, e.password.applied)
+		obs.Notices = secrets.KeyChanged(have, e.password.Applied, e.digestKey)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Settled(e.obj.UID, e.found.ID, e.password.Applied)
 	}
 	return obs, nil
 }
@@ -311,13 +313,13 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	s := e.obj.Spec
 	opt := forge.CreateUserOption{Username: e.name(), Email: s.Email, Restricted: s.Restricted,
 		MustChangePassword: s.MustChangePassword != nil && *s.MustChangePassword}
-	setIf(&opt.FullName, s.FullName)
-	setIf(&opt.Visibility, s.Visibility)
+	compare.SetIf(&opt.FullName, s.FullName)
+	compare.SetIf(&opt.Visibility, s.Visibility)
 	if e.password != nil {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return reconciler.Observation{}, err
 		}
-		opt.Password = e.password.value
+		opt.Password = e.password.Value
 	} else {
 		pw, err := randomPassword()
 		if err != nil {
@@ -331,8 +333,8 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	obs := reconciler.Observation{Exists: true, ID: u.ID, URL: e.web + "/" + u.Login}
 	if e.password != nil {
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.sent(e.obj.UID, u.ID, e.password.applied)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Sent(e.obj.UID, u.ID, e.password.Applied)
 	}
 	// What the create cannot set (admin, active, prohibitLogin) an edit does.
 	if edit, changes := userChanges(s, u); len(changes) > 0 {
@@ -347,10 +349,10 @@ func (e *userExt) Create(ctx context.Context) (reconciler.Observation, error) {
 func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 	opt, _ := userChanges(e.obj.Spec, e.found)
 	if e.sendPassword {
-		if err := e.password.load(ctx); err != nil {
+		if err := e.password.Load(ctx); err != nil {
 			return err
 		}
-		opt.Password = e.password.value
+		opt.Password = e.password.Value
 		opt.MustChangePassword = new(e.obj.Spec.MustChangePassword != nil && *e.obj.Spec.MustChangePassword)
 	}
 	opt.LoginName = forge.LoginNameOf(e.found)
@@ -358,8 +360,8 @@ func (e *userExt) Update(ctx context.Context, _ reconciler.Observation) error {
 		return err
 	}
 	if e.sendPassword {
-		e.obj.Status.AppliedSecrets = e.password.applied
-		e.sent.sent(e.obj.UID, e.found.ID, e.password.applied)
+		e.obj.Status.AppliedSecrets = e.password.Applied
+		e.sent.Sent(e.obj.UID, e.found.ID, e.password.Applied)
 	}
 	return nil
 }
@@ -373,7 +375,7 @@ func (e *userExt) Delete(ctx context.Context, _ reconciler.Observation) error {
 		name = e.found.Login
 	}
 	err := e.fc.DeleteUser(ctx, name)
-	e.sent.forget(e.obj.UID, e.obj.Status.ID)
+	e.sent.Forget(e.obj.UID, e.obj.Status.ID)
 	if forge.KindOf(err) == forge.KindValidation {
 		// The forge refuses (422) while the user owns repositories or
 		// belongs to an organization; a delete never purges them.
@@ -394,20 +396,20 @@ func userChanges(s forgev1.UserSpec, u *forge.User) (forge.EditUserOption, []rec
 	var changes []reconciler.Change
 	if !strings.EqualFold(s.Email, u.Email) {
 		opt.Email = new(s.Email)
-		changes = append(changes, change("email", u.Email, s.Email))
+		changes = append(changes, compare.Change("email", u.Email, s.Email))
 	}
 	if s.FullName != nil && *s.FullName != u.FullName {
 		opt.FullName = s.FullName
-		changes = append(changes, change("fullName", u.FullName, *s.FullName))
+		changes = append(changes, compare.Change("fullName", u.FullName, *s.FullName))
 	}
 	if s.Visibility != nil && *s.Visibility != u.Visibility {
 		opt.Visibility = *s.Visibility
-		changes = append(changes, change("visibility", u.Visibility, *s.Visibility))
+		changes = append(changes, compare.Change("visibility", u.Visibility, *s.Visibility))
 	}
 	flag := func(field string, want *bool, have bool, dst **bool) {
 		if want != nil && *want != have {
 			*dst = want
-			changes = append(changes, change(field, have, *want))
+			changes = append(changes, compare.Change(field, have, *want))
 		}
 	}
 	flag("restricted", s.Restricted, u.Restricted, &opt.Restricted)

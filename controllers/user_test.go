@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -99,7 +100,7 @@ func userPass(r *rollbackRig, u *forgev1.User, login string, id int64, cf *forge
 		WithAdmins(func(context.Context) (claims.Permission, error) {
 			return claims.PermitsAdmins(cf, u.Namespace, nil, u.ForgeOwners()), nil
 		})
-	e, err := userKind{digests: r.digests, sent: newSentSecrets()}.Connect(ctx, u, p)
+	e, err := userKind{digests: r.digests, sent: secrets.NewSent()}.Connect(ctx, u, p)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}

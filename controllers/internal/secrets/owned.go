@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package secrets
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -29,9 +29,9 @@ import (
 // garbage collector removes them with it, and are the only Secrets it
 // ever writes into.
 
-// ownedSecret is an empty Secret name in obj's namespace, owned by obj of
+// Owned is an empty Secret name in obj's namespace, owned by obj of
 // kind (its controller).
-func ownedSecret(obj client.Object, kind, name string) *corev1.Secret {
+func Owned(obj client.Object, kind, name string) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: obj.GetNamespace(), Name: name,
@@ -41,8 +41,8 @@ func ownedSecret(obj client.Object, kind, name string) *corev1.Secret {
 	}
 }
 
-// ownedBy reports whether s names obj, of kind, as its controller.
-func ownedBy(s *corev1.Secret, kind string, obj client.Object) bool {
+// OwnedBy reports whether s names obj, of kind, as its controller.
+func OwnedBy(s *corev1.Secret, kind string, obj client.Object) bool {
 	ref := metav1.GetControllerOf(s)
 	return ref != nil && ref.UID == obj.GetUID() && ref.Kind == kind
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package secrets
 
 import (
 	"slices"
@@ -25,7 +25,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
 
-// sentSecrets remembers, per resource, the status.appliedSecrets records of
+// Sent remembers, per resource, the status.appliedSecrets records of
 // the Secret values this manager last sent, and the forge object it sent
 // them to. A pass may start from a cached resource older than the status
 // the pass before it wrote (two events close together): its status then
@@ -37,7 +37,7 @@ import (
 // status.appliedSecrets stays the record that outlives the manager; this
 // only bridges the cache's lag. Every kind that keeps appliedSecrets
 // (ActionsSecret, OrgHook, RepoHook) decides through one of these.
-type sentSecrets struct {
+type Sent struct {
 	mu sync.Mutex
 	m  map[types.UID]sentRecord
 }
@@ -50,10 +50,11 @@ type sentRecord struct {
 	applied []forgev1.AppliedSecret
 }
 
-func newSentSecrets() *sentSecrets { return &sentSecrets{m: map[types.UID]sentRecord{}} }
+// NewSent is an empty memory.
+func NewSent() *Sent { return &Sent{m: map[types.UID]sentRecord{}} }
 
-// sent records that the values of applied were just sent to target.
-func (s *sentSecrets) sent(uid types.UID, target int64, applied []forgev1.AppliedSecret) {
+// Sent records that the values of applied were just sent to target.
+func (s *Sent) Sent(uid types.UID, target int64, applied []forgev1.AppliedSecret) {
 	if s == nil {
 		return
 	}
@@ -62,9 +63,9 @@ func (s *sentSecrets) sent(uid types.UID, target int64, applied []forgev1.Applie
 	s.m[uid] = sentRecord{target: target, applied: slices.Clone(applied)}
 }
 
-// settled keeps records re-stamped without a send (the Secret's version, the
+// Settled keeps records re-stamped without a send (the Secret's version, the
 // digest key) in step with status, where the resource sent to target.
-func (s *sentSecrets) settled(uid types.UID, target int64, applied []forgev1.AppliedSecret) {
+func (s *Sent) Settled(uid types.UID, target int64, applied []forgev1.AppliedSecret) {
 	if s == nil {
 		return
 	}
@@ -75,8 +76,8 @@ func (s *sentSecrets) settled(uid types.UID, target int64, applied []forgev1.App
 	}
 }
 
-// forget drops what the resource sent to target: that object is deleted.
-func (s *sentSecrets) forget(uid types.UID, target int64) {
+// Forget drops what the resource sent to target: that object is deleted.
+func (s *Sent) Forget(uid types.UID, target int64) {
 	if s == nil {
 		return
 	}
@@ -87,9 +88,9 @@ func (s *sentSecrets) forget(uid types.UID, target int64) {
 	}
 }
 
-// have is what the forge object target holds as far as this manager knows:
+// Have is what the forge object target holds as far as this manager knows:
 // the records of what it last sent there, else status's.
-func (s *sentSecrets) have(uid types.UID, target int64, status []forgev1.AppliedSecret) []forgev1.AppliedSecret {
+func (s *Sent) Have(uid types.UID, target int64, status []forgev1.AppliedSecret) []forgev1.AppliedSecret {
 	if s == nil {
 		return status
 	}
