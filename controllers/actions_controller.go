@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -379,4 +381,77 @@ func (e *actionsVariable) Update(ctx context.Context, obs reconciler.Observation
 
 func (e *actionsVariable) Delete(ctx context.Context, obs reconciler.Observation) error {
 	return e.fc.DeleteActionsVariable(ctx, e.Scope, obs.Name)
+}
+
+// actionsVariableExport writes the Actions variables of the organization
+// and of each live repository, with their values; actionsSecretExport
+// their secrets, as resources whose valueFrom names a Secret to create
+// first (the forge never gives a value back): applying such a resource
+// sends the Secret's value once, as any adoption of a secret does. A
+// server without the Actions API has none to write.
+var (
+	actionsVariableExport = export.ForScope(exportActionsVariables)
+	actionsSecretExport   = export.ForScope(exportActionsSecrets)
+)
+
+// actionsReader is what the Actions exports read.
+type actionsReader interface {
+	ListActionsSecrets(ctx context.Context, scope forge.Scope) ([]forge.ActionsSecret, error)
+	ListActionsVariables(ctx context.Context, scope forge.Scope) ([]forge.ActionsVariable, error)
+}
+
+func exportActionsVariables(ctx context.Context, b *export.Builder, src actionsReader, sc forge.Scope) error {
+	vars, err := src.ListActionsVariables(ctx, sc)
+	if err != nil && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the Actions variables of %s: %w", sc, err)
+	}
+	scope, base := exportActionsScope(sc)
+	for _, v := range vars {
+		vs := scope
+		vs.Name, vs.Description = export.Ptr(forgev1.ActionsName(v.Name)), export.Ptr(v.Description)
+		b.Add(&forgev1.ActionsVariable{TypeMeta: export.TypeMeta("ActionsVariable"),
+			ObjectMeta: b.Meta("ActionsVariable", base+"-"+v.Name, 0),
+			Spec: forgev1.ActionsVariableSpec{ManagedSpec: b.Managed(), ActionsScope: vs,
+				DeletionPolicy: forgev1.DeletionPolicyOrphan, Value: export.Ptr(v.Data)}})
+	}
+	return nil
+}
+
+func exportActionsSecrets(ctx context.Context, b *export.Builder, src actionsReader, sc forge.Scope) error {
+	secrets, err := src.ListActionsSecrets(ctx, sc)
+	if err != nil && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the Actions secrets of %s: %w", sc, err)
+	}
+	scope, base := exportActionsScope(sc)
+	for _, s := range secrets {
+		ss := scope
+		ss.Name, ss.Description = export.Ptr(forgev1.ActionsName(s.Name)), export.Ptr(s.Description)
+		meta := b.Meta("ActionsSecret", base+"-"+s.Name, 0)
+		secret := meta.Name
+		b.Add(&forgev1.ActionsSecret{TypeMeta: export.TypeMeta("ActionsSecret"), ObjectMeta: meta,
+			Spec: forgev1.ActionsSecretSpec{ManagedSpec: b.Managed(), ActionsScope: ss, DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				ValueFrom: forgev1.ActionsSecretValueFrom{SecretKeyRef: forgev1.SecretKeySelector{Name: secret, Key: "value"}}}},
+			fmt.Sprintf("Actions secret %s of %s. The forge never gives a secret's value back: create Secret %s", s.Name, sc, secret),
+			"with key value holding it before applying (the value is then sent once, on adoption):",
+			fmt.Sprintf("  kubectl create secret generic %s --from-literal=value=<the secret's value>", secret))
+	}
+	return nil
+}
+
+// exportActionsScope is the spec's scope for sc and the base of its
+// values' names.
+func exportActionsScope(sc forge.Scope) (forgev1.ActionsScope, string) {
+	if sc.Repo != "" {
+		return forgev1.ActionsScope{Repository: export.Ptr(forgev1.RepositoryName(sc.String()))}, sc.Owner + "-" + sc.Repo
+	}
+	return forgev1.ActionsScope{Organization: export.Ptr(forgev1.OwnerName(sc.Owner))}, sc.Owner
+}
+
+// actionsValueUnknown is the plan note of an Actions secret or variable:
+// its value is the object, and without the Secret nothing can be said of it.
+func actionsValueUnknown(d reconciler.Action, unknown []string) string {
+	if d == reconciler.InSync && slices.Contains(unknown, "value") {
+		return "the value comes from a Secret plan cannot read (or cannot compare without the secret digest key); give --kubeconfig and -n"
+	}
+	return ""
 }

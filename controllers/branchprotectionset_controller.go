@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -202,4 +204,11 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 		func(ctx context.Context, r repo, name string) error {
 			return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, name)
 		})
+}
+
+// ClaimKinds: a BranchProtectionSet yields to the BranchProtections and
+// the other sets that hold a rule it would manage (plan reads them among
+// the planned objects).
+func (branchProtectionSetKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
 }

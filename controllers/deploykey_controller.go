@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ed25519"
@@ -38,6 +39,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -365,4 +367,39 @@ func apiReason(err error) error {
 		return fmt.Errorf("%s (%d)", s.Status().Reason, s.Status().Code)
 	}
 	return errors.New("request failed")
+}
+
+// deployKeyExport writes a DeployKey per deploy key of each live
+// repository, with its public key as the forge holds it (never generate:
+// the private half is not the forge's to give) and its title and
+// readOnly, so that applying it adopts each key by fingerprint without a
+// write.
+var deployKeyExport = export.ForLiveRepository(exportDeployKeys)
+
+// deployKeyReader is what the deploy key export reads.
+type deployKeyReader interface {
+	ListDeployKeys(ctx context.Context, owner, repo string) ([]forge.DeployKey, error)
+}
+
+func exportDeployKeys(ctx context.Context, b *export.Builder, src deployKeyReader, owner, repo string) error {
+	keys, err := src.ListDeployKeys(ctx, owner, repo)
+	if err != nil {
+		return fmt.Errorf("list the deploy keys of %s/%s: %w", owner, repo, err)
+	}
+	slices.SortFunc(keys, func(x, y forge.DeployKey) int { return cmp.Compare(x.ID, y.ID) })
+	for _, k := range keys {
+		b.Add(&forgev1.DeployKey{
+			TypeMeta:   export.TypeMeta("DeployKey"),
+			ObjectMeta: b.Meta("DeployKey", fmt.Sprintf("%s-%s-deploykey-%d", owner, repo, k.ID), k.ID),
+			Spec: forgev1.DeployKeySpec{
+				ManagedSpec:    b.Managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repository:     forgev1.RepositoryName(owner + "/" + repo),
+				Title:          export.Ptr(k.Title),
+				ReadOnly:       export.Ptr(k.ReadOnly),
+				PublicKey:      export.Ptr(k.Key),
+			},
+		})
+	}
+	return nil
 }

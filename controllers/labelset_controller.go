@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -25,9 +26,12 @@ import (
 	"strconv"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -528,4 +532,100 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 		func(ctx context.Context, r repo, l forge.Label) error {
 			return e.fc.DeleteLabel(ctx, forge.RepoScope(r.owner, r.name), l.ID)
 		})
+}
+
+// labelSetExport writes the live repositories' labels as LabelSets, one
+// per label list: repositories whose lists are equal share one, naming
+// them all. The sets are Additive (the default), so adopting them never
+// deletes a label.
+var labelSetExport = export.Aggregate(
+	func(ctx context.Context, src labelReader, sc forge.Scope) ([]forge.Label, error) {
+		labels, err := src.ListLabels(ctx, sc)
+		if err != nil {
+			return nil, fmt.Errorf("list the labels of %s: %w", sc, err)
+		}
+		return labels, nil
+	},
+	exportLabelSets)
+
+func exportLabelSets(b *export.Builder, org string, repos []export.RepoObjects[forge.Label]) {
+	type group struct {
+		repos  []string
+		labels []forgev1.LabelSetLabel
+		skip   []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range repos {
+		labels, skip := setLabels(r.Objects)
+		count := nameCounts(r.Objects)
+		key, _ := json.Marshal(labels)
+		g, ok := groups[string(key)]
+		if !ok {
+			g = &group{labels: labels}
+			groups[string(key)] = g
+			order = append(order, string(key))
+		}
+		g.repos = append(g.repos, r.Repo)
+		for _, n := range skip {
+			g.skip = append(g.skip, fmt.Sprintf("%s has %d labels named %q: left out, a LabelSet cannot adopt one of several.", r.Repo, count[n], n))
+		}
+	}
+	for _, key := range order {
+		g := groups[key]
+		if len(g.labels) == 0 {
+			continue
+		}
+		base := strings.ReplaceAll(g.repos[0], "/", "-") + "-labels"
+		var comment []string
+		if len(g.repos) > 1 {
+			base = fmt.Sprintf("%s-labels-%d-repositories", org, len(g.repos))
+			comment = append(comment, fmt.Sprintf("%d repositories hold exactly these labels.", len(g.repos)))
+		}
+		names := make([]forgev1.RepositoryName, len(g.repos))
+		for i, r := range g.repos {
+			names[i] = forgev1.RepositoryName(r)
+		}
+		b.Add(&forgev1.LabelSet{
+			TypeMeta:   export.TypeMeta("LabelSet"),
+			ObjectMeta: b.Meta("LabelSet", base, int64(b.Len())),
+			Spec: forgev1.LabelSetSpec{
+				ManagedSpec:    b.Managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repositories:   forgev1.RepositorySelector{Names: names},
+				Labels:         g.labels,
+			},
+		}, append(comment, g.skip...)...)
+	}
+}
+
+// setLabels turns a repository's labels into a LabelSet's, sorted by name;
+// names held by several labels are left out and returned.
+func setLabels(labels []forge.Label) ([]forgev1.LabelSetLabel, []string) {
+	var out []forgev1.LabelSetLabel
+	var skip []string
+	count := nameCounts(labels)
+	for _, l := range slices.SortedFunc(slices.Values(labels), byNameThenID) {
+		if count[l.Name] > 1 {
+			if !slices.Contains(skip, l.Name) {
+				skip = append(skip, l.Name)
+			}
+			continue
+		}
+		out = append(out, forgev1.LabelSetLabel{
+			Name:        forgev1.LabelName(l.Name),
+			Color:       "#" + l.Color,
+			Description: export.NonEmpty(l.Description),
+			Exclusive:   export.TrueOnly(l.Exclusive),
+			Archived:    export.TrueOnly(l.IsArchived),
+		})
+	}
+	return out, skip
+}
+
+// ClaimKinds: a LabelSet yields to the Labels and the other LabelSets
+// that hold a label it would manage (plan reads them among the planned
+// objects).
+func (labelSetKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}}
 }

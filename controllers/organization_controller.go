@@ -23,6 +23,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -139,3 +140,28 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 
 // shownSecret stands for a Secret-backed value in a Change: never printed.
 const shownSecret = "(secret)"
+
+// organizationExport writes the Organization with every setting the forge
+// holds.
+var organizationExport = export.ForOrganization(func(_ context.Context, b *export.Builder, _ any, o *forge.Organization) error {
+	obj := &forgev1.Organization{
+		TypeMeta:   export.TypeMeta("Organization"),
+		ObjectMeta: b.Meta("Organization", o.Name, o.ID),
+		Spec: forgev1.OrganizationSpec{
+			ManagedSpec:    b.Managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Name:           export.Ptr(forgev1.OwnerName(o.Name)),
+			FullName:       export.NonEmpty(o.FullName),
+			Description:    export.NonEmpty(o.Description),
+			Email:          export.NonEmpty(o.Email),
+			Website:        export.NonEmpty(o.Website),
+			Location:       export.NonEmpty(o.Location),
+			Visibility:     export.NonEmpty(o.Visibility),
+		},
+	}
+	if o.RepoAdminChangeTeamAccess {
+		obj.Spec.RepoAdminChangeTeamAccess = export.Ptr(true)
+	}
+	b.Add(obj)
+	return nil
+})

@@ -17,12 +17,14 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -171,4 +173,42 @@ func projectState(s forgev1.ProjectSpec) string {
 		return "open"
 	}
 	return s.State
+}
+
+// projectExport writes each live repository's projects, open and closed.
+// A server without the projects API (every released Gitea) has none to
+// write.
+var projectExport = export.ForLiveRepository(exportProjects)
+
+// projectReader is what the project export reads.
+type projectReader interface {
+	ListProjects(ctx context.Context, scope forge.Scope, state string) ([]forge.Project, error)
+}
+
+func exportProjects(ctx context.Context, b *export.Builder, src projectReader, owner, repo string) error {
+	projects, err := src.ListProjects(ctx, forge.RepoScope(owner, repo), "all")
+	if forge.IsRouteNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list the projects of %s/%s: %w", owner, repo, err)
+	}
+	slices.SortFunc(projects, func(x, y forge.Project) int { return cmp.Compare(x.ID, y.ID) })
+	for _, p := range projects {
+		b.Add(&forgev1.Project{
+			TypeMeta:   export.TypeMeta("Project"),
+			ObjectMeta: b.Meta("Project", fmt.Sprintf("%s-%s-project-%d", owner, repo, p.ID), p.ID),
+			Spec: forgev1.ProjectSpec{
+				ManagedSpec:    b.Managed(),
+				DeletionPolicy: forgev1.DeletionPolicyOrphan,
+				Repository:     forgev1.RepositoryName(owner + "/" + repo),
+				Title:          p.Title,
+				Description:    export.NonEmpty(p.Description),
+				CardType:       p.CardType,
+				TemplateType:   p.TemplateType,
+				State:          p.State,
+			},
+		})
+	}
+	return nil
 }

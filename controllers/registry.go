@@ -170,7 +170,7 @@ func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
 	return reflect.TypeOf(kind.New()).Elem().Name()
 }
 
-// Exporters are the kinds' export writers (each in <kind>_export.go), in
+// Exporters are the kinds' export writers (each in its kind's file), in
 // the order of the export's output (see export.Options.Writers): in the
 // organization's pass the organization's own and its scope's, then the
 // teams; in each repository's pass the Repository, then what the

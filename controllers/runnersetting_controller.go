@@ -17,12 +17,15 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -166,4 +169,57 @@ func (e *runnerSetting) Delete(ctx context.Context, obs reconciler.Observation) 
 func (e *runnerSetting) unsupported() error {
 	return reconciler.Stall(forgev1.ReasonUnsupported, "%s: runners cannot be enabled or disabled there",
 		e.server.Unsupported([]forge.Gate{forge.GateRunnerEdit}))
+}
+
+// runnerSettingExport writes a RunnerSetting per disabled runner of the
+// organization and of each live repository: an enabled runner is the
+// forge's default and needs no resource. A server that cannot list them
+// has none to write.
+var runnerSettingExport = export.ForScope(exportRunnerSettings)
+
+// runnerReader is what the runner setting export reads.
+type runnerReader interface {
+	ListRunners(ctx context.Context, scope forge.Scope) ([]forge.Runner, error)
+}
+
+func exportRunnerSettings(ctx context.Context, b *export.Builder, src runnerReader, scope forge.Scope) error {
+	runners, err := src.ListRunners(ctx, scope)
+	if err != nil && !forge.IsNotFound(err) && !forge.IsRouteNotFound(err) {
+		return fmt.Errorf("list the runners of %s: %w", scope, err)
+	}
+	slices.SortFunc(runners, func(x, y forge.Runner) int { return cmp.Compare(x.ID, y.ID) })
+	count := map[string]int{}
+	for _, r := range runners {
+		count[r.Name]++
+	}
+	for _, r := range runners {
+		if !r.Disabled {
+			continue
+		}
+		spec := forgev1.RunnerSettingSpec{
+			ManagedSpec:    b.Managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Disabled:       true,
+		}
+		if count[r.Name] == 1 {
+			spec.Runner.Name = r.Name
+		} else {
+			spec.Runner.ID = export.Ptr(r.ID) // several of that name: the name would not select one
+		}
+		if scope.Repo != "" {
+			spec.Repository = export.Ptr(forgev1.RepositoryName(scope.Owner + "/" + scope.Repo))
+		} else {
+			spec.Organization = export.Ptr(forgev1.OwnerName(scope.Owner))
+		}
+		base := scope.Owner
+		if scope.Repo != "" {
+			base += "-" + scope.Repo
+		}
+		b.Add(&forgev1.RunnerSetting{
+			TypeMeta:   export.TypeMeta("RunnerSetting"),
+			ObjectMeta: b.Meta("RunnerSetting", fmt.Sprintf("%s-runner-%d", base, r.ID), r.ID),
+			Spec:       spec,
+		})
+	}
+	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -318,4 +319,13 @@ func (e *runnerToken) url() string {
 		return fmt.Sprintf("%s/org/%s/settings/actions/runners", e.webURL, e.scope.Owner)
 	}
 	return fmt.Sprintf("%s/%s/%s/settings/actions/runners", e.webURL, e.scope.Owner, e.scope.Repo)
+}
+
+// UnknownNote: the forge lists no registration token, so whether the
+// Secret holds one is the question, and only the cluster answers it.
+func (runnerTokenKind) UnknownNote(d reconciler.Action, unknown []string) string {
+	if d == reconciler.InSync && slices.Contains(unknown, "token") {
+		return "whether the Secret holds a token is known only from the cluster; give --kubeconfig and -n"
+	}
+	return ""
 }

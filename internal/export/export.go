@@ -28,8 +28,8 @@ limitations under the License.
 //
 // This package holds the walk (the organization, then its repositories
 // sorted by name), the YAML writing and the helpers the writers share
-// (Builder); each kind's Writer is declared beside the kind, in
-// controllers/<kind>_export.go, and given to Export in Options.Writers.
+// (Builder); each kind's Writer is declared in the kind's file in
+// controllers and given to Export in Options.Writers.
 package export
 
 import (
