@@ -251,8 +251,13 @@ func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
 // maxFailures bounds status.failures (the CRD says so too).
 const maxFailures = 20
 
-// repo is one matched repository.
-type repo struct{ owner, name string }
+// repo is one matched repository, with its topics when a listing gave
+// them (topicsRead: see setMatches).
+type repo struct {
+	owner, name string
+	topics      []string
+	topicsRead  bool
+}
 
 func (r repo) String() string { return r.owner + "/" + r.name }
 
@@ -362,10 +367,14 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 		}
 		var out []repo
 		rs.listed = make(map[string]bool, len(all))
+		picks := setMatches(sel)
 		for _, r := range all {
 			rs.listed[strings.ToLower(r.Name)] = true
-			if !r.Archived && selected(r.Name, sel.Include, sel.Exclude) {
-				out = append(out, repo{owner: org, name: r.Name})
+			// The listing carries each repository's topics: selecting by
+			// them costs no read.
+			rp := listedRepo(org, r)
+			if !r.Archived && picks(rp) {
+				out = append(out, rp)
 			}
 		}
 		slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
@@ -406,7 +415,8 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 				failures = append(failures, reconciler.MemberFailure{Member: w.String(), Reason: forgev1.ReasonParentNotFound,
 					Message: fmt.Sprintf("repository %s not found on the forge; waiting for it to exist", w)})
 			case !listed[i].Archived:
-				out = append(out, w)
+				// With its topics: another set's claim on it may depend on them.
+				out = append(out, repo{owner: w.owner, name: w.name, topics: listed[i].Topics, topicsRead: true})
 			}
 		}
 	}
@@ -447,12 +457,17 @@ func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
 	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
-// setMatches says whether a selector picks a repository, by name only.
+// setMatches says whether a selector picks a repository: by organization,
+// globs and topics (carriesTopics), or by name. A repository whose topics
+// were not read (one a Repository resource names) is picked on organization
+// and globs alone: that only makes the set list the organization afresh,
+// where the topics decide.
 func setMatches(sel forgev1.RepositorySelector) func(r repo) bool {
 	if sel.Organization != nil {
 		org := string(*sel.Organization)
 		return func(r repo) bool {
-			return strings.EqualFold(r.owner, org) && selected(r.name, sel.Include, sel.Exclude)
+			return strings.EqualFold(r.owner, org) && selected(r.name, sel.Include, sel.Exclude) &&
+				(!r.topicsRead || carriesTopics(r.topics, sel.Topics))
 		}
 	}
 	return func(r repo) bool {

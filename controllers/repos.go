@@ -117,7 +117,9 @@ func selectedRepos(sel forgev1.RepositorySelector) []string {
 func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string { return selectedRepos(s.Spec.Repositories) }
 
 // SelectsRepository: a Repository resource that becomes Ready re-runs the
-// sets that pick it, by organization and globs or by name.
+// sets that pick it, by organization and globs or by name. Its topics are
+// not at hand here: a set selecting by topics is re-run on organization and
+// globs, and its pass reads the topics afresh from the listing.
 func (labelSetKind) SelectsRepository(s *forgev1.LabelSet, owner, name string) bool {
 	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
 }

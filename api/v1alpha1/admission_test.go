@@ -114,6 +114,7 @@ var _ = Describe("admission", func() {
 		Entry("BranchProtectionSet: the base object", obj("BranchProtectionSet")),
 		Entry("BranchProtectionSet: Authoritative over names", obj("BranchProtectionSet", unset("spec.repositories.organization"),
 			set("spec.repositories.names", strs("acme/web", "acme/api")), set("spec.mode", "Authoritative"), set("spec.maxDeletionsPerRepository", int64(0)))),
+		Entry("BranchProtectionSet: by topics", obj("BranchProtectionSet", set("spec.repositories.topics", strs("service", "go")))),
 		Entry("Team: the base object", obj("Team")),
 		Entry("ActionsSecret: the base object", obj("ActionsSecret")),
 		Entry("ActionsSecret: an organization's, named", obj("ActionsSecret", unset("spec.repository"),
@@ -250,6 +251,10 @@ var _ = Describe("admission", func() {
 		Entry("BranchProtectionSet: negative maxDeletionsPerRepository", obj("BranchProtectionSet", set("spec.maxDeletionsPerRepository", int64(-1))), "spec.maxDeletionsPerRepository"),
 		Entry("BranchProtectionSet: names and organization", obj("BranchProtectionSet", set("spec.repositories.names", strs("acme/web"))),
 			"exactly one of names and organization"),
+		Entry("BranchProtectionSet: topics with names", obj("BranchProtectionSet", unset("spec.repositories.organization"),
+			set("spec.repositories.names", strs("acme/web")), set("spec.repositories.topics", strs("go"))), "topics apply only with organization"),
+		Entry("BranchProtectionSet: an upper-case topic", obj("BranchProtectionSet", set("spec.repositories.topics", strs("Go"))),
+			"spec.repositories.topics[0]"),
 		// Team
 		Entry("Team: a unit at admin", obj("Team", set("spec.units", map[string]any{"code": "admin"})), "spec.units.code"),
 		Entry("Team: an unknown permission", obj("Team", set("spec.permission", "owner")), "spec.permission"),

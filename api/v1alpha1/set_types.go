@@ -44,9 +44,11 @@ const ReasonTooManyDeletions = "TooManyDeletions"
 type RepositoryGlob string
 
 // RepositorySelector selects the repositories a set kind applies to:
-// exactly one of names and organization.
+// exactly one of names and organization; include, exclude and topics
+// narrow an organization's.
 // +kubebuilder:validation:XValidation:rule="has(self.names) != has(self.organization)",message="exactly one of names and organization must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.organization) || (!has(self.include) && !has(self.exclude))",message="include and exclude apply only with organization"
+// +kubebuilder:validation:XValidation:rule="has(self.organization) || !has(self.topics)",message="topics apply only with organization"
 type RepositorySelector struct {
 	// names of the repositories ("owner/name"), a set.
 	// +listType=set
@@ -75,6 +77,17 @@ type RepositorySelector struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +optional
 	Exclude []RepositoryGlob `json:"exclude,omitempty"`
+
+	// topics keeps, of the repositories include and exclude leave, those
+	// carrying every one of these topics (as the forge keeps them: lower
+	// case). The organization's listing carries each repository's topics,
+	// so selecting by them costs no read. A topic added on the forge
+	// brings its repository in at the set's next pass.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Topics []Topic `json:"topics,omitempty"`
 }
 
 // SetFailure is a repository where the set could not be applied.

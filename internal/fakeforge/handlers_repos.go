@@ -31,7 +31,9 @@ import (
 // Repositories as Gitea 1.24 to 1.26 serve them (probed on 1.26.4, see
 // forge-behaviour.md and the contract suite): settings read back by GET and
 // in the organization's listing, renames in place with a 301 from the old
-// path, topics lower-cased and checked, direct collaborators without their
+// path, topics lower-cased and checked (and served with each repository in
+// the organization's listing, "topics":[] for none, on 1.24.6 to 1.27.3 alike:
+// sets select by topics from it), direct collaborators without their
 // permission in the list. Writes to an archived repository are not refused
 // on these routes.
 

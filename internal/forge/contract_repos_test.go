@@ -37,6 +37,7 @@ var repositoryBehaviours = []struct {
 	{"repos/PATCH renames in place; the old path redirects, a write there is refused", contractRepoRename, nil},
 	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},
 	{"repos/topics replaced, lower-cased, checked", contractRepoTopics, nil},
+	{"repos/topics in the organization's listing", contractRepoTopicsListed, nil},
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
 }
 
@@ -187,6 +188,37 @@ func contractRepoTopics(t *testing.T, tg *target) {
 	mustNoErr(t, err)
 	if len(r.Topics) != 0 {
 		t.Fatalf("topics after an empty PUT: %q", r.Topics)
+	}
+}
+
+// contractRepoTopicsListed: the organization's repository listing carries
+// each repository's topics (lower-cased, sorted; an empty list for none) on
+// Gitea 1.24.6 to 1.27.3, so a set selecting by topics needs no read per
+// repository.
+func contractRepoTopicsListed(t *testing.T, tg *target) {
+	org := tg.org()
+	both, one, none := tg.repo(org), tg.repo(org), tg.repo(org)
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, both, []string{"Service", "go"}))
+	mustNoErr(t, tg.c.SetRepoTopics(ctx(t), org, one, []string{"service"}))
+	listed, err := tg.c.ListOrgRepos(ctx(t), org)
+	mustNoErr(t, err)
+	want := map[string][]string{both: {"go", "service"}, one: {"service"}, none: nil}
+	for _, r := range listed {
+		w, ok := want[r.Name]
+		if !ok {
+			continue
+		}
+		delete(want, r.Name)
+		if !slices.Equal(r.Topics, w) && (len(w) > 0 || len(r.Topics) > 0) {
+			t.Errorf("%s listed with topics %q, want %q", r.Name, r.Topics, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("not listed: %v", want)
+	}
+	status, body := tg.raw(http.MethodGet, "/api/v1/orgs/"+org+"/repos?limit=50", nil)
+	if status != http.StatusOK || !strings.Contains(string(body), `"topics":[]`) {
+		t.Fatalf("a repository without topics is listed with \"topics\":[]: %d %.300s", status, body)
 	}
 }
 

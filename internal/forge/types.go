@@ -288,13 +288,16 @@ type Repository struct {
 	AllowRebaseUpdate         bool `json:"allow_rebase_update"`
 	// AllowMergeUpdate and DefaultUpdateStyle (merge or rebase) came with
 	// Gitea 1.27: how a pull request's branch is brought up to date.
-	AllowMergeUpdate              bool     `json:"allow_merge_update"`
-	DefaultUpdateStyle            string   `json:"default_update_style"`
-	DefaultMergeStyle             string   `json:"default_merge_style"`
-	DefaultDeleteBranchAfterMerge bool     `json:"default_delete_branch_after_merge"`
-	DefaultAllowMaintainerEdit    bool     `json:"default_allow_maintainer_edit"`
-	IgnoreWhitespaceConflicts     bool     `json:"ignore_whitespace_conflicts"`
-	Topics                        []string `json:"topics"`
+	AllowMergeUpdate              bool   `json:"allow_merge_update"`
+	DefaultUpdateStyle            string `json:"default_update_style"`
+	DefaultMergeStyle             string `json:"default_merge_style"`
+	DefaultDeleteBranchAfterMerge bool   `json:"default_delete_branch_after_merge"`
+	DefaultAllowMaintainerEdit    bool   `json:"default_allow_maintainer_edit"`
+	IgnoreWhitespaceConflicts     bool   `json:"ignore_whitespace_conflicts"`
+	// Topics, lower case and sorted, also in the organization's listing
+	// (Gitea 1.24.6 to 1.27.3): sets select by them with no read per
+	// repository.
+	Topics []string `json:"topics"`
 }
 
 // CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.
