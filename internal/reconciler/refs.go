@@ -237,8 +237,8 @@ func (r *Reconciler[T]) setupRefs(ctx context.Context, mgr ctrl.Manager, b *buil
 		return nil, fmt.Errorf("index %s by %s: %w", r.kindName, indexReferences, err)
 	}
 	for _, k := range watched {
-		// A declaring resource that becomes Ready (or records its object,
-		// or goes) lets the resources waiting for it go on.
+		// A declaring resource that becomes Ready (or Stalled, or goes)
+		// lets the resources waiting for it go on.
 		b = b.Watches(declaringTypes[k](), handler.EnqueueRequestsFromMapFunc(r.forDeclarer),
 			builder.WithPredicates(declarerSettled{}))
 	}
@@ -261,8 +261,7 @@ func waitsOn(d forgev1.Managed, afterNotFound bool) bool {
 	if conditions.IsReady(d, d.GetGeneration()) || (!afterNotFound && d.GetManagedStatus().Known()) {
 		return false
 	}
-	c := meta.FindStatusCondition(d.GetConditions(), forgev1.ConditionStalled)
-	return c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != d.GetGeneration()
+	return !stalled(d)
 }
 
 // awaitRefs returns a Waiting error (errAwaiting) when obj references a
@@ -377,8 +376,11 @@ func (r *Reconciler[T]) awaiting(ctx context.Context, obj T, err error, c Class)
 }
 
 // declarerSettled passes the updates of a declaring resource that end a
-// wait for it (it becomes Ready, or records its object on the forge), and
-// its deletion.
+// wait for it (it becomes Ready, or Stalled, when it is no longer waited
+// for), and its deletion. Recording its object alone wakes no one: the
+// Ready that follows in its next pass does, and a referrer woken in
+// between would only find the forge not ready yet and write its wait
+// again (one more status write per referrer).
 type declarerSettled struct{ predicate.Funcs }
 
 func (declarerSettled) Create(event.CreateEvent) bool   { return false }
@@ -391,7 +393,13 @@ func (declarerSettled) Update(e event.UpdateEvent) bool {
 		return false
 	}
 	return (conditions.IsReady(n, n.GetGeneration()) && !conditions.IsReady(o, o.GetGeneration())) ||
-		(n.GetManagedStatus().Known() && !o.GetManagedStatus().Known())
+		(stalled(n) && !stalled(o))
+}
+
+// stalled reports whether d is Stalled at its generation.
+func stalled(d forgev1.Managed) bool {
+	c := meta.FindStatusCondition(d.GetConditions(), forgev1.ConditionStalled)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == d.GetGeneration()
 }
 
 // forDeclarer enqueues the resources, in any namespace, that reference

@@ -139,6 +139,12 @@ func TestReferencesWaitForDeclarersOfTheSameServer(t *testing.T) {
 	if (declarerSettled{}).Update(event.UpdateEvent{ObjectOld: now, ObjectNew: now}) {
 		t.Error("a Ready Team's other update passes the predicate")
 	}
+	if !(declarerSettled{}).Update(event.UpdateEvent{ObjectOld: old, ObjectNew: team(ns, "gitea", stalled)}) {
+		t.Error("a Team becoming Stalled (no longer waited for) passes the predicate")
+	}
+	if (declarerSettled{}).Update(event.UpdateEvent{ObjectOld: old, ObjectNew: team(ns, "gitea", func(tm *forgev1.Team) { tm.Status.ID = 7 })}) {
+		t.Error("a Team recording its id before it is Ready passes the predicate (its Ready wakes the waiting resources)")
+	}
 	var got []string
 	for _, req := range r.forDeclarer(context.Background(), now) {
 		got = append(got, req.Name)
