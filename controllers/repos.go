@@ -326,6 +326,10 @@ func (d repoChild[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass)
 // (requeued when it becomes Ready); one of an organization for none.
 func (d repoChild[T]) RepoRefs(obj T) []string { return d.where(obj).repoRefs() }
 
+// LivesInRepository: a repository's child reads the forge in its
+// repository before it writes (reconciler.RepoResident).
+func (repoChild[T]) LivesInRepository() {}
+
 // References are those the kind declares (reconciler.Referrer).
 func (d repoChild[T]) References(obj T) []reconciler.Ref {
 	if d.refs == nil {

@@ -61,6 +61,15 @@ type RepoScoped[T forgev1.Managed] interface {
 	RepoRefs(obj T) []string
 }
 
+// RepoResident is a RepoScoped kind whose objects live in the
+// repositories RepoRefs names (not one that only names them, as a Team
+// its repositories): its pass reads the forge there before it writes, so
+// a repository it reached exists, and the loop does not wait before the
+// write for a Repository resource that declares it (refs.go).
+type RepoResident interface {
+	LivesInRepository()
+}
+
 // Forgetter is a kind that keeps something of its resources in memory
 // (a set's round): the loop tells it when a resource is gone.
 type Forgetter interface {

@@ -270,8 +270,18 @@ func waitsOn(d forgev1.Managed, afterNotFound bool) bool {
 // (HolderFor); nil when none does. A declaring resource that is settled
 // (Ready, or its object recorded) settles the reference, whatever others
 // declaring it do.
+//
+// Before a write (not afterNotFound) the repositories a RepoResident's
+// object lives in are not waited for: the pass's reads there succeeded, so
+// the repository exists, and a Repository resource still adopting it
+// would only delay the write by a status write and a pass (a repository
+// that is missing fails the read, ParentNotFound, and is waited for then).
 func (r *Reconciler[T]) awaitRefs(ctx context.Context, obj T, afterNotFound bool) error {
-	return r.awaitFor(ctx, obj, refsOf(r.kind, obj), afterNotFound)
+	refs := refsOf(r.kind, obj)
+	if _, resident := any(r.kind).(RepoResident); resident && !afterNotFound {
+		refs = slices.DeleteFunc(refs, func(ref Ref) bool { return ref.Kind == RefRepository })
+	}
+	return r.awaitFor(ctx, obj, refs, afterNotFound)
 }
 
 // awaitSetRefs is awaitRefs for a set before the first pass at its
