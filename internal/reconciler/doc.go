@@ -42,7 +42,7 @@ limitations under the License.
 //
 // Imports go down only: the loop may import claims, fairness and shards,
 // shards may import claims and fairness, and none of them imports the loop
-// (layering_test.go keeps it so). What the loop and a room both need lives
+// (test/layering keeps it so). What the loop and a room both need lives
 // in the room (claims.IndexForgeRef, claims.ForgeKey), or the loop passes
 // it in (fairness.TenantOf).
 package reconciler
