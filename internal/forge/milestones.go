@@ -151,7 +151,7 @@ func (c *Client) ListMilestones(ctx context.Context, owner, repo string) ([]Mile
 // GetMilestone implements MilestonesClient.
 func (c *Client) GetMilestone(ctx context.Context, owner, repo string, id int64) (*Milestone, error) {
 	cl := milestones.call(RepoScope(owner, repo), http.MethodGet, "get", milestones.one(id), id)
-	m, err := c.fetchMilestone(ctx, cl)
+	m, err := milestones.fetchKept(ctx, c, cl)
 	if err == nil && m.ID != id {
 		// The forge looked the missing id up as a title.
 		return nil, c.fail(cl, &Error{Kind: KindNotFound,
@@ -164,7 +164,7 @@ func (c *Client) GetMilestone(ctx context.Context, owner, repo string, id int64)
 func (c *Client) CreateMilestone(ctx context.Context, owner, repo string, opt CreateMilestoneOption) (*Milestone, error) {
 	cl := milestones.call(RepoScope(owner, repo), http.MethodPost, "create", milestones.one(opt.Title))
 	cl.body = opt
-	return c.fetchMilestone(ctx, cl)
+	return milestones.fetchKept(ctx, c, cl)
 }
 
 // EditMilestone implements MilestonesClient. An answer of another id
@@ -173,7 +173,7 @@ func (c *Client) CreateMilestone(ctx context.Context, owner, repo string, opt Cr
 func (c *Client) EditMilestone(ctx context.Context, owner, repo string, id int64, opt EditMilestoneOption) (*Milestone, error) {
 	cl := milestones.call(RepoScope(owner, repo), http.MethodPatch, "edit", milestones.one(id), id)
 	cl.body = opt
-	m, err := c.fetchMilestone(ctx, cl)
+	m, err := milestones.fetchKept(ctx, c, cl)
 	if err == nil && m.ID != id {
 		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse,
 			Err: fmt.Errorf("no milestone %d: the forge edited milestone %d, titled %q, instead", id, m.ID, m.Title)})
@@ -184,19 +184,6 @@ func (c *Client) EditMilestone(ctx context.Context, owner, repo string, id int64
 // DeleteMilestone implements MilestonesClient.
 func (c *Client) DeleteMilestone(ctx context.Context, owner, repo string, id int64) error {
 	return milestones.delete(ctx, c, RepoScope(owner, repo), id)
-}
-
-// fetchMilestone makes a call that answers a milestone; an answer without
-// an id is refused, as the id is what it is kept by.
-func (c *Client) fetchMilestone(ctx context.Context, cl call) (*Milestone, error) {
-	m, err := fetch[Milestone](ctx, c, cl)
-	if err != nil {
-		return nil, err
-	}
-	if m.ID <= 0 {
-		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered a milestone with id %d", m.ID)})
-	}
-	return m, nil
 }
 
 // ---- cached through Snapshots: one listing per repository (every state),

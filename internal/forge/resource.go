@@ -120,6 +120,20 @@ func (r *resource[T]) delete(ctx context.Context, c *Client, scope Scope, key an
 	return err
 }
 
+// fetchKept makes a call that answers one object of a resource kept by
+// its id: an answer without an id is refused (KindInvalidResponse), as the
+// id is what it is kept by.
+func (r *resource[T]) fetchKept(ctx context.Context, c *Client, cl call) (*T, error) {
+	t, err := fetch[T](ctx, c, cl)
+	if err != nil {
+		return nil, err
+	}
+	if id := r.key(*t); id <= 0 {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered a %s with id %d", r.noun, id)})
+	}
+	return t, nil
+}
+
 // cache is this resource's listing store in s, made on first use.
 func (r *resource[T]) cache(s *Snapshots) *store[T] {
 	s.mu.Lock()

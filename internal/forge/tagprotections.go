@@ -118,7 +118,7 @@ func (c *Client) ListTagProtections(ctx context.Context, owner, repo string) ([]
 
 // GetTagProtection implements TagProtectionsClient.
 func (c *Client) GetTagProtection(ctx context.Context, owner, repo string, id int64) (*TagProtection, error) {
-	return c.fetchTagProtection(ctx, tagProtections.call(RepoScope(owner, repo), http.MethodGet, "get", tagProtections.one(id), id))
+	return tagProtections.fetchKept(ctx, c, tagProtections.call(RepoScope(owner, repo), http.MethodGet, "get", tagProtections.one(id), id))
 }
 
 // CreateTagProtection implements TagProtectionsClient. Nil lists are sent
@@ -132,7 +132,7 @@ func (c *Client) CreateTagProtection(ctx context.Context, owner, repo string, op
 	}
 	cl := tagProtections.call(RepoScope(owner, repo), http.MethodPost, "create", tagProtections.one(opt.NamePattern))
 	cl.body = opt
-	return c.fetchTagProtection(ctx, cl)
+	return tagProtections.fetchKept(ctx, c, cl)
 }
 
 // EditTagProtection implements TagProtectionsClient. A list pointer to a
@@ -146,25 +146,12 @@ func (c *Client) EditTagProtection(ctx context.Context, owner, repo string, id i
 	}
 	cl := tagProtections.call(RepoScope(owner, repo), http.MethodPatch, "edit", tagProtections.one(id), id)
 	cl.body = opt
-	return c.fetchTagProtection(ctx, cl)
+	return tagProtections.fetchKept(ctx, c, cl)
 }
 
 // DeleteTagProtection implements TagProtectionsClient.
 func (c *Client) DeleteTagProtection(ctx context.Context, owner, repo string, id int64) error {
 	return tagProtections.delete(ctx, c, RepoScope(owner, repo), id)
-}
-
-// fetchTagProtection makes a call that answers a protection; an answer
-// without an id is refused, as the id is what it is kept by.
-func (c *Client) fetchTagProtection(ctx context.Context, cl call) (*TagProtection, error) {
-	t, err := fetch[TagProtection](ctx, c, cl)
-	if err != nil {
-		return nil, err
-	}
-	if t.ID <= 0 {
-		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered a tag protection with id %d", t.ID)})
-	}
-	return t, nil
 }
 
 // ---- cached through Snapshots: one listing per repository, protections
