@@ -213,7 +213,7 @@ var _ = Describe("ClusterForge", func() {
 		// Event does not name the other tenant's resource that keeps it.
 		Expect(k8s.Delete(ctx, first)).To(Succeed())
 		gone(first)
-		Expect(events(first)).To(ContainElement(And(ContainSubstring("an Organization in another namespace manages it too"), Not(ContainSubstring(nsB)))))
+		Eventually(func() []string { return events(first) }, timeout, poll).Should(ContainElement(And(ContainSubstring("an Organization in another namespace manages it too"), Not(ContainSubstring(nsB)))))
 		_, ok := fake.Org("team-shared-web")
 		Expect(ok).To(BeTrue(), "the organization another tenant holds is not deleted")
 	})
@@ -259,7 +259,7 @@ var _ = Describe("ClusterForge", func() {
 		_, ok := fake.Org("team-a-docs")
 		Expect(ok).To(BeTrue())
 		Expect(writesTo("/orgs/team-a-docs")).To(Equal(1), "the one PATCH of the description, no DELETE")
-		Expect(events(org)).To(ContainElement(ContainSubstring(`Orphaned: left organization "team-a-docs" on the forge: ClusterForge "` + cf.Name + `" does not serve namespace ` + nsA)))
+		Eventually(func() []string { return events(org) }, timeout, poll).Should(ContainElement(ContainSubstring(`Orphaned: left organization "team-a-docs" on the forge: ClusterForge "` + cf.Name + `" does not serve namespace ` + nsA)))
 	})
 
 	It("counts its users, and waits to be deleted until none is left", func() {

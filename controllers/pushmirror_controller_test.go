@@ -156,7 +156,7 @@ var _ = Describe("PushMirror", func() {
 		Eventually(func() []forge.PushMirror { return mirrors() }, timeout, poll).Should(ConsistOf(
 			And(HaveField("Interval", "24h0m0s"), Not(HaveField("RemoteName", old)))))
 		eventWithReason(pm, forgev1.ReasonReplaced)
-		Expect(events(pm)).To(ContainElement(ContainSubstring(`name "` + old + `" -> name "`)))
+		Eventually(func() []string { return events(pm) }, timeout, poll).Should(ContainElement(ContainSubstring(`name "` + old + `" -> name "`)))
 		Eventually(func() string { _ = k8s.Get(ctx, key(ns, pm.Name), pm); return pm.Status.RemoteName }, timeout, poll).Should(Equal(mirrors()[0].RemoteName))
 		var order []string
 		for _, r := range fake.WriteRequests() {
