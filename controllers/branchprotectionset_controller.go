@@ -62,7 +62,7 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
-	return e.sync(ctx, write, &e.obj.Status.RepositorySetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, claims, write)
 	})
 }

@@ -74,7 +74,7 @@ func (e *labelSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, 
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
-	return e.sync(ctx, write, &e.obj.Status.RepositorySetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, claims, preserve, write)
 	})
 }

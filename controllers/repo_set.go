@@ -80,7 +80,7 @@ func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *recon
 // that every pass adds to what is done, however little of the forge's
 // budget the set gets. A repository that became Ready as a Repository
 // resource while the pass ran is listed and done in the same pass.
-func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.RepositorySetStatus,
+func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 	each func(ctx context.Context, r repo) *repoOutcome) (reconciler.SetResult, error) {
 	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
 	start := time.Now()

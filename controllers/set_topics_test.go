@@ -86,7 +86,7 @@ var _ = Describe("LabelSet and BranchProtectionSet selecting repositories by top
 			o.SetAnnotations(a)
 		})
 	}
-	repositories := func(obj client.Object, st *forgev1.RepositorySetStatus) func(Gomega) int32 {
+	repositories := func(obj client.Object, st *forgev1.SetStatus) func(Gomega) int32 {
 		return func(g Gomega) int32 {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			g.Expect(st.InSync).To(Equal(st.Repositories))
@@ -123,8 +123,8 @@ var _ = Describe("LabelSet and BranchProtectionSet selecting repositories by top
 		requestPass(bs)
 		Eventually(func() map[string]string { return labelsIn("api") }, timeout, poll).Should(HaveKey("kind/bug"))
 		Eventually(func() []string { return rulesIn("api") }, timeout, poll).Should(Equal([]string{"main"}))
-		Eventually(repositories(ls, &ls.Status.RepositorySetStatus), timeout, poll).Should(BeEquivalentTo(2))
-		Eventually(repositories(bs, &bs.Status.RepositorySetStatus), timeout, poll).Should(BeEquivalentTo(2))
+		Eventually(repositories(ls, &ls.Status.SetStatus), timeout, poll).Should(BeEquivalentTo(2))
+		Eventually(repositories(bs, &bs.Status.SetStatus), timeout, poll).Should(BeEquivalentTo(2))
 		Expect(labelsIn("docs")).To(BeEmpty())
 		Expect(rulesIn("docs")).To(BeEmpty())
 	})
@@ -144,7 +144,7 @@ var _ = Describe("LabelSet and BranchProtectionSet selecting repositories by top
 			expectReady(r)
 		}
 		Eventually(func() map[string]string { return labelsIn("billing") }, timeout, poll).Should(HaveKey("kind/bug"))
-		Eventually(repositories(ls, &ls.Status.RepositorySetStatus), timeout, poll).Should(BeEquivalentTo(3))
+		Eventually(repositories(ls, &ls.Status.SetStatus), timeout, poll).Should(BeEquivalentTo(3))
 		Expect(labelsIn("notes")).To(BeEmpty())
 	})
 

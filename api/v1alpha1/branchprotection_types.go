@@ -331,7 +331,7 @@ type BranchProtectionSetSpec struct {
 // BranchProtectionSetStatus is the observed state of the set.
 type BranchProtectionSetStatus struct {
 	ManagedStatus       `json:",inline"`
-	RepositorySetStatus `json:",inline"`
+	SetStatus `json:",inline"`
 }
 
 // BranchProtectionSet applies one list of branch protection rules to many

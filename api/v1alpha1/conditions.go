@@ -138,6 +138,15 @@ const (
 	// or left by an earlier version in a state no status record vouches for. It was
 	// removed and allowed nothing: no hold, no look-up, no delete.
 	ReasonAnnotationDropped = "AnnotationDropped"
+	// ReasonRemovalsPending (a Warning Event): a resource with removals
+	// Report would remove what it does not list; it removed nothing, and
+	// status.pendingRemovals lists what it would. Emitted when the planned
+	// removals change, not on every pass.
+	ReasonRemovalsPending = "RemovalsPending"
+	// ReasonReleased (a Normal Event): a repository stopped matching a
+	// set (excluded, a topic removed, transferred, archived) and the set
+	// released it as if it were deleted there: its deletionPolicy decided.
+	ReasonReleased = "Released"
 )
 
 // Annotations the operator reads or writes.

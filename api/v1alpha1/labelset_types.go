@@ -116,7 +116,7 @@ type LabelSetSpec struct {
 // LabelSetStatus is the observed state of the set.
 type LabelSetStatus struct {
 	ManagedStatus       `json:",inline"`
-	RepositorySetStatus `json:",inline"`
+	SetStatus `json:",inline"`
 }
 
 // LabelSet applies one list of labels to many repositories of a forge.

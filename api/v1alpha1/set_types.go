@@ -90,6 +90,48 @@ type RepositorySelector struct {
 	Topics []Topic `json:"topics,omitempty"`
 }
 
+// Removals says what a resource does with what it would remove because
+// it does not list it (an Authoritative set's unlisted objects, a Team's
+// unlisted members and repositories, a Repository's unlisted
+// collaborators, a RepositorySet's teams no longer listed).
+// +kubebuilder:validation:Enum=Apply;Report
+type Removals string
+
+const (
+	// RemovalsApply removes them (within the kind's limits).
+	RemovalsApply Removals = "Apply"
+	// RemovalsReport removes nothing: status.pendingRemovals lists them
+	// and a Warning Event RemovalsPending says when they change; additions
+	// and edits still happen and Ready stays True.
+	RemovalsReport Removals = "Report"
+)
+
+// PendingRemoval is one removal a resource with removals Report did not
+// make.
+type PendingRemoval struct {
+	// repository ("owner/name") the object is in; empty for an object of
+	// an organization (a Team's member).
+	// +optional
+	Repository string `json:"repository,omitempty"`
+	// kind of object: Label, BranchProtection, Member, Repository,
+	// Collaborator, TeamAccess.
+	Kind string `json:"kind"`
+	// name of the object (a label's name, a branch rule, a login, a
+	// repository, a team).
+	Name string `json:"name"`
+}
+
+// PendingRemovals are the removals a resource with removals Report
+// planned in its last pass and did not make.
+type PendingRemovals struct {
+	// count of every planned removal (items shows at most 20).
+	Count int32 `json:"count"`
+	// items, at most 20, sorted by repository, kind and name.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Items []PendingRemoval `json:"items,omitempty"`
+}
+
 // SetFailure is a repository where the set could not be applied.
 type SetFailure struct {
 	// repository ("owner/name").
@@ -101,8 +143,8 @@ type SetFailure struct {
 	Message string `json:"message,omitempty"`
 }
 
-// RepositorySetStatus is what a set kind reports of its repositories.
-type RepositorySetStatus struct {
+// SetStatus is what every set kind reports of its repositories.
+type SetStatus struct {
 	// repositories is how many repositories the set matched in the last
 	// pass, archived ones excluded.
 	// +optional
@@ -117,4 +159,9 @@ type RepositorySetStatus struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +optional
 	Failures []SetFailure `json:"failures,omitempty"`
+
+	// pendingRemovals are the removals the set would make and did not,
+	// with removals Report.
+	// +optional
+	PendingRemovals *PendingRemovals `json:"pendingRemovals,omitempty"`
 }
