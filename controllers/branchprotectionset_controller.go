@@ -62,6 +62,7 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
+	e.release = e.removal(claims)
 	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, claims, write)
 	})
@@ -189,8 +190,16 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
-		func(ctx context.Context, fresh forge.Interface, r repo) ([]string, error) {
+	rm := e.removal(claims)
+	return removeListed(ctx, &e.repoSet, rm.max, rm.doomed, rm.del)
+}
+
+// removal is what deleting the set removes from one repository, and what
+// releasing a repository removes there (deletionPolicy Delete): the rules
+// the spec lists that no other resource holds.
+func (e *branchProtectionSet) removal(claims []claim) setRemoval[string] {
+	return setRemoval[string]{max: e.obj.GetMaxDeletionsPerRepository(), nouns: "rules",
+		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]string, error) {
 			all, err := fresh.ListBranchProtections(ctx, r.owner, r.name)
 			var out []string
 			for _, spec := range e.obj.Spec.Rules {
@@ -201,9 +210,9 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 			}
 			return out, err
 		},
-		func(ctx context.Context, r repo, name string) error {
+		del: func(ctx context.Context, r repo, name string) error {
 			return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, name)
-		})
+		}}
 }
 
 // ClaimKinds: a BranchProtectionSet yields to the BranchProtections and

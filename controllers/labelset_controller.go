@@ -74,6 +74,7 @@ func (e *labelSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, 
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
+	e.release = e.removal(claims)
 	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, claims, preserve, write)
 	})
@@ -524,14 +525,21 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return removeListed(ctx, &e.repoSet, e.obj.GetMaxDeletionsPerRepository(),
-		func(ctx context.Context, fresh forge.Interface, r repo) ([]forge.Label, error) {
+	rm := e.removal(claims)
+	return removeListed(ctx, &e.repoSet, rm.max, rm.doomed, rm.del)
+}
+
+// removal is what deleting the set removes from one repository, and what
+// releasing a repository removes there (deletionPolicy Delete).
+func (e *labelSet) removal(claims []claim) setRemoval[forge.Label] {
+	return setRemoval[forge.Label]{max: e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
+		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]forge.Label, error) {
 			all, err := fresh.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
 			return e.listedIn(all, claims, r), err
 		},
-		func(ctx context.Context, r repo, l forge.Label) error {
+		del: func(ctx context.Context, r repo, l forge.Label) error {
 			return e.fc.DeleteLabel(ctx, forge.RepoScope(r.owner, r.name), l.ID)
-		})
+		}}
 }
 
 // labelSetExport writes the live repositories' labels as LabelSets, one

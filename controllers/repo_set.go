@@ -61,6 +61,15 @@ type repoSet struct {
 	// listed holds the names (lower case) of the last listing of the
 	// organization's repositories, archived and unselected ones too.
 	listed map[string]bool
+	// seen holds, by id, every repository the last listings gave (archived
+	// and unselected ones too); partial is set when a listing of a named
+	// repository's owner failed: then no repository is released.
+	seen    map[int64]repo
+	partial bool
+	// release is how the kind removes its objects from a repository the
+	// set released under deletionPolicy Delete (set_release.go); nil: the
+	// kind releases without removing.
+	release releaser
 }
 
 // newRepoSet is the repositories of set obj for one pass of the loop.
@@ -119,7 +128,7 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 		if repos, failures, err = fresh.repositories(ctx); err != nil {
 			return res, err
 		}
-		rs.listed = fresh.listed
+		rs.listed, rs.seen, rs.partial = fresh.listed, fresh.seen, fresh.partial
 	}
 	total, changed, unfinished := w.total, w.changed, w.unfinished
 
@@ -136,8 +145,15 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 	}
 	res.Unfinished = unfinished || !rd.Complete(repos)
 	res.Since = rd.Started()
-	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
 	res.InSync = res.Members - len(failures) - res.Pending
+	// Repositories that stopped matching are released; one whose release
+	// failed is listed with the failures (and counts in neither number).
+	var releaseFailures []reconciler.MemberFailure
+	if res.Released, releaseFailures, err = rs.releaseLeft(ctx, write, st, repos, w.clock); err != nil {
+		return res, err
+	}
+	failures = append(failures, releaseFailures...)
+	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
 	res.Failures = failures
 	if changed > 0 {
 		res.Changes = summaryOf(changed, total, rs.noun, rs.nouns)
@@ -257,6 +273,9 @@ type repo struct {
 	owner, name string
 	topics      []string
 	topicsRead  bool
+	// id is the forge's (0 when not read); archived as the listing said.
+	id       int64
+	archived bool
 }
 
 func (r repo) String() string { return r.owner + "/" + r.name }
@@ -367,12 +386,14 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 		}
 		var out []repo
 		rs.listed = make(map[string]bool, len(all))
+		rs.seen, rs.partial = make(map[int64]repo, len(all)), false
 		picks := setMatches(sel)
 		for _, r := range all {
 			rs.listed[strings.ToLower(r.Name)] = true
 			// The listing carries each repository's topics: selecting by
 			// them costs no read.
 			rp := listedRepo(org, r)
+			rs.seen[r.ID] = rp
 			if !r.Archived && picks(rp) {
 				out = append(out, rp)
 			}
@@ -394,6 +415,7 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 	slices.Sort(owners)
 	var out []repo
 	var failures []reconciler.MemberFailure
+	rs.seen, rs.partial = map[int64]repo{}, false
 	for _, k := range owners {
 		wanted := byOwner[k]
 		listed, err := rs.ownerRepos(ctx, wanted)
@@ -401,12 +423,20 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 			return nil, nil, err // the whole pass gives way
 		}
 		if err != nil {
+			rs.partial = true
 			for _, w := range wanted {
 				var o repoOutcome
 				o.failErr(err)
 				failures = append(failures, memberFailure(w.String(), o.problems))
 			}
 			continue
+		}
+		for _, r := range listed {
+			owner := wanted[0].owner
+			if r.Owner != nil {
+				owner = r.Owner.Login
+			}
+			rs.seen[r.ID] = listedRepo(owner, r)
 		}
 		for _, w := range wanted {
 			i := slices.IndexFunc(listed, func(r forge.Repository) bool { return strings.EqualFold(r.Name, w.name) })
@@ -416,7 +446,7 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 					Message: fmt.Sprintf("repository %s not found on the forge; waiting for it to exist", w)})
 			case !listed[i].Archived:
 				// With its topics: another set's claim on it may depend on them.
-				out = append(out, repo{owner: w.owner, name: w.name, topics: listed[i].Topics, topicsRead: true})
+				out = append(out, repo{owner: w.owner, name: w.name, topics: listed[i].Topics, topicsRead: true, id: listed[i].ID})
 			}
 		}
 	}

@@ -32,7 +32,7 @@ import (
 
 // listedRepo is repository r of owner as a listing gave it, topics with it.
 func listedRepo(owner string, r forge.Repository) repo {
-	return repo{owner: owner, name: r.Name, topics: r.Topics, topicsRead: true}
+	return repo{owner: owner, name: r.Name, topics: r.Topics, topicsRead: true, id: r.ID, archived: r.Archived}
 }
 
 // carriesTopics reports whether a repository's topics hold every one of

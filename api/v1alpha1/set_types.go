@@ -164,4 +164,29 @@ type SetStatus struct {
 	// with removals Report.
 	// +optional
 	PendingRemovals *PendingRemovals `json:"pendingRemovals,omitempty"`
+
+	// matched is the operator's record of the repositories the set applies
+	// to: a repository in it that the set no longer matches (excluded, a
+	// topic removed, transferred, archived, a name dropped) is released as
+	// if the set were deleted there, as its deletionPolicy says. Unset
+	// until the set's first pass that writes: that pass only records.
+	// +optional
+	Matched *MatchedRepositories `json:"matched,omitempty"`
+}
+
+// MatchedRepositories records repositories by their forge ids, which a
+// rename or a transfer keeps: one short string, about three bytes a
+// repository, so that a set over thousands of repositories keeps a small
+// status (a list of numbers is one line of YAML each). A set over more
+// repositories than ids can hold keeps no record and releases nothing.
+type MatchedRepositories struct {
+	// count of the repositories recorded.
+	Count int32 `json:"count"`
+
+	// ids of the repositories recorded, ascending, each written as its
+	// difference from the one before (the first as itself) in base 36,
+	// separated by commas.
+	// +kubebuilder:validation:MaxLength=262144
+	// +optional
+	IDs string `json:"ids,omitempty"`
 }

@@ -154,10 +154,31 @@ func (s *Server) createRepoFor(c *rc, r *repo) {
 // repoByOldName finds the repository a renamed one's old path redirects to.
 func (s *Server) repoByOldName(ownerName, name string) *repo {
 	for _, r := range s.st.repos {
-		if strings.EqualFold(s.ownerName(r), ownerName) && slices.Contains(r.oldNames, strings.ToLower(name)) {
+		if strings.EqualFold(s.ownerName(r), ownerName) && slices.Contains(r.oldNames, strings.ToLower(name)) ||
+			slices.Contains(r.movedFrom, strings.ToLower(ownerName+"/"+name)) {
 			return r
 		}
 	}
+	return nil
+}
+
+// TransferRepo moves a repository to organization newOwner (tests only),
+// as Gitea's POST /repos/{o}/{r}/transfer by a site admin does (probed on
+// 1.27.3: 202 at once, the id and everything in the repository kept, the
+// old path answering 301 to the new one, GET /repositories/{id} giving the
+// new owner). The fake serves no transfer route.
+func (s *Server) TransferRepo(ownerName, name, newOwner string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, o := s.repoByName(ownerName, name), s.orgByName(newOwner)
+	if r == nil || o == nil {
+		return fmt.Errorf("transfer %s/%s to %s: no such repository or organization", ownerName, name, newOwner)
+	}
+	if s.repoByName(newOwner, name) != nil {
+		return fmt.Errorf("transfer %s/%s to %s: the name is taken there", ownerName, name, newOwner)
+	}
+	r.movedFrom = append(r.movedFrom, strings.ToLower(s.ownerName(r)+"/"+r.name))
+	r.orgID, r.userID = o.id, 0
 	return nil
 }
 

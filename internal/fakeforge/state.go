@@ -138,6 +138,9 @@ type repo struct {
 	collaborators map[int64]string
 	// oldNames are the names it had (lower case); their paths redirect here.
 	oldNames []string
+	// movedFrom are the paths ("owner/name", lower case) it had under
+	// owners it was transferred from; they redirect here too.
+	movedFrom []string
 	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
 }
 
@@ -598,11 +601,14 @@ func (s *Server) addRepo(r *repo) {
 	if r.collaborators == nil {
 		r.collaborators = map[int64]string{}
 	}
-	// A new repository takes its name back from a renamed one's redirect.
+	// A new repository takes its name back from a renamed or transferred
+	// one's redirect.
+	path := strings.ToLower(s.ownerName(r) + "/" + r.name)
 	for _, other := range s.st.repos {
 		if other.orgID == r.orgID && other.userID == r.userID {
 			other.oldNames = slices.DeleteFunc(other.oldNames, func(n string) bool { return strings.EqualFold(n, r.name) })
 		}
+		other.movedFrom = slices.DeleteFunc(other.movedFrom, func(p string) bool { return p == path })
 	}
 	s.st.repos[r.id] = r
 }

@@ -76,6 +76,10 @@ type SetResult struct {
 	Pending    int
 	Unfinished bool
 	Since      time.Time
+	// Released says which members the set released in this pass (they
+	// stopped matching) and what it did there, "" when none: a Normal
+	// Event Released.
+	Released string
 }
 
 // MemberFailure is one member that could not be brought to the spec.
@@ -136,6 +140,14 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		if wasReady {
 			out.Event.Reason = forgev1.ReasonDriftCorrected
 			driftCorrections.WithLabelValues(r.kindName).Inc()
+		}
+	}
+	if res.Released != "" {
+		released := Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonReleased, Action: "Release", Note: res.Released}
+		if out.Event.Reason == "" {
+			out.Event = released
+		} else {
+			out.More = append(out.More, released)
 		}
 	}
 	if res.Unfinished {

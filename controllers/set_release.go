@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// Released repositories: a repository that stops matching a set (excluded
+// by a glob, a topic removed, transferred, archived, a name dropped, or
+// deleted) is released by the set as if the set were deleted there. The
+// set knows what it matched from its own record, status.matched (by
+// forge id: a rename or a transfer keeps it), written by the operator
+// alone; each pass that writes compares it with the repositories it
+// matches now.
+//
+//   - No record (a set made by an earlier version, or a first pass): the
+//     pass only records.
+//   - A listing that failed, or a named repository's owner that could not
+//     be listed: nothing is released; the record keeps what it held.
+//   - Repositories that left are confirmed on a fresh listing (one more
+//     listing, only when some left): one that matches there is kept.
+//   - deletionPolicy Orphan: what the set wrote there stays. Delete: the
+//     kind's releaser removes the set's objects there as its Remove does
+//     (what no other resource holds, within maxDeletionsPerRepository,
+//     from a listing taken now). An archived repository is frozen (the
+//     forge refuses rule writes there, and deleting the set leaves
+//     archived repositories alone too): it is released as it is. A
+//     repository that is gone has nothing left to release.
+//   - A release that fails stays in the record, is retried every pass and
+//     is listed in status.failures under its repository's current name.
+//   - Each pass's releases are one Normal Event Released naming them.
+
+// releaser is the hook a set kind implements to be released: it removes
+// the set's objects from one repository as deleting the set does in each
+// repository it matches. A kind sets repoSet.release in its Sync; the
+// pair its Remove gives removeListed makes one (setRemoval).
+type releaser interface {
+	// removeIn deletes the set's objects in r, deciding on listings taken
+	// through fresh (a view of the set's client that lists afresh), and
+	// says how many it deleted; more than the kind's limit: none, and a
+	// TooManyDeletions stall.
+	removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error)
+}
+
+// setRemoval is a kind's deletion of its objects in one repository: doomed
+// lists (through fresh) those of r the set lists and no other resource
+// holds, del deletes one; max is maxDeletionsPerRepository.
+type setRemoval[T any] struct {
+	max    int
+	nouns  string
+	doomed func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error)
+	del    func(ctx context.Context, r repo, item T) error
+}
+
+func (s setRemoval[T]) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
+	items, err := s.doomed(ctx, fresh, r)
+	if forge.IsNotFound(err) {
+		return 0, nil // the repository is gone, and its objects with it
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(items) > s.max {
+		return 0, reconciler.Stall(forgev1.ReasonTooManyDeletions,
+			"released (no longer matched): it would lose %d %s of the set, more than maxDeletionsPerRepository %d; deleted none: raise the limit, or set deletionPolicy Orphan to leave them",
+			len(items), s.nouns, s.max)
+	}
+	n := 0
+	for _, it := range items {
+		if err := s.del(ctx, r, it); err != nil && !forge.IsNotFound(err) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// releaseLeft releases the repositories of the set's record that are not
+// among matched (this pass's), and records what the set holds now in
+// st.Matched. It answers the Event's note ("" when nothing was released)
+// and the releases that failed. Without write it does nothing: a set that
+// only observes wrote nothing to take back, and keeps its record for
+// when it manages again.
+func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetStatus, matched []repo, clock *rounds.Clock) (string, []reconciler.MemberFailure, error) {
+	if !write {
+		return "", nil, nil
+	}
+	now := idsOf(matched)
+	rec, ok := decodeMatched(st.Matched)
+	if !ok || rs.partial {
+		// No record yet: this pass records. A partial listing: what it
+		// did not see may still match, so nothing goes.
+		if ok {
+			now = union(rec, now)
+		}
+		st.Matched = encodeMatched(now)
+		return "", nil, nil
+	}
+	left := minus(rec, now)
+	if len(left) == 0 {
+		st.Matched = encodeMatched(now)
+		return "", nil, nil
+	}
+	// Confirmed on a listing taken now: one that matches there stays.
+	fresh := *rs
+	fresh.fc = forge.Fresh(rs.fc)
+	again, _, err := fresh.repositories(ctx)
+	if c, _ := reconciler.Classify(err); c.Yield {
+		return "", nil, err
+	}
+	if err != nil || fresh.partial {
+		st.Matched = encodeMatched(union(rec, now))
+		return "", nil, nil
+	}
+	still := idsOf(again)
+	keep := union(now, intersect(left, still))
+	left = minus(left, still)
+
+	policy := rs.obj.GetDeletionPolicy()
+	var names []string
+	var failures []reconciler.MemberFailure
+	deleted := 0
+	for i, id := range left {
+		r, found, err := fresh.locate(ctx, id)
+		if err == nil && found && policy == forgev1.DeletionPolicyDelete && !r.archived && rs.release != nil {
+			if !clock.Enough() {
+				err = forge.ErrOutOfTime
+			} else {
+				began := time.Now()
+				var n int
+				n, err = rs.release.removeIn(ctx, fresh.fc, r)
+				clock.Took(time.Since(began))
+				deleted += n
+			}
+		}
+		if err != nil {
+			if c, _ := reconciler.Classify(err); c.Yield || errors.Is(err, forge.ErrOutOfTime) || ctx.Err() != nil {
+				// No failure: the rest is released in a later pass.
+				keep = union(keep, left[i:])
+				break
+			}
+			var o repoOutcome
+			o.failErr(err)
+			member := fmt.Sprintf("repository %d", id)
+			if found {
+				member = r.String()
+			}
+			f := memberFailure(member, o.problems)
+			if !strings.HasPrefix(f.Message, "released") {
+				f.Message = bound("released (no longer matched): " + f.Message)
+			}
+			failures = append(failures, f)
+			keep = union(keep, []int64{id})
+			continue
+		}
+		switch {
+		case !found:
+			names = append(names, fmt.Sprintf("repository %d (gone)", id))
+		case r.archived:
+			names = append(names, r.String()+" (archived, left as it is)")
+		default:
+			names = append(names, r.String())
+		}
+	}
+	st.Matched = encodeMatched(keep)
+	if len(names) == 0 {
+		return "", failures, nil
+	}
+	note := "released " + names[0]
+	if len(names) > 1 {
+		note = fmt.Sprintf("released %d repositories: %s", len(names), boundList(names))
+	}
+	switch {
+	case policy != forgev1.DeletionPolicyDelete:
+		note += fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, rs.nouns)
+	default:
+		note += fmt.Sprintf("; deleted %d %s of the set", deleted, rs.nouns)
+	}
+	return note, failures, nil
+}
+
+// locate finds a recorded repository by id: in the listings just taken,
+// else by id (transferred to an owner the set does not list, or whose
+// name the set no longer names); found is false when it is gone.
+func (rs *repoSet) locate(ctx context.Context, id int64) (repo, bool, error) {
+	if r, ok := rs.seen[id]; ok {
+		return r, true, nil
+	}
+	got, err := rs.fc.GetRepoByID(ctx, id)
+	if forge.IsNotFound(err) {
+		return repo{}, false, nil
+	}
+	if err != nil {
+		return repo{}, false, err
+	}
+	owner := ""
+	if got.Owner != nil {
+		owner = got.Owner.Login
+	} else if o, _, ok := strings.Cut(got.FullName, "/"); ok {
+		owner = o
+	}
+	return listedRepo(owner, *got), true, nil
+}
+
+// idsOf are the ids of repos, ascending, each once; unread ids (0) left out.
+func idsOf(repos []repo) []int64 {
+	out := make([]int64, 0, len(repos))
+	for _, r := range repos {
+		if r.id > 0 {
+			out = append(out, r.id)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// union, minus and intersect work on ascending lists of ids.
+func union(a, b []int64) []int64 {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func minus(a, b []int64) []int64 {
+	var out []int64
+	for _, id := range a {
+		if _, found := slices.BinarySearch(b, id); !found {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func intersect(a, b []int64) []int64 {
+	var out []int64
+	for _, id := range a {
+		if _, found := slices.BinarySearch(b, id); found {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// maxMatchedIDs is the CRD's bound on status.matched.ids.
+const maxMatchedIDs = 262144
+
+// encodeMatched writes ascending ids as the record; nil when they do not
+// fit (a set over more than some 50,000 repositories keeps no record, and
+// releases nothing).
+func encodeMatched(ids []int64) *forgev1.MatchedRepositories {
+	var b strings.Builder
+	prev := int64(0)
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id-prev, 36))
+		prev = id
+	}
+	if b.Len() > maxMatchedIDs {
+		return nil
+	}
+	return &forgev1.MatchedRepositories{Count: int32(len(ids)), IDs: b.String()}
+}
+
+// decodeMatched reads the record; ok is false when there is none, or when
+// it does not read back as ascending ids of its count (then it is treated
+// as none: the pass records afresh and releases nothing).
+func decodeMatched(m *forgev1.MatchedRepositories) ([]int64, bool) {
+	if m == nil {
+		return nil, false
+	}
+	if m.IDs == "" {
+		return nil, m.Count == 0
+	}
+	parts := strings.Split(m.IDs, ",")
+	if len(parts) != int(m.Count) {
+		return nil, false
+	}
+	out := make([]int64, len(parts))
+	prev := int64(0)
+	for i, p := range parts {
+		d, err := strconv.ParseInt(p, 36, 64)
+		if err != nil || d <= 0 {
+			return nil, false
+		}
+		prev += d
+		out[i] = prev
+	}
+	return out, true
+}
