@@ -141,7 +141,7 @@ type repo struct {
 	// movedFrom are the paths ("owner/name", lower case) it had under
 	// owners it was transferred from; they redirect here too.
 	movedFrom []string
-	issues   []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
+	issues    []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
 }
 
 type hook struct {
