@@ -288,6 +288,30 @@ var _ = Describe("LabelSet and BranchProtectionSet releasing the repositories th
 		})
 	}
 
+	It("releases nothing from a partial listing: a name dropped while another owner cannot be listed is released once the listing is whole", func() {
+		k := releaseKinds["LabelSet"]
+		s := k.newSet(ns, "named", forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web", "acme/api", "other/site"}},
+			forgev1.DeletionPolicyDelete)
+		Expect(fake.TransferRepo("acme", "site", "other")).To(Succeed())
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(k.objectsIn("acme", "api")).To(Equal(k.listed))
+
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/orgs/other/repos", Count: -1, Status: http.StatusInternalServerError})
+		change(s, func(o client.Object) {
+			o.(*forgev1.LabelSet).Spec.Repositories.Names = []forgev1.RepositoryName{"acme/web", "other/site"}
+		})
+		Eventually(failing(k, s), timeout, poll).Should(Equal([]string{"other/site ForgeError"}))
+		Expect(k.objectsIn("acme", "api")).To(Equal(k.listed), "nothing is released from a partial listing")
+		Expect(k.status(s).Matched.Count).To(BeEquivalentTo(3))
+
+		fake.ClearFaults()
+		requestPass(s)
+		expectReady(s)
+		expectEvent(s, "Released: released acme/api; deleted 2 labels of the set")
+		Expect(k.objectsIn("acme", "api")).To(BeEmpty())
+	})
+
 	It("releases nothing on the first pass of a set whose status has no record (a set an earlier version made): it only records", func() {
 		k := releaseKinds["LabelSet"]
 		// A set that only observes keeps no record, as an earlier version
