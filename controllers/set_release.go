@@ -143,66 +143,87 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	left = minus(left, still)
 
 	policy := rs.obj.GetDeletionPolicy()
-	var names []string
-	var failures []reconciler.MemberFailure
-	deleted := 0
-	for i, id := range left {
-		r, found, err := fresh.locate(ctx, id)
-		if err == nil && found && policy == forgev1.DeletionPolicyDelete && !r.archived && rs.release != nil {
-			if !clock.Enough() {
-				err = forge.ErrOutOfTime
-			} else {
+	out := fresh.releaseEach(ctx, rs.release, policy, left, clock)
+	st.Matched = encodeMatched(union(keep, out.keep))
+	return out.note(policy, rs.nouns), out.failures, nil
+}
+
+// releases are what one pass's releases did.
+type releases struct {
+	// names of the repositories released; keep, the ids still recorded
+	// (failed, or left for a later pass).
+	names    []string
+	keep     []int64
+	failures []reconciler.MemberFailure
+	deleted  int
+}
+
+// releaseEach releases the repositories of ids, which stopped matching,
+// as policy says, while the pass's clock allows.
+func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1.DeletionPolicy, ids []int64, clock *rounds.Clock) releases {
+	var out releases
+	for i, id := range ids {
+		r, found, err := rs.locate(ctx, id)
+		if err == nil && found && policy == forgev1.DeletionPolicyDelete && !r.archived && rel != nil {
+			err = forge.ErrOutOfTime
+			if clock.Enough() {
 				began := time.Now()
 				var n int
-				n, err = rs.release.removeIn(ctx, fresh.fc, r)
+				n, err = rel.removeIn(ctx, rs.fc, r)
 				clock.Took(time.Since(began))
-				deleted += n
+				out.deleted += n
 			}
 		}
 		if err != nil {
 			if c, _ := reconciler.Classify(err); c.Yield || errors.Is(err, forge.ErrOutOfTime) || ctx.Err() != nil {
 				// No failure: the rest is released in a later pass.
-				keep = union(keep, left[i:])
-				break
+				out.keep = append(out.keep, ids[i:]...)
+				return out
 			}
-			var o repoOutcome
-			o.failErr(err)
 			member := fmt.Sprintf("repository %d", id)
 			if found {
 				member = r.String()
 			}
-			f := memberFailure(member, o.problems)
-			if !strings.HasPrefix(f.Message, "released") {
-				f.Message = bound("released (no longer matched): " + f.Message)
-			}
-			failures = append(failures, f)
-			keep = union(keep, []int64{id})
+			out.failures = append(out.failures, releaseFailure(member, err))
+			out.keep = append(out.keep, id)
 			continue
 		}
 		switch {
 		case !found:
-			names = append(names, fmt.Sprintf("repository %d (gone)", id))
+			out.names = append(out.names, fmt.Sprintf("repository %d (gone)", id))
 		case r.archived:
-			names = append(names, r.String()+" (archived, left as it is)")
+			out.names = append(out.names, r.String()+" (archived, left as it is)")
 		default:
-			names = append(names, r.String())
+			out.names = append(out.names, r.String())
 		}
 	}
-	st.Matched = encodeMatched(keep)
-	if len(names) == 0 {
-		return "", failures, nil
+	return out
+}
+
+// releaseFailure is a release that failed, listed under member.
+func releaseFailure(member string, err error) reconciler.MemberFailure {
+	var o repoOutcome
+	o.failErr(err)
+	f := memberFailure(member, o.problems)
+	if !strings.HasPrefix(f.Message, "released") {
+		f.Message = bound("released (no longer matched): " + f.Message)
 	}
-	note := "released " + names[0]
-	if len(names) > 1 {
-		note = fmt.Sprintf("released %d repositories: %s", len(names), boundList(names))
+	return f
+}
+
+// note is the Released Event's: the repositories and what was done there.
+func (out releases) note(policy forgev1.DeletionPolicy, nouns string) string {
+	if len(out.names) == 0 {
+		return ""
 	}
-	switch {
-	case policy != forgev1.DeletionPolicyDelete:
-		note += fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, rs.nouns)
-	default:
-		note += fmt.Sprintf("; deleted %d %s of the set", deleted, rs.nouns)
+	note := "released " + out.names[0]
+	if len(out.names) > 1 {
+		note = fmt.Sprintf("released %d repositories: %s", len(out.names), boundList(out.names))
 	}
-	return note, failures, nil
+	if policy != forgev1.DeletionPolicyDelete {
+		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, nouns)
+	}
+	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, nouns)
 }
 
 // locate finds a recorded repository by id: in the listings just taken,
