@@ -77,3 +77,29 @@ func TestRoundGoesOnThenBeginsAnew(t *testing.T) {
 		t.Error("a re-made resource was told the old one's outcomes")
 	}
 }
+
+// The removals a repository's comparison did not make (removals Report)
+// are told as its failure is: from the round that compared it, else the
+// last round, until it is compared again.
+func TestRoundTellsRemovals(t *testing.T) {
+	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std", UID: "u", Generation: 1}}
+	pass := &reconciler.Pass{Interval: time.Hour}
+	store := NewStore[name]()
+	now := time.Now()
+	stale := forgev1.PendingRemoval{Repository: "acme/web", Kind: "Label", Name: "stale"}
+
+	rd := store.Begin(s, true, pass, now)
+	rd.Record("acme/web", nil, stale)
+	rd.Complete([]name{"acme/web"})
+	if got := rd.Removals("ACME/web"); len(got) != 1 || got[0] != stale {
+		t.Errorf("removals of acme/web %v, want [%v]", got, stale)
+	}
+	rd = store.Begin(s, true, pass, now.Add(2*time.Hour))
+	if got := rd.Removals("acme/web"); len(got) != 1 {
+		t.Errorf("a new round that has not reached acme/web tells %v, want the last round's", got)
+	}
+	rd.Record("acme/web", nil)
+	if got := rd.Removals("acme/web"); len(got) != 0 {
+		t.Errorf("acme/web compared again with nothing pending tells %v", got)
+	}
+}
