@@ -93,7 +93,7 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	}
 	// Failures are of the last pass that wrote: a pass finds them anew.
 	e.obj.Status.Failures = nil
-	if err := e.listSets(ctx, e.fc); err != nil {
+	if err := e.listSets(ctx); err != nil {
 		return reconciler.Observation{}, err
 	}
 	e.reportRemovals()
@@ -106,14 +106,14 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	return reconciler.Observation{Exists: true, ID: found.ID, Diff: diff, Changes: c}, nil
 }
 
-// listSets reads the team's members and repositories through fc, each
-// when managed. A listing that fails stops the pass: nothing is removed
-// on a failed or partial read.
-func (e *teamExt) listSets(ctx context.Context, fc forge.Interface) error {
+// listSets reads the team's members and repositories, each when managed.
+// A listing that fails stops the pass: nothing is removed on a failed or
+// partial read.
+func (e *teamExt) listSets(ctx context.Context) error {
 	s := e.obj.Spec
 	e.members, e.repos = nil, nil
 	if s.Members != nil {
-		users, err := fc.ListTeamMembers(ctx, e.found.ID)
+		users, err := e.fc.ListTeamMembers(ctx, e.found.ID)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (e *teamExt) listSets(ctx context.Context, fc forge.Interface) error {
 		}
 	}
 	if s.Repositories != nil {
-		repos, err := fc.ListTeamRepos(ctx, e.found.ID)
+		repos, err := e.fc.ListTeamRepos(ctx, e.found.ID)
 		if err != nil {
 			return err
 		}
@@ -318,7 +318,7 @@ func (e *teamExt) removeUnlisted(ctx context.Context) (error, error) {
 		e.count()
 		return nil, nil
 	}
-	if err := e.listSets(ctx, e.fc); err != nil {
+	if err := e.listSets(ctx); err != nil {
 		return nil, err
 	}
 	_, members = diffSet(e.members, names(e.obj.Spec.Members))
