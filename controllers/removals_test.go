@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -147,6 +148,18 @@ var _ = Describe("Removals Report", func() {
 		}
 		Expect(names()).To(ConsistOf("kind/bug", "stale", "wontfix"), "the listed label is created, the others stay")
 		Expect(s.Status.InSync).To(BeEquivalentTo(1))
+
+		By("a label listing that fails keeps the list, and does not tell it again")
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/web/labels", Count: -1,
+			Status: http.StatusInternalServerError, Body: `{"message":"database is locked"}`})
+		pass(s, "failing")
+		expectReason(s, metav1.ConditionFalse, forgev1.ReasonForgeError)
+		Expect(pending(s)(Default)).To(Equal(&forgev1.PendingRemovals{Count: 1, Items: []forgev1.PendingRemoval{{Repository: "acme/web", Kind: "Label", Name: "stale"}}}))
+		fake.ClearFaults()
+		pass(s, "recovered")
+		expectReady(s)
+		Expect(notes(s)()).To(HaveLen(1))
+		Expect(reported(s)[0].Series).To(BeNil())
 
 		By("another unlisted label: the list changes, and that is told")
 		old := seed("old")

@@ -215,12 +215,15 @@ func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 			mf.Removes = o.removes
 			f = &mf
 		}
-		for i := range o.pending {
-			if o.pending[i].Repository == "" {
-				o.pending[i].Repository = r.String()
+		w.rd.Record(r, f)
+		if o.decided {
+			for i := range o.pending {
+				if o.pending[i].Repository == "" {
+					o.pending[i].Repository = r.String()
+				}
 			}
+			w.rd.RecordRemovals(r, o.pending)
 		}
-		w.rd.Record(r, f, o.pending...)
 	}
 	return nil
 }
@@ -282,8 +285,11 @@ type repoOutcome struct {
 	// object: plan reports the set's action as a delete from it.
 	removes int
 	// pending are the removals a set with removals Report did not make
-	// (their repository filled in by the round when left empty).
+	// (their repository filled in when left empty); decided is set once
+	// they were decided on (reportRemovals), none pending included: a
+	// repository whose comparison failed before keeps its last ones.
 	pending []forgev1.PendingRemoval
+	decided bool
 	// yielded: a read gave way to other work (forge.ErrYield, a
 	// forge.TurnError), which is no failure: the whole pass gives way.
 	yielded error
@@ -295,6 +301,15 @@ type repoOutcome struct {
 type problem struct {
 	reason, message string
 	stall           bool
+}
+
+// reportRemovals records the removals a set with removals Report decided
+// on in the repository and did not make (of its kinds of object; none is
+// a decision too): the set's status.pendingRemovals lists them, and the
+// loop tells when they change.
+func (o *repoOutcome) reportRemovals(items ...forgev1.PendingRemoval) {
+	o.pending = append(o.pending, items...)
+	o.decided = true
 }
 
 func (o *repoOutcome) wrote() bool {
@@ -599,9 +614,11 @@ func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutco
 		doomed = doomedOf(fresh)
 	}
 	if u.report {
-		for _, d := range doomed {
-			o.pending = append(o.pending, forgev1.PendingRemoval{Kind: u.kind, Name: u.name(d)})
+		items := make([]forgev1.PendingRemoval, len(doomed))
+		for i, d := range doomed {
+			items[i] = forgev1.PendingRemoval{Kind: u.kind, Name: u.name(d)}
 		}
+		o.reportRemovals(items...)
 		return
 	}
 	if len(doomed) > u.max {

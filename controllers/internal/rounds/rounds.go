@@ -62,24 +62,23 @@ type Round[R fmt.Stringer] struct {
 	write      bool
 	started    time.Time
 	finished   bool // every repository compared: the next round is due an interval after started
-	// this round's outcomes by repository (lower case).
-	found map[string]outcome
+	// this round's outcomes by repository (lower case): nil is in sync.
+	found map[string]*reconciler.MemberFailure
 	// the last round's, told until this round reaches the repository.
-	before map[string]outcome
-}
-
-// outcome is what a repository's comparison found: its failure (nil: in
-// sync) and the removals it did not make (removals Report).
-type outcome struct {
-	failure  *reconciler.MemberFailure
-	removals []forgev1.PendingRemoval
+	before map[string]*reconciler.MemberFailure
+	// removals by repository (lower case): what the last comparison that
+	// decided them planned and did not make (removals Report), kept across
+	// passes and rounds of one spec, so that a comparison that failed
+	// before it decided them (a listing that failed) leaves them as told.
+	removals map[string][]forgev1.PendingRemoval
 }
 
 // Begin returns the round obj's pass at now goes on with, beginning a new
 // one when it is due; without a Store (plan) a round of this pass alone.
 // The failures of the round are tried again.
 func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *Round[R] {
-	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now, found: map[string]outcome{}}
+	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now,
+		found: map[string]*reconciler.MemberFailure{}, removals: map[string][]forgev1.PendingRemoval{}}
 	if rs == nil || pass == nil {
 		return fresh
 	}
@@ -93,19 +92,20 @@ func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass
 		if rd != nil && rd.uid == obj.GetUID() && rd.generation == obj.GetGeneration() && rd.write == write {
 			// What the last round found is told until this one gets
 			// there; what the old spec found says nothing of this one.
-			fresh.before = make(map[string]outcome, len(rd.before)+len(rd.found))
+			fresh.before = make(map[string]*reconciler.MemberFailure, len(rd.before)+len(rd.found))
 			for k, v := range rd.before {
 				fresh.before[k] = v
 			}
 			for k, v := range rd.found {
 				fresh.before[k] = v
 			}
+			fresh.removals = rd.removals
 		}
 		rs.by[key] = fresh
 		return fresh
 	}
-	for k, o := range rd.found {
-		if o.failure != nil {
+	for k, f := range rd.found {
+		if f != nil {
 			delete(rd.found, k) // tried again
 		}
 	}
@@ -134,32 +134,28 @@ func (rd *Round[R]) Done(r R) bool {
 	return ok
 }
 
-// Record keeps what r's comparison found (nil: in sync), and the
-// removals it planned and did not make (removals Report).
-func (rd *Round[R]) Record(r R, f *reconciler.MemberFailure, removals ...forgev1.PendingRemoval) {
-	rd.found[keyOf(r)] = outcome{failure: f, removals: removals}
+// Record keeps what r's comparison found (nil: in sync).
+func (rd *Round[R]) Record(r R, f *reconciler.MemberFailure) { rd.found[keyOf(r)] = f }
+
+// RecordRemovals keeps the removals r's comparison decided on and did not
+// make (removals Report; none is a decision too), until a later
+// comparison of r decides again.
+func (rd *Round[R]) RecordRemovals(r R, removals []forgev1.PendingRemoval) {
+	rd.removals[keyOf(r)] = removals
 }
+
+// Removals are the removals the last comparison of r that decided them
+// planned and did not make.
+func (rd *Round[R]) Removals(r R) []forgev1.PendingRemoval { return rd.removals[keyOf(r)] }
 
 // Outcome is what the round, or else the last one, found in r; known is
 // false when neither compared it yet.
 func (rd *Round[R]) Outcome(r R) (f *reconciler.MemberFailure, known bool) {
-	o, known := rd.outcome(r)
-	return o.failure, known
-}
-
-// Removals are the removals the round, or else the last one, planned in r
-// and did not make.
-func (rd *Round[R]) Removals(r R) []forgev1.PendingRemoval {
-	o, _ := rd.outcome(r)
-	return o.removals
-}
-
-func (rd *Round[R]) outcome(r R) (outcome, bool) {
-	if o, ok := rd.found[keyOf(r)]; ok {
-		return o, true
+	if f, ok := rd.found[keyOf(r)]; ok {
+		return f, true
 	}
-	o, ok := rd.before[keyOf(r)]
-	return o, ok
+	f, ok := rd.before[keyOf(r)]
+	return f, ok
 }
 
 // Complete reports whether the round compared every one of repos, and
