@@ -167,6 +167,7 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 	}
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative && o.yielded == nil {
 		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.BranchProtection]{
+			report: e.obj.Spec.Removals.Reports(), kind: "BranchProtection",
 			keep: func(b forge.BranchProtection) bool {
 				return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
 			},

@@ -261,6 +261,7 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative {
 		scope := forge.RepoScope(r.owner, r.name)
 		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.Label]{
+			report: e.obj.Spec.Removals.Reports(), kind: "Label",
 			keep: func(l forge.Label) bool {
 				return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
 			},

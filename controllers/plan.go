@@ -160,7 +160,7 @@ func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, 
 	if err != nil {
 		return p.failed(err)
 	}
-	it := plan.Item{Changes: changesOf(obs)}
+	it := plan.Item{Changes: changesOf(obs), PendingRemovals: pendingRemovals(obj)}
 	if obs.Exists && obs.ID != 0 {
 		idKey := fmt.Sprintf("%s%d", scope, obs.ID)
 		if other, ok := st.ids[idKey]; ok && other != self {
@@ -233,6 +233,17 @@ func planFailed(err error, creates bool) plan.Item {
 		return plan.Item{Action: plan.Create, Reason: c.Message}
 	}
 	return plan.Item{Action: plan.Error, Reason: c.Message}
+}
+
+// pendingRemovals are the removals obj's pass left in its status
+// (removals Report), as the loop would record them; none of a kind
+// without the field.
+func pendingRemovals(obj client.Object) *forgev1.PendingRemovals {
+	p, err := reconciler.PendingRemovalsIn(obj)
+	if err != nil {
+		return nil // a kind's own status always converts
+	}
+	return p
 }
 
 func changesOf(obs reconciler.Observation) []plan.Change {

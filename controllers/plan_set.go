@@ -158,7 +158,8 @@ func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, s
 	if res.Members == 1 {
 		noun = res.Noun
 	}
-	it := plan.Item{Action: plan.InSync, Reason: fmt.Sprintf("%d of %d %s match", res.InSync, res.Members, noun)}
+	it := plan.Item{Action: plan.InSync, Reason: fmt.Sprintf("%d of %d %s match", res.InSync, res.Members, noun),
+		PendingRemovals: pendingRemovals(obj)}
 	if spec.ManagementPolicy == forgev1.ManagementPolicyObserve {
 		it.Reason = "managementPolicy Observe: the operator never changes the forge; " + it.Reason
 	}

@@ -166,6 +166,13 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 	}
 	res.FailuresChanged = !slices.Equal(st.Failures, next)
 	st.Failures = next
+	// The round's, as its failures are: a pass that compared some
+	// repositories reports what the others' last comparison planned.
+	var pending []forgev1.PendingRemoval
+	for _, r := range repos {
+		pending = append(pending, rd.Removals(r)...)
+	}
+	st.PendingRemovals = reconciler.PendingRemovals(pending)
 	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
 	return res, nil
 }
@@ -225,6 +232,14 @@ func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 			f = &mf
 		}
 		w.rd.Record(r, f)
+		if o.decided {
+			for i := range o.pending {
+				if o.pending[i].Repository == "" {
+					o.pending[i].Repository = r.String()
+				}
+			}
+			w.rd.RecordRemovals(r, o.pending)
+		}
 	}
 	return nil
 }
@@ -288,6 +303,12 @@ type repoOutcome struct {
 	// removes counts, of diffs, those that would delete (or merge away) an
 	// object: plan reports the set's action as a delete from it.
 	removes int
+	// pending are the removals a set with removals Report did not make
+	// (their repository filled in when left empty); decided is set once
+	// they were decided on (reportRemovals), none pending included: a
+	// repository whose comparison failed before keeps its last ones.
+	pending []forgev1.PendingRemoval
+	decided bool
 	// yielded: a read gave way to other work (forge.ErrYield, a
 	// forge.TurnError), which is no failure: the whole pass gives way.
 	yielded error
@@ -299,6 +320,15 @@ type repoOutcome struct {
 type problem struct {
 	reason, message string
 	stall           bool
+}
+
+// reportRemovals records the removals a set with removals Report decided
+// on in the repository and did not make (of its kinds of object; none is
+// a decision too): the set's status.pendingRemovals lists them, and the
+// loop tells when they change.
+func (o *repoOutcome) reportRemovals(items ...forgev1.PendingRemoval) {
+	o.pending = append(o.pending, items...)
+	o.decided = true
 }
 
 func (o *repoOutcome) wrote() bool {
@@ -576,6 +606,10 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 // unlisted is how a set kind deletes, in Authoritative mode, the objects
 // of one repository it does not list.
 type unlisted[T any] struct {
+	// report: removals Report, which deletes none and lists them as
+	// pending removals of kind (Label, BranchProtection).
+	report bool
+	kind   string
 	// keep holds what stays: listed, preserved, or another resource's.
 	keep func(T) bool
 	// relist takes the repository's listing through fresh, a view of the
@@ -593,7 +627,9 @@ type unlisted[T any] struct {
 // one: an object renamed since (into a preserve pattern, say) is seen
 // under its current name, and every object deleted is one just read. More
 // than u.max in the repository: none is deleted (TooManyDeletions).
-// Without write it only reports.
+// Without write it only reports. With u.report it deletes none, whatever
+// their number, and lists them in o.pending, decided as a deletion would
+// be: on a fresh listing, and keeping what u.keep keeps.
 func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutcome, all []T, u unlisted[T], write bool) {
 	doomedOf := func(all []T) []T {
 		return slices.DeleteFunc(slices.Clone(all), u.keep)
@@ -606,6 +642,14 @@ func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutco
 			return
 		}
 		doomed = doomedOf(fresh)
+	}
+	if u.report {
+		items := make([]forgev1.PendingRemoval, len(doomed))
+		for i, d := range doomed {
+			items[i] = forgev1.PendingRemoval{Kind: u.kind, Name: u.name(d)}
+		}
+		o.reportRemovals(items...)
+		return
 	}
 	if len(doomed) > u.max {
 		names := make([]string, len(doomed))

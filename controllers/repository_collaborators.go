@@ -67,6 +67,12 @@ func (e *repository) applyCollaborators(ctx context.Context, name string) (error
 		}
 		_, _, remove = e.collaboratorChanges()
 	}
+	if s.Removals.Reports() {
+		// Decided on the listing just taken, as a removal would be; none
+		// is made, so no limit applies.
+		e.reportRemovals()
+		return nil, nil
+	}
 	limit := int(ptrOr(s.MaxCollaboratorRemovals, defaultMaxCollaboratorRemovals))
 	if len(remove) > limit {
 		return reconciler.Stall(forgev1.ReasonTooManyRemovals,
@@ -80,6 +86,27 @@ func (e *repository) applyCollaborators(ctx context.Context, name string) (error
 		delete(st.CollaboratorPermissions, strings.ToLower(login))
 	}
 	return nil, nil
+}
+
+// reportRemovals keeps, with removals Report, the direct collaborators
+// spec.collaborators leaves out in status.pendingRemovals, from the
+// listing this pass took (never a kept one; a pass that writes lists
+// again after its additions, as a removal would). None is removed, so
+// spec.maxCollaboratorRemovals does not apply. With Apply, or with
+// collaborators unmanaged, it clears the field.
+func (e *repository) reportRemovals() {
+	st, s := &e.obj.Status, e.obj.Spec
+	if s.Collaborators == nil || !s.Removals.Reports() {
+		st.PendingRemovals = nil
+		return
+	}
+	_, _, remove := e.collaboratorChanges()
+	items := make([]forgev1.PendingRemoval, len(remove))
+	for i, login := range remove {
+		// Under the name the spec gives it: the one a rename in this pass leaves.
+		items[i] = forgev1.PendingRemoval{Repository: e.obj.FullName(), Kind: "Collaborator", Name: login}
+	}
+	st.PendingRemovals = reconciler.PendingRemovals(items)
 }
 
 // collaboratorChanges compares spec.collaborators with the direct

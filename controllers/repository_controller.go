@@ -109,6 +109,9 @@ func (e *repository) ConfirmAbsent(ctx context.Context) (reconciler.Observation,
 func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (reconciler.Observation, error) {
 	found, err := e.locate(ctx, all)
 	if err != nil || found == nil {
+		if err == nil {
+			e.obj.Status.PendingRemovals = nil // no repository, nothing to remove
+		}
 		return reconciler.Observation{}, err
 	}
 	e.found = found
@@ -127,6 +130,7 @@ func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (rec
 	} else {
 		e.obj.Status.CollaboratorPermissions = nil
 	}
+	e.reportRemovals()
 	e.report(found)
 	c := e.changes(found)
 	diff := reconciler.Fields(c)
@@ -246,7 +250,7 @@ func (e *repository) destructive(r *forge.Repository) bool {
 	if r.Name != e.obj.RepoName() || s.Archived != nil && *s.Archived && !r.Archived {
 		return true
 	}
-	if s.Collaborators != nil {
+	if s.Collaborators != nil && !s.Removals.Reports() {
 		_, _, remove := e.collaboratorChanges()
 		return len(remove) > 0
 	}

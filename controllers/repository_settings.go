@@ -97,6 +97,9 @@ func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 			diff = append(diff, "~"+string(c.User)+"("+c.Permission+")")
 		}
 		for _, u := range remove {
+			if s.Removals.Reports() {
+				break // no change: status.pendingRemovals lists them
+			}
 			diff = append(diff, "-"+u)
 		}
 		if len(diff) > 0 {

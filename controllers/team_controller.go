@@ -79,6 +79,9 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	}
 	found, err := e.locate(ctx, all)
 	if err != nil || found == nil {
+		if err == nil {
+			e.obj.Status.PendingRemovals = nil // no team, nothing to remove
+		}
 		return reconciler.Observation{}, err
 	}
 	e.found = found
@@ -93,6 +96,7 @@ func (e *teamExt) Observe(ctx context.Context) (reconciler.Observation, error) {
 	if err := e.listSets(ctx); err != nil {
 		return reconciler.Observation{}, err
 	}
+	e.reportRemovals()
 	e.count()
 	c := e.changes()
 	diff := reconciler.Fields(c)
@@ -319,6 +323,13 @@ func (e *teamExt) removeUnlisted(ctx context.Context) (error, error) {
 	}
 	_, members = diffSet(e.members, names(e.obj.Spec.Members))
 	_, repos = diffSet(e.repos, names(e.obj.Spec.Repositories))
+	if e.obj.Spec.Removals.Reports() {
+		// Decided on the listings just taken, as a removal would be; none
+		// is made, so no limit applies.
+		e.obj.Status.PendingRemovals = reconciler.PendingRemovals(e.removals())
+		e.count()
+		return nil, nil
+	}
 	if e.owners() && len(members) > 0 && len(members) == len(e.members) {
 		// The forge refuses it too (500), after the others are gone.
 		e.count()
@@ -347,6 +358,34 @@ func (e *teamExt) removeUnlisted(ctx context.Context) (error, error) {
 	}
 	e.count()
 	return nil, nil
+}
+
+// reportRemovals keeps, with removals Report, the members and
+// repositories the lists leave out in status.pendingRemovals, from the
+// listings this pass took (never kept ones; a pass that adds lists again
+// after its additions, as a removal would, in removeUnlisted). None is
+// removed, so spec.maxRemovals does not apply. With Apply it clears the
+// field.
+func (e *teamExt) reportRemovals() {
+	if !e.obj.Spec.Removals.Reports() {
+		e.obj.Status.PendingRemovals = nil
+		return
+	}
+	e.obj.Status.PendingRemovals = reconciler.PendingRemovals(e.removals())
+}
+
+// removals are the members and repositories the lists leave out.
+func (e *teamExt) removals() []forgev1.PendingRemoval {
+	var out []forgev1.PendingRemoval
+	_, members := diffSet(e.members, names(e.obj.Spec.Members))
+	for _, u := range members {
+		out = append(out, forgev1.PendingRemoval{Kind: "Member", Name: u})
+	}
+	_, repos := diffSet(e.repos, names(e.obj.Spec.Repositories))
+	for _, r := range repos {
+		out = append(out, forgev1.PendingRemoval{Kind: "Repository", Name: r})
+	}
+	return out
 }
 
 // count records the sizes of the managed sets in status.
@@ -495,10 +534,13 @@ func (e *teamExt) changes() []reconciler.Change {
 	for _, k := range units {
 		out = append(out, reconciler.Change{Field: "units." + strings.TrimPrefix(k, "repo."), Have: have[k], Want: want[k]})
 	}
-	if d := setChange(e.members, names(s.Members)); d != "" {
+	// With removals Report, what the lists leave out is no change: it is
+	// in status.pendingRemovals.
+	report := s.Removals.Reports()
+	if d := setChange(e.members, names(s.Members), report); d != "" {
 		out = append(out, reconciler.Change{Field: "members", Want: d})
 	}
-	if d := setChange(e.repos, names(s.Repositories)); d != "" {
+	if d := setChange(e.repos, names(s.Repositories), report); d != "" {
 		out = append(out, reconciler.Change{Field: "repositories", Want: d})
 	}
 	slices.SortFunc(out, compare.ByField)
@@ -540,9 +582,13 @@ func diffSet(have map[string]string, want []string) (add, remove []string) {
 	return add, remove
 }
 
-// setChange shows a set's difference as plan prints it: "+alice -bob".
-func setChange(have map[string]string, want []string) string {
+// setChange shows a set's difference as plan prints it: "+alice -bob";
+// only the additions when report (removals Report).
+func setChange(have map[string]string, want []string, report bool) string {
 	add, remove := diffSet(have, want)
+	if report {
+		remove = nil
+	}
 	var parts []string
 	for _, a := range add {
 		parts = append(parts, "+"+a)

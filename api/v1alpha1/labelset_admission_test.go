@@ -141,6 +141,7 @@ var _ = Describe("LabelSet admission", func() {
 		Entry("Authoritative with preserve and no deletion guard", obj("LabelSet",
 			set("spec.mode", "Authoritative"), set("spec.preserve", "^(wontfix|duplicate)$"), set("spec.maxDeletionsPerRepository", int64(0)))),
 		Entry("Delete policy, Observe", obj("LabelSet", set("spec.deletionPolicy", "Delete"), set("spec.managementPolicy", "Observe"))),
+		Entry("Authoritative, removals reported", obj("LabelSet", set("spec.mode", "Authoritative"), set("spec.removals", "Report"))),
 	)
 
 	DescribeTable("rejects, naming the field",
@@ -189,6 +190,7 @@ var _ = Describe("LabelSet admission", func() {
 		Entry("11 previous names", obj("LabelSet", set("spec.labels", labels(label("kind/bug", "previousNames",
 			strs("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"))))), "spec.labels[0].previousNames"),
 		Entry("an unknown mode", obj("LabelSet", set("spec.mode", "Strict")), "spec.mode"),
+		Entry("unknown removals", obj("LabelSet", set("spec.removals", "Ignore")), "spec.removals"),
 		Entry("a negative deletion guard", obj("LabelSet", set("spec.maxDeletionsPerRepository", int64(-1))), "spec.maxDeletionsPerRepository"),
 		Entry("an unknown deletionPolicy", obj("LabelSet", set("spec.deletionPolicy", "Retain")), "spec.deletionPolicy"),
 		Entry("a preserve that is not RE2 (lookahead)", obj("LabelSet", set("spec.preserve", "^(?!keep)")), "spec.preserve"),

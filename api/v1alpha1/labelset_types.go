@@ -111,6 +111,13 @@ type LabelSetSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MaxDeletionsPerRepository *int32 `json:"maxDeletionsPerRepository,omitempty"`
+
+	// removals: in Authoritative mode, Apply (default) deletes the unlisted
+	// labels; Report deletes none and lists them in
+	// status.pendingRemovals, with a Warning Event RemovalsPending when
+	// they change (creates and updates still happen).
+	// +optional
+	Removals Removals `json:"removals,omitempty"`
 }
 
 // LabelSetStatus is the observed state of the set.

@@ -268,6 +268,13 @@ type RepositorySpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MaxCollaboratorRemovals *int32 `json:"maxCollaboratorRemovals,omitempty"`
+
+	// removals: Apply (default) removes the direct collaborators
+	// collaborators leaves out; Report removes none and lists them in
+	// status.pendingRemovals, with a Warning Event RemovalsPending when
+	// they change (additions and permission changes still happen).
+	// +optional
+	Removals Removals `json:"removals,omitempty"`
 }
 
 // RepositoryStatus is the observed state of the repository.
@@ -307,6 +314,10 @@ type RepositoryStatus struct {
 	// changed by hand on the forge is not seen.
 	// +optional
 	CollaboratorPermissions map[string]string `json:"collaboratorPermissions,omitempty"`
+	// pendingRemovals are the collaborators the repository would lose and
+	// did not, with removals Report.
+	// +optional
+	PendingRemovals *PendingRemovals `json:"pendingRemovals,omitempty"`
 }
 
 // Repository is a repository on a forge, created or adopted by name, and

@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1alpha1
 
+import "strconv"
+
 // The parts every set kind (LabelSet, BranchProtectionSet) shares: which
 // repositories it applies to, its mode, and how it reports them.
 
@@ -106,6 +108,9 @@ const (
 	RemovalsReport Removals = "Report"
 )
 
+// Reports says whether removals are reported rather than made; unset is Apply.
+func (r Removals) Reports() bool { return r == RemovalsReport }
+
 // PendingRemoval is one removal a resource with removals Report did not
 // make.
 type PendingRemoval struct {
@@ -119,6 +124,16 @@ type PendingRemoval struct {
 	// name of the object (a label's name, a branch rule, a login, a
 	// repository, a team).
 	Name string `json:"name"`
+}
+
+// String is the removal as Events and plan tell it: `acme/web Label
+// "stale"`, or `Member "bob"` outside a repository.
+func (r PendingRemoval) String() string {
+	s := r.Kind + " " + strconv.Quote(r.Name)
+	if r.Repository != "" {
+		s = r.Repository + " " + s
+	}
+	return s
 }
 
 // PendingRemovals are the removals a resource with removals Report

@@ -175,6 +175,13 @@ type TeamSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MaxRemovals *int32 `json:"maxRemovals,omitempty"`
+
+	// removals: Apply (default) removes the members and repositories the
+	// lists leave out; Report removes none and lists them in
+	// status.pendingRemovals, with a Warning Event RemovalsPending when
+	// they change (additions and edits still happen).
+	// +optional
+	Removals Removals `json:"removals,omitempty"`
 }
 
 // TeamStatus is the observed state of the team.
@@ -190,6 +197,10 @@ type TeamStatus struct {
 	// failures are the members and repositories that could not be applied.
 	// +optional
 	Failures []TeamFailure `json:"failures,omitempty"`
+	// pendingRemovals are the members and repositories the team would
+	// lose and did not, with removals Report.
+	// +optional
+	PendingRemovals *PendingRemovals `json:"pendingRemovals,omitempty"`
 }
 
 // Team is a team of an organization: who may do what, with which members

@@ -28,6 +28,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
 
 // Version is the version of the JSON form. It changes only when a field
@@ -86,6 +88,10 @@ type Item struct {
 	Action    Action   `json:"action"`
 	Reason    string   `json:"reason,omitempty"`
 	Changes   []Change `json:"changes"`
+	// PendingRemovals are the removals an object with removals Report
+	// would not make, as its status.pendingRemovals would hold them: no
+	// change to the forge, so they leave the action as it is.
+	PendingRemovals *forgev1.PendingRemovals `json:"pendingRemovals,omitempty"`
 }
 
 // Plan is every object's plan, sorted by kind, namespace and name.
@@ -134,10 +140,13 @@ func (p Plan) WriteJSON(w io.Writer) error {
 	return enc.Encode(p)
 }
 
-// WriteText writes one line per object, then its fields indented:
+// WriteText writes one line per object, then its fields indented, then
+// the removals it would not make (removals Report):
 //
 //	Organization ns/acme: update
 //	  description: "old" -> "new"
+//	Team ns/developers: in sync
+//	  pending removal (removals Report): Member "bob"
 func (p Plan) WriteText(w io.Writer) error {
 	var b strings.Builder
 	counts := map[Action]int{}
@@ -163,6 +172,14 @@ func (p Plan) WriteText(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Field, c.Forge, c.Spec)
+		}
+		if p := it.PendingRemovals; p != nil {
+			for _, r := range p.Items {
+				fmt.Fprintf(&b, "  pending removal (removals Report): %s\n", r)
+			}
+			if n := int(p.Count) - len(p.Items); n > 0 {
+				fmt.Fprintf(&b, "  pending removals (removals Report): %d more\n", n)
+			}
 		}
 	}
 	var sum []string

@@ -211,6 +211,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		r.backoff.Succeeded(req.NamespacedName)
 	}
 	passes.WithLabelValues(r.kindName, outcomeName(out.Summary.State)).Inc()
+	// Told from status itself, also of a pass that failed after finding
+	// them: the next pass compares with what this one recorded.
+	out.More = append(out.More, removalsEvent(orig, obj)...)
 	if err := r.status.Write(ctx, orig, obj, out); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -161,5 +162,33 @@ var _ = Describe("Repository end to end", func() {
 		deleteAndWait(adopt)
 		Expect(repoOf(Default, sc.org, "api").ID).To(BeNumerically(">", 0), "an adopted repository is left without the allow-delete annotation")
 		eventWithReason(adopt, forgev1.ReasonOrphaned)
+	})
+
+	It("with removals Report keeps a collaborator the spec leaves out and lists it, and adds the one it lists", func() {
+		sc := newScenario()
+		sc.createOrg()
+		sc.createRepo("web")
+		alice, bob := newUser(), newUser()
+		Expect(fc.SetCollaborator(ctx, sc.org, "web", bob, "write")).To(Succeed())
+		r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "web"},
+			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), Removals: forgev1.RemovalsReport,
+				Collaborators: []forgev1.Collaborator{{User: forgev1.OwnerName(alice), Permission: "read"}}}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		Eventually(func(g Gomega) *forgev1.PendingRemovals {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			return r.Status.PendingRemovals
+		}, timeout, poll).Should(Equal(&forgev1.PendingRemovals{Count: 1,
+			Items: []forgev1.PendingRemoval{{Repository: sc.org + "/web", Kind: "Collaborator", Name: bob}}}))
+		expectReady(r)
+		eventWithReason(r, forgev1.ReasonRemovalsPending)
+		Expect(collaborators(Default, sc.org, "web")).To(Equal(map[string]string{alice: "read", bob: "write"}))
+
+		By("removed by hand: nothing is pending")
+		Expect(fc.RemoveCollaborator(ctx, sc.org, "web", bob)).To(Succeed())
+		Eventually(func(g Gomega) *forgev1.PendingRemovals {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			return r.Status.PendingRemovals
+		}, timeout, poll).Should(BeNil())
+		expectReady(r)
 	})
 })

@@ -66,13 +66,19 @@ type Round[R fmt.Stringer] struct {
 	found map[string]*reconciler.MemberFailure
 	// the last round's, told until this round reaches the repository.
 	before map[string]*reconciler.MemberFailure
+	// removals by repository (lower case): what the last comparison that
+	// decided them planned and did not make (removals Report), kept across
+	// passes and rounds of one spec, so that a comparison that failed
+	// before it decided them (a listing that failed) leaves them as told.
+	removals map[string][]forgev1.PendingRemoval
 }
 
 // Begin returns the round obj's pass at now goes on with, beginning a new
 // one when it is due; without a Store (plan) a round of this pass alone.
 // The failures of the round are tried again.
 func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *Round[R] {
-	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now, found: map[string]*reconciler.MemberFailure{}}
+	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now,
+		found: map[string]*reconciler.MemberFailure{}, removals: map[string][]forgev1.PendingRemoval{}}
 	if rs == nil || pass == nil {
 		return fresh
 	}
@@ -93,6 +99,7 @@ func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass
 			for k, v := range rd.found {
 				fresh.before[k] = v
 			}
+			fresh.removals = rd.removals
 		}
 		rs.by[key] = fresh
 		return fresh
@@ -129,6 +136,17 @@ func (rd *Round[R]) Done(r R) bool {
 
 // Record keeps what r's comparison found (nil: in sync).
 func (rd *Round[R]) Record(r R, f *reconciler.MemberFailure) { rd.found[keyOf(r)] = f }
+
+// RecordRemovals keeps the removals r's comparison decided on and did not
+// make (removals Report; none is a decision too), until a later
+// comparison of r decides again.
+func (rd *Round[R]) RecordRemovals(r R, removals []forgev1.PendingRemoval) {
+	rd.removals[keyOf(r)] = removals
+}
+
+// Removals are the removals the last comparison of r that decided them
+// planned and did not make.
+func (rd *Round[R]) Removals(r R) []forgev1.PendingRemoval { return rd.removals[keyOf(r)] }
 
 // Outcome is what the round, or else the last one, found in r; known is
 // false when neither compared it yet.

@@ -77,3 +77,39 @@ func TestRoundGoesOnThenBeginsAnew(t *testing.T) {
 		t.Error("a re-made resource was told the old one's outcomes")
 	}
 }
+
+// The removals a repository's comparison decided on (removals Report)
+// are told until a later comparison decides again, across passes and
+// rounds of one spec: a comparison that failed before deciding them
+// leaves them as they were.
+func TestRoundKeepsRemovals(t *testing.T) {
+	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std", UID: "u", Generation: 1}}
+	pass := &reconciler.Pass{Interval: time.Hour}
+	store := NewStore[name]()
+	now := time.Now()
+	stale := forgev1.PendingRemoval{Repository: "acme/web", Kind: "Label", Name: "stale"}
+
+	rd := store.Begin(s, true, pass, now)
+	rd.Record("acme/web", nil)
+	rd.RecordRemovals("acme/web", []forgev1.PendingRemoval{stale})
+	rd.Complete([]name{"acme/web"})
+	if got := rd.Removals("ACME/web"); len(got) != 1 || got[0] != stale {
+		t.Errorf("removals of acme/web %v, want [%v]", got, stale)
+	}
+	rd = store.Begin(s, true, pass, now.Add(2*time.Hour))
+	rd.Record("acme/web", &reconciler.MemberFailure{Member: "acme/web", Reason: "ForgeError"})
+	if got := rd.Removals("acme/web"); len(got) != 1 {
+		t.Errorf("a new round whose comparison failed before deciding tells %v, want the last ones", got)
+	}
+	rd.RecordRemovals("acme/web", nil)
+	if got := rd.Removals("acme/web"); len(got) != 0 {
+		t.Errorf("acme/web decided again with nothing pending tells %v", got)
+	}
+	s.Generation = 2
+	rd = store.Begin(s, true, pass, now.Add(2*time.Hour))
+	rd.RecordRemovals("acme/web", []forgev1.PendingRemoval{stale})
+	s.Generation = 3
+	if got := store.Begin(s, true, pass, now.Add(2*time.Hour)).Removals("acme/web"); len(got) != 0 {
+		t.Errorf("a changed spec was told the old one's removals: %v", got)
+	}
+}
