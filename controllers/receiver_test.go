@@ -59,4 +59,3 @@ func TestReceiverPath(t *testing.T) {
 		t.Errorf("the path of one uid and secret changed")
 	}
 }
-
