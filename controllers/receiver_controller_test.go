@@ -249,5 +249,46 @@ var _ = Describe("Receiver", func() {
 			Expect(logs.String()).NotTo(ContainSubstring(secret))
 			Expect(logs.String()).NotTo(ContainSubstring(`"sender"`))
 		})
+
+		It("coalesces a flood: a hundred signed deliveries within a second cost at most two passes of the set", func() {
+			Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+			before := passesOf("LabelSet")
+			for i := range 100 {
+				Expect(post(r.Status.Path, "repository", fmt.Sprintf("flood-%d", i), payload("acme", "web"), secret)).To(Equal(http.StatusOK))
+			}
+			Eventually(func() []string { return labelsOf("web") }, 5*time.Second, poll).Should(Equal([]string{"kind/bug"}))
+			Consistently(func() float64 { return passesOf("LabelSet") - before }, 3*time.Second, poll).Should(BeNumerically("<=", 2))
+		})
+	})
+
+	It("delivered by the fake as Gitea does: a branch created passes over the BranchProtectionSets selecting its repository, a push over nothing", func() {
+		addr, err := receiverEndpoint.BoundAddr(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+		set := &forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rules"}, Spec: forgev1.BranchProtectionSetSpec{
+			ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(10 * time.Minute)},
+			Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
+			Rules:        []forgev1.BranchProtectionRule{{RuleName: "main"}}}}
+		Expect(k8s.Create(ctx, set)).To(Succeed())
+		expectReady(set)
+		r := newReceiver("events", "acme")
+		r.Spec.URL = "http://" + addr.String()
+		r.Spec.Events = []forgev1.ReceiverEvent{forgev1.ReceiverEventCreate, forgev1.ReceiverEventPush}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		Expect(fake.OrgHooks("acme")[0].Events).To(ConsistOf("create", "push"))
+		Consistently(func() float64 { return passesOf("BranchProtectionSet") }, 2*time.Second, poll).Should(Equal(passesOf("BranchProtectionSet")))
+
+		before := passesOf("BranchProtectionSet")
+		Expect(fake.Push("acme", "web", "main")).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Status.LastEvent).NotTo(BeNil())
+			g.Expect(r.Status.LastEvent.Event).To(Equal("push"))
+		}, timeout, poll).Should(Succeed())
+		Expect(passesOf("BranchProtectionSet")).To(Equal(before), "a push concerns no branch rule")
+
+		Expect(fake.CreateBranch("acme", "web", "feature")).To(Succeed())
+		Eventually(func() float64 { return passesOf("BranchProtectionSet") }, 5*time.Second, poll).Should(BeNumerically(">", before))
 	})
 })
