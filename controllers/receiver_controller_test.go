@@ -98,7 +98,7 @@ var _ = Describe("Receiver", func() {
 		Expect(k8s.Create(ctx, r)).To(Succeed())
 		expectReady(r)
 		Expect(r.Status.Path).To(MatchRegexp(`^/hook/[0-9a-f]{40}$`))
-		secretOf(r)
+		secret := secretOf(r)
 		ids := map[string]int64{}
 		for _, org := range []string{"acme", "beta"} {
 			hooks := fake.OrgHooks(org)
@@ -109,6 +109,7 @@ var _ = Describe("Receiver", func() {
 			Expect(h.Config["content_type"]).To(Equal("json"))
 			Expect(h.Active).To(BeTrue())
 			Expect(h.Events).To(ConsistOf("create", "push", "repository"))
+			Expect(fake.HookSecret(org, h.ID)).To(Equal(secret), "the hook signs with the generated secret")
 			ids[org] = h.ID
 		}
 		Expect(r.Status.Hooks).To(Equal([]forgev1.ReceiverHook{{Organization: "acme", ID: ids["acme"]}, {Organization: "beta", ID: ids["beta"]}}))
@@ -138,6 +139,49 @@ var _ = Describe("Receiver", func() {
 		By("deleted, it removes its hooks")
 		Expect(k8s.Delete(ctx, r)).To(Succeed())
 		Eventually(func() []forge.Hook { return fake.OrgHooks("acme") }, timeout, poll).Should(BeEmpty())
+	})
+
+	It("adopts its hook by URL when its record is lost, and replaces it when its secret changes: the path moves with the secret", func() {
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hook-secret"},
+			StringData: map[string]string{"value": "first-s3cret"}})).To(Succeed())
+		r := newReceiver("events", "acme")
+		r.Spec.SecretRef = &forgev1.SecretKeySelector{Name: "hook-secret", Key: "value"}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		first := r.Status.Hooks[0].ID
+		oldPath := r.Status.Path
+		Expect(k8s.Get(ctx, key(ns, r.GeneratedSecretName()), &corev1.Secret{})).NotTo(Succeed(), "no Secret is generated beside spec.secretRef")
+
+		By("a status without the hook's record adopts the one hook of its URL")
+		Eventually(func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
+				return err
+			}
+			r.Status.Hooks = nil
+			return k8s.Status().Update(ctx, r)
+		}, timeout, poll).Should(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Status.Hooks).To(Equal([]forgev1.ReceiverHook{{Organization: "acme", ID: first}}))
+		}, timeout, poll).Should(Succeed())
+		Expect(fake.OrgHooks("acme")).To(HaveLen(1))
+
+		By("a new secret moves the path and replaces the hook")
+		var sec corev1.Secret
+		Expect(k8s.Get(ctx, key(ns, "hook-secret"), &sec)).To(Succeed())
+		sec.Data = map[string][]byte{"value": []byte("second-s3cret")}
+		Expect(k8s.Update(ctx, &sec)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
+			g.Expect(r.Status.Path).NotTo(Equal(oldPath))
+			hooks := fake.OrgHooks("acme")
+			g.Expect(hooks).To(HaveLen(1))
+			g.Expect(hooks[0].ID).NotTo(Equal(first))
+			g.Expect(hooks[0].Config["url"]).To(Equal(url + r.Status.Path))
+			g.Expect(fake.HookSecret("acme", hooks[0].ID)).To(Equal("second-s3cret"))
+			g.Expect(r.Status.Hooks).To(Equal([]forgev1.ReceiverHook{{Organization: "acme", ID: hooks[0].ID}}))
+		}, timeout, poll).Should(Succeed())
+		expectReady(r)
 	})
 
 	It("never writes a hook an OrgHook holds: that organization is a Conflict", func() {
