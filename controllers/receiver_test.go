@@ -28,6 +28,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // A Receiver on a manager that serves no endpoint stalls before it reads
@@ -57,5 +58,22 @@ func TestReceiverPath(t *testing.T) {
 	}
 	if a != receiverPath("uid-a", "s1") {
 		t.Errorf("the path of one uid and secret changed")
+	}
+}
+
+// Through a ClusterForge, every organization a Receiver names is an owner
+// its tenants entry must allow, as for every kind.
+func TestReceiverOrganizationsAreItsOwners(t *testing.T) {
+	cf := &forgev1.ClusterForge{}
+	cf.Spec.Tenants = []forgev1.ClusterForgeTenant{{Namespaces: []string{"team-a"}, Owners: []forgev1.OwnerGlob{"acme"}}}
+	r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "events"}}
+	r.Spec.Organizations = []forgev1.OwnerName{"acme"}
+	if p := claims.Permits(cf, r.Namespace, nil, r.ForgeOwners(), forgev1.NeedsSiteAdmin(r)); !p.Allowed {
+		t.Fatalf("a Receiver of acme, which the tenants entry allows, is refused: %s", p.Why)
+	}
+	r.Spec.Organizations = []forgev1.OwnerName{"acme", "beta"}
+	p := claims.Permits(cf, r.Namespace, nil, r.ForgeOwners(), forgev1.NeedsSiteAdmin(r))
+	if p.Allowed || !strings.Contains(p.Why, "beta") {
+		t.Fatalf("a Receiver also naming beta, which the tenants entry does not allow: allowed %v (%s)", p.Allowed, p.Why)
 	}
 }
