@@ -181,10 +181,7 @@ func (e *receiverSet) generate(ctx context.Context, name string) (string, error)
 	sec := secrets.Owned(e.obj, "Receiver", name)
 	sec.Data = map[string][]byte{forgev1.ReceiverSecretKey: []byte(v)}
 	if err := e.pass.Writer.Create(ctx, sec); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			// Made since the read: the next pass reads it.
-			return "", fmt.Errorf("create Secret %s/%s: %w", e.obj.Namespace, name, err)
-		}
+		// Made since the read (AlreadyExists) too: the retry reads it.
 		return "", fmt.Errorf("create Secret %s/%s: %w", e.obj.Namespace, name, err)
 	}
 	return v, nil

@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -156,5 +157,58 @@ func TestBadSignaturesFloodMemory(t *testing.T) {
 	}
 	if len(e.seen.at) != 0 {
 		t.Errorf("deliveries with bad signatures were remembered (%d ids)", len(e.seen.at))
+	}
+}
+
+// The endpoint is a server of its own, serving POSTs to the Receivers'
+// paths and nothing else, until its context ends.
+func TestEndpointServesOneRoute(t *testing.T) {
+	e, _ := testEndpoint(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Start(ctx) }()
+	addr, err := e.BoundAddr(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + addr.String()
+	call := func(method, path string, body []byte, sign bool) int {
+		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Gitea-Event", "repository")
+		if sign {
+			req.Header.Set("X-Gitea-Signature", Signature([]byte("s3cret"), body))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	body := []byte(repoCreated)
+	for _, c := range []struct {
+		method, path string
+		sign         bool
+		want         int
+	}{
+		{http.MethodPost, testPath, true, http.StatusOK},
+		{http.MethodPost, testPath, false, http.StatusUnauthorized},
+		{http.MethodGet, testPath, true, http.StatusMethodNotAllowed},
+		{http.MethodPost, "/metrics", true, http.StatusNotFound},
+		{http.MethodPost, "/hook/other", true, http.StatusNotFound},
+	} {
+		if got := call(c.method, c.path, body, c.sign); got != c.want {
+			t.Errorf("%s %s (signed %v): %d, want %d", c.method, c.path, c.sign, got, c.want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("the endpoint stopped with %v", err)
+	}
+	if New("").Start(context.Background()) != nil {
+		t.Errorf("an endpoint without an address did not return at once")
 	}
 }
