@@ -202,95 +202,128 @@ func (e *receiverSet) hookEvents() []string {
 func (e *receiverSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
 	r := e.obj
 	st := &r.Status
+	e.register(write)
+	holders, err := e.orgHooks(ctx)
+	if err != nil {
+		return reconciler.SetResult{}, err
+	}
+	recorded := map[string]int64{}
+	for _, h := range st.Hooks {
+		recorded[strings.ToLower(h.Organization)] = h.ID
+	}
+	var out receiverOutcome
+	orgs := slices.Clone(r.Spec.Organizations)
+	slices.Sort(orgs)
+	for _, o := range orgs {
+		org := string(o)
+		id, change, err := e.keep(ctx, org, recorded[strings.ToLower(org)], holders, write)
+		if err := out.add(org, id, change, err); err != nil {
+			return reconciler.SetResult{}, err
+		}
+		delete(recorded, strings.ToLower(org))
+	}
+	// Hooks of organizations no longer listed go.
+	for _, h := range st.Hooks {
+		if _, gone := recorded[strings.ToLower(h.Organization)]; gone {
+			e.drop(ctx, h, write, &out)
+		}
+	}
+	return out.result(st, orgs), nil
+}
+
+// register serves the Receiver at its path (a pass that writes, with
+// its secret), and records in status the path and the last delivery.
+func (e *receiverSet) register(write bool) {
+	r := e.obj
 	key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
 	if write && e.secretValue != "" && e.endpoint != nil {
 		e.endpoint.Register(e.path, receiver.Entry{Receiver: key, ForgeRef: r.Spec.ForgeRef, Secret: []byte(e.secretValue),
 			Organizations: r.Spec.Organizations, Events: r.ReceiverEvents()})
 	}
 	if e.path != "" {
-		st.Path = e.path
+		r.Status.Path = e.path
 	}
 	if e.endpoint != nil {
 		if l, ok := e.endpoint.LastEvent(key); ok {
-			st.LastEvent = &l
+			r.Status.LastEvent = &l
 		}
 	}
-	holders, err := e.orgHooks(ctx)
-	if err != nil {
-		return reconciler.SetResult{}, err
+}
+
+// drop deletes the hook of an organization no longer listed (a plan
+// reports it).
+func (e *receiverSet) drop(ctx context.Context, h forgev1.ReceiverHook, write bool, out *receiverOutcome) {
+	if !write {
+		out.failures = append(out.failures, reconciler.MemberFailure{Member: h.Organization, Reason: forgev1.ReasonDriftDetected,
+			Message: fmt.Sprintf("hook %d is no longer listed and would be deleted", h.ID), Removes: 1})
+		out.kept = append(out.kept, h)
+		return
 	}
-	res := reconciler.SetResult{Noun: "organization", Nouns: "organizations", Members: len(r.Spec.Organizations)}
-	recorded := map[string]int64{}
-	for _, h := range st.Hooks {
-		recorded[strings.ToLower(h.Organization)] = h.ID
+	if err := e.fc.DeleteHook(ctx, forge.OrgScope(h.Organization), h.ID); err != nil && !forge.IsNotFound(err) {
+		out.kept = append(out.kept, h)
+		c, _ := reconciler.Classify(err)
+		out.failures = append(out.failures, reconciler.MemberFailure{Member: h.Organization, Reason: c.Reason, Message: bound(c.Message)})
+		return
 	}
-	var kept []forgev1.ReceiverHook
-	var changed []string
-	var failures []reconciler.MemberFailure
-	orgs := slices.Clone(r.Spec.Organizations)
-	slices.Sort(orgs)
-	for _, o := range orgs {
-		org := string(o)
-		id, change, err := e.keep(ctx, org, recorded[strings.ToLower(org)], holders, write)
-		if id != 0 {
-			kept = append(kept, forgev1.ReceiverHook{Organization: org, ID: id})
-		}
-		if change != "" {
-			changed = append(changed, org+": "+change)
-		}
-		if err != nil {
-			c, ok := reconciler.Classify(err)
-			if !ok {
-				return reconciler.SetResult{}, err
-			}
-			failures = append(failures, reconciler.MemberFailure{Member: org, Reason: c.Reason, Message: bound(c.Message),
-				Stall: c.State == conditions.Stalled})
-		}
-		delete(recorded, strings.ToLower(org))
+	out.changed = append(out.changed, fmt.Sprintf("%s: hook %d deleted (no longer listed)", h.Organization, h.ID))
+}
+
+// receiverOutcome is what one Sync kept, changed and failed.
+type receiverOutcome struct {
+	kept     []forgev1.ReceiverHook
+	changed  []string
+	failures []reconciler.MemberFailure
+}
+
+// add records one organization's outcome; an error of the Kubernetes API
+// stops the pass.
+func (o *receiverOutcome) add(org string, id int64, change string, err error) error {
+	if id != 0 {
+		o.kept = append(o.kept, forgev1.ReceiverHook{Organization: org, ID: id})
 	}
-	// Hooks of organizations no longer listed go.
-	for _, h := range st.Hooks {
-		if _, gone := recorded[strings.ToLower(h.Organization)]; !gone {
-			continue
-		}
-		if !write {
-			failures = append(failures, reconciler.MemberFailure{Member: h.Organization, Reason: forgev1.ReasonDriftDetected,
-				Message: fmt.Sprintf("hook %d is no longer listed and would be deleted", h.ID), Removes: 1})
-			kept = append(kept, h)
-			continue
-		}
-		if err := e.fc.DeleteHook(ctx, forge.OrgScope(h.Organization), h.ID); err != nil && !forge.IsNotFound(err) {
-			kept = append(kept, h)
-			c, _ := reconciler.Classify(err)
-			failures = append(failures, reconciler.MemberFailure{Member: h.Organization, Reason: c.Reason, Message: bound(c.Message)})
-			continue
-		}
-		changed = append(changed, fmt.Sprintf("%s: hook %d deleted (no longer listed)", h.Organization, h.ID))
+	if change != "" {
+		o.changed = append(o.changed, org+": "+change)
 	}
-	slices.SortFunc(kept, func(a, b forgev1.ReceiverHook) int { return strings.Compare(a.Organization, b.Organization) })
-	st.Hooks = kept
-	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
-	res.Failures = failures
-	res.InSync = res.Members - len(slices.DeleteFunc(slices.Clone(failures), func(f reconciler.MemberFailure) bool {
-		return !slices.Contains(orgs, forgev1.OwnerName(f.Member))
-	}))
-	if len(changed) > 0 {
-		res.Changes = strings.Join(changed, "; ")
+	if err == nil {
+		return nil
+	}
+	c, ok := reconciler.Classify(err)
+	if !ok {
+		return err
+	}
+	o.failures = append(o.failures, reconciler.MemberFailure{Member: org, Reason: c.Reason, Message: bound(c.Message),
+		Stall: c.State == conditions.Stalled})
+	return nil
+}
+
+// result writes the outcome into status and says it to the loop.
+func (o *receiverOutcome) result(st *forgev1.ReceiverStatus, orgs []forgev1.OwnerName) reconciler.SetResult {
+	res := reconciler.SetResult{Noun: "organization", Nouns: "organizations", Members: len(orgs)}
+	slices.SortFunc(o.kept, func(a, b forgev1.ReceiverHook) int { return strings.Compare(a.Organization, b.Organization) })
+	st.Hooks = o.kept
+	slices.SortFunc(o.failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
+	res.Failures = o.failures
+	listed := 0
+	for _, f := range o.failures {
+		if slices.Contains(orgs, forgev1.OwnerName(f.Member)) {
+			listed++
+		}
+	}
+	res.InSync = res.Members - listed
+	if len(o.changed) > 0 {
+		res.Changes = strings.Join(o.changed, "; ")
 		if len(res.Changes) > 512 {
-			res.Changes = fmt.Sprintf("%d hooks written", len(changed))
+			res.Changes = fmt.Sprintf("%d hooks written", len(o.changed))
 		}
 	}
-	next := make([]forgev1.ReceiverFailure, 0, min(len(failures), 20))
-	for _, f := range failures[:min(len(failures), 20)] {
+	var next []forgev1.ReceiverFailure
+	for _, f := range o.failures[:min(len(o.failures), 20)] {
 		next = append(next, forgev1.ReceiverFailure{Organization: f.Member, Reason: f.Reason, Message: f.Message})
 	}
 	res.FailuresChanged = !slices.Equal(st.Failures, next)
 	st.Failures = next
-	if len(next) == 0 {
-		st.Failures = nil
-	}
-	st.Organizations, st.InSync = int32(len(kept)), int32(res.InSync)
-	return res, nil
+	st.Organizations, st.InSync = int32(len(o.kept)), int32(res.InSync)
+	return res
 }
 
 // orgHooks are the OrgHook resources of the Receiver's server, by
@@ -337,19 +370,61 @@ func orgHookHolding(hooks []forgev1.OrgHook, id int64, url string) string {
 func (e *receiverSet) keep(ctx context.Context, org string, recorded int64, holders map[string][]forgev1.OrgHook, write bool) (int64, string, error) {
 	sc := forge.OrgScope(org)
 	url := e.hookURL()
+	found, err := e.find(ctx, sc, recorded, holders[strings.ToLower(org)])
+	if err != nil {
+		return recorded, "", err
+	}
+	events := e.hookEvents()
+	switch {
+	case found == nil && !write:
+		return 0, "", reconciler.Wait(forgev1.ReasonDriftDetected, "no hook: one would be created")
+	case found == nil:
+		id, err := e.create(ctx, sc, url, events)
+		return id, "hook created", err
+	case found.Type != hookTypeGitea || (e.path != "" && found.Config["url"] != url):
+		// A new secret (its path moved with it) or a new spec.url: the
+		// forge cannot change a hook's secret (nor its type), so the hook
+		// is made anew.
+		if !write {
+			return found.ID, "", reconciler.Wait(forgev1.ReasonDriftDetected, "the hook's URL or type differs: it would be replaced")
+		}
+		return e.replace(ctx, sc, found.ID, url, events)
+	}
+	change := "hook adopted"
+	if found.ID == recorded {
+		change = ""
+	}
+	diff := hookDiff(found, events)
+	if len(diff) == 0 {
+		return found.ID, change, nil
+	}
+	if !write {
+		return found.ID, "", reconciler.Wait(forgev1.ReasonDriftDetected, "the hook's %s differ", strings.Join(diff, ", "))
+	}
+	active := true
+	_, err = e.fc.EditHook(ctx, sc, found.ID, forge.EditHookOption{
+		Config: map[string]string{"url": url, "content_type": "json"}, Events: events, BranchFilter: "*", Active: &active})
+	if err != nil {
+		return found.ID, "", err
+	}
+	return found.ID, "hook corrected: " + strings.Join(diff, ", "), nil
+}
+
+// find reads the organization's hooks: the recorded one, else the one of
+// the Receiver's type and URL no OrgHook holds. One an OrgHook holds, or
+// an OrgHook delivering to the Receiver's URL, is a Conflict.
+func (e *receiverSet) find(ctx context.Context, sc forge.Scope, recorded int64, held []forgev1.OrgHook) (*forge.Hook, error) {
+	url := e.hookURL()
 	all, err := e.fc.ListHooks(ctx, sc)
 	if err != nil {
 		if forge.IsNotFound(err) {
-			return recorded, "", reconciler.Wait(forgev1.ReasonParentNotFound, "organization %s not found", org)
+			return nil, reconciler.Wait(forgev1.ReasonParentNotFound, "organization %s not found", sc.Owner)
 		}
-		return recorded, "", err
+		return nil, err
 	}
-	held := holders[strings.ToLower(org)]
 	var found *forge.Hook
-	for i, h := range all {
-		if recorded != 0 && h.ID == recorded {
-			found = &all[i]
-		}
+	if i := slices.IndexFunc(all, func(h forge.Hook) bool { return recorded != 0 && h.ID == recorded }); i >= 0 {
+		found = &all[i]
 	}
 	if found == nil && e.path != "" {
 		var match []*forge.Hook
@@ -362,78 +437,44 @@ func (e *receiverSet) keep(ctx context.Context, org string, recorded int64, hold
 			found = match[0]
 		}
 	}
+	var id int64
 	if found != nil {
-		if who := orgHookHolding(held, found.ID, url); who != "" {
-			return 0, "", reconciler.Stall(forgev1.ReasonConflict, "hook %d is held by %s: the Receiver writes nothing to it", found.ID, who)
-		}
-	} else if who := orgHookHolding(held, 0, url); who != "" {
-		return 0, "", reconciler.Stall(forgev1.ReasonConflict, "%s delivers to the Receiver's URL: the Receiver writes no hook beside it", who)
+		id = found.ID
 	}
-	events := e.hookEvents()
-	switch {
-	case found == nil && !write:
-		return 0, "", reconciler.Wait(forgev1.ReasonDriftDetected, "no hook: one would be created")
-	case found == nil:
-		id, err := e.create(ctx, sc, url, events)
-		return id, "hook created", err
-	case e.path != "" && found.Config["url"] != url:
-		// A new secret (its path moved with it) or a new spec.url: the forge
-		// cannot change a hook's secret, so the hook is made anew.
-		if !write {
-			return found.ID, "", reconciler.Wait(forgev1.ReasonDriftDetected, "the hook's URL differs: it would be replaced")
-		}
-		id, err := e.create(ctx, sc, url, events)
-		if err != nil {
-			return found.ID, "", err
-		}
-		if err := e.fc.DeleteHook(ctx, sc, found.ID); err != nil && !forge.IsNotFound(err) {
-			return id, "hook replaced", err
-		}
-		return id, "hook replaced", nil
+	if who := orgHookHolding(held, id, url); who != "" {
+		return nil, reconciler.Stall(forgev1.ReasonConflict, "%s holds the hook or delivers to the Receiver's URL: the Receiver writes no hook beside it", who)
 	}
+	return found, nil
+}
+
+// hookDiff names what of a Receiver's hook differs from what it needs.
+func hookDiff(h *forge.Hook, events []string) []string {
 	var diff []string
-	if found.Type != hookTypeGitea {
-		diff = append(diff, "type")
-	}
-	if found.Config["content_type"] != "json" {
+	if h.Config["content_type"] != "json" {
 		diff = append(diff, "contentType")
 	}
-	if !found.Active {
+	if !h.Active {
 		diff = append(diff, "active")
 	}
-	if !slices.Equal(normalizeEvents(found.Events), events) {
+	if !slices.Equal(normalizeEvents(h.Events), events) {
 		diff = append(diff, "events")
 	}
-	if found.BranchFilter != "" && found.BranchFilter != "*" {
+	if h.BranchFilter != "" && h.BranchFilter != "*" {
 		diff = append(diff, "branchFilter")
 	}
-	change := "hook adopted"
-	if found.ID == recorded {
-		change = ""
-	}
-	if len(diff) == 0 {
-		return found.ID, change, nil
-	}
-	if !write {
-		return found.ID, "", reconciler.Wait(forgev1.ReasonDriftDetected, "the hook's %s differ", strings.Join(diff, ", "))
-	}
-	if slices.Contains(diff, "type") {
-		id, err := e.create(ctx, sc, url, events)
-		if err != nil {
-			return found.ID, "", err
-		}
-		if err := e.fc.DeleteHook(ctx, sc, found.ID); err != nil && !forge.IsNotFound(err) {
-			return id, "hook replaced", err
-		}
-		return id, "hook replaced", nil
-	}
-	active := true
-	_, err = e.fc.EditHook(ctx, sc, found.ID, forge.EditHookOption{
-		Config: map[string]string{"url": url, "content_type": "json"}, Events: events, BranchFilter: "*", Active: &active})
+	return diff
+}
+
+// replace makes the hook anew, then deletes the old one.
+func (e *receiverSet) replace(ctx context.Context, sc forge.Scope, old int64, url string, events []string) (int64, string, error) {
+	id, err := e.create(ctx, sc, url, events)
 	if err != nil {
-		return found.ID, "", err
+		return old, "", err
 	}
-	return found.ID, "hook corrected: " + strings.Join(diff, ", "), nil
+	if err := e.fc.DeleteHook(ctx, sc, old); err != nil && !forge.IsNotFound(err) {
+		return id, "hook replaced", err
+	}
+	return id, "hook replaced", nil
 }
 
 func (e *receiverSet) create(ctx context.Context, sc forge.Scope, url string, events []string) (int64, error) {
