@@ -50,6 +50,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -81,6 +82,7 @@ func main() {
 	var (
 		metricsAddr             string
 		probeAddr               string
+		receiverAddr            string
 		enableLeaderElection    bool
 		syncInterval            time.Duration
 		maxConcurrentReconciles int
@@ -105,6 +107,7 @@ func main() {
 	flag.BoolVar(&enableHTTP2, "enable-http2", false, "Allow HTTP/2 on the metrics endpoint (off: CVE-2023-44487 and CVE-2023-39325).")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma separated namespaces the manager watches; empty means all. With a list the manager needs permissions in those namespaces only.")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoints (/debug/pprof/) bind to, such as localhost:6060; 0 disables them. They are unauthenticated: bind them to loopback.")
+	flag.StringVar(&receiverAddr, "receiver-bind-address", "", "The address the webhook receiver binds to, such as :9443 (plain HTTP: terminate TLS at an Ingress); empty serves no deliveries and every Receiver is Stalled.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health and readiness probes bind to.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false, "Enable leader election, so that only one manager replica is active.")
 	flag.DurationVar(&syncInterval, "sync-interval", 10*time.Minute, "How often forge objects are checked for drift when a resource sets no spec.syncInterval.")
@@ -172,7 +175,7 @@ func main() {
 		os.Exit(2)
 	}
 	// Before the manager is made: its metrics server serves this registry.
-	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard, slices.Concat(forge.Collectors(), reconciler.Collectors())...); err != nil {
+	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard, slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors())...); err != nil {
 		log.Error(err, "unable to label the metrics with the shard")
 		os.Exit(1)
 	}
@@ -207,6 +210,7 @@ func main() {
 		MaxReconcilesPerForge:   maxReconcilesPerForge,
 		SecretDigestKey:         digestKey,
 		Shard:                   shard,
+		Receiver:                receiver.New(receiverAddr),
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
@@ -223,7 +227,7 @@ func main() {
 	log.Info("starting manager", "syncInterval", syncInterval.String(), "maxConcurrentReconciles", maxConcurrentReconciles,
 		"forgeDenyCIDRs", fmt.Sprint(deny),
 		"reconcileTimeout", reconcileTimeout.String(), "watchNamespaces", namespaces, "secureMetrics", secureMetrics,
-		"secretDigestKey", digestKey.String(), "shard", shard)
+		"secretDigestKey", digestKey.String(), "shard", shard, "receiverBindAddress", receiverAddr)
 	if err := mgr.Start(ctx); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)

@@ -40,6 +40,9 @@ var notExported = map[string]string{
 	// A token is no object the forge lists (it hands one out on request),
 	// and what a RunnerRegistrationToken would write is a Secret to create.
 	"RunnerRegistrationToken": "registration tokens are not listable: a forge holds none to export",
+	// Its hooks deliver to this manager's endpoint under a path derived
+	// from the Receiver's uid: an exported one would be a new Receiver.
+	"Receiver": "a receiver's hooks point at one manager and one resource: a new Receiver makes its own",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

@@ -69,7 +69,7 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 		ids:     map[string]string{},
 	}
 	planners := map[string]planner{}
-	for _, k := range registry(st.digests) {
+	for _, k := range registry(st.digests, nil) {
 		if p, err := k.planner(objs); err == nil {
 			planners[k.kind] = p
 		}

@@ -32,6 +32,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -111,8 +112,9 @@ func hasJSONField(t reflect.Type, name string) bool {
 // registry is the one list of the managed kinds (every kind of the API but
 // Forge and ClusterForge, which have controllers of their own): Setup runs a controller for
 // each and Plan plans each. TestRegistryHoldsEveryKind fails when a kind of
-// the API is missing here. digests keeps the hook kinds' secret digests.
-func registry(digests *secretdigest.Digester) []registered {
+// the API is missing here. digests keeps the hook kinds' secret digests;
+// endpoint is the manager's receiver (nil for plan, which serves nothing).
+func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []registered {
 	return []registered{
 		managedKind[*forgev1.Organization](organizationKind{}, true),
 		managedKind[*forgev1.Label](labelKind(), true),
@@ -124,7 +126,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.Team](teamKind{}, true),
 		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, secrets.NewSent()), true),
 		managedKind[*forgev1.ActionsVariable](newActionsVariableKind(), true),
-		managedKind[*forgev1.BranchProtection](branchProtectionKind(), true),
+		managedKind[*forgev1.BranchProtection](branchWoken[*forgev1.BranchProtection]{branchProtectionKind()}, true),
 		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
 		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, secrets.NewSent()), true),
@@ -133,6 +135,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
 	}
 }
 

@@ -30,7 +30,7 @@ import (
 // the API and forgotten here fails.
 func TestRegistryHoldsEveryKind(t *testing.T) {
 	var got []string
-	for _, k := range registry(nil) {
+	for _, k := range registry(nil, nil) {
 		if k.setup == nil || k.planner == nil {
 			t.Errorf("%s: registered without a controller or a planner", k.kind)
 		}
@@ -51,7 +51,7 @@ func TestRegistryHoldsEveryKind(t *testing.T) {
 // the loop finds by type, so a kind that leaves it out would build and
 // meet the forge's 403 instead).
 func TestEveryKindDeclaresItsScopes(t *testing.T) {
-	for _, k := range registry(nil) {
+	for _, k := range registry(nil, nil) {
 		if !k.scoped {
 			t.Errorf("%s does not declare the token scopes its writes need (WriteScopes, controllers/scopes.go)", k.kind)
 		}
@@ -70,7 +70,7 @@ func TestRepositoryKindsWaitForTheirRepositories(t *testing.T) {
 	// runner. A Team's repositories are what it grants, not where it writes.
 	notInRepo := map[string]bool{"RunnerSetting": true}
 	unguarded := map[string]bool{"LabelSet": true, "BranchProtectionSet": true, "Team": true}
-	for _, k := range registry(nil) {
+	for _, k := range registry(nil, nil) {
 		if !k.inRepos || notInRepo[k.kind] {
 			continue
 		}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
@@ -73,6 +74,11 @@ type Options struct {
 	// ShardRecheck is how often a manager awaiting a server from another
 	// shard looks whether that shard still runs (default 15 s).
 	ShardRecheck time.Duration
+	// Receiver is the manager's webhook endpoint (--receiver-bind-address):
+	// Receivers register with it and the events it accepts pass over the
+	// resources they concern at once. Nil, or one without an address,
+	// serves nothing, and every Receiver is Stalled saying so.
+	Receiver *receiver.Endpoint
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -97,7 +103,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if !opts.NoClusterForges {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}
-	kinds := registry(digests)
+	kinds := registry(digests, opts.Receiver)
 	fair := fairness.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, fairness.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
 	lists := make([]func() client.ObjectList, 0, len(kinds))
 	for _, k := range kinds {
@@ -120,6 +126,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		Fairness:                fair,
 		Shards:                  shards,
 	}.WithDefaults()
+	if opts.Receiver.Served() {
+		ropts.Wakes = opts.Receiver.Wakes()
+		if err := mgr.Add(opts.Receiver); err != nil {
+			return fmt.Errorf("add the receiver endpoint: %w", err)
+		}
+	}
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
 	}

@@ -44,6 +44,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/testenv"
 	"github.com/forgeops/forge-operator/internal/testmanager"
 )
@@ -75,6 +76,8 @@ var (
 	stopManager func()
 	// notOwn selects the Forges the suite's manager checks.
 	notOwn *labels.Requirement
+	// receiverEndpoint is the suite manager's webhook receiver, on a port of loopback.
+	receiverEndpoint *receiver.Endpoint
 	// digestKey is the Secret the operator keeps its secret digest key in.
 	digestKey = types.NamespacedName{Namespace: "forge-operator-system", Name: "forge-operator-secret-digest-key"}
 )
@@ -165,7 +168,9 @@ func startSuiteManager() {
 	mo.Cache.ByObject[&forgev1.Forge{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
 	cfg := rest.CopyConfig(restCfg)
 	cfg.Wrap(apiGets.wrap)
+	receiverEndpoint = receiver.New("127.0.0.1:0")
 	stop, err := testmanager.Start(cfg, mo, controllers.Options{
+		Receiver:                receiverEndpoint,
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,

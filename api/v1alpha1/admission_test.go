@@ -163,6 +163,10 @@ var _ = Describe("admission", func() {
 		Entry("Milestone: the base object", obj("Milestone")),
 		Entry("Milestone: closed, described, due", obj("Milestone",
 			set("spec.state", "closed"), set("spec.description", "The first release"), set("spec.dueOn", "2030-06-15T00:00:00Z"))),
+		Entry("Receiver: the base object", obj("Receiver")),
+		Entry("Receiver: two organizations, a secret, one event, a port and a trailing slash", obj("Receiver",
+			set("spec.organizations", strs("acme", "acme-labs")), set("spec.url", "http://receiver.forge-system:9443/"),
+			set("spec.secretRef", map[string]any{"name": "acme-events", "key": "secret"}), set("spec.events", strs("repository")))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
@@ -459,6 +463,17 @@ var _ = Describe("admission", func() {
 		Entry("Label: name over 255 characters", obj("Label", set("spec.name", strings.Repeat("n", 256))), "spec.name"),
 		Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
 		Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
+
+		// Receiver
+		Entry("Receiver: no organization", obj("Receiver", set("spec.organizations", strs())), "spec.organizations"),
+		Entry("Receiver: organizations missing", obj("Receiver", unset("spec.organizations")), "spec.organizations"),
+		Entry("Receiver: an organization twice", obj("Receiver", set("spec.organizations", strs("acme", "acme"))), "spec.organizations"),
+		Entry("Receiver: an organization ending in -", obj("Receiver", set("spec.organizations", strs("acme-"))), "spec.organizations"),
+		Entry("Receiver: url with a path", obj("Receiver", set("spec.url", "https://ops.example.com/hooks")), "spec.url"),
+		Entry("Receiver: url without a scheme", obj("Receiver", set("spec.url", "ops.example.com")), "spec.url"),
+		Entry("Receiver: url missing", obj("Receiver", unset("spec.url")), "spec.url"),
+		Entry("Receiver: unknown event", obj("Receiver", set("spec.events", strs("issues"))), "spec.events"),
+		Entry("Receiver: no event", obj("Receiver", set("spec.events", strs())), "spec.events"),
 
 		// Milestone
 		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),

@@ -134,6 +134,15 @@ spec:
   repository: acme/web
   title: v1.0
 `,
+	"Receiver": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: Receiver
+metadata: {name: acme-events}
+spec:
+  forgeRef: {name: gitea}
+  organizations: [acme]
+  url: https://forge-operator.example.com
+`,
 	"RunnerSetting": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: RunnerSetting

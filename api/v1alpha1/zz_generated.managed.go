@@ -36,6 +36,7 @@ var (
 	_ Managed = &OrgHook{}
 	_ Managed = &Project{}
 	_ Managed = &PushMirror{}
+	_ Managed = &Receiver{}
 	_ Managed = &RepoHook{}
 	_ Managed = &Repository{}
 	_ Managed = &RunnerSetting{}
@@ -258,6 +259,23 @@ func (in *PushMirror) GetManagedStatus() *ManagedStatus { return &in.Status.Mana
 
 // GetDeletionPolicy returns the deletion policy, Delete by default.
 func (in *PushMirror) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
+}
+
+// GetConditions returns the status conditions.
+func (in *Receiver) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *Receiver) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *Receiver) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *Receiver) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Delete by default.
+func (in *Receiver) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
 }
 

@@ -61,6 +61,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -261,8 +262,9 @@ func startManager(ctx context.Context, cfg *rest.Config, o options) (client.Clie
 	if err != nil {
 		return nil, "", err
 	}
+	// The webhook receiver on loopback, for the Receiver sample.
 	if err := controllers.Setup(ctx, mgr, controllers.Options{SyncInterval: o.syncInterval, MaxConcurrentReconciles: 4,
-		SecretDigestKey: types.NamespacedName{Namespace: operatorNamespace, Name: secretdigest.DefaultName}}); err != nil {
+		Receiver: receiver.New("127.0.0.1:0"), SecretDigestKey: types.NamespacedName{Namespace: operatorNamespace, Name: secretdigest.DefaultName}}); err != nil {
 		return nil, "", err
 	}
 	go func() {
@@ -356,6 +358,7 @@ type row struct {
 	externalName                       string // the forge's name of an object it gives no id
 	repos                              string // a set's "inSync/repositories"
 	set                                bool
+	hooks                              int // a Receiver's hooks
 }
 
 func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
@@ -372,6 +375,8 @@ func readRow(ctx context.Context, k8s client.Client, r ref) (row, error) {
 	repos, isSet, _ := unstructured.NestedInt64(u.Object, "status", "repositories")
 	out.set = isSet && strings.HasSuffix(r.kind, "Set")
 	out.repos = fmt.Sprintf("%d/%d", inSync, repos)
+	hooks, _, _ := unstructured.NestedSlice(u.Object, "status", "hooks")
+	out.hooks = len(hooks)
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
@@ -461,6 +466,8 @@ func printTable(ctx context.Context, k8s client.Client, refs []ref) error {
 			id = "-" // a connection, not a forge object
 		case rw.set:
 			id = "repos:" + rw.repos // objects in many repositories: how many are in sync
+		case r.kind == "Receiver":
+			id = fmt.Sprintf("hooks:%d", rw.hooks) // one hook per organization
 		case rw.id == 0 && rw.externalName != "":
 			id = "name:" + rw.externalName // the forge addresses it by name
 		}

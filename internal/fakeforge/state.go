@@ -611,9 +611,11 @@ func (s *Server) addRepo(r *repo) {
 		other.movedFrom = slices.DeleteFunc(other.movedFrom, func(p string) bool { return p == path })
 	}
 	s.st.repos[r.id] = r
+	s.deliver("repository", r, map[string]any{"action": "created"}, "")
 }
 
 func (s *Server) removeRepo(r *repo) {
+	s.deliver("repository", r, map[string]any{"action": "deleted"}, "")
 	s.deleteOwned(owner{repo: true, id: r.id})
 	delete(s.st.repos, r.id)
 }

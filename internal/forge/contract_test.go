@@ -90,6 +90,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, runnerTokenBehaviours...)
 	behaviours = append(behaviours, pushMirrorBehaviours...)
 	behaviours = append(behaviours, renameBehaviours...)
+	behaviours = append(behaviours, deliveryBehaviours...)
 	behaviours = append(behaviours, newFieldBehaviours...)
 	behaviours = append(behaviours, tokenBehaviours...)
 	probe := newTarget(t)

@@ -60,6 +60,9 @@ type Options struct {
 	// it passes only over the resources of the forge servers its shard
 	// serves and holds; nil is a default manager alone.
 	Shards *shards.Shards
+	// Wakes, when set, hands the controller the forge events a Receiver
+	// accepted: the resources they concern pass at once (wake.go).
+	Wakes *Wakes
 }
 
 // WithDefaults returns o with every unset option at its default: a 10
@@ -96,6 +99,7 @@ type Reconciler[T forgev1.Managed] struct {
 	backoff  *Backoff
 	schedule *schedule
 	arrivals arrivals
+	woken    woken
 	// declarers are the declaring kinds of the manager (refs.go).
 	declarers *declarers
 }
@@ -229,6 +233,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 func (r *Reconciler[T]) forget(key types.NamespacedName) {
 	r.schedule.forget(key)
 	r.arrivals.forget(key)
+	r.woken.forget(key)
 	if f, ok := any(r.kind).(Forgetter); ok {
 		f.Forget(key)
 	}

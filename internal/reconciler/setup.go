@@ -135,6 +135,10 @@ func Setup[T forgev1.Managed](ctx context.Context, mgr ctrl.Manager, kind Kind[T
 		})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, ReconciliationTimeout: opts.ReconcileTimeout})
+	if opts.Wakes != nil {
+		b = b.WatchesRawSource(r.wakeSource())
+		opts.Wakes.subscribe(r.wake)
+	}
 	if pool.ServesClusterForges() {
 		b = b.Watches(&forgev1.ClusterForge{}, handler.EnqueueRequestsFromMapFunc(r.forClusterForge), builder.WithPredicates(forgeChanged{})).
 			// When the platform relabels a namespace, its resources on a

@@ -184,6 +184,8 @@ type managerArgs struct {
 	sync time.Duration
 	// shard is its --shard: "" for the default manager (docs/shards.md).
 	shard string
+	// receiver is its --receiver-bind-address ("": none).
+	receiver string
 }
 
 // startManagerProcess runs the manager as args say: against the API
@@ -232,6 +234,9 @@ func startManagerProcess(args managerArgs) (*managerProcess, error) {
 		// As deployed (the chart's and config/default's default), and as
 		// --shard requires: the handover reads the shards' leases.
 		"--leader-elect")
+	if args.receiver != "" {
+		cmd.Args = append(cmd.Args, "--receiver-bind-address="+args.receiver)
+	}
 	if args.shard != "" {
 		cmd.Args = append(cmd.Args, "--shard="+args.shard)
 	} else if addr := os.Getenv("BENCH_PPROF"); addr != "" {

@@ -128,6 +128,12 @@ type benchRun struct {
 // newRun starts a run whose manager checks for drift every sync; scene
 // sets the forge up before the manager starts.
 func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, scene func(*fakeforge.Server)) *benchRun {
+	return newRunWith(b, cfg, qps, sync, "", scene)
+}
+
+// newRunWith is newRun with the manager's --receiver-bind-address (""
+// for none).
+func newRunWith(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, receiver string, scene func(*fakeforge.Server)) *benchRun {
 	resetPeakRSS()
 	rec := &recorder{kube: map[string]int{}}
 	fake, srv := startFake(rec)
@@ -148,7 +154,7 @@ func newRun(b *testing.B, cfg *rest.Config, qps float64, sync time.Duration, sce
 	logDir := b.TempDir()
 	startManager := func() *managerProcess {
 		p, err := startManagerProcess(managerArgs{kubeURL: proxy.URL, namespaces: []string{ns},
-			digestKey: benchDigestKey.String(), logDir: logDir, sync: sync})
+			digestKey: benchDigestKey.String(), logDir: logDir, sync: sync, receiver: receiver})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -202,6 +202,7 @@ func TestChartPassesEveryManagerFlag(t *testing.T) {
 		"--secret-digest-key=ops-key",
 		"--pprof-bind-address=localhost:6060",
 		"--shard=eu-1",
+		"--receiver-bind-address=:9091",
 		"--metrics-cert-dir=/etc/forge-operator/metrics-certs",
 		"--enable-http2",
 		"--zap-log-level=debug",
@@ -222,8 +223,8 @@ func TestChartPassesEveryManagerFlag(t *testing.T) {
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	if ports["metrics"] != 9443 || ports["health"] != 9081 || c.LivenessProbe.HTTPGet.Port.IntValue() != 9081 {
-		t.Errorf("ports %v, liveness probe on %s: want metrics 9443, health and probes 9081", ports, c.LivenessProbe.HTTPGet.Port.String())
+	if ports["metrics"] != 9443 || ports["health"] != 9081 || ports["receiver"] != 9091 || c.LivenessProbe.HTTPGet.Port.IntValue() != 9081 {
+		t.Errorf("ports %v, liveness probe on %s: want metrics 9443, receiver 9091, health and probes 9081", ports, c.LivenessProbe.HTTPGet.Port.String())
 	}
 	// The certificate Secret is mounted where --metrics-cert-dir points.
 	if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/forge-operator/metrics-certs" ||

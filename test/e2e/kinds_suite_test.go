@@ -47,6 +47,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 	"github.com/forgeops/forge-operator/internal/testmanager"
@@ -81,6 +82,8 @@ var (
 	fake     *fakeforge.Server // nil when live
 	fc       *forge.Client     // the test's own client, acting as a person on the forge
 	version  string            // what the forge's /version answers
+	// receiverEndpoint is the manager's webhook receiver.
+	receiverEndpoint *receiver.Endpoint
 )
 
 var _ = BeforeSuite(func() {
@@ -117,7 +120,10 @@ var _ = BeforeSuite(func() {
 
 	// The operator's own namespace, where it keeps its secret digest key.
 	Expect(k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "forge-operator-system"}})).To(Succeed())
+	// The receiver on loopback, where the fake and the test's Gitea deliver.
+	receiverEndpoint = receiver.New("127.0.0.1:0")
 	stop, err := testmanager.Start(restCfg, testenv.ManagerOptions(), controllers.Options{
+		Receiver:                receiverEndpoint,
 		SyncInterval:            syncInterval,
 		MaxConcurrentReconciles: 4,
 		BaseBackoff:             200 * time.Millisecond,
