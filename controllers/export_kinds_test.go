@@ -40,6 +40,9 @@ var notExported = map[string]string{
 	// A token is no object the forge lists (it hands one out on request),
 	// and what a RunnerRegistrationToken would write is a Secret to create.
 	"RunnerRegistrationToken": "registration tokens are not listable: a forge holds none to export",
+	// Which files of a repository a user keeps is no fact of the forge:
+	// export is to propose them for the paths a user names, as a FileSet.
+	"RepositoryFile": "kept files are chosen by the user, not found on the forge",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

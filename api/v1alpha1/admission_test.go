@@ -157,6 +157,14 @@ var _ = Describe("admission", func() {
 		Entry("Milestone: the base object", obj("Milestone")),
 		Entry("Milestone: closed, described, due", obj("Milestone",
 			set("spec.state", "closed"), set("spec.description", "The first release"), set("spec.dueOn", "2030-06-15T00:00:00Z"))),
+		Entry("RepositoryFile: the base object", obj("RepositoryFile")),
+		Entry("RepositoryFile: every field, a file from a ConfigMap", obj("RepositoryFile",
+			set("spec.branch", "release/1.x"), set("spec.mode", "CreateOnly"), set("spec.message", "chore: starter files"),
+			set("spec.author", map[string]any{"name": "Platform Bot", "email": "bot@example.com"}),
+			set("spec.deletionPolicy", "Delete"),
+			set("spec.files", []any{
+				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
+				map[string]any{"path": "LICENSE", "content": ""}}))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
@@ -450,6 +458,23 @@ var _ = Describe("admission", func() {
 		Entry("Label: name over 255 characters", obj("Label", set("spec.name", strings.Repeat("n", 256))), "spec.name"),
 		Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
 		Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
+
+		// RepositoryFile
+		Entry("RepositoryFile: no file", obj("RepositoryFile", set("spec.files", []any{})), "spec.files"),
+		Entry("RepositoryFile: a path with ..", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "docs/../x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: an absolute path", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "/x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: a .git component", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": ".GIT/hooks/x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: both content and configMapRef", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x", "content": "x", "configMapRef": map[string]any{"name": "c", "key": "k"}}})), "spec.files[0]"),
+		Entry("RepositoryFile: neither content nor configMapRef", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x"}})), "spec.files[0]"),
+		Entry("RepositoryFile: one path twice", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x", "content": "a"}, map[string]any{"path": "x", "content": "b"}})), "spec.files[1]"),
+		Entry("RepositoryFile: unknown mode", obj("RepositoryFile", set("spec.mode", "Append")), "spec.mode"),
+		Entry("RepositoryFile: author without email", obj("RepositoryFile", set("spec.author", map[string]any{"name": "Bot"})), "spec.author.email"),
 
 		// Milestone
 		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),

@@ -134,6 +134,17 @@ spec:
   repository: acme/web
   title: v1.0
 `,
+	"RepositoryFile": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RepositoryFile
+metadata: {name: web-codeowners}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  files:
+  - path: .gitea/CODEOWNERS
+    content: "* @acme/platform\n"
+`,
 	"RunnerSetting": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: RunnerSetting
