@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -131,6 +132,30 @@ var _ = Describe("RepositoryFile", func() {
 		eventWithReason(f, forgev1.ReasonDriftCorrected)
 		Expect(writes()).To(Equal(2), "the hand edit and one commit writing both back")
 		Expect(commits()[0].Message).To(Equal("chore: platform files\n"))
+	})
+
+	It("lists again and writes again when another commit changed a file between its listing and its commit", func() {
+		f := newFiles("platform", file("a.txt", "a\n"))
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		expectReady(f)
+		editByHand(forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: "a.txt", SHA: blob("a\n"), Content: forge.FileContent([]byte("one\n"))})
+		// As the operator writes a.txt back, a person edits it once more:
+		// the sha the operator listed is stale, and the forge refuses it.
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/acme/web/contents", Before: func() {
+			defer GinkgoRecover()
+			editByHand(forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: "a.txt", SHA: blob("one\n"), Content: forge.FileContent([]byte("two\n"))})
+		}})
+		Eventually(func() []string {
+			var out []string
+			for _, c := range commits() {
+				out = append(out, strings.TrimSpace(c.Message))
+			}
+			return out
+		}, timeout, poll).Should(HaveExactElements("chore: platform files", "by hand", "by hand", "chore: platform files", "Initial commit"))
+		Expect(files()).To(HaveKeyWithValue("a.txt", "a\n"))
+		expectReady(f)
+		eventWithReason(f, forgev1.ReasonDriftCorrected)
+		Expect(events(f)).NotTo(ContainElement(HavePrefix(forgev1.ReasonForgeError+": ")), "a stale base once is no failure")
 	})
 
 	It("writes a CreateOnly file while it is missing and never rewrites it", func() {

@@ -326,17 +326,17 @@ func (s *Server) changeFiles(c *rc) {
 			files[k] = v
 		}
 	}
-	// A missing file: 404 from 1.25; on 1.24 a 500, whose message says
-	// which check met it (a delete's own look-up, an update's read).
+	// A missing file: 404 from 1.25, a 500 on 1.24; before 1.26 a
+	// delete's own look-up words it otherwise than an update's read.
 	missing := func(p, op string) {
-		switch {
-		case !s.versionIs("1.24."):
-			c.error(http.StatusNotFound, "object does not exist [id: , rel_path: "+p+"]")
-		case op == forge.FileDelete:
-			c.error(http.StatusInternalServerError, "repository file does not exist [path: "+p+"]")
-		default:
-			c.error(http.StatusInternalServerError, "object does not exist [id: , rel_path: "+p+"]")
+		status, msg := http.StatusNotFound, "object does not exist [id: , rel_path: "+p+"]"
+		if s.versionIs("1.24.") {
+			status = http.StatusInternalServerError
 		}
+		if op == forge.FileDelete && (s.versionIs("1.24.") || s.versionIs("1.25.")) {
+			msg = "repository file does not exist [path: " + p + "]"
+		}
+		c.error(status, msg)
 	}
 	for i, f := range req.Files {
 		p := cleanFilePath(f.Path)

@@ -41,7 +41,7 @@ var fileBehaviours = []struct {
 	{"files/the tree is paged by page and per_page, with truncated and total_count", contractFilesTreePaging, nil},
 	{"files/an empty repository: no tree; the files are its first commit", contractFilesEmptyRepo, nil},
 	{"files/a stale base, a branch rule, a bad path, an unknown branch, an archived repository are refused", contractFilesRefused, nil},
-	{"files/the fake as Gitea 1.24.6: a missing file is a 500, the archive named otherwise", contractFilesOldFake, needFake},
+	{"files/the fake as Gitea 1.24.6 and 1.25.5: a missing file worded otherwise (a 500 on 1.24), the archive too", contractFilesOldFake, needFake},
 }
 
 // filesRepo makes a repository with a first commit (auto_init: README.md).
@@ -225,14 +225,14 @@ func contractFilesRefused(t *testing.T, tg *target) {
 	}
 	for _, op := range []string{forge.FileUpdate, forge.FileDelete} {
 		err = write(forge.ChangeFileOperation{Operation: op, Path: "nope.txt", SHA: z, Content: forge.FileContent([]byte("n"))})
-		switch {
-		case before(tg, 1, 25) && op == forge.FileDelete:
-			wantStatus(t, err, http.StatusInternalServerError, "repository file does not exist [path: nope.txt]")
-		case before(tg, 1, 25):
-			wantStatus(t, err, http.StatusInternalServerError, "object does not exist [id: , rel_path: nope.txt]")
-		default:
-			wantStatus(t, err, http.StatusNotFound, "object does not exist [id: , rel_path: nope.txt]")
+		status, msg := http.StatusNotFound, "object does not exist [id: , rel_path: nope.txt]"
+		if before(tg, 1, 25) {
+			status = http.StatusInternalServerError
 		}
+		if op == forge.FileDelete && before(tg, 1, 26) {
+			msg = "repository file does not exist [path: nope.txt]"
+		}
+		wantStatus(t, err, status, msg)
 		if !forge.IsStaleBase(err) {
 			t.Fatalf("IsStaleBase of a missing file: %v", err)
 		}
@@ -274,6 +274,7 @@ func contractFilesRefused(t *testing.T, tg *target) {
 }
 
 func contractFilesOldFake(t *testing.T, tg *target) {
-	old := tg.sibling(t, fakeforge.WithVersion("1.24.6"))
-	contractFilesRefused(t, old)
+	for _, v := range []string{"1.24.6", "1.25.5"} {
+		t.Run(v, func(t *testing.T) { contractFilesRefused(t, tg.sibling(t, fakeforge.WithVersion(v))) })
+	}
 }

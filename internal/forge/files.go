@@ -36,8 +36,8 @@ import (
 //
 // What the forge does, read in Gitea's routers/api/v1/repo/file.go and
 // tree.go, services/repository/files/update.go and tree.go, probed on
-// 1.24.6 and 1.27.3 and held by the contract suite (contract_files_test.go)
-// on the fake and the live releases; the fake
+// 1.24.6, 1.25.5, 1.26.4 and 1.27.3 and held by the contract suite
+// (contract_files_test.go) on the fake and the live releases; the fake
 // (internal/fakeforge/handlers_files.go) answers the same:
 //
 //   - The tree of a branch (a branch name, a commit or a tree id is taken
@@ -71,9 +71,8 @@ import (
 //     exists [path: p]"; an update or delete whose sha is not the file's is
 //     422 "sha does not match [given: a, expected: b]"; an update or delete
 //     of a missing file is 404 "object does not exist [id: , rel_path: p]"
-//     on 1.27.3; 1.24.6 answers 500, "object does not exist [id: ,
-//     rel_path: p]" for an update and "repository file does not exist
-//     [path: p]" for a delete. Those are what a commit made between the tree listing and the
+//     on 1.26.4 and 1.27.3; 1.25.5 words a delete's "repository file does
+//     not exist [path: p]"; 1.24.6 answers both with 500 and those words. Those are what a commit made between the tree listing and the
 //     write (a stale base) meets (IsStaleBase). Update and delete accept
 //     no sha (the branch's head is taken then): the operator always sends
 //     the sha it listed, so that such a concurrent edit is not overwritten.
@@ -85,7 +84,8 @@ import (
 //     trying to create a file [path: p]"; an unknown branch 404 "branch
 //     does not exist [repo_id: n name: b]"; content that is not base64 422;
 //     an archived repository 423 ("repo is not allowed to edit" on 1.27.3,
-//     "<Repository n:o/r> is archived" on 1.24.6).
+//     "o/r is not allowed to edit" on 1.25.5 and 1.26.4, "<Repository
+//     n:o/r> is archived" on 1.24.6).
 
 // FilesClient reads a branch's tree and commits files.
 type FilesClient interface {
@@ -222,10 +222,8 @@ func IsStaleBase(err error) bool {
 	switch {
 	case e.StatusCode == http.StatusUnprocessableEntity:
 		return strings.HasPrefix(e.Message, "sha does not match") || strings.HasPrefix(e.Message, "repository file already exists")
-	case e.StatusCode == http.StatusNotFound:
-		return strings.HasPrefix(e.Message, "object does not exist")
-	case e.StatusCode == http.StatusInternalServerError:
-		return strings.HasPrefix(e.Message, "repository file does not exist") || strings.HasPrefix(e.Message, "object does not exist")
+	case e.StatusCode == http.StatusNotFound, e.StatusCode == http.StatusInternalServerError:
+		return strings.HasPrefix(e.Message, "object does not exist") || strings.HasPrefix(e.Message, "repository file does not exist")
 	}
 	return false
 }
