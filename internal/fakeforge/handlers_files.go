@@ -21,6 +21,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
@@ -265,115 +266,31 @@ func (s *Server) changeFiles(c *rc) {
 		return
 	}
 	var req changeFilesReq
-	if !c.bind(&req) {
+	if !c.bind(&req) || !s.mayChangeFiles(c, r) {
 		return
 	}
-	if r.archived {
-		msg := s.ownerName(r) + "/" + r.name + " is not allowed to edit"
-		switch {
-		case c.fl == flavorGitea127:
-			msg = "repo is not allowed to edit"
-		case s.versionIs("1.24."):
-			msg = fmt.Sprintf("<Repository %d:%s/%s> is archived", r.id, s.ownerName(r), r.name)
-		}
-		c.error(http.StatusLocked, msg)
+	contents, ok := decodeContents(c, req.Files)
+	if !ok {
 		return
-	}
-	if !c.isRepoAdmin(r) {
-		c.error(http.StatusForbidden, "user should have a permission to write to the target branch")
-		return
-	}
-	contents := make([][]byte, len(req.Files))
-	for i, f := range req.Files {
-		b, err := base64.StdEncoding.DecodeString(f.Content)
-		if err != nil {
-			c.validation(err.Error())
-			return
-		}
-		contents[i] = b
 	}
 	branch := req.Branch
 	if branch == "" {
 		branch = r.settings.defaultBranch
 	}
-	branches := s.branches(r)
-	b := branches[branch]
+	b := s.branches(r)[branch]
 	if b == nil && !r.empty {
 		c.error(http.StatusNotFound, fmt.Sprintf("branch does not exist [repo_id: %d name: %s]", r.id, branch))
 		return
 	}
-	for _, f := range req.Files {
-		if cleanFilePath(f.Path) == "" {
-			c.validation("path contains a malformed path component [path: " + f.Path + "]")
-			return
-		}
-	}
-	if rule := s.ruleFor(r, branch); rule != nil {
-		for _, f := range req.Files {
-			if !s.canPushTo(rule, c.doer) && !matchesFilePatterns(rule.unprotectedFilePatterns, f.Path) {
-				c.error(http.StatusForbidden, "user cannot commit to repo [user: "+strings.ToLower(c.doer.login)+"]")
-				return
-			}
-			if matchesFilePatterns(rule.protectedFilePatterns, f.Path) {
-				c.error(http.StatusForbidden, "path is protected and can not be changed [path: "+cleanFilePath(f.Path)+"]")
-				return
-			}
-		}
+	if !s.pathsAllowed(c, r, branch, req.Files) {
+		return
 	}
 	files := map[string][]byte{}
 	if b != nil {
-		for k, v := range b.files {
-			files[k] = v
-		}
-	}
-	// A missing file: 404 from 1.25, a 500 on 1.24; before 1.26 a
-	// delete's own look-up words it otherwise than an update's read.
-	missing := func(p, op string) {
-		status, msg := http.StatusNotFound, "object does not exist [id: , rel_path: "+p+"]"
-		if s.versionIs("1.24.") {
-			status = http.StatusInternalServerError
-		}
-		if op == forge.FileDelete && (s.versionIs("1.24.") || s.versionIs("1.25.")) {
-			msg = "repository file does not exist [path: " + p + "]"
-		}
-		c.error(status, msg)
+		maps.Copy(files, b.files)
 	}
 	for i, f := range req.Files {
-		p := cleanFilePath(f.Path)
-		have, exists := files[p]
-		switch f.Operation {
-		case forge.FileCreate, forge.FileUpdate:
-			if f.Operation == forge.FileUpdate && !exists {
-				missing(p, f.Operation)
-				return
-			}
-			if f.Operation == forge.FileCreate && exists {
-				c.validation("repository file already exists [path: " + p + "]")
-				return
-			}
-			if f.Operation == forge.FileUpdate && f.SHA != "" && f.SHA != forge.BlobID(have, "") {
-				c.validation("sha does not match [given: " + f.SHA + ", expected: " + forge.BlobID(have, "") + "]")
-				return
-			}
-			for k := range files {
-				if strings.HasPrefix(k, p+"/") {
-					c.validation("a directory exists where you’re trying to create a file [path: " + p + "]")
-					return
-				}
-			}
-			files[p] = contents[i]
-		case forge.FileDelete:
-			if !exists {
-				missing(p, f.Operation)
-				return
-			}
-			if f.SHA != "" && f.SHA != forge.BlobID(have, "") {
-				c.validation("sha does not match [given: " + f.SHA + ", expected: " + forge.BlobID(have, "") + "]")
-				return
-			}
-			delete(files, p)
-		default:
-			c.validation("[Operation]: invalid operation " + f.Operation)
+		if !s.applyFile(c, files, f, contents[i]) {
 			return
 		}
 	}
@@ -401,6 +318,113 @@ func (s *Server) changeFiles(c *rc) {
 			"type": "file", "size": len(files[p]), "last_commit_sha": cm.sha})
 	}
 	c.json(http.StatusCreated, map[string]any{"files": answered, "commit": s.commitJSON(r, cm)})
+}
+
+// mayChangeFiles refuses an archived repository (423, worded by release)
+// and a caller without write access (403).
+func (s *Server) mayChangeFiles(c *rc, r *repo) bool {
+	if r.archived {
+		msg := s.ownerName(r) + "/" + r.name + " is not allowed to edit"
+		switch {
+		case c.fl == flavorGitea127:
+			msg = "repo is not allowed to edit"
+		case s.versionIs("1.24."):
+			msg = fmt.Sprintf("<Repository %d:%s/%s> is archived", r.id, s.ownerName(r), r.name)
+		}
+		c.error(http.StatusLocked, msg)
+		return false
+	}
+	if !c.isRepoAdmin(r) {
+		c.error(http.StatusForbidden, "user should have a permission to write to the target branch")
+		return false
+	}
+	return true
+}
+
+// decodeContents decodes each file's base64 content (422 on the first
+// that is not).
+func decodeContents(c *rc, files []forge.ChangeFileOperation) ([][]byte, bool) {
+	contents := make([][]byte, len(files))
+	for i, f := range files {
+		b, err := base64.StdEncoding.DecodeString(f.Content)
+		if err != nil {
+			c.validation(err.Error())
+			return nil, false
+		}
+		contents[i] = b
+	}
+	return contents, true
+}
+
+// pathsAllowed refuses a .git component (422), then what the branch's
+// rule refuses: a push the user may not make, a protected path (403).
+func (s *Server) pathsAllowed(c *rc, r *repo, branch string, files []forge.ChangeFileOperation) bool {
+	for _, f := range files {
+		if cleanFilePath(f.Path) == "" {
+			c.validation("path contains a malformed path component [path: " + f.Path + "]")
+			return false
+		}
+	}
+	rule := s.ruleFor(r, branch)
+	if rule == nil {
+		return true
+	}
+	for _, f := range files {
+		if !s.canPushTo(rule, c.doer) && !matchesFilePatterns(rule.unprotectedFilePatterns, f.Path) {
+			c.error(http.StatusForbidden, "user cannot commit to repo [user: "+strings.ToLower(c.doer.login)+"]")
+			return false
+		}
+		if matchesFilePatterns(rule.protectedFilePatterns, f.Path) {
+			c.error(http.StatusForbidden, "path is protected and can not be changed [path: "+cleanFilePath(f.Path)+"]")
+			return false
+		}
+	}
+	return true
+}
+
+// applyFile applies one operation to files, or answers why the forge
+// refuses it: a missing file (404 from 1.25, a 500 on 1.24; before 1.26 a
+// delete's own look-up words it otherwise than an update's read), a sha
+// that is not the file's or a create of a file that exists (422), a
+// directory in the way (422).
+func (s *Server) applyFile(c *rc, files map[string][]byte, f forge.ChangeFileOperation, content []byte) bool {
+	p := cleanFilePath(f.Path)
+	have, exists := files[p]
+	if !exists && (f.Operation == forge.FileUpdate || f.Operation == forge.FileDelete) {
+		status, msg := http.StatusNotFound, "object does not exist [id: , rel_path: "+p+"]"
+		if s.versionIs("1.24.") {
+			status = http.StatusInternalServerError
+		}
+		if f.Operation == forge.FileDelete && (s.versionIs("1.24.") || s.versionIs("1.25.")) {
+			msg = "repository file does not exist [path: " + p + "]"
+		}
+		c.error(status, msg)
+		return false
+	}
+	if exists && f.SHA != "" && f.SHA != forge.BlobID(have, "") && f.Operation != forge.FileCreate {
+		c.validation("sha does not match [given: " + f.SHA + ", expected: " + forge.BlobID(have, "") + "]")
+		return false
+	}
+	switch f.Operation {
+	case forge.FileCreate, forge.FileUpdate:
+		if f.Operation == forge.FileCreate && exists {
+			c.validation("repository file already exists [path: " + p + "]")
+			return false
+		}
+		for k := range files {
+			if strings.HasPrefix(k, p+"/") {
+				c.validation("a directory exists where you’re trying to create a file [path: " + p + "]")
+				return false
+			}
+		}
+		files[p] = content
+	case forge.FileDelete:
+		delete(files, p)
+	default:
+		c.validation("[Operation]: invalid operation " + f.Operation)
+		return false
+	}
+	return true
 }
 
 func (s *Server) commitJSON(r *repo, cm *gitCommit) map[string]any {

@@ -219,10 +219,10 @@ func IsStaleBase(err error) bool {
 	if !ok {
 		return false
 	}
-	switch {
-	case e.StatusCode == http.StatusUnprocessableEntity:
+	switch e.StatusCode {
+	case http.StatusUnprocessableEntity:
 		return strings.HasPrefix(e.Message, "sha does not match") || strings.HasPrefix(e.Message, "repository file already exists")
-	case e.StatusCode == http.StatusNotFound, e.StatusCode == http.StatusInternalServerError:
+	case http.StatusNotFound, http.StatusInternalServerError:
 		return strings.HasPrefix(e.Message, "object does not exist") || strings.HasPrefix(e.Message, "repository file does not exist")
 	}
 	return false
