@@ -41,6 +41,7 @@ var fileBehaviours = []struct {
 	{"files/the tree is paged by page and per_page, with truncated and total_count", contractFilesTreePaging, nil},
 	{"files/an empty repository: no tree; the files are its first commit", contractFilesEmptyRepo, nil},
 	{"files/a stale base, a branch rule, a bad path, an unknown branch, an archived repository are refused", contractFilesRefused, nil},
+	{"files/a rule's push allow-list lets the user commit; 1.27's bypass allow-list does not", contractFilesAllowLists, nil},
 	{"files/the fake as Gitea 1.24.6 and 1.25.5: a missing file worded otherwise (a 500 on 1.24), the archive too", contractFilesOldFake, needFake},
 }
 
@@ -277,4 +278,26 @@ func contractFilesOldFake(t *testing.T, tg *target) {
 	for _, v := range []string{"1.24.6", "1.25.5"} {
 		t.Run(v, func(t *testing.T) { contractFilesRefused(t, tg.sibling(t, fakeforge.WithVersion(v))) })
 	}
+}
+
+// contractFilesAllowLists: the change-files call asks the rule's push
+// allow-list only (CanUserPush, in services/repository/files/update.go's
+// VerifyBranchProtection); 1.27's bypass allow-list is not asked there.
+func contractFilesAllowLists(t *testing.T, tg *target) {
+	org, repo := filesRepo(t, tg)
+	me, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	rule := forge.BranchProtection{RuleName: "main"}
+	if hasBypass(tg) {
+		rule.EnableBypassAllowlist, rule.BypassAllowlistUsernames = true, []string{me.Login}
+	}
+	_, err = tg.c.CreateBranchProtection(ctx(t), org, repo, rule)
+	mustNoErr(t, err)
+	_, err = tg.c.ChangeFiles(ctx(t), org, repo, forge.ChangeFilesOption{Files: []forge.ChangeFileOperation{create("a.txt", "a")}})
+	wantStatus(t, err, http.StatusForbidden, "user cannot commit to repo [user: "+strings.ToLower(me.Login)+"]")
+	_, err = tg.c.EditBranchProtection(ctx(t), org, repo, "main", forge.EditBranchProtectionOption{
+		EnablePush: ptr(true), EnablePushWhitelist: ptr(true), PushWhitelistUsernames: &[]string{me.Login}})
+	mustNoErr(t, err)
+	_, err = tg.c.ChangeFiles(ctx(t), org, repo, forge.ChangeFilesOption{Files: []forge.ChangeFileOperation{create("a.txt", "a")}})
+	mustNoErr(t, err)
 }
