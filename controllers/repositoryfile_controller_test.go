@@ -196,6 +196,15 @@ var _ = Describe("RepositoryFile", func() {
 		Expect(files()).To(HaveKeyWithValue("a.txt", "a\n"))
 	})
 
+	It("is Rejected, naming the path, when the forge refuses a file's path", func() {
+		editByHand(forge.ChangeFileOperation{Operation: forge.FileCreate, Path: "docs/guide.md", Content: forge.FileContent([]byte("g\n"))})
+		fake.ClearRequests()
+		f := newFiles("platform", file("docs", "a file where a directory is\n"), file("ok.txt", "ok\n"))
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		Expect(expectReason(f, metav1.ConditionFalse, forgev1.ReasonRejected)).To(ContainSubstring("[path: docs]"))
+		Expect(files()).NotTo(HaveKey("ok.txt"), "one commit: all files or none")
+	})
+
 	It("reads a file from a ConfigMap and writes its change", func() {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ci"}, Data: map[string]string{"ci.yaml": "on: push\n"}}
 		Expect(k8s.Create(ctx, cm)).To(Succeed())
