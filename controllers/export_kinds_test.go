@@ -43,6 +43,9 @@ var notExported = map[string]string{
 	// Its hooks deliver to this manager's endpoint under a path derived
 	// from the Receiver's uid: an exported one would be a new Receiver.
 	"Receiver": "a receiver's hooks point at one manager and one resource: a new Receiver makes its own",
+	// Which files of a repository a user keeps is no fact of the forge:
+	// export is to propose them for the paths a user names, as a FileSet.
+	"RepositoryFile": "kept files are chosen by the user, not found on the forge",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

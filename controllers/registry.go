@@ -131,6 +131,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
 		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, secrets.NewSent()), true),
 		managedKind[*forgev1.Milestone](milestoneKind(), true),
+		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),

@@ -167,6 +167,14 @@ var _ = Describe("admission", func() {
 		Entry("Receiver: two organizations, a secret, one event, a port and a trailing slash", obj("Receiver",
 			set("spec.organizations", strs("acme", "acme-labs")), set("spec.url", "http://receiver.forge-system:9443/"),
 			set("spec.secretRef", map[string]any{"name": "acme-events", "key": "secret"}), set("spec.events", strs("repository")))),
+		Entry("RepositoryFile: the base object", obj("RepositoryFile")),
+		Entry("RepositoryFile: every field, a file from a ConfigMap", obj("RepositoryFile",
+			set("spec.branch", "release/1.x"), set("spec.mode", "CreateOnly"), set("spec.message", "chore: starter files"),
+			set("spec.author", map[string]any{"name": "Platform Bot", "email": "bot@example.com"}),
+			set("spec.deletionPolicy", "Delete"),
+			set("spec.files", []any{
+				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
+				map[string]any{"path": "LICENSE", "content": ""}}))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
@@ -474,6 +482,22 @@ var _ = Describe("admission", func() {
 		Entry("Receiver: url missing", obj("Receiver", unset("spec.url")), "spec.url"),
 		Entry("Receiver: unknown event", obj("Receiver", set("spec.events", strs("issues"))), "spec.events"),
 		Entry("Receiver: no event", obj("Receiver", set("spec.events", strs())), "spec.events"),
+		// RepositoryFile
+		Entry("RepositoryFile: no file", obj("RepositoryFile", set("spec.files", []any{})), "spec.files"),
+		Entry("RepositoryFile: a path with ..", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "docs/../x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: an absolute path", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "/x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: a .git component", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": ".GIT/hooks/x", "content": "x"}})), "spec.files[0].path"),
+		Entry("RepositoryFile: both content and configMapRef", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x", "content": "x", "configMapRef": map[string]any{"name": "c", "key": "k"}}})), "spec.files[0]"),
+		Entry("RepositoryFile: neither content nor configMapRef", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x"}})), "spec.files[0]"),
+		Entry("RepositoryFile: one path twice", obj("RepositoryFile", set("spec.files", []any{
+			map[string]any{"path": "x", "content": "a"}, map[string]any{"path": "x", "content": "b"}})), "spec.files[1]"),
+		Entry("RepositoryFile: unknown mode", obj("RepositoryFile", set("spec.mode", "Append")), "spec.mode"),
+		Entry("RepositoryFile: author without email", obj("RepositoryFile", set("spec.author", map[string]any{"name": "Bot"})), "spec.author.email"),
 
 		// Milestone
 		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),

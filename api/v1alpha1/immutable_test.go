@@ -75,6 +75,8 @@ var _ = Describe("immutable fields", func() {
 			[]edit{set("spec.ruleName", "master")}, "spec.ruleName is immutable"),
 		Entry("BranchProtection: spec.repository changed", obj("BranchProtection"),
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
+		Entry("RepositoryFile: spec.repository changed", obj("RepositoryFile"),
+			[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		Entry("DeployKey: spec.repository changed", obj("DeployKey"),
 			[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		Entry("RunnerRegistrationToken: spec.organization changed", obj("RunnerRegistrationToken"),

@@ -143,6 +143,17 @@ spec:
   organizations: [acme]
   url: https://forge-operator.example.com
 `,
+	"RepositoryFile": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RepositoryFile
+metadata: {name: web-codeowners}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  files:
+  - path: .gitea/CODEOWNERS
+    content: "* @acme/platform\n"
+`,
 	"RunnerSetting": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: RunnerSetting

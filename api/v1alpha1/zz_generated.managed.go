@@ -39,6 +39,7 @@ var (
 	_ Managed = &Receiver{}
 	_ Managed = &RepoHook{}
 	_ Managed = &Repository{}
+	_ Managed = &RepositoryFile{}
 	_ Managed = &RunnerSetting{}
 	_ Managed = &RunnerRegistrationToken{}
 	_ Managed = &TagProtection{}
@@ -311,6 +312,23 @@ func (in *Repository) GetManagedStatus() *ManagedStatus { return &in.Status.Mana
 // GetDeletionPolicy returns the deletion policy, Orphan by default.
 func (in *Repository) GetDeletionPolicy() DeletionPolicy {
 	return effective(DeletionPolicy(in.Spec.DeletionPolicy), DeletionPolicyOrphan)
+}
+
+// GetConditions returns the status conditions.
+func (in *RepositoryFile) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *RepositoryFile) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *RepositoryFile) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *RepositoryFile) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Orphan by default.
+func (in *RepositoryFile) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
 }
 
 // GetConditions returns the status conditions.

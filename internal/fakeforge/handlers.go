@@ -295,6 +295,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.tagProtectionRoutes(h)
 	s.milestoneRoutes(h)
 	s.pushMirrorRoutes(h)
+	s.fileRoutes(h)
 	s.userRoutes(h)
 	s.tokenRoutes(h)
 

@@ -18,6 +18,7 @@ package fakeforge
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -69,7 +70,7 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": fr.Description,
 		"owner":   map[string]any{"id": fr.Owner.ID, "login": fr.Owner.Login, "username": fr.Owner.Login},
 		"private": fr.Private, "html_url": fr.HTMLURL, "clone_url": fr.CloneURL, "ssh_url": fr.SSHURL,
-		"empty": fr.Empty, "archived": fr.Archived, "topics": fr.Topics,
+		"empty": fr.Empty, "archived": fr.Archived, "topics": fr.Topics, "object_format_name": "sha1",
 		"website": fr.Website, "template": fr.Template, "default_branch": fr.DefaultBranch,
 		"has_issues": fr.HasIssues, "has_wiki": fr.HasWiki, "has_pull_requests": fr.HasPullRequests,
 		"has_projects": fr.HasProjects, "has_releases": fr.HasReleases, "has_packages": fr.HasPackages,
@@ -694,6 +695,13 @@ func (s *Server) copyTemplateParts(tmpl, r *repo, req generateRepoReq) {
 		for _, h := range s.st.hooks.in(from) {
 			s.st.hooks.add(&hook{row: row{owner: to}, typ: h.typ, url: h.url, contentType: h.contentType, secret: h.secret,
 				events: slices.Clone(h.events), active: h.active, branchFilter: h.branchFilter, slack: h.slack, created: now, updated: now})
+		}
+	}
+	if req.GitContent && !tmpl.empty {
+		// The template's default branch, as the new one's.
+		if b := s.branches(tmpl)[tmpl.settings.defaultBranch]; b != nil {
+			r.git = map[string]*gitBranch{}
+			s.commitTo(r, r.settings.defaultBranch, "Initial commit", "", "", maps.Clone(b.files))
 		}
 	}
 	if req.ProtectedBranch {

@@ -142,6 +142,9 @@ type repo struct {
 	// owners it was transferred from; they redirect here too.
 	movedFrom []string
 	issues    []*issue // issues and pull requests, by number - 1 (handlers_issues.go)
+	// git holds the branches and their files (handlers_files.go), made on
+	// first use.
+	git map[string]*gitBranch
 }
 
 type hook struct {
@@ -498,7 +501,7 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 		Owner:   &forge.User{ID: ownerID, Login: ownerLogin},
 		Private: r.private, HTMLURL: html, CloneURL: html + ".git",
 		SSHURL:   "git@" + strings.TrimPrefix(strings.TrimPrefix(s.root, "http://"), "https://") + ":" + ownerLogin + "/" + r.name + ".git",
-		Archived: r.archived, Empty: r.empty, Description: r.description, Topics: append([]string{}, r.topics...),
+		Archived: r.archived, Empty: r.empty, ObjectFormat: "sha1", Description: r.description, Topics: append([]string{}, r.topics...),
 		Website: st.website, Template: st.template, DefaultBranch: st.defaultBranch,
 		HasIssues: st.hasIssues, HasWiki: st.hasWiki, HasPullRequests: st.hasPullRequests, HasProjects: st.hasProjects,
 		HasReleases: st.hasReleases, HasPackages: st.hasPackages, HasActions: st.hasActions,

@@ -37,6 +37,7 @@ var uncachedReads = map[string]string{
 	"ListTeamMembers":           "read once per Team pass, by that pass alone",
 	"ListTeamRepos":             "read once per Team pass, by that pass alone",
 	"ListIssuesWithLabel":       "plan's and export's counts, never the loop's",
+	"ListTree":                  "a branch's tree, read once per RepositoryFile pass, by that pass alone",
 }
 
 // TestSnapshotsCacheEveryRead: a resource's reads go through its listing.

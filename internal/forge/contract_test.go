@@ -85,6 +85,7 @@ func TestContract(t *testing.T) {
 	behaviours = append(behaviours, branchProtectionBehaviours...)
 	behaviours = append(behaviours, tagProtectionBehaviours...)
 	behaviours = append(behaviours, milestoneBehaviours...)
+	behaviours = append(behaviours, fileBehaviours...)
 	behaviours = append(behaviours, userBehaviours...)
 	behaviours = append(behaviours, deployKeyBehaviours...)
 	behaviours = append(behaviours, runnerTokenBehaviours...)

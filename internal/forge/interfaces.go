@@ -37,6 +37,7 @@ type Interface interface {
 	UsersClient
 	DeployKeysClient
 	PushMirrorsClient
+	FilesClient
 }
 
 // ServerClient reads who and what the server is.

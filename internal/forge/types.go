@@ -264,6 +264,9 @@ type Repository struct {
 	// hook, topic, collaborator and settings writes there.
 	Archived bool `json:"archived"`
 	Empty    bool `json:"empty"`
+	// ObjectFormat is sha1 or sha256 (the hash naming the repository's git
+	// objects, so its blob ids: BlobID), in the listing too.
+	ObjectFormat string `json:"object_format_name"`
 
 	Description     string `json:"description"`
 	Website         string `json:"website"`
