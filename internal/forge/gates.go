@@ -90,9 +90,9 @@ var fieldGates = []Gate{
 	{In: "BranchProtectionRule", Field: "bypassAllowlistUsernames", Gitea: "1.27", Forgejo: Never},
 	{In: "BranchProtectionRule", Field: "bypassAllowlistTeams", Gitea: "1.27", Forgejo: Never},
 	{In: "TeamSpec", Field: "visibility", Gitea: "1.27", Forgejo: Never},
-	{In: "RepositorySpec", Field: "hasCode", Gitea: "1.25", Forgejo: Never},
-	{In: "RepositorySpec", Field: "allowMergeUpdate", Gitea: "1.27", Forgejo: Never},
-	{In: "RepositorySpec", Field: "defaultUpdateStyle", Gitea: "1.27", Forgejo: Never},
+	{In: "RepositorySettings", Field: "hasCode", Gitea: "1.25", Forgejo: Never},
+	{In: "RepositorySettings", Field: "allowMergeUpdate", Gitea: "1.27", Forgejo: Never},
+	{In: "RepositorySettings", Field: "defaultUpdateStyle", Gitea: "1.27", Forgejo: Never},
 }
 
 // FieldGates are the gates of the fields of the spec type named in (its
