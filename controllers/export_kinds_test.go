@@ -40,6 +40,7 @@ var notExported = map[string]string{
 	// A token is no object the forge lists (it hands one out on request),
 	// and what a RunnerRegistrationToken would write is a Secret to create.
 	"RunnerRegistrationToken": "registration tokens are not listable: a forge holds none to export",
+	"RepositorySet":           "export proposes no repository policy yet: every repository's settings are its Repository's",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is

@@ -133,6 +133,7 @@ func registry(digests *secretdigest.Digester) []registered {
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[repo]()}),
 	}
 }
 

@@ -61,6 +61,7 @@ type RepositorySetSpec struct {
 	// has every repository already.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:XValidation:rule="self.all(t, self.filter(u, u.lowerAscii() == t.lowerAscii()).size() == 1)",message="teams must not name a team twice (names are compared without case)"
 	// +listType=set
 	// +optional
 	Teams []TeamName `json:"teams,omitempty"`
