@@ -143,8 +143,8 @@ type setHold struct {
 // which repositories its team has.
 type teamHold struct {
 	who       string
-	org, team string            // lower case
-	repos     map[string]bool   // lower case
+	org, team string          // lower case
+	repos     map[string]bool // lower case
 }
 
 // readHolds lists what the other resources of the set's server hold.
