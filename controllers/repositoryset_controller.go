@@ -578,12 +578,14 @@ func (e *repositorySet) recordGrant(org string, t *forge.Team, id int64) {
 	}
 }
 
-// forgetGrant drops the record of team id's access to repository repoID.
+// forgetGrant drops the record of team id's access to repository repoID,
+// into a new list: callers range over copies of the record while they
+// take access back.
 func (e *repositorySet) forgetGrant(id, repoID int64) {
 	for i := range e.obj.Status.TeamGrants {
 		g := &e.obj.Status.TeamGrants[i]
 		if g.ID == id {
-			g.RepositoryIDs = slices.DeleteFunc(g.RepositoryIDs, func(x int64) bool { return x == repoID })
+			g.RepositoryIDs = slices.DeleteFunc(slices.Clone(g.RepositoryIDs), func(x int64) bool { return x == repoID })
 		}
 	}
 }
