@@ -196,3 +196,10 @@ func Exporters() []export.Writer {
 		branchProtectionExport,
 	}
 }
+
+// PolicyExporters are the writers export runs only when asked (--sets):
+// a policy proposed from what the repositories share, beside the
+// Repositories that hold each one's settings.
+func PolicyExporters() []export.Writer {
+	return []export.Writer{repositorySetExport}
+}

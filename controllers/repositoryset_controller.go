@@ -30,6 +30,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -835,4 +836,58 @@ func (repositorySetKind) WriteScopes(s *forgev1.RepositorySet, _ *reconciler.Pas
 		out = append(out, forge.ScopeWriteOrganization)
 	}
 	return out
+}
+
+// repositorySetExport proposes (export --sets) one RepositorySet over the
+// organization holding the settings every live repository of it already
+// shares, each read from the organization's listing: applied, it writes
+// nothing, and a repository made later gets them. A repository's own
+// description and website are never policy.
+var repositorySetExport = export.AggregateListed(exportRepositorySet)
+
+func exportRepositorySet(b *export.Builder, org string, repos []forge.Repository) {
+	if len(repos) == 0 {
+		return
+	}
+	var shared map[string]any
+	for i := range repos {
+		values := settingValues(new(repositorySettingsOf(b.Server(), &repos[i])))
+		if shared == nil {
+			shared = values
+			delete(shared, "description")
+			delete(shared, "website")
+			continue
+		}
+		for f, v := range shared {
+			if w, ok := values[f]; !ok || !reflect.DeepEqual(v, w) {
+				delete(shared, f)
+			}
+		}
+	}
+	if len(shared) == 0 {
+		return
+	}
+	var settings forgev1.RepositorySettings
+	v := reflect.ValueOf(&settings).Elem()
+	for i := range v.NumField() {
+		if val, ok := shared[jsonName(v.Type().Field(i))]; ok {
+			p := reflect.New(v.Field(i).Type().Elem())
+			p.Elem().Set(reflect.ValueOf(val))
+			v.Field(i).Set(p)
+		}
+	}
+	noun := "repositories hold"
+	if len(repos) == 1 {
+		noun = "repository holds"
+	}
+	b.Add(&forgev1.RepositorySet{
+		TypeMeta:   export.TypeMeta("RepositorySet"),
+		ObjectMeta: b.Meta("RepositorySet", org+"-shared-settings", int64(b.Len())),
+		Spec: forgev1.RepositorySetSpec{
+			ManagedSpec:    b.Managed(),
+			DeletionPolicy: forgev1.DeletionPolicyOrphan,
+			Repositories:   forgev1.RepositorySelector{Organization: new(forgev1.OwnerName(org))},
+			Settings:       &settings,
+		},
+	}, fmt.Sprintf("The settings each of the %d live %s alike: applied, the set writes nothing, and a repository made later gets them.", len(repos), noun))
 }

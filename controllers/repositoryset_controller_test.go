@@ -265,6 +265,7 @@ var _ = Describe("RepositorySet", func() {
 	})
 
 	It("with deletionPolicy Delete takes back the access it gave when deleted, leaving the settings and the team's own access; Orphan leaves it all", func() {
+		Expect(fake.CreateRepo("acme", "docs")).To(Succeed())
 		Expect(fc.AddTeamRepo(ctx, teamID("developers"), "acme", "web")).To(Succeed())
 		_, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "ops", Permission: "read", UnitsMap: map[string]string{"repo.code": "read"}})
 		Expect(err).NotTo(HaveOccurred())
@@ -278,17 +279,17 @@ var _ = Describe("RepositorySet", func() {
 			Expect(k8s.Create(ctx, s)).To(Succeed())
 			expectReady(s)
 		}
-		Expect(teamRepos()).To(Equal([]string{"api", "web"}))
-		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "web"}))
+		Expect(teamRepos()).To(Equal([]string{"api", "docs", "web"}))
+		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "docs", "web"}))
 
 		for _, s := range []*forgev1.RepositorySet{del, orphan} {
 			Expect(k8s.Delete(ctx, s)).To(Succeed())
 			gone(s)
 		}
 		Expect(teamRepos()).To(Equal([]string{"web"}), "the access the set gave is taken back, the team's own stays")
-		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "web"}), "Orphan leaves the access")
+		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "docs", "web"}), "Orphan leaves the access")
 		Expect(repoOf("api").HasWiki).To(BeFalse(), "settings stay")
-		expectEvent(del, "Deleted: took back 1 team access the set gave (1 team); settings and topics stay")
+		expectEvent(del, "Deleted: took back 2 team accesses the set gave (1 team); settings and topics stay")
 	})
 
 	It("writes nothing to a team whose Team resource lists its repositories: a repository the Team leaves out is a Conflict naming it", func() {
