@@ -17,14 +17,19 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -106,5 +111,42 @@ var _ = Describe("RepositorySet end to end", func() {
 		Expect(teamRepos()).To(BeEmpty())
 		Expect(repo("api").HasWiki).To(BeFalse())
 		Expect(repo("web").HasWiki).To(BeTrue())
+	})
+
+	It("export --sets proposes the settings every repository shares as a RepositorySet: applied alone, it is Ready and writes nothing", func() {
+		sc := newScenario()
+		sc.createOrg()
+		for _, r := range []string{"web", "api"} {
+			sc.createRepo(r)
+			_, err := fc.EditRepo(ctx, sc.org, r, forge.EditRepoOption{HasPullRequests: ptr(true), HasWiki: ptr(false),
+				DefaultMergeStyle: ptr("squash"), Description: ptr("the " + r)})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		_, err := fc.EditRepo(ctx, sc.org, "api", forge.EditRepoOption{HasPullRequests: ptr(true), AllowRebase: ptr(false)})
+		Expect(err).NotTo(HaveOccurred())
+
+		counter := newWriteCounter(forgeURL)
+		ns := newNamespace(counter.srv.URL)
+		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
+		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
+		var out, errOut bytes.Buffer
+		Expect(cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--sets", "--token-file", tokenFile}, &out, &errOut)).
+			To(Equal(0), "stderr: %s", errOut.String())
+		var sets int
+		for _, o := range decodeStream(out.String()) {
+			if o.GetKind() != "RepositorySet" {
+				continue
+			}
+			sets++
+			settings, _, _ := unstructured.NestedMap(o.Object, "spec", "settings")
+			Expect(settings).To(HaveKeyWithValue("hasWiki", false))
+			Expect(settings).To(HaveKeyWithValue("defaultMergeStyle", "squash"))
+			Expect(settings).NotTo(HaveKey("allowRebase"), "the repositories differ in it")
+			Expect(settings).NotTo(HaveKey("description"), "each repository's own")
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+			expectReady(o)
+		}
+		Expect(sets).To(Equal(1))
+		Consistently(counter.Writes, 3*syncInterval, poll).Should(BeEmpty())
 	})
 })
