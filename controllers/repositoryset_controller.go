@@ -81,6 +81,8 @@ type repositorySet struct {
 	// removals decide on them).
 	teams     map[string][]forge.Team
 	teamRepos map[int64][]forge.Repository
+	// tookFrom are the teams a deletion took access back from.
+	tookFrom map[int64]bool
 }
 
 func (e *repositorySet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
@@ -692,8 +694,36 @@ func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g 
 	}
 	e.teamRepos[g.ID] = slices.Delete(slices.Clone(have), i, i+1)
 	e.forgetGrant(g.ID, id)
+	if e.tookFrom != nil {
+		e.tookFrom[g.ID] = true
+	}
 	o.deleted++
 	return nil
+}
+
+// takeBackIn takes back, in repository id (r: as the set selects it),
+// every access the set recorded giving there, whichever team's: what a
+// deletion with deletionPolicy Delete does in each repository, and what
+// releasing a repository that left the selector does under Delete.
+// e.holds and e.teamRepos must be read (Sync and Remove read them).
+func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, id int64, write bool) error {
+	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
+		if !slices.Contains(g.RepositoryIDs, id) {
+			continue
+		}
+		if err := e.takeBack(ctx, o, r, g, id, write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetIn drops every record of access the set gave in repository id,
+// taking nothing back: a repository released under deletionPolicy Orphan.
+func (e *repositorySet) forgetIn(id int64) {
+	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
+		e.forgetGrant(g.ID, id)
+	}
 }
 
 // reportRemovals keeps status.pendingRemovals (removals Report): the
@@ -757,23 +787,29 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 	e.holds = holds
 	e.teamRepos = map[int64][]forge.Repository{}
 	o := &repoOutcome{}
-	teams := map[int64]bool{}
-	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
+	e.tookFrom = map[int64]bool{}
+	var ids []int64
+	for _, g := range e.obj.Status.TeamGrants {
 		for _, id := range g.RepositoryIDs {
-			before := o.deleted
-			// Without its topics at hand, another set selecting by topics
-			// counts as wanting the access: it is left rather than taken.
-			if err := e.takeBack(ctx, o, repo{owner: g.Organization}, g, id, true); err != nil {
-				return "", err
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
 			}
-			if o.deleted > before {
-				teams[g.ID] = true
-			}
+		}
+	}
+	for _, id := range ids {
+		// Without its topics at hand, another set selecting by topics
+		// counts as wanting the access: it is left rather than taken.
+		org := ""
+		if i := slices.IndexFunc(e.obj.Status.TeamGrants, func(g forgev1.TeamGrant) bool { return slices.Contains(g.RepositoryIDs, id) }); i >= 0 {
+			org = e.obj.Status.TeamGrants[i].Organization
+		}
+		if err := e.takeBackIn(ctx, o, repo{owner: org}, id, true); err != nil {
+			return "", err
 		}
 	}
 	e.tidyGrants()
 	return fmt.Sprintf("took back %d team %s the set gave (%d %s); settings and topics stay",
-		o.deleted, plural(o.deleted, "access", "accesses"), len(teams), plural(len(teams), "team", "teams")), nil
+		o.deleted, plural(o.deleted, "access", "accesses"), len(e.tookFrom), plural(len(e.tookFrom), "team", "teams")), nil
 }
 
 func plural(n int, one, many string) string {
