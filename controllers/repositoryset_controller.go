@@ -158,68 +158,94 @@ func (e *repositorySet) readHolds(ctx context.Context) (repoSetHolds, error) {
 		return out, err
 	}
 	for _, in := range servers.Lists() {
-		var repos forgev1.RepositoryList
-		if err := e.cache.List(ctx, &repos, in...); err != nil {
-			return out, fmt.Errorf("list Repositories: %w", err)
+		if err := e.repositoryHolds(ctx, servers, in, &out); err != nil {
+			return out, err
 		}
-		for i := range repos.Items {
-			r := &repos.Items[i]
-			if !r.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, r) {
-				continue
-			}
-			fields := map[string]bool{}
-			for f := range settingValues(&r.Spec.RepositorySettings) {
-				fields[f] = true
-			}
-			if r.Spec.Topics != nil {
-				fields["topics"] = true
-			}
-			if len(fields) == 0 {
-				continue
-			}
-			h := repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name}
-			if servers.Sees(r) {
-				h.owner, h.name = string(r.Spec.Owner), r.RepoName()
-			} else if h.id == 0 {
-				continue // its connection sees nothing: it holds only what it recorded
-			}
-			out.repositories = append(out.repositories, h)
+		if err := e.setHolds(ctx, servers, in, &out); err != nil {
+			return out, err
 		}
-		var sets forgev1.RepositorySetList
-		if err := e.cache.List(ctx, &sets, in...); err != nil {
-			return out, fmt.Errorf("list RepositorySets: %w", err)
-		}
-		for i := range sets.Items {
-			s := &sets.Items[i]
-			// A set records no ids: one whose connection sees nothing holds nothing.
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
-				continue
-			}
-			teams := map[string]bool{}
-			for _, t := range s.Spec.Teams {
-				teams[strings.ToLower(string(t))] = true
-			}
-			out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
-				values: settingValues(s.Spec.Settings), teams: teams, matches: setMatches(s.Spec.Repositories)})
-		}
-		var teams forgev1.TeamList
-		if err := e.cache.List(ctx, &teams, in...); err != nil {
-			return out, fmt.Errorf("list Teams: %w", err)
-		}
-		for i := range teams.Items {
-			t := &teams.Items[i]
-			if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, t) || !servers.Sees(t) {
-				continue
-			}
-			h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),
-				team: strings.ToLower(t.TeamName()), repos: map[string]bool{}}
-			for _, r := range t.Spec.Repositories {
-				h.repos[strings.ToLower(string(r))] = true
-			}
-			out.teams = append(out.teams, h)
+		if err := e.teamHolds(ctx, servers, in, &out); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
+}
+
+// repositoryHolds adds the Repositories that set a setting or their
+// topics: by name, or only by their recorded id when their connection
+// sees nothing.
+func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var repos forgev1.RepositoryList
+	if err := e.cache.List(ctx, &repos, in...); err != nil {
+		return fmt.Errorf("list Repositories: %w", err)
+	}
+	for i := range repos.Items {
+		r := &repos.Items[i]
+		if !r.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, r) {
+			continue
+		}
+		fields := map[string]bool{}
+		for f := range settingValues(&r.Spec.RepositorySettings) {
+			fields[f] = true
+		}
+		if r.Spec.Topics != nil {
+			fields["topics"] = true
+		}
+		if len(fields) == 0 {
+			continue
+		}
+		h := repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name}
+		if servers.Sees(r) {
+			h.owner, h.name = string(r.Spec.Owner), r.RepoName()
+		} else if h.id == 0 {
+			continue // its connection sees nothing: it holds only what it recorded
+		}
+		out.repositories = append(out.repositories, h)
+	}
+	return nil
+}
+
+// setHolds adds the other RepositorySets: what they set and give.
+func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var sets forgev1.RepositorySetList
+	if err := e.cache.List(ctx, &sets, in...); err != nil {
+		return fmt.Errorf("list RepositorySets: %w", err)
+	}
+	for i := range sets.Items {
+		s := &sets.Items[i]
+		// A set records no ids: one whose connection sees nothing holds nothing.
+		if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+			continue
+		}
+		teams := map[string]bool{}
+		for _, t := range s.Spec.Teams {
+			teams[strings.ToLower(string(t))] = true
+		}
+		out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
+			values: settingValues(s.Spec.Settings), teams: teams, matches: setMatches(s.Spec.Repositories)})
+	}
+	return nil
+}
+
+// teamHolds adds the Teams that list their repositories.
+func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var teams forgev1.TeamList
+	if err := e.cache.List(ctx, &teams, in...); err != nil {
+		return fmt.Errorf("list Teams: %w", err)
+	}
+	for i := range teams.Items {
+		t := &teams.Items[i]
+		if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, t) || !servers.Sees(t) {
+			continue
+		}
+		h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),
+			team: strings.ToLower(t.TeamName()), repos: map[string]bool{}}
+		for _, r := range t.Spec.Repositories {
+			h.repos[strings.ToLower(string(r))] = true
+		}
+		out.teams = append(out.teams, h)
+	}
+	return nil
 }
 
 // settingValues are the settings s sets, by their JSON names.
@@ -704,7 +730,8 @@ func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g 
 // takeBackIn takes back, in repository id (r: as the set selects it),
 // every access the set recorded giving there, whichever team's: what a
 // deletion with deletionPolicy Delete does in each repository, and what
-// releasing a repository that left the selector does under Delete.
+// releasing a repository that left the selector does under Delete (under
+// Orphan, a release only drops the record: forgetGrant).
 // e.holds and e.teamRepos must be read (Sync and Remove read them).
 func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, id int64, write bool) error {
 	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
@@ -716,14 +743,6 @@ func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, 
 		}
 	}
 	return nil
-}
-
-// forgetIn drops every record of access the set gave in repository id,
-// taking nothing back: a repository released under deletionPolicy Orphan.
-func (e *repositorySet) forgetIn(id int64) {
-	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
-		e.forgetGrant(g.ID, id)
-	}
 }
 
 // reportRemovals keeps status.pendingRemovals (removals Report): the

@@ -330,8 +330,8 @@ type BranchProtectionSetSpec struct {
 
 // BranchProtectionSetStatus is the observed state of the set.
 type BranchProtectionSetStatus struct {
-	ManagedStatus       `json:",inline"`
-	SetStatus `json:",inline"`
+	ManagedStatus `json:",inline"`
+	SetStatus     `json:",inline"`
 }
 
 // BranchProtectionSet applies one list of branch protection rules to many

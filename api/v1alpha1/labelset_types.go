@@ -115,8 +115,8 @@ type LabelSetSpec struct {
 
 // LabelSetStatus is the observed state of the set.
 type LabelSetStatus struct {
-	ManagedStatus       `json:",inline"`
-	SetStatus `json:",inline"`
+	ManagedStatus `json:",inline"`
+	SetStatus     `json:",inline"`
 }
 
 // LabelSet applies one list of labels to many repositories of a forge.
