@@ -17,6 +17,7 @@ limitations under the License.
 package controllers_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -25,9 +26,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -46,6 +50,7 @@ var notExported = map[string]string{
 	// Which files of a repository a user keeps is no fact of the forge:
 	// export is to propose them for the paths a user names, as a FileSet.
 	"RepositoryFile": "kept files are chosen by the user, not found on the forge",
+	"RepositorySet":  "a policy is proposed only when asked (export --sets, PolicyExporters): TestExportRepositorySet",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is
@@ -176,5 +181,49 @@ func TestExportPushMirrors(t *testing.T) {
 	fake.SetMirrorsEnabled(false)
 	if out := run(t, fc, "acme"); strings.Contains(out, "kind: PushMirror") {
 		t.Errorf("mirrors exported from a server with mirrors disabled:\n%s", out)
+	}
+}
+
+// TestExportRepositorySet: export --sets proposes one RepositorySet over
+// the organization holding the settings every live repository shares (an
+// archived one aside), never one they differ in, nor a description or a
+// website.
+func TestExportRepositorySet(t *testing.T) {
+	fake, fc, must := newForge(t)
+	ctx := context.Background()
+	must(fc.CreateOrg(ctx, forge.CreateOrgOption{Name: "acme"}))
+	for _, r := range []string{"api", "web", "old"} {
+		must(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r, Description: "the " + r}))
+	}
+	must(fc.EditRepo(ctx, "acme", "api", forge.EditRepoOption{HasPullRequests: new(true), HasWiki: new(false),
+		DefaultMergeStyle: new("squash"), AllowRebase: new(false)}))
+	must(fc.EditRepo(ctx, "acme", "web", forge.EditRepoOption{HasPullRequests: new(true), HasWiki: new(false), DefaultMergeStyle: new("squash")}))
+	fake.SetArchived("acme", "old", true)
+
+	var out bytes.Buffer
+	opts := export.Options{Org: "acme", Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+		Writers: controllers.PolicyExporters()}
+	if err := export.Export(ctx, fc, opts, &out); err != nil {
+		t.Fatal(err)
+	}
+	doc := out.String()
+	if !strings.Contains(doc, "each of the 2 live repositories hold alike") {
+		t.Errorf("no comment saying what the set holds:\n%s", doc)
+	}
+	i := strings.Index(doc, "kind: RepositorySet")
+	if i < 0 {
+		t.Fatalf("no RepositorySet in\n%s", doc)
+	}
+	doc = doc[i:]
+	for _, want := range []string{"organization: acme", "hasWiki: false", "defaultMergeStyle: squash", "hasIssues: true",
+		"deletionPolicy: Orphan"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the RepositorySet lacks %q:\n%s", want, doc)
+		}
+	}
+	for _, never := range []string{"allowRebase:", "description:", "website:"} {
+		if strings.Contains(doc, never) {
+			t.Errorf("the RepositorySet holds %q, which the repositories do not share or is theirs:\n%s", never, doc)
+		}
 	}
 }

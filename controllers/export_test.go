@@ -470,7 +470,7 @@ func TestExportGeneratedRepository(t *testing.T) {
 
 // TestExportLaterReleaseFields: Gitea 1.27's fields (a rule's bypass
 // allow-list, a team's visibility, a repository's update settings) and
-// 1.25's has_code are exported from a release that has them, and left out
+// 1.25's has_code and manual-merge settings (which 1.24 never answers) are exported from a release that has them, and left out
 // on one that lacks them, where a spec setting them would be Unsupported.
 func TestExportLaterReleaseFields(t *testing.T) {
 	for _, tc := range []struct {
@@ -479,8 +479,9 @@ func TestExportLaterReleaseFields(t *testing.T) {
 	}{
 		{"1.27.3", []string{"enableBypassAllowlist: true", "bypassAllowlistUsernames:\n  - " + fakeforge.DefaultLogin,
 			"visibility: limited", "hasCode: false", "allowMergeUpdate: false", "defaultUpdateStyle: rebase"}, nil},
-		{"1.26.4", []string{"hasCode: false"}, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "allowMergeUpdate", "defaultUpdateStyle"}},
-		{"1.24.6", nil, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "hasCode", "allowMergeUpdate", "defaultUpdateStyle"}},
+		{"1.26.4", []string{"hasCode: false", "allowManualMerge: false"}, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "allowMergeUpdate", "defaultUpdateStyle"}},
+		{"1.24.6", nil, []string{"bypass", "Bypass", "visibility: limited", "visibility: private", "hasCode", "allowMergeUpdate", "defaultUpdateStyle",
+			"allowManualMerge", "autodetectManualMerge"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			fake, fc, must := newForge(t)

@@ -137,6 +137,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
+		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[repo]()}),
 	}
 }
 
@@ -198,4 +199,11 @@ func Exporters() []export.Writer {
 		labelSetExport,
 		branchProtectionExport,
 	}
+}
+
+// PolicyExporters are the writers export runs only when asked (--sets):
+// a policy proposed from what the repositories share, beside the
+// Repositories that hold each one's settings.
+func PolicyExporters() []export.Writer {
+	return []export.Writer{repositorySetExport}
 }

@@ -48,8 +48,8 @@ var _ = Describe("Fields of later releases: the bypass allow-list, team visibili
 		team := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "platform"},
 			Spec: forgev1.TeamSpec{ManagedSpec: managed(), Organization: "acme", Visibility: ptr("limited")}}
 		repo := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "docs"},
-			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: "acme", HasCode: ptr(false),
-				DefaultUpdateStyle: ptr("rebase")}}
+			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: "acme", RepositorySettings: forgev1.RepositorySettings{HasCode: ptr(false),
+				DefaultUpdateStyle: ptr("rebase")}}}
 		for _, obj := range []client.Object{bp, team, repo} {
 			Expect(k8s.Create(ctx, obj)).To(Succeed())
 		}

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -51,9 +52,14 @@ func normalTopics(ts []string) []string {
 // needs in the same PATCH to apply it at all (1.24 and 1.26 apply it
 // while pull requests are on; verified on each).
 func (e *repository) settings(r *forge.Repository) (forge.EditRepoOption, int) {
+	return editOf(e.fields(r))
+}
+
+// editOf is the edit of the fields that differ, and how many.
+func editOf(fields []repoField) (forge.EditRepoOption, int) {
 	var opt forge.EditRepoOption
 	n := 0
-	for _, f := range e.fields(r) {
+	for _, f := range fields {
 		if f.differs() {
 			f.set(&opt)
 			n++
@@ -148,11 +154,17 @@ func stringField(name string, want *string, have string, dst func(*forge.EditRep
 // the spec turns them on): the forge keeps none otherwise, and writing one
 // would turn the unit back on.
 func (e *repository) fields(r *forge.Repository) []repoField {
-	s := e.obj.Spec
 	name := e.obj.RepoName()
+	return append([]repoField{stringField("name", &name, r.Name, func(o *forge.EditRepoOption) **string { return &o.Name })},
+		settingFields(&e.obj.Spec.RepositorySettings, r)...)
+}
+
+// settingFields are the settings s sets compared with r's (a Repository's
+// and a RepositorySet's), the pull request settings only while pull
+// requests are on (or s turns them on).
+func settingFields(s *forgev1.RepositorySettings, r *forge.Repository) []repoField {
 	type o = forge.EditRepoOption
 	out := []repoField{
-		stringField("name", &name, r.Name, func(o *o) **string { return &o.Name }),
 		stringField("description", s.Description, r.Description, func(o *o) **string { return &o.Description }),
 		stringField("website", s.Website, r.Website, func(o *o) **string { return &o.Website }),
 		boolField("private", s.Private, r.Private, func(o *o) **bool { return &o.Private }),

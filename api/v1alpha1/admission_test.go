@@ -175,6 +175,19 @@ var _ = Describe("admission", func() {
 			set("spec.files", []any{
 				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
 				map[string]any{"path": "LICENSE", "content": ""}}))),
+		Entry("RepositorySet: the base object", obj("RepositorySet")),
+		Entry("RepositorySet: topics and teams alone, over names, removals reported, access taken back on deletion", obj("RepositorySet",
+			unset("spec.settings"), unset("spec.repositories.organization"), set("spec.repositories.names", strs("acme/web", "acme/api")),
+			set("spec.topics", strs("managed")), set("spec.teams", strs("developers", "release-managers")),
+			set("spec.removals", "Report"), set("spec.deletionPolicy", "Delete"))),
+		Entry("RepositorySet: every setting, by topics", obj("RepositorySet", set("spec.repositories.topics", strs("service")),
+			set("spec.settings", map[string]any{"description": "d", "website": "https://acme.example.com", "private": true, "template": false,
+				"defaultBranch": "main", "hasIssues": true, "hasWiki": false, "hasPullRequests": true, "hasProjects": false,
+				"hasReleases": true, "hasPackages": false, "hasActions": true, "hasCode": true, "allowMergeCommits": false,
+				"allowRebase": false, "allowRebaseExplicit": false, "allowSquashMerge": true, "allowFastForwardOnlyMerge": false,
+				"allowManualMerge": false, "autodetectManualMerge": false, "allowRebaseUpdate": true, "allowMergeUpdate": true,
+				"defaultUpdateStyle": "rebase", "defaultMergeStyle": "squash", "defaultDeleteBranchAfterMerge": true,
+				"defaultAllowMaintainerEdit": true, "ignoreWhitespaceConflicts": false}))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
@@ -185,6 +198,15 @@ var _ = Describe("admission", func() {
 		err := create(ctx, obj("Team", set("spec.units", map[string]any{"code": "write", "deploy": "read"})))
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring(`unknown field "spec.units.deploy"`))
+	})
+
+	It("refuses a RepositorySet setting no set writes (a repository's name, its archive, its collaborators), naming it", func(ctx SpecContext) {
+		for path, v := range map[string]any{"spec.settings.name": "web", "spec.settings.archived": true, "spec.settings.owner": "acme",
+			"spec.collaborators": []any{}, "spec.settings.init": map[string]any{}} {
+			err := create(ctx, obj("RepositorySet", set(path, v)))
+			Expect(err).To(HaveOccurred(), path)
+			Expect(err.Error()).To(ContainSubstring(`unknown field "%s"`, path))
+		}
 	})
 
 	DescribeTable("rejects an invalid object, naming the offending field",
@@ -533,5 +555,17 @@ var _ = Describe("admission", func() {
 		Entry("RunnerSetting: disabled as a string", obj("RunnerSetting", set("spec.disabled", "yes")), "spec.disabled"),
 		Entry("RunnerSetting: managementPolicy in lower case", obj("RunnerSetting", set("spec.managementPolicy", "observe")), "spec.managementPolicy"),
 		Entry("RunnerSetting: syncInterval with a space", obj("RunnerSetting", set("spec.syncInterval", "1h 30m")), "spec.syncInterval"),
+
+		// RepositorySet
+		Entry("RepositorySet: nothing to apply", obj("RepositorySet", unset("spec.settings")), "at least one of settings, topics and teams"),
+		Entry("RepositorySet: an unknown merge style", obj("RepositorySet", set("spec.settings.defaultMergeStyle", "bogus")), "spec.settings.defaultMergeStyle"),
+		Entry("RepositorySet: an upper-case topic", obj("RepositorySet", set("spec.topics", strs("Managed"))), "spec.topics[0]"),
+		Entry("RepositorySet: 26 topics", obj("RepositorySet", set("spec.topics", topics(26))), "spec.topics"),
+		Entry("RepositorySet: a team twice in another case", obj("RepositorySet", set("spec.teams", strs("developers", "Developers"))),
+			"teams must not name a team twice"),
+		Entry("RepositorySet: a team name the forge refuses", obj("RepositorySet", set("spec.teams", strs("web team"))), "spec.teams[0]"),
+		Entry("RepositorySet: an unknown removals", obj("RepositorySet", set("spec.removals", "Ignore")), "spec.removals"),
+		Entry("RepositorySet: deletionPolicy Archive", obj("RepositorySet", set("spec.deletionPolicy", "Archive")), "spec.deletionPolicy"),
+		Entry("RepositorySet: no repositories", obj("RepositorySet", unset("spec.repositories")), "spec.repositories"),
 	)
 })

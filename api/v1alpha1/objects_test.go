@@ -217,6 +217,15 @@ spec:
   forgeRef: {name: gitea}
   owner: acme
 `,
+	"RepositorySet": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: RepositorySet
+metadata: {name: acme-policy}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {organization: acme}
+  settings: {hasWiki: false}
+`,
 }
 
 // edit changes one field of an object given as its JSON map.

@@ -128,42 +128,10 @@ type Collaborator struct {
 	Permission string `json:"permission"`
 }
 
-// RepositorySpec is the desired state of a repository. Settings left unset
-// are not managed: whatever the forge holds for them stays.
-// +kubebuilder:validation:XValidation:rule="self.owner == oldSelf.owner",message="spec.owner is immutable",fieldPath=".owner"
-// +kubebuilder:validation:XValidation:rule="has(self.init) == has(oldSelf.init) && (!has(self.init) || self.init == oldSelf.init)",message="spec.init is immutable: it is used only when the operator creates the repository",fieldPath=".init"
-// +kubebuilder:validation:XValidation:rule="!has(self.collaborators) || self.collaborators.all(c, self.collaborators.filter(d, d.user.lowerAscii() == c.user.lowerAscii()).size() == self.collaborators.filter(d, d.user == c.user).size())",message="collaborators must not name a user twice (names are compared without case)",fieldPath=".collaborators"
-// +kubebuilder:validation:XValidation:rule="!has(self.previousNames) || !has(self.name) || !self.previousNames.exists(p, p.lowerAscii() == self.name.lowerAscii())",message="previousNames must not hold spec.name",fieldPath=".previousNames"
-type RepositorySpec struct {
-	ManagedSpec `json:",inline"`
-
-	// deletionPolicy: Orphan (default) leaves the repository when the
-	// resource is deleted; Archive archives it; Delete removes it with its
-	// git data, but only one the operator created, or one carrying the
-	// annotation forge.forgeops.dev/allow-delete: "true".
-	// +kubebuilder:default=Orphan
-	// +optional
-	DeletionPolicy RepositoryDeletionPolicy `json:"deletionPolicy,omitempty"`
-
-	// owner is the organization (or user) that owns the repository. Immutable.
-	Owner OwnerName `json:"owner"`
-
-	// name of the repository; metadata.name when unset. Changing it renames
-	// the repository in place (same id, issues and links kept).
-	// +optional
-	Name *RepoName `json:"name,omitempty"`
-
-	// previousNames: a repository found under one of these names (and not
-	// under name) is adopted and renamed.
-	// +kubebuilder:validation:MaxItems=10
-	// +listType=set
-	// +optional
-	PreviousNames []RepoName `json:"previousNames,omitempty"`
-
-	// init is used only when the operator creates the repository. Immutable.
-	// +optional
-	Init *RepositoryInit `json:"init,omitempty"`
-
+// RepositorySettings are a repository's settings a Repository and a
+// RepositorySet both manage: each only when set (whatever the forge holds
+// for one left unset stays).
+type RepositorySettings struct {
 	// description of the repository.
 	// +kubebuilder:validation:MaxLength=2048
 	// +optional
@@ -179,10 +147,6 @@ type RepositorySpec struct {
 	// template marks the repository as a template.
 	// +optional
 	Template *bool `json:"template,omitempty"`
-	// archived makes the repository read-only; written last in a pass, and
-	// false is written first.
-	// +optional
-	Archived *bool `json:"archived,omitempty"`
 	// defaultBranch is the branch pull requests target by default.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
@@ -248,6 +212,50 @@ type RepositorySpec struct {
 	DefaultAllowMaintainerEdit *bool `json:"defaultAllowMaintainerEdit,omitempty"`
 	// +optional
 	IgnoreWhitespaceConflicts *bool `json:"ignoreWhitespaceConflicts,omitempty"`
+}
+
+// RepositorySpec is the desired state of a repository. Settings left unset
+// are not managed: whatever the forge holds for them stays.
+// +kubebuilder:validation:XValidation:rule="self.owner == oldSelf.owner",message="spec.owner is immutable",fieldPath=".owner"
+// +kubebuilder:validation:XValidation:rule="has(self.init) == has(oldSelf.init) && (!has(self.init) || self.init == oldSelf.init)",message="spec.init is immutable: it is used only when the operator creates the repository",fieldPath=".init"
+// +kubebuilder:validation:XValidation:rule="!has(self.collaborators) || self.collaborators.all(c, self.collaborators.filter(d, d.user.lowerAscii() == c.user.lowerAscii()).size() == self.collaborators.filter(d, d.user == c.user).size())",message="collaborators must not name a user twice (names are compared without case)",fieldPath=".collaborators"
+// +kubebuilder:validation:XValidation:rule="!has(self.previousNames) || !has(self.name) || !self.previousNames.exists(p, p.lowerAscii() == self.name.lowerAscii())",message="previousNames must not hold spec.name",fieldPath=".previousNames"
+type RepositorySpec struct {
+	ManagedSpec `json:",inline"`
+
+	// deletionPolicy: Orphan (default) leaves the repository when the
+	// resource is deleted; Archive archives it; Delete removes it with its
+	// git data, but only one the operator created, or one carrying the
+	// annotation forge.forgeops.dev/allow-delete: "true".
+	// +kubebuilder:default=Orphan
+	// +optional
+	DeletionPolicy RepositoryDeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// owner is the organization (or user) that owns the repository. Immutable.
+	Owner OwnerName `json:"owner"`
+
+	// name of the repository; metadata.name when unset. Changing it renames
+	// the repository in place (same id, issues and links kept).
+	// +optional
+	Name *RepoName `json:"name,omitempty"`
+
+	// previousNames: a repository found under one of these names (and not
+	// under name) is adopted and renamed.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=set
+	// +optional
+	PreviousNames []RepoName `json:"previousNames,omitempty"`
+
+	// init is used only when the operator creates the repository. Immutable.
+	// +optional
+	Init *RepositoryInit `json:"init,omitempty"`
+
+	RepositorySettings `json:",inline"`
+
+	// archived makes the repository read-only; written last in a pass, and
+	// false is written first.
+	// +optional
+	Archived *bool `json:"archived,omitempty"`
 
 	// topics is the set of topics; [] removes every topic.
 	// +kubebuilder:validation:MaxItems=25

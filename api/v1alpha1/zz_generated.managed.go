@@ -40,6 +40,7 @@ var (
 	_ Managed = &RepoHook{}
 	_ Managed = &Repository{}
 	_ Managed = &RepositoryFile{}
+	_ Managed = &RepositorySet{}
 	_ Managed = &RunnerSetting{}
 	_ Managed = &RunnerRegistrationToken{}
 	_ Managed = &TagProtection{}
@@ -328,6 +329,23 @@ func (in *RepositoryFile) GetManagedStatus() *ManagedStatus { return &in.Status.
 
 // GetDeletionPolicy returns the deletion policy, Orphan by default.
 func (in *RepositoryFile) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
+}
+
+// GetConditions returns the status conditions.
+func (in *RepositorySet) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *RepositorySet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *RepositorySet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *RepositorySet) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Orphan by default.
+func (in *RepositorySet) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
 }
 

@@ -98,8 +98,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	forgeRef := fs.String("forge-ref", export.DefaultForgeRef, "the connection the resources refer to: NAME (a Forge in their namespace) or ClusterForge/NAME")
 	fs.StringVar(&opts.Namespace, "namespace", "", "namespace of the resources (default: none, kubectl's)")
 	fs.StringVar(&opts.Namespace, "n", "", "shorthand for --namespace")
+	sets := fs.Bool("sets", false, "also propose a RepositorySet holding the settings every repository of ORG shares (applied, it writes nothing)")
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME|ClusterForge/NAME] [-n NAMESPACE] [--token-file FILE] > org.yaml")
+		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME|ClusterForge/NAME] [-n NAMESPACE] [--sets] [--token-file FILE] > org.yaml")
 		_, _ = fmt.Fprintln(stderr, "Writes the resources that describe what the forge holds for ORG, to adopt it without a change. The token comes from FORGE_TOKEN or --token-file.")
 		fs.PrintDefaults()
 	}
@@ -125,6 +126,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	opts.Server, opts.Now, opts.Writers = conn.url, time.Now(), controllers.Exporters()
+	if *sets {
+		opts.Writers = append(opts.Writers, controllers.PolicyExporters()...)
+	}
 	if err := export.Export(ctx, fc, opts, stdout); err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
 		return 1

@@ -188,7 +188,7 @@ func walk(ctx context.Context, b *Builder, src Source, org *forge.Organization) 
 			case wr.where == inScope || wr.where == inLiveRepository:
 				err = wr.write(ctx, b, src, at)
 			case wr.where == inAggregate:
-				err = collections[i].collect(ctx, src, at.scope)
+				err = collections[i].collect(ctx, src, at)
 			}
 			if err != nil {
 				return err

@@ -68,7 +68,7 @@ type place struct {
 // collection is one export's run of an aggregate: collect reads a live
 // repository's objects, write writes them all once every repository is read.
 type collection struct {
-	collect func(ctx context.Context, src Source, sc forge.Scope) error
+	collect func(ctx context.Context, src Source, at place) error
 	write   func(b *Builder, org string)
 }
 
@@ -126,14 +126,31 @@ func Aggregate[S, T any](collect func(ctx context.Context, src S, sc forge.Scope
 	return Writer{where: inAggregate, reader: reflect.TypeFor[S](), reads: offers[S], collection: func() collection {
 		var repos []RepoObjects[T]
 		return collection{
-			collect: func(ctx context.Context, src Source, sc forge.Scope) error {
-				objs, err := collect(ctx, any(src).(S), sc)
+			collect: func(ctx context.Context, src Source, at place) error {
+				objs, err := collect(ctx, any(src).(S), at.scope)
 				if err != nil {
 					return err
 				}
 				if len(objs) > 0 {
-					repos = append(repos, RepoObjects[T]{Repo: sc.String(), Objects: objs})
+					repos = append(repos, RepoObjects[T]{Repo: at.scope.String(), Objects: objs})
 				}
+				return nil
+			},
+			write: func(b *Builder, org string) { write(b, org, repos) },
+		}
+	}}
+}
+
+// AggregateListed collects each live repository as the organization's
+// listing gives it (no read of its own) and writes once every repository
+// is read: what every repository holds alike (a RepositorySet of the
+// settings they share).
+func AggregateListed(write func(b *Builder, org string, repos []forge.Repository)) Writer {
+	return Writer{where: inAggregate, reader: reflect.TypeFor[Source](), reads: offers[Source], collection: func() collection {
+		var repos []forge.Repository
+		return collection{
+			collect: func(_ context.Context, _ Source, at place) error {
+				repos = append(repos, at.repo)
 				return nil
 			},
 			write: func(b *Builder, org string) { write(b, org, repos) },

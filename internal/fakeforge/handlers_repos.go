@@ -76,15 +76,16 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 		"has_projects": fr.HasProjects, "has_releases": fr.HasReleases, "has_packages": fr.HasPackages,
 		"has_actions": fr.HasActions, "allow_merge_commits": fr.AllowMergeCommits, "allow_rebase": fr.AllowRebase,
 		"allow_rebase_explicit": fr.AllowRebaseExplicit, "allow_squash_merge": fr.AllowSquashMerge,
-		"allow_fast_forward_only_merge": fr.AllowFastForwardOnlyMerge, "allow_manual_merge": fr.AllowManualMerge,
-		"autodetect_manual_merge": fr.AutodetectManualMerge, "allow_rebase_update": fr.AllowRebaseUpdate,
+		"allow_fast_forward_only_merge": fr.AllowFastForwardOnlyMerge, "allow_rebase_update": fr.AllowRebaseUpdate,
 		"default_merge_style":               fr.DefaultMergeStyle,
 		"default_delete_branch_after_merge": fr.DefaultDeleteBranchAfterMerge,
 		"default_allow_maintainer_edit":     fr.DefaultAllowMaintainerEdit,
 		"ignore_whitespace_conflicts":       fr.IgnoreWhitespaceConflicts,
 	}
 	if !s.versionBefore(1, 25) {
-		out["has_code"] = fr.HasCode
+		// 1.24 writes the two manual-merge settings but answers neither
+		// (its api.Repository lacks them).
+		out["has_code"], out["allow_manual_merge"], out["autodetect_manual_merge"] = fr.HasCode, fr.AllowManualMerge, fr.AutodetectManualMerge
 	}
 	if !s.versionBefore(1, 27) {
 		out["allow_merge_update"], out["default_update_style"] = fr.AllowMergeUpdate, fr.DefaultUpdateStyle

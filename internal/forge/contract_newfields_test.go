@@ -17,6 +17,7 @@ limitations under the License.
 package forge_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,6 +41,7 @@ var newFieldBehaviours = []struct {
 	{"releases/bypass allow-list: kept under its switch from 1.27, ignored before", contractBypassAllowlist, nil},
 	{"releases/team visibility: private by default from 1.27, ignored before", contractTeamVisibility, nil},
 	{"releases/has_code from 1.25, update styles from 1.27 (checked together), ignored before", contractRepoNewSettings, nil},
+	{"releases/allow_manual_merge and autodetect_manual_merge answered from 1.25 (1.24 takes them unseen)", contractRepoManualMerge, nil},
 }
 
 // onReleases runs check on the target, and on the fake at each release
@@ -189,6 +191,31 @@ func contractRepoNewSettings(t *testing.T, tg *target) {
 		mustNoErr(t, err)
 		if !r.AllowMergeUpdate || r.DefaultUpdateStyle != "merge" || !r.HasCode {
 			t.Fatalf("back: %+v", r)
+		}
+	})
+}
+
+// contractRepoManualMerge: Gitea 1.24 writes the two manual-merge settings
+// of an edit but answers neither, in GET as in the listing (its
+// api.Repository lacks them; probed on 1.24.6): a spec setting one could
+// never be seen applied there, so they are gated from 1.25.
+func contractRepoManualMerge(t *testing.T, tg *target) {
+	onReleases(t, tg, func(t *testing.T, tg *target) {
+		flavor, semver := tg.version()
+		answered := flavor == "gitea" && atLeast(semver, 1, 25)
+		org := tg.org()
+		name := tg.repo(org)
+		r, err := tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{HasPullRequests: new(true),
+			AllowManualMerge: new(true), AutodetectManualMerge: new(true)})
+		mustNoErr(t, err)
+		if r.AllowManualMerge != answered || r.AutodetectManualMerge != answered {
+			t.Fatalf("edit answer: allow_manual_merge %v autodetect_manual_merge %v, want %v", r.AllowManualMerge, r.AutodetectManualMerge, answered)
+		}
+		all, err := tg.c.ListOrgRepos(ctx(t), org)
+		mustNoErr(t, err)
+		i := slices.IndexFunc(all, func(x forge.Repository) bool { return x.ID == r.ID })
+		if i < 0 || all[i].AllowManualMerge != answered || all[i].AutodetectManualMerge != answered {
+			t.Fatalf("listing: %+v, want the manual-merge settings %v", all, answered)
 		}
 	})
 }

@@ -19,6 +19,7 @@ package forge_test
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,6 +39,7 @@ var repositoryBehaviours = []struct {
 	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},
 	{"repos/topics replaced, lower-cased, checked", contractRepoTopics, nil},
 	{"repos/topics in the organization's listing", contractRepoTopicsListed, nil},
+	{"repos/the organization's listing carries every setting an edit wrote, as GET does", contractRepoSettingsListed, nil},
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
 }
 
@@ -293,4 +295,35 @@ func contractRepos(t *testing.T, tg *target) {
 		t.Fatalf("user repo owner: %+v", mine.Owner)
 	}
 	mustNoErr(t, tg.c.DeleteRepo(ctx(t), me.Login, mine.Name))
+}
+
+// contractRepoSettingsListed: a RepositorySet compares every setting from
+// the organization's listing, with no read per repository; the listing
+// answers each as GET does (Gitea 1.24.6 to 1.27.3, each release's own
+// fields).
+func contractRepoSettingsListed(t *testing.T, tg *target) {
+	org := tg.org()
+	name := tg.repo(org)
+	// Gitea 1.25 applies a pull request setting only with
+	// has_pull_requests in the same edit, as the operator sends it.
+	_, err := tg.c.EditRepo(ctx(t), org, name, forge.EditRepoOption{Description: ptr("policy"), Website: ptr("https://example.com"),
+		HasPullRequests: ptr(true), HasWiki: ptr(false), HasProjects: ptr(false), AllowMergeCommits: ptr(false), AllowRebase: ptr(false),
+		DefaultMergeStyle: ptr("squash"), DefaultDeleteBranchAfterMerge: ptr(true), IgnoreWhitespaceConflicts: ptr(true)})
+	mustNoErr(t, err)
+	got, err := tg.c.GetRepo(ctx(t), org, name)
+	mustNoErr(t, err)
+	if got.HasWiki || got.AllowRebase || got.DefaultMergeStyle != "squash" || !got.DefaultDeleteBranchAfterMerge || !got.IgnoreWhitespaceConflicts {
+		t.Fatalf("after the edit: %+v", got)
+	}
+	all, err := tg.c.ListOrgRepos(ctx(t), org)
+	mustNoErr(t, err)
+	i := slices.IndexFunc(all, func(x forge.Repository) bool { return x.ID == got.ID })
+	if i < 0 {
+		t.Fatalf("%s not listed: %+v", name, all)
+	}
+	listed := all[i]
+	listed.Owner, got.Owner = nil, nil
+	if !reflect.DeepEqual(listed, *got) {
+		t.Fatalf("listing %+v, GET %+v", listed, *got)
+	}
 }

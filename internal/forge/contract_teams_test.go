@@ -37,6 +37,7 @@ var teamBehaviours = []struct {
 	{"teams/PATCH: units map replaced, include-all only with permission, name optional", contractTeamEdit, nil},
 	{"teams/members: added users join the organization, the last owner stays, paged", contractTeamMembers, nil},
 	{"teams/repositories added and removed; unknown is 404; delete is 204 then 404", contractTeamRepos, nil},
+	{"teams/repositories: adding one twice and removing one it lacks are 204; an include-all team lists every repository and keeps them", contractTeamReposIdempotent, nil},
 }
 
 func teamNamed(t *testing.T, tg *target, org, name string) *forge.Team {
@@ -176,4 +177,46 @@ func contractTeamRepos(t *testing.T, tg *target) {
 	_, err = tg.c.GetTeam(ctx(t), org, tm.ID)
 	wantKind(t, err, forge.KindNotFound)
 	wantKind(t, tg.c.DeleteTeam(ctx(t), org, tm.ID), forge.KindNotFound)
+}
+
+// contractTeamReposIdempotent: what a RepositorySet relies on (probed on
+// Gitea 1.24.6 and 1.27.3). Adding a repository the team has, and
+// removing one it lacks, answer 204; a repository of another organization
+// is 404. A team with includes_all_repositories lists every repository of
+// its organization, a new one too; a PUT or DELETE of one answers 204 and
+// leaves the listing as it was.
+func contractTeamReposIdempotent(t *testing.T, tg *target) {
+	org := tg.org()
+	web, api := tg.repo(org), tg.repo(org)
+	other := tg.org()
+	elsewhere := tg.repo(other)
+	tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "developers", Permission: "write", UnitsMap: map[string]string{"repo.code": "write"}})
+	mustNoErr(t, err)
+	mustNoErr(t, tg.c.AddTeamRepo(ctx(t), tm.ID, org, web))
+	mustNoErr(t, tg.c.AddTeamRepo(ctx(t), tm.ID, org, web))
+	mustNoErr(t, tg.c.RemoveTeamRepo(ctx(t), tm.ID, org, api))
+	wantKind(t, tg.c.AddTeamRepo(ctx(t), tm.ID, other, elsewhere), forge.KindNotFound)
+	repos, err := tg.c.ListTeamRepos(ctx(t), tm.ID)
+	mustNoErr(t, err)
+	if len(repos) != 1 || repos[0].Name != web {
+		t.Fatalf("team repositories: %+v", repos)
+	}
+
+	all, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "everyone", Permission: "read", IncludesAllRepositories: true,
+		UnitsMap: map[string]string{"repo.code": "read"}})
+	mustNoErr(t, err)
+	later := tg.repo(org)
+	mustNoErr(t, tg.c.AddTeamRepo(ctx(t), all.ID, org, web))
+	mustNoErr(t, tg.c.RemoveTeamRepo(ctx(t), all.ID, org, api))
+	repos, err = tg.c.ListTeamRepos(ctx(t), all.ID)
+	mustNoErr(t, err)
+	var names []string
+	for _, r := range repos {
+		names = append(names, r.Name)
+	}
+	for _, want := range []string{web, api, later} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("include-all team lists %v, without %s", names, want)
+		}
+	}
 }

@@ -90,9 +90,14 @@ var fieldGates = []Gate{
 	{In: "BranchProtectionRule", Field: "bypassAllowlistUsernames", Gitea: "1.27", Forgejo: Never},
 	{In: "BranchProtectionRule", Field: "bypassAllowlistTeams", Gitea: "1.27", Forgejo: Never},
 	{In: "TeamSpec", Field: "visibility", Gitea: "1.27", Forgejo: Never},
-	{In: "RepositorySpec", Field: "hasCode", Gitea: "1.25", Forgejo: Never},
-	{In: "RepositorySpec", Field: "allowMergeUpdate", Gitea: "1.27", Forgejo: Never},
-	{In: "RepositorySpec", Field: "defaultUpdateStyle", Gitea: "1.27", Forgejo: Never},
+	{In: "RepositorySettings", Field: "hasCode", Gitea: "1.25", Forgejo: Never},
+	// Gitea 1.24 takes these two in an edit but never answers them (its
+	// api.Repository has no such fields; 1.25 added them, probed on 1.24.6
+	// and 1.25.5): a spec setting one could never be seen applied.
+	{In: "RepositorySettings", Field: "allowManualMerge", Gitea: "1.25", Forgejo: Never},
+	{In: "RepositorySettings", Field: "autodetectManualMerge", Gitea: "1.25", Forgejo: Never},
+	{In: "RepositorySettings", Field: "allowMergeUpdate", Gitea: "1.27", Forgejo: Never},
+	{In: "RepositorySettings", Field: "defaultUpdateStyle", Gitea: "1.27", Forgejo: Never},
 }
 
 // FieldGates are the gates of the fields of the spec type named in (its

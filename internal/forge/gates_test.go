@@ -31,7 +31,7 @@ import (
 // before the one that has it, and by no server of unknown flavor.
 func TestGatesByRelease(t *testing.T) {
 	bypass := gateOf(t, "BranchProtectionRule", "enableBypassAllowlist")
-	hasCode := gateOf(t, "RepositorySpec", "hasCode")
+	hasCode := gateOf(t, "RepositorySettings", "hasCode")
 	priority := gateOf(t, "BranchProtectionRule", "priority")
 	applyToAdmins := gateOf(t, "BranchProtectionRule", "applyToAdmins")
 	for _, tc := range []struct {
@@ -89,7 +89,7 @@ func TestLacksFields(t *testing.T) {
 	if want := "priority (Gitea's alone) and enableBypassAllowlist, bypassAllowlistTeams (Gitea 1.27 and later; not Forgejo) not supported by forgejo 15.0.3+gitea-1.22.0"; msg != want {
 		t.Errorf("message %q, want %q", msg, want)
 	}
-	repo := forgev1.RepositorySpec{HasCode: &no, DefaultUpdateStyle: new("rebase")}
+	repo := forgev1.RepositorySettings{HasCode: &no, DefaultUpdateStyle: new("rebase")}
 	if got := names(forge.NewServer("1.24.6").LacksFields(&repo)); !cmp.Equal(got, []string{"hasCode", "defaultUpdateStyle"}) {
 		t.Errorf("1.24.6 lacks %v", got)
 	}

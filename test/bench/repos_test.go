@@ -57,7 +57,7 @@ func BenchmarkRepositories(b *testing.B) {
 			for r := range repos {
 				obj := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: run.ns, Name: fmt.Sprintf("repo-%03d", r)},
 					Spec: forgev1.RepositorySpec{ManagedSpec: run.spec, Owner: forgev1.OwnerName(fmt.Sprintf("org-%02d", r%orgs)),
-						Description: ptr("managed by the benchmark")}}
+						RepositorySettings: forgev1.RepositorySettings{Description: ptr("managed by the benchmark")}}}
 				if r%2 == 1 {
 					obj.Spec.Topics = []forgev1.Topic{"bench", "go"}
 				}

@@ -253,9 +253,9 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			repo := w.repoName(r)
 			apply(&forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo},
 				Spec: forgev1.RepositorySpec{ManagedSpec: spec, Owner: forgev1.OwnerName(org), Name: ptr(forgev1.RepoName(repo)),
-					Description: ptr("governed by W2"), Website: ptr("https://example.com/" + repo),
-					HasWiki: ptr(false), HasProjects: ptr(false), AllowMergeCommits: ptr(false),
-					DefaultMergeStyle: ptr("squash"), DefaultDeleteBranchAfterMerge: ptr(true),
+					RepositorySettings: forgev1.RepositorySettings{Description: ptr("governed by W2"), Website: ptr("https://example.com/" + repo),
+						HasWiki: ptr(false), HasProjects: ptr(false), AllowMergeCommits: ptr(false),
+						DefaultMergeStyle: ptr("squash"), DefaultDeleteBranchAfterMerge: ptr(true)},
 					Topics: []forgev1.Topic{"go", "service", forgev1.Topic(org)}}})
 			// The Owners team has every repository: the forge shows it at once.
 			apply(&forgev1.TagProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-" + repo + "-tags"},

@@ -71,7 +71,7 @@ var _ = Describe("References end to end", func() {
 
 		By("the template arrives as a Repository: each resource follows the one it waits for")
 		src := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "service-template"},
-			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), Template: ptr(true),
+			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), RepositorySettings: forgev1.RepositorySettings{Template: ptr(true)},
 				Init: &forgev1.RepositoryInit{AutoInit: ptr(true)}}}
 		Expect(k8s.Create(ctx, src)).To(Succeed())
 		for _, obj := range []client.Object{src, api, team, tp, bp} {

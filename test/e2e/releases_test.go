@@ -53,8 +53,8 @@ var _ = Describe("Release gates: fields of Gitea 1.27", func() {
 			Spec: forgev1.TeamSpec{ManagedSpec: managed(), Organization: forgev1.OwnerName(sc.org), Visibility: ptr("limited"),
 				Units: &forgev1.TeamUnits{Code: "read"}}}
 		docs := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "docs"},
-			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), HasCode: ptr(false),
-				DefaultUpdateStyle: ptr("rebase")}}
+			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), RepositorySettings: forgev1.RepositorySettings{HasCode: ptr(false),
+				DefaultUpdateStyle: ptr("rebase")}}}
 		for _, obj := range []client.Object{bp, team, docs} {
 			Expect(k8s.Create(ctx, obj)).To(Succeed())
 		}

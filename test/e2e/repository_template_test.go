@@ -50,8 +50,9 @@ var _ = Describe("Repository from a template end to end", func() {
 
 		By("the template arrives as a Repository; the waiting one is generated from it")
 		src := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "go-service"},
-			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), Template: ptr(true),
-				Init: &forgev1.RepositoryInit{AutoInit: ptr(true)}, DefaultBranch: ptr("main"), Topics: []forgev1.Topic{"go", "service"}}}
+			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org),
+				RepositorySettings: forgev1.RepositorySettings{Template: ptr(true), DefaultBranch: ptr("main")},
+				Init:               &forgev1.RepositoryInit{AutoInit: ptr(true)}, Topics: []forgev1.Topic{"go", "service"}}}
 		Expect(k8s.Create(ctx, src)).To(Succeed())
 		Expect(expectReady(src)).To(Equal(forgev1.ReasonCreated))
 		Expect(expectReady(early)).To(Equal(forgev1.ReasonCreated))

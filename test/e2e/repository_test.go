@@ -58,9 +58,10 @@ var _ = Describe("Repository end to end", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "web"},
 			Spec: forgev1.RepositorySpec{
 				ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), DeletionPolicy: "Delete",
-				Init:        &forgev1.RepositoryInit{AutoInit: ptr(true), License: ptr("MIT"), Gitignores: ptr("Go")},
-				Description: ptr("The website"), DefaultBranch: ptr("main"), HasWiki: ptr(false),
-				DefaultMergeStyle: ptr("squash"), Topics: []forgev1.Topic{"web", "go"},
+				Init: &forgev1.RepositoryInit{AutoInit: ptr(true), License: ptr("MIT"), Gitignores: ptr("Go")},
+				RepositorySettings: forgev1.RepositorySettings{Description: ptr("The website"), DefaultBranch: ptr("main"), HasWiki: ptr(false),
+					DefaultMergeStyle: ptr("squash")},
+				Topics:        []forgev1.Topic{"web", "go"},
 				Collaborators: []forgev1.Collaborator{{User: forgev1.OwnerName(alice), Permission: "write"}},
 			},
 		}
@@ -139,7 +140,7 @@ var _ = Describe("Repository end to end", func() {
 
 		adopt := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "api"},
 			Spec: forgev1.RepositorySpec{ManagedSpec: managed(), Owner: forgev1.OwnerName(sc.org), DeletionPolicy: "Delete",
-				HasIssues: ptr(true), DefaultMergeStyle: ptr("merge")}}
+				RepositorySettings: forgev1.RepositorySettings{HasIssues: ptr(true), DefaultMergeStyle: ptr("merge")}}}
 		Expect(k8s.Create(ctx, adopt)).To(Succeed())
 		Expect(expectReady(adopt)).To(Equal(forgev1.ReasonAdopted))
 
