@@ -92,6 +92,7 @@ func (e *repositorySet) Sync(ctx context.Context, write bool) (reconciler.SetRes
 	}
 	e.holds = holds
 	e.listings, e.teams, e.teamRepos = map[string][]forge.Repository{}, map[string][]forge.Team{}, map[int64][]forge.Repository{}
+	e.release = e
 	res, err := e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
 		return e.syncRepo(ctx, r, write)
 	})
@@ -745,6 +746,28 @@ func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, 
 	return nil
 }
 
+// removeIn releases repository r under deletionPolicy Delete: it takes
+// back the access the set recorded giving there, as deleting the set does
+// (the set's releaser). Settings and topics stay.
+func (e *repositorySet) removeIn(ctx context.Context, _ forge.Interface, r repo) (int, error) {
+	var o repoOutcome
+	err := e.takeBackIn(ctx, &o, r, r.id, true)
+	return o.deleted, err
+}
+
+// releaseNote: what releases under Delete did, for the Event Released.
+func (e *repositorySet) releaseNote(removed int) string {
+	return fmt.Sprintf("took back %d team %s the set gave; settings and topics stay", removed, plural(removed, "access", "accesses"))
+}
+
+// forget drops the record of the access the set gave in repository id,
+// released without a removal: the access stays, no longer the set's.
+func (e *repositorySet) forget(id int64) {
+	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
+		e.forgetGrant(g.ID, id)
+	}
+}
+
 // reportRemovals keeps status.pendingRemovals (removals Report): the
 // access the set gave teams it no longer lists that their listings, taken
 // in this pass, still show. The set removes none of it.
@@ -779,20 +802,8 @@ func (e *repositorySet) reportRemovals(ctx context.Context) error {
 			items = append(items, forgev1.PendingRemoval{Repository: g.Organization + "/" + have[i].Name, Kind: "TeamAccess", Name: g.Team})
 		}
 	}
-	st.PendingRemovals = pendingOf(items)
+	st.PendingRemovals = reconciler.PendingRemovals(items)
 	return nil
-}
-
-// pendingOf is status.pendingRemovals of items: their count, and at most
-// 20 of them sorted by repository, kind and name; nil for none.
-func pendingOf(items []forgev1.PendingRemoval) *forgev1.PendingRemovals {
-	if len(items) == 0 {
-		return nil
-	}
-	slices.SortFunc(items, func(a, b forgev1.PendingRemoval) int {
-		return cmp.Or(cmp.Compare(a.Repository, b.Repository), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
-	})
-	return &forgev1.PendingRemovals{Count: int32(len(items)), Items: items[:min(len(items), 20)]}
 }
 
 // Remove takes back (deletionPolicy Delete) every access the set recorded

@@ -292,6 +292,47 @@ var _ = Describe("RepositorySet", func() {
 		expectEvent(del, "Deleted: took back 2 team accesses the set gave (1 team); settings and topics stay")
 	})
 
+	It("releases a repository whose topic was removed: under Delete it takes back the access it gave there, under Orphan it leaves it and forgets it gave it", func() {
+		for _, r := range []string{"web", "api"} {
+			Expect(fc.SetRepoTopics(ctx, "acme", r, []string{"service"})).To(Succeed())
+		}
+		_, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "ops", Permission: "read", UnitsMap: map[string]string{"repo.code": "read"}})
+		Expect(err).NotTo(HaveOccurred())
+		del := newSet("release-delete")
+		del.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		del.Spec.Teams = []forgev1.TeamName{"developers"}
+		orphan := newSet("release-orphan")
+		orphan.Spec.Teams = []forgev1.TeamName{"ops"}
+		for _, s := range []*forgev1.RepositorySet{del, orphan} {
+			s.Spec.Repositories.Topics = []forgev1.Topic{"service"}
+			Expect(k8s.Create(ctx, s)).To(Succeed())
+			expectReady(s)
+		}
+		Expect(teamRepos()).To(Equal([]string{"api", "web"}))
+		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "web"}))
+		api := repoOf("api").ID
+		grantsOf := func(s *forgev1.RepositorySet) func(Gomega) []int64 {
+			return func(g Gomega) []int64 {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+				var ids []int64
+				for _, gr := range s.Status.TeamGrants {
+					ids = append(ids, gr.RepositoryIDs...)
+				}
+				return ids
+			}
+		}
+		Eventually(grantsOf(orphan), timeout, poll).Should(ContainElement(api))
+
+		Expect(fc.SetRepoTopics(ctx, "acme", "api", []string{"library"})).To(Succeed())
+		Eventually(teamRepos, timeout, poll).Should(Equal([]string{"web"}), "Delete takes back the access it gave the repository that left")
+		expectEvent(del, "Released: released acme/api; took back 1 team access the set gave; settings and topics stay")
+		expectEvent(orphan, "Released: released acme/api; deletionPolicy Orphan: the settings the set wrote there stay")
+		Eventually(grantsOf(orphan), timeout, poll).ShouldNot(ContainElement(api), "the access it no longer governs is no longer recorded")
+		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "web"}), "Orphan leaves the access")
+		Eventually(grantsOf(del), timeout, poll).ShouldNot(ContainElement(api))
+		atRest()
+	})
+
 	It("writes nothing to a team whose Team resource lists its repositories: a repository the Team leaves out is a Conflict naming it", func() {
 		team := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "developers"},
 			Spec: forgev1.TeamSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},

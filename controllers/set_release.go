@@ -68,6 +68,14 @@ type releaser interface {
 	removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error)
 }
 
+// forgetter is implemented by a set kind that records in its own status
+// what it gave a repository (RepositorySet's team access): a release that
+// removes nothing there (Orphan, an archived or a gone repository) drops
+// that record, and what the set gave stays as the repository's own.
+type forgetter interface {
+	forget(id int64)
+}
+
 // setRemoval is a kind's deletion of its objects in one repository: doomed
 // lists (through fresh) those of r the set lists and no other resource
 // holds, del deletes one; max is maxDeletionsPerRepository.
@@ -145,7 +153,11 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	policy := rs.obj.GetDeletionPolicy()
 	out := fresh.releaseEach(ctx, rs.release, policy, left, clock)
 	st.Matched = encodeMatched(union(keep, out.keep))
-	return out.note(policy, rs.nouns), out.failures, nil
+	note := out.note(policy, rs.nouns)
+	if n, ok := rs.release.(releaseNoter); ok && note != "" && policy == forgev1.DeletionPolicyDelete {
+		note = out.lead() + "; " + n.releaseNote(out.deleted)
+	}
+	return note, out.failures, nil
 }
 
 // releases are what one pass's releases did.
@@ -188,6 +200,9 @@ func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1
 			out.keep = append(out.keep, id)
 			continue
 		}
+		if f, ok := rel.(forgetter); ok {
+			f.forget(id)
+		}
 		switch {
 		case !found:
 			out.names = append(out.names, fmt.Sprintf("repository %d (gone)", id))
@@ -216,14 +231,26 @@ func (out releases) note(policy forgev1.DeletionPolicy, nouns string) string {
 	if len(out.names) == 0 {
 		return ""
 	}
-	note := "released " + out.names[0]
-	if len(out.names) > 1 {
-		note = fmt.Sprintf("released %d repositories: %s", len(out.names), boundList(out.names))
-	}
+	note := out.lead()
 	if policy != forgev1.DeletionPolicyDelete {
 		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, nouns)
 	}
 	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, nouns)
+}
+
+// lead names the released repositories: "released acme/api".
+func (out releases) lead() string {
+	if len(out.names) > 1 {
+		return fmt.Sprintf("released %d repositories: %s", len(out.names), boundList(out.names))
+	}
+	return "released " + out.names[0]
+}
+
+// releaseNoter is implemented by a releaser whose removals are not the
+// set's objects by its nouns (RepositorySet takes back access): it says
+// what a release under Delete did.
+type releaseNoter interface {
+	releaseNote(removed int) string
 }
 
 // locate finds a recorded repository by id: in the listings just taken,
