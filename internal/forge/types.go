@@ -247,9 +247,9 @@ type RunnerLabel struct {
 
 // Repository holds the repository fields the operator needs: the
 // settings the Repository kind manages, each as GET /repos/{o}/{r} and the
-// organization's listing report it (verified on Gitea 1.24 to 1.26: the
-// listing carries every setting and the topics, so at rest no repository
-// is read on its own).
+// organization's listing report it (verified on Gitea 1.24.6 to 1.27.3
+// by the contract suite: the listing carries every setting and the
+// topics, so at rest no repository is read on its own).
 type Repository struct {
 	ID          int64  `json:"id"`
 	Name        string `json:"name"`
