@@ -183,6 +183,13 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	fmt.Println("    created repositories acme/api and acme/sandbox-play (the LabelSet skips sandbox-*)")
+	// A team the organization's admins keep by hand (no Team resource):
+	// the RepositorySet sample gives it access to every repository.
+	if _, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "developers", Permission: "write",
+		UnitsMap: map[string]string{"repo.code": "write", "repo.pulls": "write", "repo.issues": "write"}}); err != nil {
+		return fmt.Errorf("create team acme/developers: %w", err)
+	}
+	fmt.Println("    created team acme/developers by hand (the RepositorySet gives it every repository but the sandboxes)")
 	if _, err := fc.RegisterRunner(ctx, forge.OrgScope("acme"), "acme-runner-1", "ubuntu-latest", "linux"); err != nil {
 		return err
 	}
