@@ -31,16 +31,12 @@ import (
 // the update styles) and an older one neither answers nor applies them (it
 // drops an unknown JSON field without a word, which is why the operator
 // gates them before writing). On the fake each is checked at 1.27, 1.26
-// and 1.24 as well. TestContract appends them.
-var newFieldBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// and 1.24 as well. TestContract runs them.
+var newFieldBehaviours = registerBehaviours("newField", []behaviour{
 	{"releases/bypass allow-list: kept under its switch from 1.27, ignored before", contractBypassAllowlist, nil},
 	{"releases/team visibility: private by default from 1.27, ignored before", contractTeamVisibility, nil},
 	{"releases/has_code from 1.25, update styles from 1.27 (checked together), ignored before", contractRepoNewSettings, nil},
-}
+})
 
 // onReleases runs check on the target, and on the fake at each release
 // whose answers differ here.

@@ -27,19 +27,15 @@ import (
 )
 
 // repositoryBehaviours are what the Repository kind relies on, probed on
-// Gitea 1.26.4 before the fake learnt them. TestContract appends them.
-var repositoryBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// Gitea 1.26.4 before the fake learnt them. TestContract runs them.
+var repositoryBehaviours = registerBehaviours("repository", []behaviour{
 	{"repos/create takes init options; settings come back in GET and the listing", contractRepoCreateInit, nil},
 	{"repos/PATCH renames in place; the old path redirects, a write there is refused", contractRepoRename, nil},
 	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},
 	{"repos/topics replaced, lower-cased, checked", contractRepoTopics, nil},
 	{"repos/topics in the organization's listing", contractRepoTopicsListed, nil},
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
-}
+})
 
 func contractRepoCreateInit(t *testing.T, tg *target) {
 	org := tg.org()

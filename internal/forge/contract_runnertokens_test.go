@@ -30,15 +30,11 @@ import (
 // 1.24.6 (routers/api/v1/shared/runners.go GetRegistrationToken, the same
 // code behind every scope's POST and, before 1.26, GET). TestContract
 // appends them.
-var runnerTokenBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+var runnerTokenBehaviours = registerBehaviours("runnerToken", []behaviour{
 	{"runner tokens/every POST answers the scope's current token; it registers runners and stays valid", contractRunnerTokenStable, nil},
 	{"runner tokens/the instance's is the site admin's: 403 to others", contractRunnerTokenInstanceAdminOnly, nil},
 	{"runner tokens/GET beside POST before 1.26 only", contractRunnerTokenGet, nil},
-}
+})
 
 func contractRunnerTokenStable(t *testing.T, tg *target) {
 	org := tg.org()
