@@ -42,6 +42,7 @@ var (
 )
 
 var _ = Describe("admission", func() {
+	accepted, rejected, _, _, _ := kindRows()
 	// Admission is synchronous and the objects are never needed again:
 	// a dry-run create runs the full validation without storing anything.
 	create := func(ctx SpecContext, u *unstructured.Unstructured) error {
@@ -49,7 +50,7 @@ var _ = Describe("admission", func() {
 		return k8sClient.Create(ctx, u, client.DryRunAll)
 	}
 
-	DescribeTable("accepts valid objects, edge cases included",
+	DescribeTable("accepts valid objects, edge cases included", append([]any{
 		func(ctx SpecContext, u *unstructured.Unstructured) {
 			Expect(create(ctx, u)).To(Succeed())
 		},
@@ -160,14 +161,11 @@ var _ = Describe("admission", func() {
 		Entry("Project: the base object", obj("Project")),
 		Entry("Project: closed bug triage board", obj("Project",
 			set("spec.templateType", "bug_triage"), set("spec.state", "closed"), set("spec.cardType", "images_and_text"))),
-		Entry("Milestone: the base object", obj("Milestone")),
-		Entry("Milestone: closed, described, due", obj("Milestone",
-			set("spec.state", "closed"), set("spec.description", "The first release"), set("spec.dueOn", "2030-06-15T00:00:00Z"))),
 		Entry("RunnerSetting: the base object", obj("RunnerSetting")),
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
 			set("spec.runner", map[string]any{"id": int64(1)}))),
-	)
+	}, accepted...)...)
 
 	It("refuses a Team unit the forge does not have, naming it", func(ctx SpecContext) {
 		err := create(ctx, obj("Team", set("spec.units", map[string]any{"code": "write", "deploy": "read"})))
@@ -175,7 +173,7 @@ var _ = Describe("admission", func() {
 		Expect(err.Error()).To(ContainSubstring(`unknown field "spec.units.deploy"`))
 	})
 
-	DescribeTable("rejects an invalid object, naming the offending field",
+	DescribeTable("rejects an invalid object, naming the offending field", append([]any{
 		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
 			expectRejected(create(ctx, u), field)
 		},
@@ -369,7 +367,6 @@ var _ = Describe("admission", func() {
 		Entry("Label: name with a trailing newline", obj("Label", set("spec.name", "bug\n")), "spec.name"),
 		Entry("Project: title with a trailing space", obj("Project", set("spec.title", "Roadmap ")), "spec.title"),
 		Entry("Project: title with a leading tab", obj("Project", set("spec.title", "\tRoadmap")), "spec.title"),
-		Entry("Milestone: title with a trailing space", obj("Milestone", set("spec.title", "v1.0 ")), "spec.title"),
 		Entry("OrgHook: name with a trailing space", obj("OrgHook", set("spec.name", "ci ")), "spec.name"),
 		Entry("RunnerSetting: runner name with a trailing space", obj("RunnerSetting", set("spec.runner.name", "acme-runner-1 ")), "spec.runner.name"),
 
@@ -460,14 +457,6 @@ var _ = Describe("admission", func() {
 		Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
 		Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
 
-		// Milestone
-		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),
-		Entry("Milestone: empty title", obj("Milestone", set("spec.title", "")), "spec.title"),
-		Entry("Milestone: title missing", obj("Milestone", unset("spec.title")), "spec.title"),
-		Entry("Milestone: title over 255 characters", obj("Milestone", set("spec.title", strings.Repeat("t", 256))), "spec.title"),
-		Entry("Milestone: a date without a time", obj("Milestone", set("spec.dueOn", "2030-06-15")), "spec.dueOn"),
-		Entry("Milestone: repository without owner", obj("Milestone", set("spec.repository", "web")), "spec.repository"),
-
 		// Project
 		Entry("Project: unknown cardType", obj("Project", set("spec.cardType", "images")), "spec.cardType"),
 		Entry("Project: unknown templateType", obj("Project", set("spec.templateType", "scrum")), "spec.templateType"),
@@ -494,5 +483,5 @@ var _ = Describe("admission", func() {
 		Entry("RunnerSetting: disabled as a string", obj("RunnerSetting", set("spec.disabled", "yes")), "spec.disabled"),
 		Entry("RunnerSetting: managementPolicy in lower case", obj("RunnerSetting", set("spec.managementPolicy", "observe")), "spec.managementPolicy"),
 		Entry("RunnerSetting: syncInterval with a space", obj("RunnerSetting", set("spec.syncInterval", "1h 30m")), "spec.syncInterval"),
-	)
+	}, rejected...)...)
 })
