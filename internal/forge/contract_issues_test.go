@@ -32,7 +32,7 @@ import (
 
 // issueBehaviours are what LabelSet relies on: listing an organization's
 // repositories, archived ones, issues and pull requests by label, and
-// adding labels to them. TestContract appends them to its table.
+// adding labels to them. TestContract runs them.
 var issueBehaviours = registerBehaviours("issue", []behaviour{
 	{"repos/org listing: id order, archived listed, Link paging", contractOrgRepos, nil},
 	{"repos/org listing: private ones counted but hidden, short pages mid-list", contractOrgReposHidden, nil},
