@@ -23,9 +23,9 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// actionsBehaviours are what ActionsSecret and ActionsVariable rely on,
+// The actions behaviours are what ActionsSecret and ActionsVariable rely on,
 // probed on Gitea 1.26.4 before the fake learnt them. TestContract runs them.
-var actionsBehaviours = registerBehaviours("actions", []behaviour{
+var _ = registerBehaviours("actions", []behaviour{
 	{"actions/secrets: PUT creates or replaces, names upper-cased, values never listed", contractActionsSecrets, nil},
 	{"actions/variables: POST creates (409 when taken), PUT updates (404 when missing), values listed", contractActionsVariables, nil},
 	{"actions/names the forge refuses", contractActionsNames, nil},

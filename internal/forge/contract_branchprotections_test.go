@@ -29,10 +29,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// branchProtectionBehaviours are what a branch protection kind relies on,
+// The branchProtection behaviours are what a branch protection kind relies on,
 // probed on Gitea 1.26.4 (and 1.25.5, 1.24.6) before the fake learnt
 // them. TestContract runs them.
-var branchProtectionBehaviours = registerBehaviours("branchProtection", []behaviour{
+var _ = registerBehaviours("branchProtection", []behaviour{
 	{"branchprotections/create keeps every field; priority as sent or MAX+1; contexts and file patterns as sent", contractBPCreate, nil},
 	{"branchprotections/rule names: exact case, taken is 403, empty is 400, globs escaped in the path", contractBPNames, nil},
 	{"branchprotections/allow-lists: users need write (approvals read), teams the repository, else dropped; unknown is 422; read back as stored, by name, once", contractBPAllowLists, nil},

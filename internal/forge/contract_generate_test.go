@@ -25,10 +25,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// generateBehaviours are what Repository.spec.init.template relies on
+// The generate behaviours are what Repository.spec.init.template relies on
 // (POST /repos/{template}/generate), probed on Gitea 1.24.6, 1.25.5 and
 // 1.26.4. TestContract runs them.
-var generateBehaviours = registerBehaviours("generate", []behaviour{
+var _ = registerBehaviours("generate", []behaviour{
 	{"repos/generate copies the parts chosen; its answer lists no topics", contractGenerateParts, nil},
 	{"repos/generate without git content is empty, on the branch sent", contractGenerateNoContent, nil},
 	{"repos/generate refuses a missing or plain source, no part, a taken name, an unknown owner", contractGenerateRefusals, nil},

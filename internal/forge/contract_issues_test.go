@@ -30,10 +30,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// issueBehaviours are what LabelSet relies on: listing an organization's
+// The issue behaviours are what LabelSet relies on: listing an organization's
 // repositories, archived ones, issues and pull requests by label, and
 // adding labels to them. TestContract runs them.
-var issueBehaviours = registerBehaviours("issue", []behaviour{
+var _ = registerBehaviours("issue", []behaviour{
 	{"repos/org listing: id order, archived listed, Link paging", contractOrgRepos, nil},
 	{"repos/org listing: private ones counted but hidden, short pages mid-list", contractOrgReposHidden, nil},
 	{"repos/archive and unarchive; label writes allowed, issue create 423", contractRepoArchive, nil},

@@ -30,10 +30,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// milestoneBehaviours are what the Milestone kind relies on, read in
+// The milestone behaviours are what the Milestone kind relies on, read in
 // Gitea's routers/api/v1/repo/milestone.go and probed on 1.24.6 and 1.27.3
 // before the fake learnt them. TestContract runs them.
-var milestoneBehaviours = registerBehaviours("milestone", []behaviour{
+var _ = registerBehaviours("milestone", []behaviour{
 	{"milestones/create, list every state, get, delete by id; titles trimmed, taken and empty ones accepted", contractMilestoneLifecycle, nil},
 	{"milestones/PATCH: state, description, title; the due date cleared unless sent, else the end of its day", contractMilestoneEdit, nil},
 	{"milestones/a missing id is looked up as a title", contractMilestoneIDOrTitle, nil},

@@ -24,10 +24,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// pushMirrorBehaviours are what the PushMirror kind relies on, read in
+// The pushMirror behaviours are what the PushMirror kind relies on, read in
 // Gitea's source (pushmirrors.go) and probed on 1.26.4 and 1.24.6.
 // TestContract runs them.
-var pushMirrorBehaviours = registerBehaviours("pushMirror", []behaviour{
+var _ = registerBehaviours("pushMirror", []behaviour{
 	{"pushmirrors/create (200), list, get, delete by remote name; no user info kept; one address twice", contractMirrorLifecycle, nil},
 	{"pushmirrors/refusals: interval before address; protocols, URLs, local paths, loopback, private and unresolvable hosts", contractMirrorRefusals, nil},
 	{"pushmirrors/archived repository: POST, DELETE and sync 423; reads allowed", contractMirrorArchived, nil},

@@ -27,10 +27,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// tagProtectionBehaviours are what the TagProtection kind relies on, read
+// The tagProtection behaviours are what the TagProtection kind relies on, read
 // in Gitea's routers/api/v1/repo/tag.go and probed on 1.24.6 and 1.26.4
 // before the fake learnt them. TestContract runs them.
-var tagProtectionBehaviours = registerBehaviours("tagProtection", []behaviour{
+var _ = registerBehaviours("tagProtection", []behaviour{
 	{"tagprotections/create, list, get, edit, delete by id; a pattern is trimmed, taken is 403, empty 400", contractTagLifecycle, nil},
 	{"tagprotections/allow-lists: any case, read back as stored; unknown is 422; only those with access shown", contractTagAllowLists, nil},
 	{"tagprotections/a user's repository ignores team lists, unknown teams included", contractTagUserRepo, nil},

@@ -25,10 +25,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// teamBehaviours are what the Team kind relies on, probed on Gitea 1.26.4
+// The team behaviours are what the Team kind relies on, probed on Gitea 1.26.4
 // (and read in the handlers of 1.24.6 and 1.25.5, which are the same)
 // before the fake learnt them. TestContract runs them.
-var teamBehaviours = registerBehaviours("team", []behaviour{
+var _ = registerBehaviours("team", []behaviour{
 	{"teams/Owners exists; create needs units; names unique without case", contractTeamCreate, nil},
 	{"teams/PATCH: units map replaced, include-all only with permission, name optional", contractTeamEdit, nil},
 	{"teams/members: added users join the organization, the last owner stays, paged", contractTeamMembers, nil},

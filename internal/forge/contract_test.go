@@ -65,10 +65,10 @@ func registeredBehaviours() []behaviour {
 	return all
 }
 
-// coreBehaviours are the server, authentication and routing behaviours and
+// The core behaviours are the server, authentication and routing behaviours and
 // the kinds whose cases have not moved to a group of their own; they run
 // first (group "").
-var coreBehaviours = registerBehaviours("", []behaviour{
+var _ = registerBehaviours("", []behaviour{
 	{"server/version parses", contractVersion, nil},
 	{"server/current user", contractCurrentUser, nil},
 	{"auth/bad token is 401 everywhere", contractBadToken, nil},

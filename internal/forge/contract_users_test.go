@@ -29,11 +29,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// userBehaviours are the admin user API the contract suite makes its
+// The user behaviours are the admin user API the contract suite makes its
 // members, collaborators and allow-list entries with, probed on Gitea
 // 1.26.4 (and 1.25.5, 1.24.6) before the fake learnt it. TestContract
 // appends them.
-var userBehaviours = registerBehaviours("user", []behaviour{
+var _ = registerBehaviours("user", []behaviour{
 	{"users/create get list delete; taken name or email is 422; unknown is 404", contractUserLifecycle, nil},
 	{"users/the admin API is the site admin's: 403 to others", contractUserAdminOnly, nil},
 	{"users/delete refused while the user owns repositories or belongs to an organization; purge removes them", contractUserDeleteRefused, nil},
