@@ -132,17 +132,12 @@ func milestoneChanges(s forgev1.MilestoneSpec, m *forge.Milestone) milestoneEdit
 	if s.DueOn != nil {
 		c.opt.DueOn = &s.DueOn.Time
 	}
-	diff := func(field, want, have string, dst **string) {
-		if want != have {
-			*dst, c.changes = &want, append(c.changes, compare.Change(field, have, want))
-		}
-	}
-	diff("title", s.Title, m.Title, &c.opt.Title)
+	compare.String(&c.changes, "title", s.Title, m.Title, &c.opt.Title)
 	if s.Description != nil {
-		diff("description", *s.Description, m.Description, &c.opt.Description)
+		compare.String(&c.changes, "description", *s.Description, m.Description, &c.opt.Description)
 	}
 	if s.State != nil {
-		diff("state", *s.State, m.State, &c.opt.State)
+		compare.String(&c.changes, "state", *s.State, m.State, &c.opt.State)
 	}
 	if !sameDueDate(c.opt.DueOn, m.DueOn) {
 		c.changes = append(c.changes, compare.Change("dueOn", formatDue(m.DueOn), formatDue(c.opt.DueOn)))

@@ -146,17 +146,12 @@ type projectChanges struct {
 func (e *project) changes(p *forge.Project) projectChanges {
 	s := e.spec()
 	var c projectChanges
-	diff := func(field, want, have string, dst **string) {
-		if want != have {
-			*dst, c.changes = &want, append(c.changes, compare.Change(field, have, want))
-		}
-	}
-	diff("title", s.Title, p.Title, &c.opt.Title)
+	compare.String(&c.changes, "title", s.Title, p.Title, &c.opt.Title)
 	if s.Description != nil {
-		diff("description", *s.Description, p.Description, &c.opt.Description)
+		compare.String(&c.changes, "description", *s.Description, p.Description, &c.opt.Description)
 	}
-	diff("cardType", projectCardType(s), p.CardType, &c.opt.CardType)
-	diff("state", projectState(s), p.State, &c.opt.State)
+	compare.String(&c.changes, "cardType", projectCardType(s), p.CardType, &c.opt.CardType)
+	compare.String(&c.changes, "state", projectState(s), p.State, &c.opt.State)
 	slices.SortFunc(c.changes, compare.ByField)
 	return c
 }

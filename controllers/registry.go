@@ -121,7 +121,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.OrgHook](orgHookKind(digests), true),
 		managedKind[*forgev1.RepoHook](repoHookKind(digests), true),
 		managedKind[*forgev1.Project](projectKind(), true),
-		managedKind[*forgev1.RunnerSetting](runnerSettingKind{}, false),
+		managedKind[*forgev1.RunnerSetting](runnerSettingKind(), false),
 		managedKind[*forgev1.Repository](repositoryKind{}, true),
 		managedKind[*forgev1.Team](teamKind{}, true),
 		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, secrets.NewSent()), true),

@@ -193,6 +193,16 @@ type repoChild[T forgev1.Managed] struct {
 	// "repo:acme/web|tagprotection:v*". Two resources of one key conflict.
 	// Without name the kind has no key (its objects have no natural name).
 	keyTag string
+	// key, when set, is the part of obj's key after its scope instead
+	// ("runner-id:5" or "runner:ci-1": a kind picked by id or by name).
+	key func(T) string
+	// notResident: obj is picked in a repository but waits for its own
+	// object rather than for the Repository, and writes to that object,
+	// not into the repository: no Repository wait (RepoRefs is empty) and
+	// no archived stall (a RunnerSetting: act_runner registers the runner
+	// once the repository exists, and an archived repository's runners
+	// are still the forge's to enable or disable).
+	notResident bool
 	// of: messages say "of repository ..." rather than "in repository ...".
 	of bool
 	// where is the repository (or organization) obj lives in.
@@ -287,6 +297,9 @@ func (d repoChild[T]) NewList() client.ObjectList {
 // Key: the scope (owner and repository names without case, as the forge
 // compares them) and the kind's natural name; "" for a kind without one.
 func (d repoChild[T]) Key(obj T) string {
+	if d.key != nil {
+		return d.where(obj).key() + "|" + d.key(obj)
+	}
 	if d.name == nil {
 		return ""
 	}
@@ -324,7 +337,12 @@ func (d repoChild[T]) Connect(ctx context.Context, obj T, pass *reconciler.Pass)
 
 // RepoRefs: an object of a repository waits for its Repository resource
 // (requeued when it becomes Ready); one of an organization for none.
-func (d repoChild[T]) RepoRefs(obj T) []string { return d.where(obj).repoRefs() }
+func (d repoChild[T]) RepoRefs(obj T) []string {
+	if d.notResident {
+		return nil
+	}
+	return d.where(obj).repoRefs()
+}
 
 // LivesInRepository: a repository's child reads the forge in its
 // repository before it writes (reconciler.RepoResident).
@@ -349,6 +367,9 @@ func (d repoChild[T]) UnknownNote(a reconciler.Action, unknown []string) string 
 // BeforeWrite: nothing is written into an archived repository (the
 // resource stalls, RepositoryArchived, until it is unarchived).
 func (d repoChild[T]) BeforeWrite(ctx context.Context, obj T, pass *reconciler.Pass) error {
+	if d.notResident {
+		return nil
+	}
 	return d.where(obj).beforeWrite(ctx, pass)
 }
 

@@ -38,26 +38,31 @@ import (
 // runnerSettingKind keeps an Actions runner enabled or disabled. Runners
 // register themselves: there is nothing to create, so a runner not found
 // yet keeps the resource waiting (retried with backoff) until it appears.
-// Deleting with deletionPolicy Delete re-enables the runner.
-type runnerSettingKind struct {
-	kindBase[forgev1.RunnerSetting, forgev1.RunnerSettingList]
-}
-
-// Key: a runner picked by id and one picked by name may still be the same
-// runner; the loop's check on status.id (the runner's id) catches that.
-func (runnerSettingKind) Key(r *forgev1.RunnerSetting) string {
-	if id := r.Spec.Runner.ID; id != nil {
-		return runnerScope(r).key() + "|runner-id:" + strconv.FormatInt(*id, 10)
+// Deleting with deletionPolicy Delete re-enables the runner. Its key,
+// messages and token scopes are a repository child's (of an organization
+// too), but it waits for its runner, not its Repository, and stalls in no
+// archived repository (notResident); its server check is its own, in
+// Observe, to say what it cannot do there.
+func runnerSettingKind() repoChild[*forgev1.RunnerSetting] {
+	return repoChild[*forgev1.RunnerSetting]{
+		noun:  "runner",
+		shown: runnerRef,
+		// A runner picked by id and one picked by name may still be the
+		// same runner; the loop's check on status.id (the runner's id)
+		// catches that.
+		key: func(r *forgev1.RunnerSetting) string {
+			if id := r.Spec.Runner.ID; id != nil {
+				return "runner-id:" + strconv.FormatInt(*id, 10)
+			}
+			return "runner:" + r.Spec.Runner.Name
+		},
+		notResident: true,
+		where:       runnerScope,
+		list:        &forgev1.RunnerSettingList{},
+		connect: func(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+			return &runnerSetting{obj: r, fc: pass.Forge, scope: at.scope, server: at.server}, nil
+		},
 	}
-	return runnerScope(r).key() + "|runner:" + r.Spec.Runner.Name
-}
-
-func (runnerSettingKind) Describe(r *forgev1.RunnerSetting) string {
-	return fmt.Sprintf("runner %s in %s", runnerRef(r), runnerScope(r).describe())
-}
-
-func (runnerSettingKind) Connect(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass) (reconciler.External, error) {
-	return &runnerSetting{obj: r, fc: pass.Forge, scope: runnerScope(r), server: pass.Server}, nil
 }
 
 func runnerScope(r *forgev1.RunnerSetting) scope {

@@ -35,10 +35,6 @@ func (organizationKind) WriteScopes(*forgev1.Organization, *reconciler.Pass, boo
 	return []string{forge.ScopeWriteOrganization}
 }
 
-func (runnerSettingKind) WriteScopes(r *forgev1.RunnerSetting, _ *reconciler.Pass, _ bool) []string {
-	return []string{forge.WriteScopeOf(runnerScope(r).Scope)}
-}
-
 // WriteScopes of a Repository: write:repository; its plain create goes
 // to POST /orgs/{owner}/repos first (the organization routes: also
 // write:organization, asked before the forge looks the owner up), then,

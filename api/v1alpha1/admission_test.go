@@ -42,6 +42,7 @@ var (
 )
 
 var _ = Describe("admission", func() {
+	accepted, rejected, _, _, _ := kindRows()
 	// Admission is synchronous and the objects are never needed again:
 	// a dry-run create runs the full validation without storing anything.
 	create := func(ctx SpecContext, u *unstructured.Unstructured) error {
@@ -49,7 +50,7 @@ var _ = Describe("admission", func() {
 		return k8sClient.Create(ctx, u, client.DryRunAll)
 	}
 
-	DescribeTable("accepts valid objects, edge cases included",
+	DescribeTable("accepts valid objects, edge cases included", append([]any{
 		func(ctx SpecContext, u *unstructured.Unstructured) {
 			Expect(create(ctx, u)).To(Succeed())
 		},
@@ -160,9 +161,6 @@ var _ = Describe("admission", func() {
 		Entry("Project: the base object", obj("Project")),
 		Entry("Project: closed bug triage board", obj("Project",
 			set("spec.templateType", "bug_triage"), set("spec.state", "closed"), set("spec.cardType", "images_and_text"))),
-		Entry("Milestone: the base object", obj("Milestone")),
-		Entry("Milestone: closed, described, due", obj("Milestone",
-			set("spec.state", "closed"), set("spec.description", "The first release"), set("spec.dueOn", "2030-06-15T00:00:00Z"))),
 		Entry("Receiver: the base object", obj("Receiver")),
 		Entry("Receiver: two organizations, a secret, one event, a port and a trailing slash", obj("Receiver",
 			set("spec.organizations", strs("acme", "acme-labs")), set("spec.url", "http://receiver.forge-system:9443/"),
@@ -192,7 +190,7 @@ var _ = Describe("admission", func() {
 		Entry("RunnerSetting: repository runner by id", obj("RunnerSetting",
 			unset("spec.organization"), set("spec.repository", "acme/web"),
 			set("spec.runner", map[string]any{"id": int64(1)}))),
-	)
+	}, accepted...)...)
 
 	It("refuses a Team unit the forge does not have, naming it", func(ctx SpecContext) {
 		err := create(ctx, obj("Team", set("spec.units", map[string]any{"code": "write", "deploy": "read"})))
@@ -209,7 +207,7 @@ var _ = Describe("admission", func() {
 		}
 	})
 
-	DescribeTable("rejects an invalid object, naming the offending field",
+	DescribeTable("rejects an invalid object, naming the offending field", append([]any{
 		func(ctx SpecContext, u *unstructured.Unstructured, field string) {
 			expectRejected(create(ctx, u), field)
 		},
@@ -403,7 +401,6 @@ var _ = Describe("admission", func() {
 		Entry("Label: name with a trailing newline", obj("Label", set("spec.name", "bug\n")), "spec.name"),
 		Entry("Project: title with a trailing space", obj("Project", set("spec.title", "Roadmap ")), "spec.title"),
 		Entry("Project: title with a leading tab", obj("Project", set("spec.title", "\tRoadmap")), "spec.title"),
-		Entry("Milestone: title with a trailing space", obj("Milestone", set("spec.title", "v1.0 ")), "spec.title"),
 		Entry("OrgHook: name with a trailing space", obj("OrgHook", set("spec.name", "ci ")), "spec.name"),
 		Entry("RunnerSetting: runner name with a trailing space", obj("RunnerSetting", set("spec.runner.name", "acme-runner-1 ")), "spec.runner.name"),
 
@@ -521,14 +518,6 @@ var _ = Describe("admission", func() {
 		Entry("RepositoryFile: unknown mode", obj("RepositoryFile", set("spec.mode", "Append")), "spec.mode"),
 		Entry("RepositoryFile: author without email", obj("RepositoryFile", set("spec.author", map[string]any{"name": "Bot"})), "spec.author.email"),
 
-		// Milestone
-		Entry("Milestone: unknown state", obj("Milestone", set("spec.state", "archived")), "spec.state"),
-		Entry("Milestone: empty title", obj("Milestone", set("spec.title", "")), "spec.title"),
-		Entry("Milestone: title missing", obj("Milestone", unset("spec.title")), "spec.title"),
-		Entry("Milestone: title over 255 characters", obj("Milestone", set("spec.title", strings.Repeat("t", 256))), "spec.title"),
-		Entry("Milestone: a date without a time", obj("Milestone", set("spec.dueOn", "2030-06-15")), "spec.dueOn"),
-		Entry("Milestone: repository without owner", obj("Milestone", set("spec.repository", "web")), "spec.repository"),
-
 		// Project
 		Entry("Project: unknown cardType", obj("Project", set("spec.cardType", "images")), "spec.cardType"),
 		Entry("Project: unknown templateType", obj("Project", set("spec.templateType", "scrum")), "spec.templateType"),
@@ -567,5 +556,5 @@ var _ = Describe("admission", func() {
 		Entry("RepositorySet: an unknown removals", obj("RepositorySet", set("spec.removals", "Ignore")), "spec.removals"),
 		Entry("RepositorySet: deletionPolicy Archive", obj("RepositorySet", set("spec.deletionPolicy", "Archive")), "spec.deletionPolicy"),
 		Entry("RepositorySet: no repositories", obj("RepositorySet", unset("spec.repositories")), "spec.repositories"),
-	)
+	}, rejected...)...)
 })

@@ -30,6 +30,7 @@ import (
 // The defaults are part of the contract: the controllers read them from the
 // stored object, so they must be there after a create that omits them.
 var _ = Describe("defaults", func() {
+	_, _, _, _, defaults := kindRows()
 	var ns string
 
 	BeforeEach(func(ctx SpecContext) {
@@ -133,16 +134,6 @@ var _ = Describe("defaults", func() {
 		Expect(p.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
 	})
 
-	It("Milestone: Manage, Delete; description and state unmanaged, no due date", func(ctx SpecContext) {
-		var m forgev1.Milestone
-		storedAs(ctx, obj("Milestone"), &m)
-		Expect(m.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
-		Expect(m.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
-		Expect(m.Spec.Description).To(BeNil())
-		Expect(m.Spec.DueOn).To(BeNil())
-		Expect(m.Spec.State).To(BeNil())
-	})
-
 	It("RunnerSetting: Manage, Orphan", func(ctx SpecContext) {
 		var r forgev1.RunnerSetting
 		storedAs(ctx, obj("RunnerSetting"), &r)
@@ -155,4 +146,9 @@ var _ = Describe("defaults", func() {
 		storedAs(ctx, obj("Repository", set("spec.init.template.repository", "acme/go-service")), &r)
 		Expect(r.Spec.Init.Template).To(Equal(&forgev1.RepositoryTemplate{Repository: "acme/go-service", GitContent: new(true)}))
 	})
+
+	// The kinds that keep their cases in their own file (registerKind).
+	for _, d := range defaults {
+		It(d.name, func(ctx SpecContext) { d.check(ctx, storedAs) })
+	}
 })

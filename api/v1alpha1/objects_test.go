@@ -25,8 +25,69 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
+
+// kindCases are a kind's admission, immutability and defaults cases, kept
+// in the kind's own test file (<kind>_admission_test.go) and registered
+// with registerKind, so a new kind adds no row to the shared tables.
+type kindCases struct {
+	// accepted are rows of "accepts valid objects": Entry(name, u).
+	accepted []TableEntry
+	// rejected are rows of "rejects an invalid object": Entry(name, u, field).
+	rejected []TableEntry
+	// immutable are rows of "refuses a change": Entry(name, u, change, field).
+	immutable []TableEntry
+	// mutable are rows of "allows changes to mutable fields": Entry(name, u, change).
+	mutable []TableEntry
+	// defaults are specs of "defaults".
+	defaults []kindDefault
+}
+
+// kindDefault is one defaults spec: check creates an object with storedAs
+// and checks what the API server filled in.
+type kindDefault struct {
+	name  string
+	check func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object))
+}
+
+// registeredCases are the kinds' cases, made when the spec tree is built
+// (after every base is registered, which obj needs).
+var registeredCases []func() kindCases
+
+// registerKind adds a kind's base object (as in bases) and its cases; call
+// it only from a package-level var.
+func registerKind(kind, base string, cases func() kindCases) bool {
+	if _, dup := bases[kind]; dup {
+		panic("two base objects for " + kind)
+	}
+	bases[kind] = base
+	registeredCases = append(registeredCases, cases)
+	return true
+}
+
+// kindRows are the registered kinds' rows, each table's as arguments after
+// its own rows.
+func kindRows() (accepted, rejected, immutable, mutable []any, defaults []kindDefault) {
+	for _, cases := range registeredCases {
+		c := cases()
+		for _, e := range c.accepted {
+			accepted = append(accepted, e)
+		}
+		for _, e := range c.rejected {
+			rejected = append(rejected, e)
+		}
+		for _, e := range c.immutable {
+			immutable = append(immutable, e)
+		}
+		for _, e := range c.mutable {
+			mutable = append(mutable, e)
+		}
+		defaults = append(defaults, c.defaults...)
+	}
+	return accepted, rejected, immutable, mutable, defaults
+}
 
 // bases holds one valid object per kind: the least a user writes. Every
 // test object is a base with a few edits, so that an invalid object has
@@ -124,15 +185,6 @@ spec:
   forgeRef: {name: gitea}
   repository: acme/web
   title: Web roadmap
-`,
-	"Milestone": `
-apiVersion: forge.forgeops.dev/v1alpha1
-kind: Milestone
-metadata: {name: web-v1}
-spec:
-  forgeRef: {name: gitea}
-  repository: acme/web
-  title: v1.0
 `,
 	"Receiver": `
 apiVersion: forge.forgeops.dev/v1alpha1

@@ -56,7 +56,7 @@ type milestone struct {
 // up as a title.
 var milestoneRes = &resource[*milestone]{
 	route: forge.RouteOf("milestones"), scopes: []string{forge.RepoRoute},
-	table: func(st *state) *table[*milestone] { return st.milestones },
+	table: milestoneTable.of,
 	may: func(c *rc, _ *org, r *repo, verb string) bool {
 		return reads(verb) || c.requireRepoWriter(r)
 	},
@@ -142,7 +142,7 @@ func (s *Server) createMilestone(c *rc) {
 	if req.State != nil && *req.State == "closed" {
 		m.closed, m.closedAt = true, now
 	}
-	s.st.milestones.add(m)
+	milestoneTable.of(&s.st).add(m)
 	c.json(http.StatusCreated, milestoneJSON(m))
 }
 
@@ -191,6 +191,11 @@ func endOfDay(t *time.Time) int64 {
 	return time.Date(t.Year(), t.Month(), t.Day(), 23, 59, 59, 0, time.UTC).Unix()
 }
 
+// milestoneTable holds the repositories' milestones.
+var milestoneTable = kindTable[*milestone]()
+
+var _ = registerRoutes((*Server).milestoneRoutes)
+
 func (s *Server) milestoneRoutes(h func(string, func(*rc))) {
 	milestoneRes.serve(h, onCollection("POST", s.createMilestone), onItem("PATCH", s.editMilestone))
 }
@@ -205,7 +210,7 @@ func (s *Server) Milestones(ownerName, repoName string) []forge.Milestone {
 		return nil
 	}
 	out := []forge.Milestone{}
-	for _, m := range s.st.milestones.in(owner{repo: true, id: r.id}) {
+	for _, m := range milestoneTable.of(&s.st).in(owner{repo: true, id: r.id}) {
 		got := forge.Milestone{ID: m.id, Title: m.title, Description: m.description, State: "open"}
 		if m.closed {
 			at := m.closedAt

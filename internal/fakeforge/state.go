@@ -56,11 +56,12 @@ type state struct {
 	// [mirror] ENABLED = false (handlers_pushmirrors.go).
 	pushMirrors *table[*pushMirror]
 	mirrorsOff  bool
-	// milestones are the repositories' milestones (handlers_milestones.go).
-	milestones *table[*milestone]
 	// renamed are the old names of renamed users and organizations (lower
 	// case), which redirect (handlers_renames.go).
 	renamed map[string]renamed
+	// kindTables are the tables a handlers file declares for itself
+	// (kindTable), in declaration order.
+	kindTables []any
 	// tables are all of the above tables (tableIn), for deleteOwned.
 	tables []interface{ drop(owner) }
 }
@@ -86,9 +87,30 @@ func newState() state {
 	st.userKeys = map[string]*userKey{}
 	st.tagRules = tableIn[*tagRule](&st)
 	st.pushMirrors = tableIn[*pushMirror](&st)
-	st.milestones = tableIn[*milestone](&st)
+	for _, mk := range kindTableMakers {
+		st.kindTables = append(st.kindTables, mk(&st))
+	}
 	return st
 }
+
+// kindTableMakers make the tables kindTable declared, one per declaration.
+var kindTableMakers []func(st *state) any
+
+// kindTableOf is a table a kind's handlers file declares in a
+// package-level var (kindTable) instead of a field of state, so a new
+// kind's fake keeps its table in its own file.
+type kindTableOf[P object] struct{ i int }
+
+// kindTable declares a table of P in every state; call it only from a
+// package-level var.
+func kindTable[P object]() kindTableOf[P] {
+	k := kindTableOf[P]{i: len(kindTableMakers)}
+	kindTableMakers = append(kindTableMakers, func(st *state) any { return tableIn[P](st) })
+	return k
+}
+
+// of is the table in st.
+func (k kindTableOf[P]) of(st *state) *table[P] { return st.kindTables[k.i].(*table[P]) }
 
 // tableIn makes a table of st, whose objects go with their owner
 // (deleteOwned drops them from every table of st).

@@ -23,19 +23,15 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// actionsBehaviours are what ActionsSecret and ActionsVariable rely on,
-// probed on Gitea 1.26.4 before the fake learnt them. TestContract appends them.
-var actionsBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// The actions behaviours are what ActionsSecret and ActionsVariable rely on,
+// probed on Gitea 1.26.4 before the fake learnt them. TestContract runs them.
+var _ = registerBehaviours("actions", []behaviour{
 	{"actions/secrets: PUT creates or replaces, names upper-cased, values never listed", contractActionsSecrets, nil},
 	{"actions/variables: POST creates (409 when taken), PUT updates (404 when missing), values listed", contractActionsVariables, nil},
 	{"actions/names the forge refuses", contractActionsNames, nil},
 	{"actions/variables: CRLF stored as LF (a lone CR too from Gitea 1.26), nothing trimmed", contractActionsVariableEOL, nil},
 	{"actions/variables: the fake as Gitea 1.24, 1.25 and Forgejo keeps a lone CR", contractActionsVariableEOLOldFake, needFake},
-}
+})
 
 func actionsScopes(t *testing.T, tg *target) []forge.Scope {
 	org := tg.org()

@@ -29,14 +29,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// branchProtectionBehaviours are what a branch protection kind relies on,
+// The branchProtection behaviours are what a branch protection kind relies on,
 // probed on Gitea 1.26.4 (and 1.25.5, 1.24.6) before the fake learnt
-// them. TestContract appends them.
-var branchProtectionBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// them. TestContract runs them.
+var _ = registerBehaviours("branchProtection", []behaviour{
 	{"branchprotections/create keeps every field; priority as sent or MAX+1; contexts and file patterns as sent", contractBPCreate, nil},
 	{"branchprotections/rule names: exact case, taken is 403, empty is 400, globs escaped in the path", contractBPNames, nil},
 	{"branchprotections/allow-lists: users need write (approvals read), teams the repository, else dropped; unknown is 422; read back as stored, by name, once", contractBPAllowLists, nil},
@@ -49,7 +45,7 @@ var branchProtectionBehaviours = []struct {
 	// No live Forgejo runs here: this case holds the fake's Forgejo flavour
 	// to Forgejo's source (internal/forge/branchprotections.go names it).
 	{"branchprotections/the fake as Forgejo: apply_to_admins kept; priority, force push and block_admin_merge_override dropped", contractBPForgejoFake, needFake},
-}
+})
 
 // bpScene is an organization's repository with users and teams of each
 // standing. Logins and team names sort the same by bytes and by creation,

@@ -33,13 +33,9 @@ import (
 
 // The webhook deliveries a Receiver reads: the fake sends what Gitea
 // sends (headers, signature, the payload fields the receiver reads).
-var deliveryBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+var _ = registerBehaviours("delivery", []behaviour{
 	{"deliveries/an organization hook gets repository created, create and push of a branch, repository deleted, signed with its secret", contractDeliveries, needLoopback},
-}
+})
 
 // needLoopback: the test's listener is on loopback, which only a server on
 // this machine reaches (the test servers allow delivery to it: [webhook]

@@ -29,19 +29,15 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// deployKeyBehaviours are what the DeployKey kind relies on, read in
+// The deployKey behaviours are what the DeployKey kind relies on, read in
 // Gitea's source (deploykeys.go) and probed on 1.26.4 and 1.24.6.
-// TestContract appends them.
-var deployKeyBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// TestContract runs them.
+var _ = registerBehaviours("deployKey", []behaviour{
 	{"deploykeys/create, list, get, delete; text normalised, fingerprint SHA256, read_only as sent", contractDeployKeyLifecycle, nil},
 	{"deploykeys/refusals in order: required, invalid, short RSA, a user's key, the key or the title twice", contractDeployKeyRefusals, nil},
 	{"deploykeys/one key in two repositories reads the text first added; another repository's id", contractDeployKeyShared, nil},
 	{"deploykeys/repository admins only, the listing included", contractDeployKeyAccess, nil},
-}
+})
 
 func contractDeployKeyAccess(t *testing.T, tg *target) {
 	wantAdminsOnly(t, tg, "keys", http.StatusUnauthorized)

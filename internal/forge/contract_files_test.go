@@ -31,19 +31,15 @@ import (
 // fileBehaviours are what the RepositoryFile kind relies on, read in
 // Gitea's routers/api/v1/repo/file.go and tree.go and
 // services/repository/files, and probed on 1.24.6 and 1.27.3 before the
-// fake learnt them. TestContract appends them.
-var fileBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// fake learnt them. They register themselves with TestContract.
+var _ = registerBehaviours("file", []behaviour{
 	{"files/one commit of several files; the tree lists them with git's blob ids", contractFilesCommit, nil},
 	{"files/the tree is paged by page and per_page, with truncated and total_count", contractFilesTreePaging, nil},
 	{"files/an empty repository: no tree; the files are its first commit", contractFilesEmptyRepo, nil},
 	{"files/a stale base, a branch rule, a bad path, an unknown branch, an archived repository are refused", contractFilesRefused, nil},
 	{"files/a rule's push allow-list lets the user commit; 1.27's bypass allow-list does not", contractFilesAllowLists, nil},
 	{"files/the fake as Gitea 1.24.6 and 1.25.5: a missing file worded otherwise (a 500 on 1.24), the archive too", contractFilesOldFake, needFake},
-}
+})
 
 // filesRepo makes a repository with a first commit (auto_init: README.md).
 func filesRepo(t *testing.T, tg *target) (org, repo string) {

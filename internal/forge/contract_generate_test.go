@@ -25,19 +25,15 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// generateBehaviours are what Repository.spec.init.template relies on
+// The generate behaviours are what Repository.spec.init.template relies on
 // (POST /repos/{template}/generate), probed on Gitea 1.24.6, 1.25.5 and
-// 1.26.4. TestContract appends them.
-var generateBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// 1.26.4. TestContract runs them.
+var _ = registerBehaviours("generate", []behaviour{
 	{"repos/generate copies the parts chosen; its answer lists no topics", contractGenerateParts, nil},
 	{"repos/generate without git content is empty, on the branch sent", contractGenerateNoContent, nil},
 	{"repos/generate refuses a missing or plain source, no part, a taken name, an unknown owner", contractGenerateRefusals, nil},
 	{"repos/generate: the fake as Gitea 1.24 and 1.25", contractGenerateOldFake, needFake},
-}
+})
 
 // contractGenerateOldFake holds the fake as the older releases to what
 // they were probed to answer (no default branch in the answer).

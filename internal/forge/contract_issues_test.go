@@ -30,14 +30,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// issueBehaviours are what LabelSet relies on: listing an organization's
+// The issue behaviours are what LabelSet relies on: listing an organization's
 // repositories, archived ones, issues and pull requests by label, and
-// adding labels to them. TestContract appends them to its table.
-var issueBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// adding labels to them. TestContract runs them.
+var _ = registerBehaviours("issue", []behaviour{
 	{"repos/org listing: id order, archived listed, Link paging", contractOrgRepos, nil},
 	{"repos/org listing: private ones counted but hidden, short pages mid-list", contractOrgReposHidden, nil},
 	{"repos/archive and unarchive; label writes allowed, issue create 423", contractRepoArchive, nil},
@@ -49,7 +45,7 @@ var issueBehaviours = []struct {
 	{"issues/add exclusive label replaces its scope", contractIssueExclusive, nil},
 	{"issues/an issue's labels: sorted by name, not paged, 404 for an unknown number", contractIssueGetLabels, nil},
 	{"issues/label rename keeps it on issues, delete removes it", contractIssueLabelRenameDelete, nil},
-}
+})
 
 // label creates a label in the repository.
 func (tg *target) label(org, repo, name string, exclusive bool) forge.Label {

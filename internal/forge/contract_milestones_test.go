@@ -30,14 +30,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// milestoneBehaviours are what the Milestone kind relies on, read in
+// The milestone behaviours are what the Milestone kind relies on, read in
 // Gitea's routers/api/v1/repo/milestone.go and probed on 1.24.6 and 1.27.3
-// before the fake learnt them. TestContract appends them.
-var milestoneBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// before the fake learnt them. TestContract runs them.
+var _ = registerBehaviours("milestone", []behaviour{
 	{"milestones/create, list every state, get, delete by id; titles trimmed, taken and empty ones accepted", contractMilestoneLifecycle, nil},
 	{"milestones/PATCH: state, description, title; the due date cleared unless sent, else the end of its day", contractMilestoneEdit, nil},
 	{"milestones/a missing id is looked up as a title", contractMilestoneIDOrTitle, nil},
@@ -45,7 +41,7 @@ var milestoneBehaviours = []struct {
 	{"milestones/archived repository: every write allowed", contractMilestoneArchived, nil},
 	{"milestones/other repository's id, unknown id and unknown repository are 404; a bad due date 422", contractMilestoneNotFound, nil},
 	{"milestones/the fake as Gitea 1.24 and 1.25: listing and 404s", contractMilestoneOldFake, needFake},
-}
+})
 
 // contractMilestoneOldFake holds the fake as 1.24 and 1.25 to what those
 // releases answer: a listing unasked holds every state, a 404 says 1.24's

@@ -26,23 +26,19 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// newFieldBehaviours are the fields later releases added, each checked on
+// The newField behaviours are the fields later releases added, each checked on
 // the release the server is: it keeps them from the release that has them
 // (Gitea 1.25: has_code; 1.27: the bypass allow-list, team visibility,
 // the update styles) and an older one neither answers nor applies them (it
 // drops an unknown JSON field without a word, which is why the operator
 // gates them before writing). On the fake each is checked at 1.27, 1.26
-// and 1.24 as well. TestContract appends them.
-var newFieldBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// and 1.24 as well. TestContract runs them.
+var _ = registerBehaviours("newField", []behaviour{
 	{"releases/bypass allow-list: kept under its switch from 1.27, ignored before", contractBypassAllowlist, nil},
 	{"releases/team visibility: private by default from 1.27, ignored before", contractTeamVisibility, nil},
 	{"releases/has_code from 1.25, update styles from 1.27 (checked together), ignored before", contractRepoNewSettings, nil},
 	{"releases/allow_manual_merge and autodetect_manual_merge answered from 1.25 (1.24 takes them unseen)", contractRepoManualMerge, nil},
-}
+})
 
 // onReleases runs check on the target, and on the fake at each release
 // whose answers differ here.

@@ -24,14 +24,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// pushMirrorBehaviours are what the PushMirror kind relies on, read in
+// The pushMirror behaviours are what the PushMirror kind relies on, read in
 // Gitea's source (pushmirrors.go) and probed on 1.26.4 and 1.24.6.
-// TestContract appends them.
-var pushMirrorBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// TestContract runs them.
+var _ = registerBehaviours("pushMirror", []behaviour{
 	{"pushmirrors/create (200), list, get, delete by remote name; no user info kept; one address twice", contractMirrorLifecycle, nil},
 	{"pushmirrors/refusals: interval before address; protocols, URLs, local paths, loopback, private and unresolvable hosts", contractMirrorRefusals, nil},
 	{"pushmirrors/archived repository: POST, DELETE and sync 423; reads allowed", contractMirrorArchived, nil},
@@ -39,7 +35,7 @@ var pushMirrorBehaviours = []struct {
 	{"pushmirrors/a failed sync sets last_error and last_update, without the password", contractMirrorSyncError, nil},
 	{"pushmirrors/the fake with [mirror] ENABLED = false answers 400 on every route", contractMirrorDisabled, needFake},
 	{"pushmirrors/the fake as Gitea 1.24 and 1.25 takes reserved ranges for external hosts", contractMirrorReservedOld, needFake},
-}
+})
 
 // mirrorAddress is an address Gitea's default migration policy allows on
 // every release (an IP address in 240.0.0.0/4: global unicast, neither

@@ -30,19 +30,15 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// renameBehaviours are what renamed organizations and users answer under
+// The rename behaviours are what renamed organizations and users answer under
 // their old names, probed on Gitea 1.26.4 before the fake learnt them
 // (fakeforge/handlers_renames.go says them in full): the client never
 // takes an answer through a redirect for the name it called.
-var renameBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+var _ = registerBehaviours("rename", []behaviour{
 	{"renames/org: 204; the old name answers 307 on every route and method, the client calls it Moved", contractRenameOrg, nil},
 	{"renames/user: 204 by the admin route; the old name answers 307, an organization there is 422", contractRenameUser, nil},
 	{"renames/team by id names its organization; another organization's is Moved", contractTeamOfAnotherOrg, nil},
-}
+})
 
 // redirect sends a request without following a redirect and gives the
 // status and Location.

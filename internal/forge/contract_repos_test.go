@@ -27,13 +27,9 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// repositoryBehaviours are what the Repository kind relies on, probed on
-// Gitea 1.26.4 before the fake learnt them. TestContract appends them.
-var repositoryBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// The repository behaviours are what the Repository kind relies on, probed on
+// Gitea 1.26.4 before the fake learnt them. TestContract runs them.
+var _ = registerBehaviours("repository", []behaviour{
 	{"repos/create takes init options; settings come back in GET and the listing", contractRepoCreateInit, nil},
 	{"repos/PATCH renames in place; the old path redirects, a write there is refused", contractRepoRename, nil},
 	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},
@@ -41,7 +37,7 @@ var repositoryBehaviours = []struct {
 	{"repos/topics in the organization's listing", contractRepoTopicsListed, nil},
 	{"repos/the organization's listing carries every setting an edit wrote, as GET does", contractRepoSettingsListed, nil},
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
-}
+})
 
 func contractRepoCreateInit(t *testing.T, tg *target) {
 	org := tg.org()

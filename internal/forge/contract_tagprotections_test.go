@@ -27,21 +27,17 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// tagProtectionBehaviours are what the TagProtection kind relies on, read
+// The tagProtection behaviours are what the TagProtection kind relies on, read
 // in Gitea's routers/api/v1/repo/tag.go and probed on 1.24.6 and 1.26.4
-// before the fake learnt them. TestContract appends them.
-var tagProtectionBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// before the fake learnt them. TestContract runs them.
+var _ = registerBehaviours("tagProtection", []behaviour{
 	{"tagprotections/create, list, get, edit, delete by id; a pattern is trimmed, taken is 403, empty 400", contractTagLifecycle, nil},
 	{"tagprotections/allow-lists: any case, read back as stored; unknown is 422; only those with access shown", contractTagAllowLists, nil},
 	{"tagprotections/a user's repository ignores team lists, unknown teams included", contractTagUserRepo, nil},
 	{"tagprotections/archived repository: POST and PATCH 423, DELETE allowed", contractTagArchived, nil},
 	{"tagprotections/other repository's id and unknown repository are 404", contractTagNotFound, nil},
 	{"tagprotections/the fake as Gitea 1.22 has no routes", contractTagMissing, needFake},
-}
+})
 
 func contractTagLifecycle(t *testing.T, tg *target) {
 	sc := newBPScene(t, tg)

@@ -25,20 +25,16 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// teamBehaviours are what the Team kind relies on, probed on Gitea 1.26.4
+// The team behaviours are what the Team kind relies on, probed on Gitea 1.26.4
 // (and read in the handlers of 1.24.6 and 1.25.5, which are the same)
-// before the fake learnt them. TestContract appends them.
-var teamBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+// before the fake learnt them. TestContract runs them.
+var _ = registerBehaviours("team", []behaviour{
 	{"teams/Owners exists; create needs units; names unique without case", contractTeamCreate, nil},
 	{"teams/PATCH: units map replaced, include-all only with permission, name optional", contractTeamEdit, nil},
 	{"teams/members: added users join the organization, the last owner stays, paged", contractTeamMembers, nil},
 	{"teams/repositories added and removed; unknown is 404; delete is 204 then 404", contractTeamRepos, nil},
 	{"teams/repositories: adding one twice and removing one it lacks are 204; an include-all team lists every repository and keeps them", contractTeamReposIdempotent, nil},
-}
+})
 
 func teamNamed(t *testing.T, tg *target, org, name string) *forge.Team {
 	t.Helper()

@@ -19,6 +19,7 @@ package forge_test
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -26,74 +27,95 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// behaviour is one forge behaviour the operator relies on, run by TestContract.
+type behaviour struct {
+	name string
+	run  func(t *testing.T, tg *target)
+	// needs says why the behaviour does not apply to the target, "" when it does.
+	needs func(tg *target) string
+}
+
+// behaviourGroups holds each contract file's behaviours under its group
+// name: a file registers its own (registerBehaviours in a package-level
+// var), so a new kind's contract cases touch only its own file.
+var behaviourGroups = map[string][]behaviour{}
+
+// registerBehaviours adds a file's behaviours under group, once, and
+// returns them.
+func registerBehaviours(group string, bs []behaviour) []behaviour {
+	if _, dup := behaviourGroups[group]; dup {
+		panic("contract behaviours registered twice under " + group)
+	}
+	behaviourGroups[group] = bs
+	return bs
+}
+
+// registeredBehaviours is every registered behaviour, the groups in name
+// order and each group in its file's order, so runs list them alike.
+func registeredBehaviours() []behaviour {
+	groups := make([]string, 0, len(behaviourGroups))
+	for g := range behaviourGroups {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	var all []behaviour
+	for _, g := range groups {
+		all = append(all, behaviourGroups[g]...)
+	}
+	return all
+}
+
+// The core behaviours are the server, authentication and routing behaviours and
+// the kinds whose cases have not moved to a group of their own; they run
+// first (group "").
+var _ = registerBehaviours("", []behaviour{
+	{"server/version parses", contractVersion, nil},
+	{"server/current user", contractCurrentUser, nil},
+	{"auth/bad token is 401 everywhere", contractBadToken, nil},
+	{"auth/no token where needed is 401 token is required", contractNoToken, nil},
+	{"auth/basic", contractBasicAuth, nil},
+	{"routes/unknown route is a plain-text 404", contractRouteNotFound, nil},
+	{"orgs/create get edit delete", contractOrgLifecycle, nil},
+	{"orgs/the user's list holds private ones as GET answers them", contractOrgListMine, nil},
+	{"orgs/name rules", contractOrgNameRules, nil},
+	{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate, nil},
+	{"orgs/visibility and website rules", contractOrgFieldRules, nil},
+	{"orgs/edit changes only what is sent", contractOrgEditPartial, nil},
+	{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos, nil},
+	{"hooks/create checks in order", contractHookCreateChecks, nil},
+	{"hooks/active defaults to false", contractHookActiveDefault, nil},
+	{"hooks/events default, groups, case, unknown", contractHookEvents, nil},
+	{"hooks/secret never returned, PATCH cannot change it", contractHookSecret, nil},
+	{"hooks/PATCH replaces events, branch filter, authorization header", contractHookPatchQuirks, nil},
+	{"hooks/authorization header read-back by version", contractHookAuthHeader, nil},
+	{"hooks/slack channel", contractHookSlack, nil},
+	{"hooks/unknown or foreign id is 404", contractHookNotFound, nil},
+	{"hooks/list pages past 50", contractHookPaging, nil},
+	{"repo hooks/create, read, PATCH quirks, delete as org hooks", contractRepoHookLifecycle, nil},
+	{"repo hooks/one id sequence with org hooks; another scope's id is 404", contractRepoHookScopes, nil},
+	{"repo hooks/list pages past 50 by count, no Link", contractRepoHookPaging, nil},
+	{"labels/colour normalisation and 422", contractLabelColour, nil},
+	{"labels/required fields", contractLabelRequired, nil},
+	{"labels/duplicate names allowed", contractLabelDuplicates, nil},
+	{"labels/PATCH without is_archived un-archives", contractLabelArchiveQuirk, nil},
+	{"labels/org create ignores is_archived", contractOrgLabelArchived, nil},
+	{"labels/delete unknown id is 204", contractLabelDeleteUnknown, nil},
+	{"labels/unknown scope is 404", contractLabelScopeNotFound, nil},
+	{"labels/list pages past 50", contractLabelPaging, nil},
+	{"projects/lifecycle", contractProjects, needProjects},
+	{"projects/validation", contractProjectValidation, needProjects},
+	{"projects/missing API is route-not-found", contractProjectsMissing, needNoProjects},
+	{"runners/register list get edit", contractRunners, nil},
+	{"runners/edit needs disabled; 404 outside scope", contractRunnerEditErrors, nil},
+	{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing, needFake},
+	{"repos/create get conflict delete", contractRepos, nil},
+})
+
 // TestContract runs every forge behaviour the operator relies on
 // (forge-behaviour.md) through the real client, against the fake or a
 // live server. A behaviour the target lacks is skipped with the reason.
 func TestContract(t *testing.T) {
-	behaviours := []struct {
-		name string
-		run  func(t *testing.T, tg *target)
-		// needs says why the behaviour does not apply to the target, "" when it does.
-		needs func(tg *target) string
-	}{
-		{"server/version parses", contractVersion, nil},
-		{"server/current user", contractCurrentUser, nil},
-		{"auth/bad token is 401 everywhere", contractBadToken, nil},
-		{"auth/no token where needed is 401 token is required", contractNoToken, nil},
-		{"auth/basic", contractBasicAuth, nil},
-		{"routes/unknown route is a plain-text 404", contractRouteNotFound, nil},
-		{"orgs/create get edit delete", contractOrgLifecycle, nil},
-		{"orgs/the user's list holds private ones as GET answers them", contractOrgListMine, nil},
-		{"orgs/name rules", contractOrgNameRules, nil},
-		{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate, nil},
-		{"orgs/visibility and website rules", contractOrgFieldRules, nil},
-		{"orgs/edit changes only what is sent", contractOrgEditPartial, nil},
-		{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos, nil},
-		{"hooks/create checks in order", contractHookCreateChecks, nil},
-		{"hooks/active defaults to false", contractHookActiveDefault, nil},
-		{"hooks/events default, groups, case, unknown", contractHookEvents, nil},
-		{"hooks/secret never returned, PATCH cannot change it", contractHookSecret, nil},
-		{"hooks/PATCH replaces events, branch filter, authorization header", contractHookPatchQuirks, nil},
-		{"hooks/authorization header read-back by version", contractHookAuthHeader, nil},
-		{"hooks/slack channel", contractHookSlack, nil},
-		{"hooks/unknown or foreign id is 404", contractHookNotFound, nil},
-		{"hooks/list pages past 50", contractHookPaging, nil},
-		{"repo hooks/create, read, PATCH quirks, delete as org hooks", contractRepoHookLifecycle, nil},
-		{"repo hooks/one id sequence with org hooks; another scope's id is 404", contractRepoHookScopes, nil},
-		{"repo hooks/list pages past 50 by count, no Link", contractRepoHookPaging, nil},
-		{"labels/colour normalisation and 422", contractLabelColour, nil},
-		{"labels/required fields", contractLabelRequired, nil},
-		{"labels/duplicate names allowed", contractLabelDuplicates, nil},
-		{"labels/PATCH without is_archived un-archives", contractLabelArchiveQuirk, nil},
-		{"labels/org create ignores is_archived", contractOrgLabelArchived, nil},
-		{"labels/delete unknown id is 204", contractLabelDeleteUnknown, nil},
-		{"labels/unknown scope is 404", contractLabelScopeNotFound, nil},
-		{"labels/list pages past 50", contractLabelPaging, nil},
-		{"projects/lifecycle", contractProjects, needProjects},
-		{"projects/validation", contractProjectValidation, needProjects},
-		{"projects/missing API is route-not-found", contractProjectsMissing, needNoProjects},
-		{"runners/register list get edit", contractRunners, nil},
-		{"runners/edit needs disabled; 404 outside scope", contractRunnerEditErrors, nil},
-		{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing, needFake},
-		{"repos/create get conflict delete", contractRepos, nil},
-	}
-	behaviours = append(behaviours, issueBehaviours...)
-	behaviours = append(behaviours, repositoryBehaviours...)
-	behaviours = append(behaviours, generateBehaviours...)
-	behaviours = append(behaviours, teamBehaviours...)
-	behaviours = append(behaviours, actionsBehaviours...)
-	behaviours = append(behaviours, branchProtectionBehaviours...)
-	behaviours = append(behaviours, tagProtectionBehaviours...)
-	behaviours = append(behaviours, milestoneBehaviours...)
-	behaviours = append(behaviours, fileBehaviours...)
-	behaviours = append(behaviours, userBehaviours...)
-	behaviours = append(behaviours, deployKeyBehaviours...)
-	behaviours = append(behaviours, runnerTokenBehaviours...)
-	behaviours = append(behaviours, pushMirrorBehaviours...)
-	behaviours = append(behaviours, renameBehaviours...)
-	behaviours = append(behaviours, deliveryBehaviours...)
-	behaviours = append(behaviours, newFieldBehaviours...)
-	behaviours = append(behaviours, tokenBehaviours...)
+	behaviours := registeredBehaviours()
 	probe := newTarget(t)
 	for _, b := range behaviours {
 		if b.needs != nil {

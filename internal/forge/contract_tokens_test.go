@@ -33,15 +33,11 @@ import (
 // later; a plain-text 404 before), and held to their scopes on every
 // request (a write needs write:<category> of the route, a read
 // read:<category>; 403 with Gitea's message otherwise).
-var tokenBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+var _ = registerBehaviours("token", []behaviour{
 	{"tokens/GET /token tells the token's scopes and user from 1.27, route-not-found before", contractCurrentToken, nil},
 	{"tokens/a scoped token is refused what its scopes do not cover, 403", contractScopedToken, nil},
 	{"tokens/made with basic auth only, a scope required, names unique", contractTokenCreate, nil},
-}
+})
 
 // tokenReleases are the targets a token behaviour runs on: the live
 // server, or the fake as 1.26 and as 1.27.

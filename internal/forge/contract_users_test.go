@@ -29,15 +29,11 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// userBehaviours are the admin user API the contract suite makes its
+// The user behaviours are the admin user API the contract suite makes its
 // members, collaborators and allow-list entries with, probed on Gitea
 // 1.26.4 (and 1.25.5, 1.24.6) before the fake learnt it. TestContract
 // appends them.
-var userBehaviours = []struct {
-	name  string
-	run   func(t *testing.T, tg *target)
-	needs func(tg *target) string
-}{
+var _ = registerBehaviours("user", []behaviour{
 	{"users/create get list delete; taken name or email is 422; unknown is 404", contractUserLifecycle, nil},
 	{"users/the admin API is the site admin's: 403 to others", contractUserAdminOnly, nil},
 	{"users/delete refused while the user owns repositories or belongs to an organization; purge removes them", contractUserDeleteRefused, nil},
@@ -47,7 +43,7 @@ var userBehaviours = []struct {
 	{"users/edit password signs in; must_change_password, prohibit_login and inactive refuse", contractUserEditPassword, nil},
 	{"users/edit refuses to demote the last site admin", contractUserLastAdmin, nil},
 	{"users/edit of an organization edits it; its email by release", contractUserEditOrg, nil},
-}
+})
 
 // createUser makes an account through the admin API, on the fake as on a
 // live server, purged after the test; it gives its login and password.

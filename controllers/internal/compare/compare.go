@@ -78,3 +78,12 @@ func SameSet(a, b []string, fold bool) bool {
 	}
 	return slices.Equal(norm(a), norm(b))
 }
+
+// String compares a string field the edit sends only when it differs:
+// when want is not have, *dst is set to want and the change is added to
+// *changes.
+func String(changes *[]reconciler.Change, field, want, have string, dst **string) {
+	if want != have {
+		*dst, *changes = &want, append(*changes, Change(field, have, want))
+	}
+}
