@@ -365,6 +365,14 @@ func (e *fileSet) Remove(ctx context.Context) (string, error) {
 	return fmt.Sprintf("deleted %d files of the set in %d of %d repositories, one commit each", deleted, touched, len(repos)), nil
 }
 
+// WokenByBranches: a branch created in a repository the set selects
+// passes over the set at once (reconciler.BranchWoken): a repository
+// waiting for the set's branch is tried again. A push does not wake a
+// set: its round compared the repository already, and comparing every
+// repository again for one push would cost a tree listing each; the
+// interval writes the file back.
+func (fileSetKind) WokenByBranches() {}
+
 // ClaimKinds: a FileSet yields to the RepositoryFiles and the older
 // FileSets that keep a path it would (plan reads them among the planned
 // objects).

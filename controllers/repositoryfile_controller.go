@@ -61,6 +61,12 @@ func newRepositoryFileKind() repositoryFileKind {
 	}}
 }
 
+// WokenByPushes: a push to its repository passes over it at once
+// (reconciler.PushWoken); WokenByBranches: so does a branch created,
+// which it waits for.
+func (repositoryFileKind) WokenByPushes()   {}
+func (repositoryFileKind) WokenByBranches() {}
+
 // ConfigMaps are those the files' contents come from.
 func (repositoryFileKind) ConfigMaps(f *forgev1.RepositoryFile) []string {
 	return configMapsOf(f.Spec.Files)
