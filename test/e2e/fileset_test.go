@@ -113,7 +113,7 @@ var _ = Describe("FileSet end to end", func() {
 			for p := range want {
 				Expect(got).NotTo(HaveKey(p), "%s in %s", p, r)
 			}
-			Expect(commitsTo(counter.Writes(), sc.org, r) - commitsTo(before, sc.org, r)).To(Equal(1), r)
+			Expect(commitsTo(counter.Writes(), sc.org, r)-commitsTo(before, sc.org, r)).To(Equal(1), r)
 		}
 	})
 })
