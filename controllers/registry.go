@@ -138,6 +138,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
 		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[repo]()}),
 	}
 }
 

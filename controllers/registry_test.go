@@ -69,7 +69,7 @@ func TestRepositoryKindsWaitForTheirRepositories(t *testing.T) {
 	// runner (RunnerNotFound), not the repository, and its write is to the
 	// runner. A Team's repositories are what it grants, not where it writes.
 	notInRepo := map[string]bool{"RunnerSetting": true}
-	unguarded := map[string]bool{"LabelSet": true, "BranchProtectionSet": true, "RepositorySet": true, "Team": true}
+	unguarded := map[string]bool{"LabelSet": true, "BranchProtectionSet": true, "RepositorySet": true, "FileSet": true, "Team": true}
 	for _, k := range registry(nil, nil) {
 		if !k.inRepos || notInRepo[k.kind] {
 			continue

@@ -18,9 +18,7 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -63,10 +61,21 @@ func newRepositoryFileKind() repositoryFileKind {
 	}}
 }
 
+// WokenByPushes: a push to its repository passes over it at once
+// (reconciler.PushWoken); WokenByBranches: so does a branch created,
+// which it waits for.
+func (repositoryFileKind) WokenByPushes()   {}
+func (repositoryFileKind) WokenByBranches() {}
+
 // ConfigMaps are those the files' contents come from.
 func (repositoryFileKind) ConfigMaps(f *forgev1.RepositoryFile) []string {
+	return configMapsOf(f.Spec.Files)
+}
+
+// configMapsOf names the ConfigMaps files' contents come from, each once.
+func configMapsOf(files []forgev1.RepositoryFileEntry) []string {
 	var out []string
-	for _, file := range f.Spec.Files {
+	for _, file := range files {
 		if file.ConfigMapRef != nil && !slices.Contains(out, file.ConfigMapRef.Name) {
 			out = append(out, file.ConfigMapRef.Name)
 		}
@@ -87,27 +96,17 @@ func filePaths(f *forgev1.RepositoryFile) string {
 }
 
 func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-	e := &repoFiles{obj: f, fc: pass.Forge, cache: pass.Cache, childAt: at, contents: map[string][]byte{}}
-	if !f.DeletionTimestamp.IsZero() {
+	e := &repoFiles{obj: f, cache: pass.Cache, branchFiles: branchFiles{fc: pass.Forge, childAt: at,
+		files: f.Spec.Files, mode: f.Spec.Mode, message: f.Spec.Message, author: f.Spec.Author,
+		deleting: !f.DeletionTimestamp.IsZero(), contents: map[string][]byte{}}}
+	if e.deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}
-	for _, file := range f.Spec.Files {
-		p := string(file.Path)
-		switch {
-		case file.Content != nil:
-			e.contents[p] = []byte(*file.Content)
-		case file.ConfigMapRef != nil:
-			v, err := fileFromConfigMap(ctx, pass.Reader, f.Namespace, file.ConfigMapRef)
-			if errors.Is(err, reconciler.ErrUnreadable) {
-				e.unknown = append(e.unknown, "file "+p)
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			e.contents[p] = v
-		}
+	contents, unknown, err := fileContents(ctx, pass, f.Namespace, f.Spec.Files)
+	if err != nil {
+		return nil, err
 	}
+	e.contents, e.unknown = contents, unknown
 	return e, nil
 }
 
@@ -132,24 +131,14 @@ func fileFromConfigMap(ctx context.Context, r client.Reader, ns string, ref *for
 	return nil, reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s has no key %q", ns, ref.Name, ref.Key)
 }
 
-// repoFiles is one pass over a RepositoryFile's files.
+// repoFiles is one pass over a RepositoryFile's files: the branch's
+// files (branchFiles, with the paths another, older RepositoryFile holds)
+// and the files plan could not read (a ConfigMap it may not read).
 type repoFiles struct {
 	obj   *forgev1.RepositoryFile
-	fc    forge.Interface
 	cache client.Reader
-	childAt
-	// contents are the wanted files by path; unknown the files plan could
-	// not read (a ConfigMap it may not read).
-	contents map[string][]byte
-	unknown  []string
-
-	// What Observe found: the repository, the branch, the paths another
-	// (older) RepositoryFile holds, and the operations that would bring
-	// the branch to the spec.
-	repo   *forge.Repository
-	branch string
-	held   map[string]bool
-	ops    []forge.ChangeFileOperation
+	branchFiles
+	unknown []string
 }
 
 func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error) {
@@ -198,64 +187,12 @@ func (e *repoFiles) findRepo(ctx context.Context) (*forge.Repository, error) {
 	return r, nil
 }
 
-// listBlobs lists the branch's tree: the blob id of every file. An empty
-// repository has none (its first commit makes the branch); a branch a
-// repository with commits lacks is waited for.
-func (e *repoFiles) listBlobs(ctx context.Context) (map[string]string, error) {
-	tree, err := e.fc.ListTree(ctx, e.Owner, e.Repo, e.branch)
-	switch {
-	case forge.IsRefNotFound(err) && e.repo.Empty:
-		return map[string]string{}, nil
-	case forge.IsRefNotFound(err):
-		return nil, reconciler.Wait(forgev1.ReasonParentNotFound,
-			"branch %q of %s not found on the forge; waiting for it to exist", e.branch, e.describe())
-	case err != nil:
-		return nil, e.classify(err)
-	}
-	return tree.Blobs(), nil
-}
-
-// compare makes the operations of one commit from the listed blobs: a
-// missing file is created, a differing one (mode Overwrite) updated from
-// the sha listed; on deletion, every listed file the mode Overwrite keeps
-// and the branch holds is deleted.
+// compare makes the commit's operations from the listed blobs, and the
+// resource's observation.
 func (e *repoFiles) compare(blobs map[string]string) reconciler.Observation {
-	s := e.obj.Spec
 	obs := reconciler.Observation{Name: e.branch, Unknown: e.unknown}
-	e.ops = nil
-	inSync := 0
-	for _, file := range s.Files {
-		p := string(file.Path)
-		have, present := blobs[p]
-		if present {
-			obs.Exists = true
-		}
-		if e.held[p] {
-			continue
-		}
-		if !e.obj.DeletionTimestamp.IsZero() {
-			if present && s.Mode != forgev1.FileModeCreateOnly {
-				e.ops = append(e.ops, forge.ChangeFileOperation{Operation: forge.FileDelete, Path: p, SHA: have})
-			}
-			continue
-		}
-		content, known := e.contents[p]
-		if !known {
-			continue // plan could not read it: Unknown
-		}
-		want := forge.BlobID(content, e.repo.ObjectFormat)
-		switch {
-		case !present:
-			e.ops = append(e.ops, forge.ChangeFileOperation{Operation: forge.FileCreate, Path: p, Content: forge.FileContent(content)})
-			obs.Changes = append(obs.Changes, reconciler.Change{Field: "file " + p, Have: "missing", Want: "blob " + short(want)})
-		case have != want && s.Mode != forgev1.FileModeCreateOnly:
-			e.ops = append(e.ops, forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: p, SHA: have, Content: forge.FileContent(content)})
-			obs.Changes = append(obs.Changes, reconciler.Change{Field: "file " + p, Have: "blob " + short(have), Want: "blob " + short(want)})
-		default:
-			inSync++
-		}
-	}
-	e.obj.Status.InSync = inSync
+	obs.Changes, obs.Exists = e.branchFiles.compare(blobs)
+	e.obj.Status.InSync = e.inSync
 	obs.Diff = reconciler.Fields(obs.Changes)
 	// Once the operator wrote the files (its status names the branch), the
 	// branch is its object even when every file has gone since.
@@ -305,58 +242,16 @@ func (e *repoFiles) Delete(ctx context.Context, _ reconciler.Observation) error 
 	return e.commit(ctx)
 }
 
-// commit sends the operations Observe found in one commit. A stale base
-// (a commit since the listing changed one of the files) is listed again
-// and written again once in the same pass; twice in a row waits for the
-// next pass.
+// commit sends the operations Observe found in one commit (branchFiles).
 func (e *repoFiles) commit(ctx context.Context) error {
-	for attempt := 0; ; attempt++ {
-		if len(e.ops) == 0 {
-			return nil
+	sha, err := e.branchFiles.commit(ctx)
+	if sha != "" {
+		e.obj.Status.Commit = sha
+		if !e.deleting {
+			e.obj.Status.InSync = e.inSync
 		}
-		opt := forge.ChangeFilesOption{Branch: e.branch, Message: e.obj.Spec.Message, Files: e.ops}
-		if a := e.obj.Spec.Author; a != nil {
-			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
-		}
-		cm, err := e.fc.ChangeFiles(ctx, e.Owner, e.Repo, opt)
-		if err == nil {
-			e.obj.Status.Commit = cm.SHA
-			if e.obj.DeletionTimestamp.IsZero() {
-				e.obj.Status.InSync = len(e.obj.Spec.Files) - len(e.held)
-			}
-			return nil
-		}
-		if !forge.IsStaleBase(err) {
-			return e.refused(err)
-		}
-		if attempt > 0 {
-			return reconciler.Wait(forgev1.ReasonForgeError,
-				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", e.branch, e.describe(), err)
-		}
-		blobs, err := e.listBlobs(ctx)
-		if err != nil {
-			return err
-		}
-		e.compare(blobs)
 	}
-}
-
-// refused makes the forge's refusal of a commit the resource's condition:
-// a branch rule (403) or a path (422) the forge refuses is Rejected with
-// its message, an archived repository (423) RepositoryArchived, a branch
-// gone a wait.
-func (e *repoFiles) refused(err error) error {
-	var fe *forge.Error
-	if !errors.As(err, &fe) {
-		return err
-	}
-	switch fe.StatusCode {
-	case http.StatusForbidden, http.StatusUnprocessableEntity:
-		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", e.branch, e.describe(), fe.Message)
-	case http.StatusLocked:
-		return reconciler.Stall(forgev1.ReasonRepositoryArchived, "repository %s/%s is archived: no write is attempted until it is unarchived", e.Owner, e.Repo)
-	}
-	return e.classify(err)
+	return err
 }
 
 // heldElsewhere finds the paths of this resource that an older

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -253,5 +254,25 @@ var _ = Describe("RepositoryFile", func() {
 		Expect(expectReason(c, metav1.ConditionFalse, forgev1.ReasonConflict)).To(And(ContainSubstring(ns+"/a"), ContainSubstring("a.txt")))
 		Expect(writes()).To(BeZero())
 		Expect(files()).To(And(HaveKeyWithValue("a.txt", "a\n"), Not(HaveKey("c.txt"))))
+	})
+
+	It("passes at once on a push to its repository (a Receiver's delivery), writing back a file edited by hand", func() {
+		addr, err := receiverEndpoint.BoundAddr(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		f := newFiles("platform", file("LICENSE", "MIT\n"))
+		f.Spec.SyncInterval = every(10 * time.Minute)
+		Expect(k8s.Create(ctx, f)).To(Succeed())
+		expectReady(f)
+		r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "events"}, Spec: forgev1.ReceiverSpec{
+			ManagedSpec:   forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+			Organizations: []forgev1.OwnerName{"acme"}, URL: "http://" + addr.String(),
+			Events: []forgev1.ReceiverEvent{forgev1.ReceiverEventPush}}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+
+		editByHand(forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: "LICENSE", SHA: blob("MIT\n"), Content: forge.FileContent([]byte("edited\n"))})
+		Consistently(files, 2*time.Second, poll).Should(HaveKeyWithValue("LICENSE", "edited\n"), "no pass before the push is delivered")
+		Expect(fake.Push("acme", "web", "main")).To(Succeed())
+		Eventually(files, 10*time.Second, poll).Should(HaveKeyWithValue("LICENSE", "MIT\n"))
 	})
 })

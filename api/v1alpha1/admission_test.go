@@ -173,6 +173,14 @@ var _ = Describe("admission", func() {
 			set("spec.files", []any{
 				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
 				map[string]any{"path": "LICENSE", "content": ""}}))),
+		Entry("FileSet: the base object", obj("FileSet")),
+		Entry("FileSet: every field, by topics, a file from a ConfigMap", obj("FileSet",
+			set("spec.repositories.topics", strs("service")), set("spec.branch", "main"), set("spec.mode", "CreateOnly"),
+			set("spec.message", "chore: starter files"), set("spec.author", map[string]any{"name": "Platform Bot", "email": "bot@example.com"}),
+			set("spec.deletionPolicy", "Delete"),
+			set("spec.files", []any{
+				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
+				map[string]any{"path": "LICENSE", "content": ""}}))),
 		Entry("RepositorySet: the base object", obj("RepositorySet")),
 		Entry("RepositorySet: topics and teams alone, over names, removals reported, access taken back on deletion", obj("RepositorySet",
 			unset("spec.settings"), unset("spec.repositories.organization"), set("spec.repositories.names", strs("acme/web", "acme/api")),
@@ -545,6 +553,12 @@ var _ = Describe("admission", func() {
 		Entry("RunnerSetting: managementPolicy in lower case", obj("RunnerSetting", set("spec.managementPolicy", "observe")), "spec.managementPolicy"),
 		Entry("RunnerSetting: syncInterval with a space", obj("RunnerSetting", set("spec.syncInterval", "1h 30m")), "spec.syncInterval"),
 
+		// FileSet
+		Entry("FileSet: no file", obj("FileSet", set("spec.files", []any{})), "spec.files"),
+		Entry("FileSet: a path with ..", obj("FileSet", set("spec.files", []any{
+			map[string]any{"path": "docs/../x", "content": "x"}})), "spec.files[0].path"),
+		Entry("FileSet: no repositories selected", obj("FileSet", unset("spec.repositories.organization")), "exactly one of names and organization"),
+		Entry("FileSet: unknown mode", obj("FileSet", set("spec.mode", "Append")), "spec.mode"),
 		// RepositorySet
 		Entry("RepositorySet: nothing to apply", obj("RepositorySet", unset("spec.settings")), "at least one of settings, topics and teams"),
 		Entry("RepositorySet: an unknown merge style", obj("RepositorySet", set("spec.settings.defaultMergeStyle", "bogus")), "spec.settings.defaultMergeStyle"),

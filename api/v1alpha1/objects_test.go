@@ -195,6 +195,17 @@ spec:
   organizations: [acme]
   url: https://forge-operator.example.com
 `,
+	"FileSet": `
+apiVersion: forge.forgeops.dev/v1alpha1
+kind: FileSet
+metadata: {name: acme-codeowners}
+spec:
+  forgeRef: {name: gitea}
+  repositories: {organization: acme}
+  files:
+  - path: .gitea/CODEOWNERS
+    content: "* @acme/platform\n"
+`,
 	"RepositoryFile": `
 apiVersion: forge.forgeops.dev/v1alpha1
 kind: RepositoryFile

@@ -30,9 +30,10 @@ const (
 	// sets selecting its organization, the Repository resources naming it
 	// and the resources waiting for it.
 	ReceiverEventRepository ReceiverEvent = "repository"
-	// ReceiverEventCreate: a branch created re-runs the branch rules of its repository.
+	// ReceiverEventCreate: a branch created re-runs the branch rules and the
+	// kept files of its repository.
 	ReceiverEventCreate ReceiverEvent = "create"
-	// ReceiverEventPush: a push; no kind reads a branch's content yet.
+	// ReceiverEventPush: a push re-runs the RepositoryFiles of its repository.
 	ReceiverEventPush ReceiverEvent = "push"
 )
 

@@ -29,6 +29,7 @@ var (
 	_ Managed = &BranchProtection{}
 	_ Managed = &BranchProtectionSet{}
 	_ Managed = &DeployKey{}
+	_ Managed = &FileSet{}
 	_ Managed = &Label{}
 	_ Managed = &LabelSet{}
 	_ Managed = &Milestone{}
@@ -137,6 +138,23 @@ func (in *DeployKey) GetManagedStatus() *ManagedStatus { return &in.Status.Manag
 // GetDeletionPolicy returns the deletion policy, Delete by default.
 func (in *DeployKey) GetDeletionPolicy() DeletionPolicy {
 	return effective(in.Spec.DeletionPolicy, DeletionPolicyDelete)
+}
+
+// GetConditions returns the status conditions.
+func (in *FileSet) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the status conditions.
+func (in *FileSet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetManagedSpec returns the shared spec fields.
+func (in *FileSet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared status block.
+func (in *FileSet) GetManagedStatus() *ManagedStatus { return &in.Status.ManagedStatus }
+
+// GetDeletionPolicy returns the deletion policy, Orphan by default.
+func (in *FileSet) GetDeletionPolicy() DeletionPolicy {
+	return effective(in.Spec.DeletionPolicy, DeletionPolicyOrphan)
 }
 
 // GetConditions returns the status conditions.

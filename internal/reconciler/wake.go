@@ -54,6 +54,14 @@ type BranchWoken interface {
 	WokenByBranches()
 }
 
+// PushWoken is a kind that keeps files in a branch (RepositoryFile,
+// FileSet): a push to a repository it keeps files in passes over it at
+// once, so that a file edited by hand is written back without waiting for
+// the interval.
+type PushWoken interface {
+	WokenByPushes()
+}
+
 // DeliveryKeeper is the Receiver kind: each delivery it accepted asks for
 // a pass of the Receiver itself, at most once a minute, which records the
 // last event in its status.
@@ -123,11 +131,12 @@ func (r *Reconciler[T]) wake(ctx context.Context, wk Wake) int {
 		reqs, spacing = []ctrl.Request{{NamespacedName: wk.Receiver}}, ReceiverSpacing
 	case wk.Event == forgev1.ReceiverEventRepository:
 		reqs = r.forRepositoryEvent(ctx, wk)
-	case wk.Event == forgev1.ReceiverEventCreate && isA[BranchWoken](r.kind):
+	case wk.Event == forgev1.ReceiverEventCreate && isA[BranchWoken](r.kind),
+		wk.Event == forgev1.ReceiverEventPush && isA[PushWoken](r.kind):
+		// Every resource of the repository (or set selecting it), whatever
+		// its branch: the pass compares its own branch afresh.
 		reqs = r.forBranchEvent(ctx, wk)
 	}
-	// A push concerns no kind yet: the kinds that keep files in a branch
-	// will pass on it here.
 	now := time.Now()
 	for _, req := range reqs {
 		if spacing == WakeSpacing {

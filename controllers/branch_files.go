@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// branchFiles brings the files of one branch of one repository to a list:
+// the one place RepositoryFile (one repository) and FileSet (each
+// repository it selects) compare a branch with their files and write the
+// difference. One tree listing reads every file's git blob id, compared
+// with those of the wanted contents computed here (no file is
+// downloaded); one commit carries every file that differs.
+type branchFiles struct {
+	fc forge.Interface
+	childAt
+	// repo is the repository as its owner's listing has it (empty or not,
+	// its object format), branch the branch the files are kept on.
+	repo   *forge.Repository
+	branch string
+
+	// What the spec wants: the files, their contents by path (a path
+	// missing there could not be read, and is left alone), how they are
+	// kept and written; deleting: the listed files are removed instead.
+	files    []forgev1.RepositoryFileEntry
+	contents map[string][]byte
+	mode     forgev1.FileMode
+	message  string
+	author   *forgev1.CommitAuthor
+	deleting bool
+	// held are the paths another resource holds here: left alone.
+	held map[string]bool
+
+	// What compare found: the operations of the commit that would bring
+	// the branch to the spec, and how many files are as the spec wants.
+	ops    []forge.ChangeFileOperation
+	inSync int
+}
+
+// listBlobs lists the branch's tree: the blob id of every file. An empty
+// repository has none (its first commit makes the branch); a branch a
+// repository with commits lacks is waited for.
+func (b *branchFiles) listBlobs(ctx context.Context) (map[string]string, error) {
+	tree, err := b.fc.ListTree(ctx, b.Owner, b.Repo, b.branch)
+	switch {
+	case forge.IsRefNotFound(err) && b.repo.Empty:
+		return map[string]string{}, nil
+	case forge.IsRefNotFound(err):
+		return nil, reconciler.Wait(forgev1.ReasonParentNotFound,
+			"branch %q of %s not found on the forge; waiting for it to exist", b.branch, b.describe())
+	case err != nil:
+		return nil, b.classify(err)
+	}
+	return tree.Blobs(), nil
+}
+
+// compare makes the operations of one commit from the listed blobs: a
+// missing file is created, a differing one (mode Overwrite) updated from
+// the sha listed; when deleting, every listed file the mode Overwrite
+// keeps and the branch holds is deleted. It answers the changes (none
+// when deleting) and whether the branch holds any of the files.
+func (b *branchFiles) compare(blobs map[string]string) (changes []reconciler.Change, present bool) {
+	b.ops, b.inSync = nil, 0
+	for _, file := range b.files {
+		p := string(file.Path)
+		have, there := blobs[p]
+		present = present || there
+		if b.held[p] {
+			continue
+		}
+		if b.deleting {
+			if there && b.mode != forgev1.FileModeCreateOnly {
+				b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileDelete, Path: p, SHA: have})
+			}
+			continue
+		}
+		content, known := b.contents[p]
+		if !known {
+			continue // could not be read: Unknown
+		}
+		want := forge.BlobID(content, b.repo.ObjectFormat)
+		switch {
+		case !there:
+			b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileCreate, Path: p, Content: forge.FileContent(content)})
+			changes = append(changes, reconciler.Change{Field: "file " + p, Have: "missing", Want: "blob " + short(want)})
+		case have != want && b.mode != forgev1.FileModeCreateOnly:
+			b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: p, SHA: have, Content: forge.FileContent(content)})
+			changes = append(changes, reconciler.Change{Field: "file " + p, Have: "blob " + short(have), Want: "blob " + short(want)})
+		default:
+			b.inSync++
+		}
+	}
+	return changes, present
+}
+
+// commit sends the operations compare found in one commit and answers its
+// sha ("" when nothing differs). A stale base (a commit since the listing
+// changed one of the files) is listed again and written again once in the
+// same pass; twice in a row waits for the next pass.
+func (b *branchFiles) commit(ctx context.Context) (string, error) {
+	for attempt := 0; ; attempt++ {
+		if len(b.ops) == 0 {
+			return "", nil
+		}
+		opt := forge.ChangeFilesOption{Branch: b.branch, Message: b.message, Files: b.ops}
+		if a := b.author; a != nil {
+			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
+		}
+		cm, err := b.fc.ChangeFiles(ctx, b.Owner, b.Repo, opt)
+		if err == nil {
+			if !b.deleting {
+				b.inSync = len(b.files) - len(b.held)
+			}
+			return cm.SHA, nil
+		}
+		if !forge.IsStaleBase(err) {
+			return "", b.refused(err)
+		}
+		if attempt > 0 {
+			return "", reconciler.Wait(forgev1.ReasonForgeError,
+				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.branch, b.describe(), err)
+		}
+		blobs, err := b.listBlobs(ctx)
+		if err != nil {
+			return "", err
+		}
+		b.compare(blobs)
+	}
+}
+
+// count is how many of the pending operations are op.
+func (b *branchFiles) count(op string) int {
+	n := 0
+	for _, o := range b.ops {
+		if o.Operation == op {
+			n++
+		}
+	}
+	return n
+}
+
+// refused makes the forge's refusal of a commit the resource's condition:
+// a branch rule (403) or a path (422) the forge refuses is Rejected with
+// its message, an archived repository (423) RepositoryArchived, a branch
+// gone a wait.
+func (b *branchFiles) refused(err error) error {
+	var fe *forge.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	switch fe.StatusCode {
+	case http.StatusForbidden, http.StatusUnprocessableEntity:
+		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.branch, b.describe(), fe.Message)
+	case http.StatusLocked:
+		return reconciler.Stall(forgev1.ReasonRepositoryArchived, "repository %s/%s is archived: no write is attempted until it is unarchived", b.Owner, b.Repo)
+	}
+	return b.classify(err)
+}
+
+// fileContents reads the contents of files (inline, or a ConfigMap key of
+// namespace ns): by path, and the files that could not be read (plan may
+// not read a ConfigMap), named for Unknown.
+func fileContents(ctx context.Context, pass *reconciler.Pass, ns string, files []forgev1.RepositoryFileEntry) (map[string][]byte, []string, error) {
+	out := map[string][]byte{}
+	var unknown []string
+	for _, file := range files {
+		p := string(file.Path)
+		switch {
+		case file.Content != nil:
+			out[p] = []byte(*file.Content)
+		case file.ConfigMapRef != nil:
+			v, err := fileFromConfigMap(ctx, pass.Reader, ns, file.ConfigMapRef)
+			if errors.Is(err, reconciler.ErrUnreadable) {
+				unknown = append(unknown, "file "+p)
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			out[p] = v
+		}
+	}
+	return out, unknown, nil
+}

@@ -1,0 +1,396 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+)
+
+// RBAC of the FileSet controller.
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=filesets,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=filesets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=forge.forgeops.dev,resources=filesets/finalizers,verbs=update
+
+// fileSetKind keeps one list of files in many repositories: a set kind on
+// the set machinery (repo_set.go), each repository brought to the list as
+// a RepositoryFile brings its one (branchFiles). At rest a pass reads the
+// owner's repository listing and one tree listing per repository, and
+// writes nothing.
+type fileSetKind struct {
+	kindBase[forgev1.FileSet, forgev1.FileSetList]
+	*rounds.Store[repo] // forgets the round of a set that is gone
+}
+
+func (fileSetKind) Key(*forgev1.FileSet) string      { return "" }
+func (fileSetKind) Describe(*forgev1.FileSet) string { return "the files of the set" }
+func (fileSetKind) Connect(context.Context, *forgev1.FileSet, *reconciler.Pass) (reconciler.External, error) {
+	return nil, errors.New("a FileSet is synced as a set")
+}
+
+func (k fileSetKind) ConnectSet(_ context.Context, s *forgev1.FileSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
+	return &fileSet{obj: s, pass: pass, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "file", "files")}, nil
+}
+
+// ConfigMaps are those the files' contents come from.
+func (fileSetKind) ConfigMaps(s *forgev1.FileSet) []string { return configMapsOf(s.Spec.Files) }
+
+// fileSet is one pass of a FileSet.
+type fileSet struct {
+	repoSet
+	obj  *forgev1.FileSet
+	pass *reconciler.Pass
+	// contents are the wanted files by path (read once per pass); holds
+	// the other resources that keep files where the set would.
+	contents map[string][]byte
+	holds    fileHolds
+	commits  int32
+}
+
+func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
+	contents, _, err := fileContents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
+	if err != nil {
+		return reconciler.SetResult{}, err
+	}
+	e.contents = contents
+	if e.holds, err = e.readHolds(ctx); err != nil {
+		return reconciler.SetResult{}, err
+	}
+	e.release = e
+	res, err := e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
+		return e.syncRepo(ctx, r, write)
+	})
+	if err == nil && e.commits > 0 {
+		e.obj.Status.Commits = e.commits
+	}
+	return res, err
+}
+
+// ---- who else keeps files where the set would ----
+
+// fileHolds are the other resources of the set's server (every namespace,
+// every Forge or ClusterForge pointing at it) that keep files: the
+// RepositoryFiles (their files win in their repository, without a word)
+// and the other FileSets (the older holds a path both keep).
+type fileHolds struct {
+	files []fileHold
+	sets  []fileHold
+}
+
+// fileHold is one resource's paths, on its branch (nil: the repository's
+// default), where it applies.
+type fileHold struct {
+	who     string
+	older   bool
+	branch  *string
+	paths   map[string]bool
+	matches func(r repo) bool
+}
+
+func (h fileHold) keeps(r repo, found *forge.Repository, branch string) bool {
+	b := found.DefaultBranch
+	if h.branch != nil {
+		b = *h.branch
+	}
+	return b == branch && h.matches(r)
+}
+
+func pathSet(files []forgev1.RepositoryFileEntry) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		out[string(f.Path)] = true
+	}
+	return out
+}
+
+func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
+	var out fileHolds
+	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	if err != nil {
+		return out, err
+	}
+	for _, in := range servers.Lists() {
+		var files forgev1.RepositoryFileList
+		if err := e.cache.List(ctx, &files, in...); err != nil {
+			return out, fmt.Errorf("list RepositoryFiles: %w", err)
+		}
+		for i := range files.Items {
+			f := &files.Items[i]
+			if !f.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, f) || !servers.Sees(f) {
+				continue
+			}
+			owner, name, _ := strings.Cut(string(f.Spec.Repository), "/")
+			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: f.Spec.Branch,
+				paths: pathSet(f.Spec.Files), matches: func(r repo) bool {
+					return strings.EqualFold(r.owner, owner) && strings.EqualFold(r.name, name)
+				}})
+		}
+		var sets forgev1.FileSetList
+		if err := e.cache.List(ctx, &sets, in...); err != nil {
+			return out, fmt.Errorf("list FileSets: %w", err)
+		}
+		for i := range sets.Items {
+			s := &sets.Items[i]
+			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+				continue
+			}
+			out.sets = append(out.sets, fileHold{who: claims.HolderFor(e.obj.Namespace, "FileSet", s), older: claims.Older(s, e.obj),
+				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: setMatches(s.Spec.Repositories)})
+		}
+	}
+	return out, nil
+}
+
+// held are the set's paths another resource keeps in r on branch: a
+// RepositoryFile's (most specific wins: no failure), an older set's (a
+// Conflict naming the path and the set, in conflicts); releasing, any
+// other set's (what another set keeps is never deleted).
+func (e *fileSet) held(r repo, found *forge.Repository, branch string, releasing bool) (held map[string]bool, conflicts []string) {
+	held = map[string]bool{}
+	mine := pathSet(e.obj.Spec.Files)
+	for _, h := range e.holds.files {
+		if h.keeps(r, found, branch) {
+			for p := range h.paths {
+				if mine[p] {
+					held[p] = true
+				}
+			}
+		}
+	}
+	for _, h := range e.holds.sets {
+		if (!h.older && !releasing) || !h.keeps(r, found, branch) {
+			continue
+		}
+		var took []string
+		for p := range h.paths {
+			if mine[p] && !held[p] {
+				held[p] = true
+				took = append(took, p)
+			}
+		}
+		if len(took) > 0 && !releasing {
+			slices.Sort(took)
+			noun := "path"
+			if len(took) > 1 {
+				noun = "paths"
+			}
+			conflicts = append(conflicts, fmt.Sprintf("%s %s held by %s, an older set", noun, strings.Join(took, ", "), h.who))
+		}
+	}
+	return held, conflicts
+}
+
+// ---- one repository ----
+
+// repoAsListed is repository r as its owner's listing (the one the set's
+// repositories came from, cached for the interval) has it, else read by
+// name (made since); nil when it is gone.
+func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repository, error) {
+	all, err := ownerRepos(ctx, fc, r.owner)
+	if err != nil {
+		return nil, err
+	}
+	if found := findRepo(all, r.name); found != nil {
+		return found, nil
+	}
+	found, err := fc.GetRepo(ctx, r.owner, r.name)
+	if forge.IsNotFound(err) {
+		return nil, nil
+	}
+	return found, err
+}
+
+// branchFilesIn is the set's files on its branch of r (found: as listed),
+// with the paths others hold there.
+func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
+	s := e.obj.Spec
+	b := &branchFiles{fc: fc, childAt: childAt{scope: scope{forge.Scope{Owner: r.owner, Repo: found.Name}}, what: "files"},
+		repo: found, branch: found.DefaultBranch, files: s.Files, contents: e.contents, mode: s.Mode,
+		message: s.Message, author: s.Author, deleting: releasing}
+	if s.Branch != nil {
+		b.branch = *s.Branch
+	}
+	var conflicts []string
+	b.held, conflicts = e.held(r, found, b.branch, releasing)
+	return b, conflicts
+}
+
+// syncRepo brings one repository's branch to the files (or, without
+// write, says what differs): one tree listing, one commit carrying every
+// file that differs, none when nothing does.
+func (e *fileSet) syncRepo(ctx context.Context, r repo, write bool) *repoOutcome {
+	o := &repoOutcome{}
+	found, err := repoAsListed(ctx, e.fc, r)
+	if err != nil {
+		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		return o
+	}
+	if found == nil {
+		o.fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
+		return o
+	}
+	b, conflicts := e.branchFilesIn(e.fc, r, found, false)
+	for _, c := range conflicts {
+		o.fail(forgev1.ReasonConflict, true, "%s", c)
+	}
+	blobs, err := b.listBlobs(ctx)
+	if err != nil {
+		o.failErr(err)
+		return o
+	}
+	changes, _ := b.compare(blobs)
+	for _, c := range changes {
+		o.diffs = append(o.diffs, c.Field)
+	}
+	if !write || len(b.ops) == 0 {
+		return o
+	}
+	sha, err := b.commit(ctx)
+	if err != nil {
+		o.failErr(err)
+		return o
+	}
+	if sha != "" {
+		o.created += b.count(forge.FileCreate)
+		o.updated += b.count(forge.FileUpdate)
+		e.recordCommit(r, found, sha)
+	}
+	return o
+}
+
+// recordCommit keeps the set's last commit in its status.
+func (e *fileSet) recordCommit(r repo, found *forge.Repository, sha string) {
+	e.obj.Status.Commit, e.obj.Status.CommitRepository = sha, r.owner+"/"+found.Name
+	e.commits++
+}
+
+// removeIn removes the set's files from repository r in one commit (the
+// set's releaser, and each repository of a deletion under Delete): those
+// no RepositoryFile or other FileSet keeps there; a file already gone is
+// done; files written CreateOnly stay. It answers how many it deleted.
+func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
+	if e.obj.Spec.Mode == forgev1.FileModeCreateOnly {
+		return 0, nil
+	}
+	found, err := fresh.GetRepo(ctx, r.owner, r.name)
+	if forge.IsNotFound(err) {
+		return 0, nil // the repository is gone, and its files with it
+	}
+	if err != nil {
+		return 0, err
+	}
+	b, _ := e.branchFilesIn(fresh, r, found, true)
+	blobs, err := b.listBlobs(ctx)
+	if err != nil {
+		var c reconciler.Class
+		if c, _ = reconciler.Classify(err); c.Reason == forgev1.ReasonParentNotFound {
+			return 0, nil // no branch: no file to remove
+		}
+		return 0, err
+	}
+	b.compare(blobs)
+	sha, err := b.commit(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if sha == "" {
+		return 0, nil
+	}
+	e.recordCommit(r, found, sha)
+	return b.count(forge.FileDelete), nil
+}
+
+// Remove removes (deletionPolicy Delete) the set's files from every
+// repository it matches now, in one commit per repository; CreateOnly
+// files stay.
+func (e *fileSet) Remove(ctx context.Context) (string, error) {
+	if e.obj.Spec.Mode == forgev1.FileModeCreateOnly {
+		return "left the files: files written CreateOnly belong to the repositories once written", nil
+	}
+	holds, err := e.readHolds(ctx)
+	if err != nil {
+		return "", err
+	}
+	e.holds = holds
+	fresh := e.repoSet
+	fresh.fc = forge.Fresh(e.fc)
+	repos, _, err := fresh.repositories(ctx)
+	if forge.IsNotFound(err) {
+		return "the organization is gone; no files to delete", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	deleted, touched := 0, 0
+	var errs []error
+	for _, r := range repos {
+		n, err := e.removeIn(ctx, fresh.fc, r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if n > 0 {
+			deleted += n
+			touched++
+		}
+	}
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	return fmt.Sprintf("deleted %d files of the set in %d of %d repositories, one commit each", deleted, touched, len(repos)), nil
+}
+
+// WokenByBranches: a branch created in a repository the set selects
+// passes over the set at once (reconciler.BranchWoken): a repository
+// waiting for the set's branch is tried again. A push does not wake a
+// set: its round compared the repository already, and comparing every
+// repository again for one push would cost a tree listing each; the
+// interval writes the file back.
+func (fileSetKind) WokenByBranches() {}
+
+// ClaimKinds: a FileSet yields to the RepositoryFiles and the older
+// FileSets that keep a path it would (plan reads them among the planned
+// objects).
+func (fileSetKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.RepositoryFile{}, &forgev1.FileSet{}}
+}
+
+func (fileSetKind) RepoRefs(s *forgev1.FileSet) []string {
+	return selectedRepos(s.Spec.Repositories)
+}
+
+// SelectsRepository: a Repository resource that becomes Ready re-runs the
+// sets that pick it (as LabelSet's).
+func (fileSetKind) SelectsRepository(s *forgev1.FileSet, owner, name string) bool {
+	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
+}
+
+// WriteScopes of a FileSet: the repositories' contents.
+func (fileSetKind) WriteScopes(*forgev1.FileSet, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteRepository}
+}

@@ -1,0 +1,192 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
+)
+
+var _ = Describe("FileSet", func() {
+	var ns string
+	var fc forge.Interface
+	ctx := context.Background()
+
+	// acme holds web and api (each with a first commit, README.md) and an
+	// archived old.
+	BeforeEach(func() {
+		ns = newNamespace()
+		Expect(fake.CreateOrg("acme")).Error().NotTo(HaveOccurred())
+		fc = forgeClient()
+		for _, r := range []string{"web", "api", "old"} {
+			Expect(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: r, AutoInit: true})).Error().NotTo(HaveOccurred())
+		}
+		fake.SetArchived("acme", "old", true)
+		fake.ClearRequests()
+	})
+
+	file := func(path, content string) forgev1.RepositoryFileEntry {
+		return forgev1.RepositoryFileEntry{Path: forgev1.FilePath(path), Content: ptr(content)}
+	}
+	newSet := func(name string, files ...forgev1.RepositoryFileEntry) *forgev1.FileSet {
+		return &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: forgev1.FileSetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
+				Files:        files, Message: "chore: platform files",
+				Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "bot@example.com"},
+			}}
+	}
+	filesOf := func(repo string) func() map[string]string {
+		return func() map[string]string { return fake.Files("acme", repo, "") }
+	}
+	// commitsTo counts the commits sent to a repository.
+	commitsTo := func(repo string) int {
+		n := 0
+		for _, r := range fake.Requests() {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/repos/acme/"+repo+"/contents") {
+				n++
+			}
+		}
+		return n
+	}
+	failures := func(s *forgev1.FileSet) func(Gomega) []string {
+		return func(g Gomega) []string {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			var out []string
+			for _, f := range s.Status.Failures {
+				out = append(out, f.Repository+" "+f.Reason+": "+f.Message)
+			}
+			return out
+		}
+	}
+
+	It("writes three files in one commit per repository (archived ones skipped), none at rest over three intervals, and gives a new repository the files", func() {
+		s := newSet("platform", file(".gitea/CODEOWNERS", "* @acme/platform\n"), file(".editorconfig", "root = true\n"),
+			file("docs/CONTRIBUTING.md", "Be kind.\n"))
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		want := map[string]string{"README.md": "# %s\n\n", ".gitea/CODEOWNERS": "* @acme/platform\n",
+			".editorconfig": "root = true\n", "docs/CONTRIBUTING.md": "Be kind.\n"}
+		for _, r := range []string{"web", "api"} {
+			got := filesOf(r)()
+			Expect(got).To(HaveLen(len(want)), r)
+			for p, c := range want {
+				if p != "README.md" {
+					Expect(got).To(HaveKeyWithValue(p, c), r)
+				}
+			}
+			Expect(commitsTo(r)).To(Equal(1), "one commit for three files in "+r)
+			head := fake.Commits("acme", r, "")[0]
+			Expect(head.Message).To(Equal("chore: platform files\n"))
+			Expect(*head.Author).To(Equal(forge.CommitUser{Name: "Platform Bot", Email: "bot@example.com"}))
+		}
+		Expect(filesOf("old")()).To(Equal(map[string]string{"README.md": "# old\n\n"}), "archived repositories are skipped")
+		Expect(commitsTo("old")).To(BeZero())
+		Expect(s.Status.Repositories).To(BeEquivalentTo(2))
+		Expect(s.Status.InSync).To(BeEquivalentTo(2))
+		Expect(s.Status.Commit).NotTo(BeEmpty())
+		Expect(s.Status.CommitRepository).To(BeElementOf("acme/web", "acme/api"))
+		Expect(s.Status.Commit).To(Equal(fake.Commits("acme", strings.TrimPrefix(s.Status.CommitRepository, "acme/"), "")[0].SHA))
+		Expect(s.Status.Commits).To(BeEquivalentTo(2))
+		Expect(events(s)).To(ContainElement("Updated: 2 repositories: created 6 files"))
+
+		By("at rest: no commit over three intervals")
+		fake.ClearRequests()
+		Consistently(fake.WriteRequests, 3*syncInterval, poll).Should(BeEmpty())
+
+		By("a file edited by hand is written back; a repository made later gets the files")
+		Expect(fc.ChangeFiles(ctx, "acme", "web", forge.ChangeFilesOption{Message: "by hand", Files: []forge.ChangeFileOperation{
+			{Operation: forge.FileUpdate, Path: ".editorconfig", SHA: forge.BlobID([]byte("root = true\n"), ""), Content: forge.FileContent([]byte("edited\n"))}}})).
+			Error().NotTo(HaveOccurred())
+		Expect(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "new", AutoInit: true})).Error().NotTo(HaveOccurred())
+		Eventually(filesOf("web"), timeout, poll).Should(HaveKeyWithValue(".editorconfig", "root = true\n"))
+		Eventually(filesOf("new"), 5*syncInterval, poll).Should(And(HaveKeyWithValue(".gitea/CODEOWNERS", "* @acme/platform\n"),
+			HaveKeyWithValue("docs/CONTRIBUTING.md", "Be kind.\n")))
+		Expect(commitsTo("new")).To(Equal(1))
+	})
+
+	It("leaves a path a RepositoryFile keeps in its repository to it, without a failure", func() {
+		rf := &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-editorconfig"},
+			Spec: forgev1.RepositoryFileSpec{ManagedSpec: childSpec(), Repository: "acme/web", Files: []forgev1.RepositoryFileEntry{file(".editorconfig", "web's own\n")}}}
+		Expect(k8s.Create(ctx, rf)).To(Succeed())
+		expectReady(rf)
+		s := newSet("platform", file(".editorconfig", "root = true\n"), file("LICENSE", "MIT\n"))
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(s.Status.Failures).To(BeEmpty())
+		Expect(filesOf("web")()).To(And(HaveKeyWithValue(".editorconfig", "web's own\n"), HaveKeyWithValue("LICENSE", "MIT\n")))
+		Expect(filesOf("api")()).To(And(HaveKeyWithValue(".editorconfig", "root = true\n"), HaveKeyWithValue("LICENSE", "MIT\n")))
+		fake.ClearRequests()
+		Consistently(fake.WriteRequests, 2*syncInterval, poll).Should(BeEmpty(), "the set and the RepositoryFile do not fight")
+	})
+
+	It("lists a repository where an older set keeps one of its paths as Conflict, naming the path and the set, and writes its other files", func() {
+		first := newSet("first", file("a.txt", "one\n"))
+		Expect(k8s.Create(ctx, first)).To(Succeed())
+		expectReady(first)
+		second := newSet("second", file("a.txt", "two\n"), file("b.txt", "b\n"))
+		Expect(k8s.Create(ctx, second)).To(Succeed())
+		Eventually(failures(second), timeout, poll).Should(ConsistOf(
+			"acme/api Conflict: path a.txt held by FileSet "+ns+"/first, an older set",
+			"acme/web Conflict: path a.txt held by FileSet "+ns+"/first, an older set"))
+		for _, r := range []string{"web", "api"} {
+			Expect(filesOf(r)()).To(And(HaveKeyWithValue("a.txt", "one\n"), HaveKeyWithValue("b.txt", "b\n")), r)
+		}
+		Expect(first.Status.Failures).To(BeEmpty())
+	})
+
+	It("releases a repository whose topic was removed: under Delete it removes the set's files there in one commit, under Orphan it leaves them", func() {
+		for _, r := range []string{"web", "api"} {
+			Expect(fc.SetRepoTopics(ctx, "acme", r, []string{"service"})).To(Succeed())
+		}
+		del := newSet("release-delete", file("x.txt", "x\n"), file("y.txt", "y\n"))
+		del.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		orphan := newSet("release-orphan", file("z.txt", "z\n"))
+		for _, s := range []*forgev1.FileSet{del, orphan} {
+			s.Spec.Repositories.Topics = []forgev1.Topic{"service"}
+			Expect(k8s.Create(ctx, s)).To(Succeed())
+			expectReady(s)
+		}
+		Expect(filesOf("api")()).To(And(HaveKey("x.txt"), HaveKey("y.txt"), HaveKey("z.txt")))
+		// The record of what the sets match is written by a pass after the first.
+		Eventually(func(g Gomega) {
+			for _, s := range []*forgev1.FileSet{del, orphan} {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+				g.Expect(s.Status.Matched).NotTo(BeNil())
+			}
+		}, timeout, poll).Should(Succeed())
+		fake.ClearRequests()
+
+		Expect(fc.SetRepoTopics(ctx, "acme", "api", []string{"library"})).To(Succeed())
+		Eventually(filesOf("api"), timeout, poll).ShouldNot(Or(HaveKey("x.txt"), HaveKey("y.txt")))
+		expectEvent(del, "Released: released acme/api; deleted 2 files of the set")
+		expectEvent(orphan, "Released: released acme/api; deletionPolicy Orphan: the files the set wrote there stay")
+		Expect(commitsTo("api")).To(Equal(1), "one commit removes both files")
+		Expect(filesOf("api")()).To(HaveKeyWithValue("z.txt", "z\n"), "Orphan leaves its files")
+		Expect(filesOf("web")()).To(And(HaveKey("x.txt"), HaveKey("y.txt"), HaveKey("z.txt")))
+	})
+})
