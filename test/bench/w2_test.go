@@ -19,6 +19,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -39,9 +40,10 @@ import (
 
 // governed is the W2 shape of the scale issue: organizations
 // governed whole, each with its teams, its repositories' settings and
-// topics, one branch protection set and one label set over its
-// repositories but the sandboxes, and Actions secrets and variables, a
-// tag protection and a generated deploy key in every repository.
+// topics, one branch protection set, one label set and one repository set
+// over its repositories but the sandboxes, and Actions secrets and
+// variables, a tag protection and a generated deploy key in every
+// repository.
 type governed struct {
 	orgs, teamsPerOrg, membersPerTeam int
 	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
@@ -52,17 +54,36 @@ type governed struct {
 	// (the operator creates it), when its index over all organizations'
 	// repositories is divisible by newEvery.
 	newEvery int
+	// repositorySet: each organization has a RepositorySet over the
+	// repositories the other sets cover (w2Settings, w2Topic, and the
+	// organization's teams given access); its Teams then leave their
+	// repositories to it. W2_REPOSITORYSET=off runs W2 without it, each
+	// Team listing one repository, as W2 was before the kind: the run to
+	// compare with for what the set adds.
+	repositorySet bool
 }
 
-// W2: 8 organizations, each with 2 teams of 5 members (and a repository
-// each), 25 repositories (22 and 3 sandboxes; 50 of the 200 new), one
-// branch protection set (2 rules) and one label set (3 labels) over the
-// 22, and 1 secret, 1 variable, 1 tag protection (v*, the Owners team)
-// and 1 deploy key (an ed25519 pair the operator generates into a Secret,
-// as a Flux or Argo CD setup asks) per repository: 1,040 objects.
+// W2: 8 organizations, each with 2 teams of 5 members, 25 repositories
+// (22 and 3 sandboxes; 50 of the 200 new), one branch protection set (2
+// rules), one label set (3 labels) and one repository set (4 settings, a
+// topic, the 2 teams given access) over the 22, and 1 secret, 1 variable,
+// 1 tag protection (v*, the Owners team) and 1 deploy key (an ed25519
+// pair the operator generates into a Secret, as a Flux or Argo CD setup
+// asks) per repository: 1,048 objects.
 var (
-	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
-	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4}
+	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
+	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
+)
+
+// w2Settings and w2Topic are what each organization's RepositorySet
+// writes. Its Repositories set three of the settings and list their topics
+// themselves, so they hold those (most specific wins, per field): the set
+// writes allowSquashMerge and its team access, and compares the rest,
+// which costs it the same reads.
+var (
+	w2Settings = forgev1.RepositorySettings{HasWiki: ptr(false), AllowSquashMerge: ptr(true),
+		DefaultMergeStyle: ptr("squash"), DefaultDeleteBranchAfterMerge: ptr(true)}
+	w2Topic = forgev1.Topic("governed")
 )
 
 // w2Labels and w2Rules are what each organization's sets hold.
@@ -116,6 +137,7 @@ func (w governed) kinds() []routeKind {
 		{kind: "forge", resource: "Forge", objects: 1},
 		{kind: "orgs", resource: "Organization", objects: w.orgs},
 		{kind: "teams", resource: "Team", objects: w.orgs * w.teamsPerOrg},
+		w.teamRepos(),
 		{kind: "repos", resource: "Repository", objects: w.repos()},
 		{kind: "branch_protections", resource: "BranchProtectionSet", objects: covered, sets: w.orgs},
 		{kind: "labels", resource: "LabelSet", objects: covered, sets: w.orgs},
@@ -135,6 +157,7 @@ func (w governed) resources() []kindCount {
 		{"Organization", w.orgs},
 		{"BranchProtectionSet", w.orgs},
 		{"LabelSet", w.orgs},
+		{"RepositorySet", w.sets()},
 		{"ActionsSecret", w.repos() * w.valuesPerRepo},
 		{"ActionsVariable", w.repos() * w.valuesPerRepo},
 		{"TagProtection", w.repos()},
@@ -148,7 +171,25 @@ type kindCount struct {
 }
 
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + 2*w.repos()*w.valuesPerRepo + 2*w.repos()
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + w.sets() + 2*w.repos()*w.valuesPerRepo + 2*w.repos()
+}
+
+// sets is how many RepositorySets W2 has: one per organization, or none.
+func (w governed) sets() int {
+	if !w.repositorySet {
+		return 0
+	}
+	return w.orgs
+}
+
+// teamRepos is the route kind of a team's repository access
+// (/teams/{id}/repos...): the RepositorySets' over the repositories they
+// cover, or without them the Teams' (one repository each).
+func (w governed) teamRepos() routeKind {
+	if !w.repositorySet {
+		return routeKind{kind: "teams/repos", resource: "Team repositories", objects: w.orgs * w.teamsPerOrg}
+	}
+	return routeKind{kind: "teams/repos", resource: "RepositorySet", objects: w.orgs * w.reposPerOrg, sets: w.orgs}
 }
 
 // BenchmarkW2 applies W2, the governed organization, at once to the
@@ -177,6 +218,9 @@ func BenchmarkW2(b *testing.B) {
 	name, w := "W2", w2
 	if os.Getenv("W2_SIZES") == "small" {
 		name, w = "W2/small", w2Small
+	}
+	if os.Getenv("W2_REPOSITORYSET") == "off" {
+		w.repositorySet = false
 	}
 	limit := 30 * time.Minute
 	if v, err := time.ParseDuration(os.Getenv("W2_LIMIT")); err == nil && v > 0 {
@@ -242,8 +286,13 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 		for t := range w.teamsPerOrg {
 			team := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-team-%d", org, t)},
 				Spec: forgev1.TeamSpec{ManagedSpec: spec, Organization: forgev1.OwnerName(org),
-					Name: ptr(forgev1.TeamName(fmt.Sprintf("team-%d", t))), Units: &forgev1.TeamUnits{Code: "write", Issues: "read"},
-					Repositories: []forgev1.RepoName{forgev1.RepoName(w.repoName(t))}}}
+					Name: ptr(forgev1.TeamName(fmt.Sprintf("team-%d", t))), Units: &forgev1.TeamUnits{Code: "write", Issues: "read"}}}
+			if !w.repositorySet {
+				// With the set, it gives the access: a Team listing its
+				// repositories holds them, and the set would list the others
+				// as a Conflict.
+				team.Spec.Repositories = []forgev1.RepoName{forgev1.RepoName(w.repoName(t))}
+			}
 			for m := range w.membersPerTeam {
 				team.Spec.Members = append(team.Spec.Members, forgev1.OwnerName(fmt.Sprintf("user-%02d", t*w.membersPerTeam+m)))
 			}
@@ -281,6 +330,15 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w2Rules}})
 		apply(&forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-labels"},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: spec, Repositories: repos, Labels: w2Labels}})
+		if w.repositorySet {
+			set := &forgev1.RepositorySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-policy"},
+				Spec: forgev1.RepositorySetSpec{ManagedSpec: spec, Repositories: repos, Settings: new(w2Settings),
+					Topics: []forgev1.Topic{w2Topic}}}
+			for t := range w.teamsPerOrg {
+				set.Spec.Teams = append(set.Spec.Teams, forgev1.TeamName(fmt.Sprintf("team-%d", t)))
+			}
+			apply(set)
+		}
 	}
 
 	// What the sets had put on the forge, and the passes the manager had
@@ -301,8 +359,8 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 		}})
 	printKinds(w.kinds(), rec, run.qps)
 
-	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded)\n",
-		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg)
+	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded); %d RepositorySets\n",
+		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg, w.sets())
 	printReadyByKind(w.resources(), rec)
 	if passesReadyErr != nil || passesRestErr != nil {
 		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
@@ -327,6 +385,7 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 	}
 	printCoverage(when, coverReady, rec.readiness)
 	printCoverage("after the rest", coverRest, readiness{})
+	w.printRepositorySet(rec)
 	// What the Forge says of its drift load, as of its last check.
 	var fg forgev1.Forge
 	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
@@ -477,9 +536,12 @@ type routeKind struct {
 
 // kindOf is the kind of a call's route: the collection it addresses, from
 // "/repos/{owner}/{repo}/labels/{id}" labels, "/orgs/{org}/teams" and
-// "/teams/{id}/members/{user}" teams, "/repos/{owner}/{repo}/topics" repos
-// (a Repository's own), "/orgs/{org}/repos" repos too (the organization's
-// listing, which the sets read as well), "/version" and "/user" forge.
+// "/teams/{id}/members/{user}" teams, "/teams/{id}/repos/{org}/{repo}"
+// teams/repos (a team's repository access: the RepositorySets', or the
+// Teams' when they list repositories), "/repos/{owner}/{repo}/topics"
+// repos (a Repository's own), "/orgs/{org}/repos" repos too (the
+// organization's listing, which the sets read as well), "/version" and
+// "/user" forge.
 func kindOf(c call) string {
 	p := strings.Split(strings.TrimPrefix(c.path, "/"), "/")
 	var rest []string
@@ -498,6 +560,9 @@ func kindOf(c call) string {
 			return "orgs"
 		}
 	case p[0] == "teams":
+		if len(p) >= 3 && p[2] == "repos" {
+			return "teams/repos"
+		}
 		return "teams"
 	case p[0] == "user" && len(p) > 1 && p[1] == "orgs":
 		return "orgs"
@@ -593,4 +658,116 @@ func perPath(reads, paths int, intervals float64) float64 {
 		return 0
 	}
 	return float64(reads) / float64(paths) / intervals
+}
+
+// restKind is the kind of path of a read at rest, as a RepositorySet's
+// cost is judged: the listings it may share with the other kinds (the
+// organization's repositories and teams), the one it may add (a team's
+// repositories), and the reads per repository it must not make.
+func restKind(c call) string {
+	p := strings.Split(strings.TrimPrefix(c.path, "/"), "/")
+	switch {
+	case p[0] == "orgs" && len(p) == 3 && p[2] == "repos":
+		return "organization repository listing (GET /orgs/{org}/repos)"
+	case p[0] == "orgs" && len(p) == 3 && p[2] == "teams":
+		return "organization team listing (GET /orgs/{org}/teams)"
+	case p[0] == "teams" && len(p) == 3 && p[2] == "repos":
+		return "team repository listing (GET /teams/{id}/repos)"
+	case p[0] == "teams" && len(p) > 3 && p[2] == "repos":
+		return "team access check of one repository (GET /teams/{id}/repos/{org}/{repo})"
+	case p[0] == "repos" && len(p) == 3:
+		return "repository read (GET /repos/{owner}/{repo})"
+	case p[0] == "repos" && len(p) == 4 && p[3] == "topics":
+		return "repository topics read (GET /repos/{owner}/{repo}/topics)"
+	case p[0] == "repos" && len(p) >= 4 && p[3] == "teams":
+		return "repository teams read (GET /repos/{owner}/{repo}/teams...)"
+	case p[0] == "repos" && len(p) >= 4:
+		return "other reads in a repository (labels, rules, keys, Actions...)"
+	}
+	return "other reads"
+}
+
+// printRepositorySet prints what W2's RepositorySets cost: their forge
+// writes (the team access they give; the settings and topics they write
+// are PATCH and PUT of a repository, counted with the Repositories') and
+// Kubernetes writes per object to converge and at rest, and the reads at
+// rest by kind of path, per sync interval, with every route read and
+// written at rest: run with W2_REPOSITORYSET=off beside it, what the sets
+// add. They may add one team repository listing per team per interval
+// and nothing else: their settings and topics are compared from the
+// organization's repository listing, which W2 takes already.
+func (w governed) printRepositorySet(rec recorded) {
+	sets := "without RepositorySets (W2_REPOSITORYSET=off; each Team lists one repository)"
+	if w.repositorySet {
+		sets = fmt.Sprintf("with %d RepositorySets over %d repositories, giving %d teams access", w.sets(), w.orgs*w.reposPerOrg, w.orgs*w.teamsPerOrg)
+	}
+	fmt.Printf("  RepositorySet, %s:\n", sets)
+	access, accessRest := 0, 0
+	for _, c := range rec.calls {
+		if kindOf(c) == "teams/repos" && c.method != http.MethodGet {
+			access++
+		}
+	}
+	for _, c := range rec.rest {
+		if kindOf(c) == "teams/repos" && c.method != http.MethodGet {
+			accessRest++
+		}
+	}
+	kube := func(m map[string]int) int {
+		n := 0
+		for k, v := range m {
+			if strings.HasSuffix(k, " repositorysets") || strings.HasSuffix(k, " repositorysets/status") {
+				n += v
+			}
+		}
+		return n
+	}
+	if n := w.sets(); n > 0 {
+		covered := w.orgs * w.reposPerOrg
+		fmt.Printf("    to converge: %d team access writes (%.2f per repository covered; %d wanted: %d teams x %d repositories), %d Kubernetes writes of the RepositorySets (%.1f per set)\n",
+			access, float64(access)/float64(covered), w.orgs*w.teamsPerOrg*w.reposPerOrg, w.teamsPerOrg, w.reposPerOrg, kube(rec.kube), float64(kube(rec.kube))/float64(n))
+		fmt.Printf("    at rest: %d team access writes, %d Kubernetes writes of the RepositorySets (%.3f per set per interval)\n",
+			accessRest, kube(rec.restKube), float64(kube(rec.restKube))/float64(n)/rec.intervals)
+	} else {
+		fmt.Printf("    to converge: %d team access writes (the Teams'); at rest %d\n", access, accessRest)
+	}
+	type tally struct {
+		reads int
+		paths map[string]bool
+	}
+	by := map[string]*tally{}
+	for _, c := range rec.rest {
+		if c.method != http.MethodGet {
+			continue
+		}
+		k := restKind(c)
+		if by[k] == nil {
+			by[k] = &tally{paths: map[string]bool{}}
+		}
+		by[k].reads++
+		by[k].paths[c.path] = true
+	}
+	fmt.Printf("    forge reads at rest over %.2f intervals, by kind of path (per sync interval; distinct paths):\n", rec.intervals)
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		fmt.Printf("      %-80s %5d (%6.2f per interval; %3d paths)\n", k, by[k].reads, float64(by[k].reads)/rec.intervals, len(by[k].paths))
+	}
+	routes := map[string]int{}
+	for _, c := range rec.rest {
+		routes[route(c)]++
+	}
+	fmt.Printf("    every route at rest (per sync interval):\n")
+	for _, k := range slices.Sorted(maps.Keys(routes)) {
+		fmt.Printf("      %-70s %5d (%6.2f per interval)\n", k, routes[k], float64(routes[k])/rec.intervals)
+	}
+	count := func(kind string) float64 {
+		if by[kind] == nil {
+			return 0
+		}
+		return float64(by[kind].reads) / rec.intervals
+	}
+	perRepo := count("repository read (GET /repos/{owner}/{repo})") + count("repository topics read (GET /repos/{owner}/{repo}/topics)") +
+		count("repository teams read (GET /repos/{owner}/{repo}/teams...)") + count("team access check of one repository (GET /teams/{id}/repos/{org}/{repo})")
+	fmt.Printf("    per interval at rest: %.2f organization repository listings (%d organizations), %.2f team repository listings (%d teams; a RepositorySet may add one per team), %.2f reads of one repository's settings, topics or team access, %d forge writes\n",
+		count("organization repository listing (GET /orgs/{org}/repos)"), w.orgs, count("team repository listing (GET /teams/{id}/repos)"), w.orgs*w.teamsPerOrg,
+		perRepo, len(rec.rest)-reads(rec.rest))
 }
