@@ -288,6 +288,53 @@ var _ = Describe("LabelSet and BranchProtectionSet releasing the repositories th
 		})
 	}
 
+	It("RepositorySet with deletionPolicy Delete releases a repository excluded by a glob, one whose topic was removed, one archived and one dropped from names: it takes back the team access it gave there, leaves the archived one as it is, and forgets what it no longer governs", func() {
+		fc := forgeClient()
+		_, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "developers", Permission: "write", UnitsMap: map[string]string{"repo.code": "write"}})
+		Expect(err).NotTo(HaveOccurred())
+		team := func() []string { r := fake.TeamRepos("acme", "developers"); slices.Sort(r); return r }
+		newRS := func(name string, sel forgev1.RepositorySelector) *forgev1.RepositorySet {
+			return &forgev1.RepositorySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: forgev1.RepositorySetSpec{ManagedSpec: releaseManaged(), Repositories: sel, DeletionPolicy: forgev1.DeletionPolicyDelete,
+					Teams: []forgev1.TeamName{"developers"}}}
+		}
+		granted := func(s *forgev1.RepositorySet) int {
+			get(s)
+			n := 0
+			for _, g := range s.Status.TeamGrants {
+				n += len(g.RepositoryIDs)
+			}
+			return n
+		}
+		s := newRS("services", services())
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		Expect(team()).To(Equal([]string{"api", "docs", "old", "site", "web"}))
+		Expect(granted(s)).To(Equal(5))
+
+		Expect(fc.SetRepoTopics(ctx, "acme", "api", []string{"library"})).To(Succeed())
+		fake.SetArchived("acme", "old", true)
+		change(s, func(o *forgev1.RepositorySet) { o.Spec.Repositories.Exclude = []forgev1.RepositoryGlob{"doc*"} })
+		expectReady(s)
+		expectEvent(s, "Released: released 3 repositories: acme/api, acme/docs, acme/old (archived, left as it is); took back 2 team accesses the set gave; settings and topics stay")
+		Expect(team()).To(Equal([]string{"old", "site", "web"}), "the archived repository is frozen; what still matches keeps its access")
+		Eventually(func() int { return granted(s) }, timeout, poll).Should(Equal(2), "site and web: the set no longer records access it does not govern")
+
+		By("a name dropped from names")
+		named := newRS("named", forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web", "acme/site"}})
+		named.Spec.Teams = []forgev1.TeamName{"developers"}
+		Expect(k8s.Delete(ctx, s)).To(Succeed())
+		gone(s)
+		Expect(fc.AddTeamRepo(ctx, teamID("developers"), "acme", "api")).To(Succeed())
+		Expect(k8s.Create(ctx, named)).To(Succeed())
+		expectReady(named)
+		Eventually(func() int { return granted(named) }, timeout, poll).Should(Equal(2))
+		change(named, func(o *forgev1.RepositorySet) { o.Spec.Repositories.Names = []forgev1.RepositoryName{"acme/web"} })
+		expectReady(named)
+		expectEvent(named, "Released: released acme/site; took back 1 team access the set gave; settings and topics stay")
+		Expect(team()).To(Equal([]string{"api", "old", "web"}), "access the set did not give stays")
+	})
+
 	It("releases nothing from a partial listing: a name dropped while another owner cannot be listed is released once the listing is whole", func() {
 		k := releaseKinds["LabelSet"]
 		s := k.newSet(ns, "named", forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web", "acme/api", "other/site"}},
