@@ -189,4 +189,45 @@ var _ = Describe("FileSet", func() {
 		Expect(filesOf("api")()).To(HaveKeyWithValue("z.txt", "z\n"), "Orphan leaves its files")
 		Expect(filesOf("web")()).To(And(HaveKey("x.txt"), HaveKey("y.txt"), HaveKey("z.txt")))
 	})
+	It("under Delete releases a repository excluded by a glob, one archived and one dropped from names: it removes its files in one commit where it may, and leaves the archived one as it is", func() {
+		Expect(fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "docs", AutoInit: true})).Error().NotTo(HaveOccurred())
+		s := newSet("release-ways", file("x.txt", "x\n"))
+		s.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		for _, r := range []string{"web", "api", "docs"} {
+			Eventually(filesOf(r), timeout, poll).Should(HaveKey("x.txt"), r)
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.Matched).NotTo(BeNil())
+			g.Expect(s.Status.Matched.Count).To(BeEquivalentTo(3))
+		}, timeout, poll).Should(Succeed())
+		fake.ClearRequests()
+
+		fake.SetArchived("acme", "docs", true)
+		change(s, func(o *forgev1.FileSet) { o.Spec.Repositories.Exclude = []forgev1.RepositoryGlob{"ap*"} })
+		expectEvent(s, "Released: released 2 repositories: acme/api, acme/docs (archived, left as it is); deleted 1 file of the set")
+		Expect(filesOf("api")()).NotTo(HaveKey("x.txt"))
+		Expect(commitsTo("api")).To(Equal(1))
+		Expect(filesOf("docs")()).To(HaveKey("x.txt"), "an archived repository is frozen")
+		Expect(commitsTo("docs")).To(BeZero())
+		Expect(filesOf("web")()).To(HaveKey("x.txt"))
+
+		By("a name dropped from names")
+		named := newSet("release-named", file("n.txt", "n\n"))
+		named.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
+		named.Spec.Repositories = forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web", "acme/api"}}
+		Expect(k8s.Create(ctx, named)).To(Succeed())
+		expectReady(named)
+		Eventually(filesOf("api"), timeout, poll).Should(HaveKey("n.txt"))
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(named), named)).To(Succeed())
+			g.Expect(named.Status.Matched).NotTo(BeNil())
+		}, timeout, poll).Should(Succeed())
+		change(named, func(o *forgev1.FileSet) { o.Spec.Repositories.Names = []forgev1.RepositoryName{"acme/web"} })
+		expectEvent(named, "Released: released acme/api; deleted 1 file of the set")
+		Expect(filesOf("api")()).NotTo(HaveKey("n.txt"))
+		Expect(filesOf("web")()).To(HaveKey("n.txt"))
+	})
 })

@@ -153,7 +153,7 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	policy := rs.obj.GetDeletionPolicy()
 	out := fresh.releaseEach(ctx, rs.release, policy, left, clock)
 	st.Matched = encodeMatched(union(keep, out.keep))
-	note := out.note(policy, rs.nouns)
+	note := out.note(policy, rs.noun, rs.nouns)
 	if n, ok := rs.release.(releaseNoter); ok && note != "" && policy == forgev1.DeletionPolicyDelete {
 		note = out.lead() + "; " + n.releaseNote(out.deleted)
 	}
@@ -227,13 +227,16 @@ func releaseFailure(member string, err error) reconciler.MemberFailure {
 }
 
 // note is the Released Event's: the repositories and what was done there.
-func (out releases) note(policy forgev1.DeletionPolicy, nouns string) string {
+func (out releases) note(policy forgev1.DeletionPolicy, noun, nouns string) string {
 	if len(out.names) == 0 {
 		return ""
 	}
 	note := out.lead()
 	if policy != forgev1.DeletionPolicyDelete {
 		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, nouns)
+	}
+	if out.deleted == 1 {
+		nouns = noun
 	}
 	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, nouns)
 }
