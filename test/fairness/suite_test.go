@@ -24,8 +24,11 @@ package fairness
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
+	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,10 +116,13 @@ type blackHole struct {
 	ln       net.Listener
 	target   string
 	swallows atomic.Bool
-	// open counts swallowed connections clients still hold; peak is its highest.
-	open, peak atomic.Int64
-	mu         sync.Mutex
-	conns      []net.Conn
+	// peak is the most swallowed connections clients held at once.
+	peak  atomic.Int64
+	mu    sync.Mutex
+	conns []net.Conn
+	// held are the swallowed connections not yet seen closed by their
+	// client (its pass still in flight against the dead server).
+	held []net.Conn
 }
 
 func newBlackHole(target string) *blackHole {
@@ -153,20 +159,43 @@ func (b *blackHole) serve() {
 	}
 }
 
-// hold keeps a swallowed connection open, unanswered, and counts it while
-// the client holds it (a pass in flight against the dead server).
+// hold keeps a swallowed connection open, unanswered, and counts the
+// connections clients hold at this moment. Each is counted by what its
+// socket says when the next is accepted, not by a goroutine that may not
+// have run yet: a pass ended by the timeout closes its connection before
+// its request is released and the next pass dials, so that close is
+// already in the socket when the next connection arrives. (A reader
+// goroutine per connection, counting down at its EOF, lagged on a busy
+// machine and counted an ended pass beside the next one.)
 func (b *blackHole) hold(c net.Conn) {
-	n := b.open.Add(1)
-	for {
-		p := b.peak.Load()
-		if n <= p || b.peak.CompareAndSwap(p, n) {
-			break
-		}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.held = slices.DeleteFunc(b.held, closedByClient)
+	b.held = append(b.held, c)
+	n := int64(len(b.held))
+	if n > b.peak.Load() {
+		b.peak.Store(n)
 	}
-	go func() {
-		_, _ = io.Copy(io.Discard, c) // until the client gives up
-		b.open.Add(-1)
-	}()
+}
+
+// closedByClient drains what c's client sent, never answering it, and
+// reports whether the client has closed c.
+func closedByClient(c net.Conn) bool {
+	buf := make([]byte, 4096)
+	for {
+		if err := c.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+			return true
+		}
+		_, err := c.Read(buf)
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return false
+		}
+		_ = c.Close()
+		return true
+	}
 }
 
 func (b *blackHole) track(c net.Conn) {
