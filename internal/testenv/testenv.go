@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -72,6 +73,13 @@ func New() (*envtest.Environment, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
+		// envtest's defaults (20 s to start etcd and the apiserver, 10 s
+		// for the CRDs to be served) are for an idle machine: on a busy
+		// two-core one running two suites and a Gitea, a suite's control
+		// plane took longer and the suite failed before its first spec.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+		CRDInstallOptions:        envtest.CRDInstallOptions{MaxTime: time.Minute},
 	}, nil
 }
 
