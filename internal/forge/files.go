@@ -90,7 +90,7 @@ import (
 //     one file's content so, once, never the loop): 200 with content
 //     (base64), encoding, sha and size; an id the repository lacks (an
 //     empty repository lacks every one) is 400 "object does not exist
-//     [id: <sha>, rel_path: ]" on 1.24.6 and 1.27.3. A blob over the
+//     [id: <sha>, rel_path: ]" on 1.24.6 to 1.27.3. A blob over the
 //     server's [api] DEFAULT_MAX_BLOB_SIZE (10 MiB by default) is answered
 //     without content (read in services/repository/files/content.go).
 
