@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -147,6 +148,17 @@ func (b *branchFiles) commit(ctx context.Context) (string, error) {
 		}
 		b.compare(blobs)
 	}
+}
+
+// diffs say what the pending commit would do, one file each, as a set
+// shows a repository that differs (plan, DriftDetected): create "p",
+// update "p", delete "p".
+func (b *branchFiles) diffs() []string {
+	out := make([]string, 0, len(b.ops))
+	for _, o := range b.ops {
+		out = append(out, fmt.Sprintf("%s %q", o.Operation, o.Path))
+	}
+	return out
 }
 
 // count is how many of the pending operations are op.

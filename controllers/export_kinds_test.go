@@ -50,7 +50,7 @@ var notExported = map[string]string{
 	// Which files of a repository a user keeps is no fact of the forge:
 	// export is to propose them for the paths a user names, as a FileSet.
 	"RepositoryFile": "kept files are chosen by the user, not found on the forge",
-	"FileSet":        "kept files are chosen by the user, not found on the forge",
+	"FileSet":        "proposed only for the paths a user names (export --files, FileSetExporter): TestExportFileSet",
 	"RepositorySet":  "a policy is proposed only when asked (export --sets, PolicyExporters): TestExportRepositorySet",
 }
 

@@ -70,14 +70,19 @@ type fileSet struct {
 	contents map[string][]byte
 	holds    fileHolds
 	commits  int32
+	// unknown are the files whose content could not be read (plan
+	// without the ConfigMaps): left alone, and plan says so (Unknown).
+	unknown []string
 }
 
+func (e *fileSet) Unknown() []string { return e.unknown }
+
 func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
-	contents, _, err := fileContents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
+	contents, unknown, err := fileContents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
-	e.contents = contents
+	e.contents, e.unknown = contents, unknown
 	if e.holds, err = e.readHolds(ctx); err != nil {
 		return reconciler.SetResult{}, err
 	}
@@ -263,10 +268,8 @@ func (e *fileSet) syncRepo(ctx context.Context, r repo, write bool) *repoOutcome
 		o.failErr(err)
 		return o
 	}
-	changes, _ := b.compare(blobs)
-	for _, c := range changes {
-		o.diffs = append(o.diffs, c.Field)
-	}
+	b.compare(blobs)
+	o.diffs = append(o.diffs, b.diffs()...)
 	if !write || len(b.ops) == 0 {
 		return o
 	}

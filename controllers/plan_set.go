@@ -189,5 +189,22 @@ func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, s
 	if len(blocked) > 0 {
 		it.Reason = strings.Join(blocked, "; ")
 	}
+	if u, ok := ext.(unknownSet); ok && len(u.Unknown()) > 0 {
+		// What the set would do with those is open: each is unknown, and
+		// so is the set's action unless it is an error or a conflict.
+		for _, f := range u.Unknown() {
+			it.Changes = append(it.Changes, plan.Change{Field: f, Spec: plan.UnknownValue})
+		}
+		if it.Action != plan.Error && it.Action != plan.Conflict && spec.ManagementPolicy != forgev1.ManagementPolicyObserve {
+			it.Action = plan.Unknown
+			it.Reason = "contents from ConfigMaps plan could not read (--kubeconfig lets it); " + it.Reason
+		}
+	}
 	return it
+}
+
+// unknownSet is a set's pass that could not read some of what it would
+// write (a FileSet's contents from ConfigMaps, without --kubeconfig).
+type unknownSet interface {
+	Unknown() []string
 }

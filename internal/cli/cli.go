@@ -99,8 +99,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&opts.Namespace, "namespace", "", "namespace of the resources (default: none, kubectl's)")
 	fs.StringVar(&opts.Namespace, "n", "", "shorthand for --namespace")
 	sets := fs.Bool("sets", false, "also propose a RepositorySet holding the settings every repository of ORG shares (applied, it writes nothing)")
+	files := fs.String("files", "", "also propose a FileSet holding those of these files (comma-separated paths) that are the same in every repository of ORG (applied, it writes nothing)")
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME|ClusterForge/NAME] [-n NAMESPACE] [--sets] [--token-file FILE] > org.yaml")
+		_, _ = fmt.Fprintln(stderr, "usage: forge-operator export --url URL --org ORG [--forge-ref NAME|ClusterForge/NAME] [-n NAMESPACE] [--sets] [--files PATH,...] [--token-file FILE] > org.yaml")
 		_, _ = fmt.Fprintln(stderr, "Writes the resources that describe what the forge holds for ORG, to adopt it without a change. The token comes from FORGE_TOKEN or --token-file.")
 		fs.PrintDefaults()
 	}
@@ -120,6 +121,21 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	opts.ForgeRef = ref
+	var filesWriter *export.Writer
+	if *files != "" {
+		var paths []string
+		for _, p := range strings.Split(*files, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				paths = append(paths, p)
+			}
+		}
+		w, err := controllers.FileSetExporter(paths)
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "export: --files: %v\n", err)
+			return 1
+		}
+		filesWriter = &w
+	}
 	fc, err := conn.client()
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
@@ -128,6 +144,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	opts.Server, opts.Now, opts.Writers = conn.url, time.Now(), controllers.Exporters()
 	if *sets {
 		opts.Writers = append(opts.Writers, controllers.PolicyExporters()...)
+	}
+	if filesWriter != nil {
+		opts.Writers = append(opts.Writers, *filesWriter)
 	}
 	if err := export.Export(ctx, fc, opts, stdout); err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)

@@ -75,6 +75,12 @@ func TestExportCommand(t *testing.T) {
 			code: 1, stderrIs: `export: --forge-ref: no name in ""`},
 		{name: "an unknown kind", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--forge-ref", "Namespace/shared"},
 			code: 1, stderrIs: `export: --forge-ref: unknown kind "Namespace" in "Namespace/shared": want NAME, Forge/NAME or ClusterForge/NAME`},
+		{name: "--files with a path a FileSet refuses", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--files", "LICENSE, ../etc/passwd"},
+			code: 1, stderrIs: `export: --files: path "../etc/passwd": must not hold a '.' or '..' component`},
+		{name: "--files naming no path", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--files", " , "},
+			code: 1, stderrIs: `export: --files: no path`},
+		{name: "--files over an organization without a repository", env: fakeforge.DefaultToken, args: []string{"--url", srv.URL, "--org", "acme", "--files", "LICENSE"},
+			code: 0, stdout: "# export --files: no live repository of acme has a commit: no FileSet is proposed."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

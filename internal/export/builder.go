@@ -57,6 +57,13 @@ func (b *Builder) Add(obj client.Object, comment ...string) {
 	b.docs = append(b.docs, doc{comment: comment, obj: obj})
 }
 
+// Note writes comment's lines as a document of their own, holding no
+// resource: what an export looked at and left out, when no resource is
+// there to carry the comment.
+func (b *Builder) Note(comment ...string) {
+	b.docs = append(b.docs, doc{comment: comment})
+}
+
 // Len is how many resources were added so far.
 func (b *Builder) Len() int { return len(b.docs) }
 
@@ -111,6 +118,10 @@ func (d doc) write(w io.Writer) error {
 	buf.WriteString("---\n")
 	for _, c := range d.comment {
 		buf.WriteString("# " + c + "\n")
+	}
+	if d.obj == nil {
+		_, err := w.Write(buf.Bytes())
+		return err
 	}
 	data, err := manifest(d.obj)
 	if err != nil {

@@ -197,7 +197,9 @@ func walk(ctx context.Context, b *Builder, src Source, org *forge.Organization) 
 	}
 	for i, wr := range writers {
 		if wr.where == inAggregate {
-			collections[i].write(b, org.Name)
+			if err := collections[i].write(ctx, b, src, org.Name); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -66,10 +66,11 @@ type place struct {
 }
 
 // collection is one export's run of an aggregate: collect reads a live
-// repository's objects, write writes them all once every repository is read.
+// repository's objects, write writes them all once every repository is
+// read (reading the forge again if it must).
 type collection struct {
 	collect func(ctx context.Context, src Source, at place) error
-	write   func(b *Builder, org string)
+	write   func(ctx context.Context, b *Builder, src Source, org string) error
 }
 
 // RepoObjects are the objects one live repository holds of an aggregate's kind.
@@ -136,7 +137,7 @@ func Aggregate[S, T any](collect func(ctx context.Context, src S, sc forge.Scope
 				}
 				return nil
 			},
-			write: func(b *Builder, org string) { write(b, org, repos) },
+			write: func(_ context.Context, b *Builder, _ Source, org string) error { write(b, org, repos); return nil },
 		}
 	}}
 }
@@ -153,7 +154,32 @@ func AggregateListed(write func(b *Builder, org string, repos []forge.Repository
 				repos = append(repos, at.repo)
 				return nil
 			},
-			write: func(b *Builder, org string) { write(b, org, repos) },
+			write: func(_ context.Context, b *Builder, _ Source, org string) error { write(b, org, repos); return nil },
+		}
+	}}
+}
+
+// AggregateRepositories collects from each live repository, given as the
+// organization's listing has it, what collect reads there, and writes
+// once every repository is read, reading the forge again if it must: what
+// every repository holds alike, read once from one of them (the files of
+// a FileSet, compared by their blob ids, their contents read once).
+func AggregateRepositories[S, T any](collect func(ctx context.Context, src S, r forge.Repository) (T, error),
+	write func(ctx context.Context, b *Builder, src S, org string, collected []T) error) Writer {
+	return Writer{where: inAggregate, reader: reflect.TypeFor[S](), reads: offers[S], collection: func() collection {
+		var collected []T
+		return collection{
+			collect: func(ctx context.Context, src Source, at place) error {
+				v, err := collect(ctx, any(src).(S), at.repo)
+				if err != nil {
+					return err
+				}
+				collected = append(collected, v)
+				return nil
+			},
+			write: func(ctx context.Context, b *Builder, src Source, org string) error {
+				return write(ctx, b, any(src).(S), org, collected)
+			},
 		}
 	}}
 }

@@ -38,6 +38,7 @@ var uncachedReads = map[string]string{
 	"ListTeamRepos":             "read once per Team pass, by that pass alone",
 	"ListIssuesWithLabel":       "plan's and export's counts, never the loop's",
 	"ListTree":                  "a branch's tree, read once per RepositoryFile pass, by that pass alone",
+	"GetBlob":                   "a file's content, export's read, once per path; never the loop's",
 }
 
 // TestSnapshotsCacheEveryRead: a resource's reads go through its listing.

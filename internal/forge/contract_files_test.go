@@ -38,6 +38,7 @@ var _ = registerBehaviours("file", []behaviour{
 	{"files/an empty repository: no tree; the files are its first commit", contractFilesEmptyRepo, nil},
 	{"files/a stale base, a branch rule, a bad path, an unknown branch, an archived repository are refused", contractFilesRefused, nil},
 	{"files/a rule's push allow-list lets the user commit; 1.27's bypass allow-list does not", contractFilesAllowLists, nil},
+	{"files/a blob's content by the id a tree lists; an id the repository lacks is a 400", contractFilesBlob, nil},
 	{"files/the fake as Gitea 1.24.6 and 1.25.5: a missing file worded otherwise (a 500 on 1.24), the archive too", contractFilesOldFake, needFake},
 })
 
@@ -128,6 +129,28 @@ func contractFilesCommit(t *testing.T, tg *target) {
 	if old["a.txt"] != want["a.txt"] {
 		t.Fatalf("the tree of %s: %v", cm.SHA, old)
 	}
+}
+
+func contractFilesBlob(t *testing.T, tg *target) {
+	org, repo := filesRepo(t, tg)
+	binary := string([]byte{0xff, 0x00, 0x01})
+	_, err := tg.c.ChangeFiles(ctx(t), org, repo, forge.ChangeFilesOption{Files: []forge.ChangeFileOperation{
+		create("a.txt", "hello\n"), create("bin", binary)}})
+	mustNoErr(t, err)
+	blobs := blobsOf(t, tg, org, repo, "main")
+	for p, want := range map[string]string{"a.txt": "hello\n", "bin": binary} {
+		got, err := tg.c.GetBlob(ctx(t), org, repo, blobs[p])
+		mustNoErr(t, err)
+		if string(got) != want {
+			t.Fatalf("blob of %s: %q, want %q", p, got, want)
+		}
+	}
+	missing := forge.BlobID([]byte("never written"), "")
+	_, err = tg.c.GetBlob(ctx(t), org, repo, missing)
+	wantStatus(t, err, http.StatusBadRequest, "object does not exist [id: "+missing+", rel_path: ]")
+	empty := tg.repo(org)
+	_, err = tg.c.GetBlob(ctx(t), org, empty, blobs["a.txt"])
+	wantStatus(t, err, http.StatusBadRequest, "object does not exist")
 }
 
 func contractFilesTreePaging(t *testing.T, tg *target) {

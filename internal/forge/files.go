@@ -86,6 +86,13 @@ import (
 //     an archived repository 423 ("repo is not allowed to edit" on 1.27.3,
 //     "o/r is not allowed to edit" on 1.25.5 and 1.26.4, "<Repository
 //     n:o/r> is archived" on 1.24.6).
+//   - A blob by its id, GET /repos/{o}/{r}/git/blobs/{sha} (export reads
+//     one file's content so, once, never the loop): 200 with content
+//     (base64), encoding, sha and size; an id the repository lacks (an
+//     empty repository lacks every one) is 400 "object does not exist
+//     [id: <sha>, rel_path: ]" on 1.24.6 to 1.27.3. A blob over the
+//     server's [api] DEFAULT_MAX_BLOB_SIZE (10 MiB by default) is answered
+//     without content (read in services/repository/files/content.go).
 
 // FilesClient reads a branch's tree and commits files.
 type FilesClient interface {
@@ -94,6 +101,8 @@ type FilesClient interface {
 	ListTree(ctx context.Context, owner, repo, ref string) (*Tree, error)
 	// ChangeFiles makes one commit of opt.Files and answers it.
 	ChangeFiles(ctx context.Context, owner, repo string, opt ChangeFilesOption) (*FileCommit, error)
+	// GetBlob reads the content of the blob sha (an id a tree listed).
+	GetBlob(ctx context.Context, owner, repo, sha string) ([]byte, error)
 }
 
 var _ FilesClient = (*Client)(nil)
@@ -311,4 +320,32 @@ func (c *Client) ChangeFiles(ctx context.Context, owner, repo string, opt Change
 		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered the commit without its sha")})
 	}
 	return out.Commit, nil
+}
+
+// GetBlob implements FilesClient. A blob the forge answers without its
+// content (over its size limit) is an error, as is content that is not
+// base64 or not of the blob's size.
+func (c *Client) GetBlob(ctx context.Context, owner, repo, sha string) ([]byte, error) {
+	base, args := RepoScope(owner, repo).routePrefix()
+	cl := call{op: fmt.Sprintf("read blob %s of repository %s/%s", sha, owner, repo), method: http.MethodGet,
+		route: base + "/git/blobs/{sha}", args: append(args, sha)}
+	var out struct {
+		Content  *string `json:"content"`
+		Encoding *string `json:"encoding"`
+		Size     int64   `json:"size"`
+	}
+	if _, err := c.doJSON(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	if out.Content == nil {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge sends no content of the blob (%d bytes, over its limit of blobs it serves)", out.Size)})
+	}
+	if out.Encoding == nil || *out.Encoding != "base64" {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the blob's content is not base64")})
+	}
+	data, err := base64.StdEncoding.DecodeString(*out.Content)
+	if err != nil || int64(len(data)) != out.Size {
+		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the blob's content is not %d bytes of base64", out.Size)})
+	}
+	return data, nil
 }
