@@ -99,9 +99,6 @@ func (e *repositorySet) Sync(ctx context.Context, write bool) (reconciler.SetRes
 	if err != nil {
 		return res, err
 	}
-	if err := e.reportRemovals(ctx); err != nil {
-		return res, err
-	}
 	e.tidyGrants()
 	return res, nil
 }
@@ -352,8 +349,11 @@ func (e *repositorySet) syncRepo(ctx context.Context, r repo, write bool) *repoO
 	if o.yielded != nil || o.cut {
 		return o
 	}
-	if e.obj.GetRemovals() == forgev1.RemovalsApply {
+	switch e.obj.GetRemovals() {
+	case forgev1.RemovalsApply:
 		e.takeBackDropped(ctx, o, r, found.ID, write)
+	case forgev1.RemovalsReport:
+		e.reportDropped(ctx, o, found.ID)
 	}
 	return o
 }
@@ -680,6 +680,55 @@ func (e *repositorySet) takeBackDropped(ctx context.Context, o *repoOutcome, r r
 	}
 }
 
+// reportDropped lists, with removals Report, the access the set gave
+// teams it no longer lists in repository id that their listings, taken in
+// this pass, still show, and takes none back: the repository's pending
+// removals, which the set's status lists as every set kind's.
+func (e *repositorySet) reportDropped(ctx context.Context, o *repoOutcome, id int64) {
+	drop, err := e.dropped(ctx)
+	if err != nil {
+		o.failErr(err)
+		return
+	}
+	var items []forgev1.PendingRemoval
+	for _, g := range drop {
+		if !slices.Contains(g.RepositoryIDs, id) {
+			continue
+		}
+		have, i, err := e.stillHas(ctx, g, id)
+		if err != nil {
+			o.failErr(err)
+			return
+		}
+		if i >= 0 {
+			items = append(items, forgev1.PendingRemoval{Repository: g.Organization + "/" + have[i].Name, Kind: "TeamAccess", Name: g.Team})
+		}
+	}
+	o.reportRemovals(items...)
+}
+
+// stillHas finds repository id in the listing, taken in this pass, of the
+// team of grant g: the listing and the repository's index in it, -1 when
+// the team no longer has it. A team that is gone, or a repository it no
+// longer has, drops the record: there is nothing left to take back.
+func (e *repositorySet) stillHas(ctx context.Context, g forgev1.TeamGrant, id int64) ([]forge.Repository, int, error) {
+	have, err := e.reposOf(ctx, g.ID)
+	if forge.IsNotFound(err) {
+		for _, x := range g.RepositoryIDs {
+			e.forgetGrant(g.ID, x)
+		}
+		return nil, -1, nil
+	}
+	if err != nil {
+		return nil, -1, err
+	}
+	i := slices.IndexFunc(have, func(x forge.Repository) bool { return x.ID == id })
+	if i < 0 {
+		e.forgetGrant(g.ID, id)
+	}
+	return have, i, nil
+}
+
 // takeBack takes back the access recorded in grant g to repository id (r:
 // the repository as the set selects it, for the resources that may want
 // the access kept), from the team's listing taken in this pass: it removes
@@ -691,20 +740,9 @@ func (e *repositorySet) takeBackDropped(ctx context.Context, o *repoOutcome, r r
 // write it only says what it would do. Deleting the set and releasing a
 // repository take access back through it.
 func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g forgev1.TeamGrant, id int64, write bool) error {
-	have, err := e.reposOf(ctx, g.ID)
-	if forge.IsNotFound(err) {
-		for _, x := range g.RepositoryIDs {
-			e.forgetGrant(g.ID, x)
-		}
-		return nil
-	}
-	if err != nil {
+	have, i, err := e.stillHas(ctx, g, id)
+	if err != nil || i < 0 {
 		return err
-	}
-	i := slices.IndexFunc(have, func(x forge.Repository) bool { return x.ID == id })
-	if i < 0 {
-		e.forgetGrant(g.ID, id)
-		return nil
 	}
 	now := have[i]
 	if who := e.holds.wantsAccess(repo{owner: g.Organization, name: now.Name, topics: r.topics, topicsRead: r.topicsRead}, g.Organization, g.Team); who != "" {
@@ -766,44 +804,6 @@ func (e *repositorySet) forget(id int64) {
 	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
 		e.forgetGrant(g.ID, id)
 	}
-}
-
-// reportRemovals keeps status.pendingRemovals (removals Report): the
-// access the set gave teams it no longer lists that their listings, taken
-// in this pass, still show. The set removes none of it.
-func (e *repositorySet) reportRemovals(ctx context.Context) error {
-	st := &e.obj.Status
-	if e.obj.GetRemovals() != forgev1.RemovalsReport {
-		st.PendingRemovals = nil
-		return nil
-	}
-	drop, err := e.dropped(ctx)
-	if err != nil {
-		return err
-	}
-	var items []forgev1.PendingRemoval
-	for _, g := range drop {
-		have, err := e.reposOf(ctx, g.ID)
-		if forge.IsNotFound(err) {
-			for _, x := range g.RepositoryIDs {
-				e.forgetGrant(g.ID, x)
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, id := range g.RepositoryIDs {
-			i := slices.IndexFunc(have, func(x forge.Repository) bool { return x.ID == id })
-			if i < 0 {
-				e.forgetGrant(g.ID, id)
-				continue
-			}
-			items = append(items, forgev1.PendingRemoval{Repository: g.Organization + "/" + have[i].Name, Kind: "TeamAccess", Name: g.Team})
-		}
-	}
-	st.PendingRemovals = reconciler.PendingRemovals(items)
-	return nil
 }
 
 // Remove takes back (deletionPolicy Delete) every access the set recorded
