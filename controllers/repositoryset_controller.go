@@ -793,10 +793,9 @@ func (e *repositorySet) removeIn(ctx context.Context, _ forge.Interface, r repo)
 	return o.deleted, err
 }
 
-// releaseNote: what releases under Delete did, for the Event Released.
-func (e *repositorySet) releaseNote(removed int) string {
-	return fmt.Sprintf("took back %d team %s the set gave; settings and topics stay", removed, plural(removed, "access", "accesses"))
-}
+// releaseNouns: a release under Delete takes back team access; settings
+// and topics stay.
+func (e *repositorySet) releaseNouns() (string, string) { return "team access", "team accesses" }
 
 // forget drops the record of the access the set gave in repository id,
 // released without a removal: the access stays, no longer the set's.
@@ -840,13 +839,6 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 	e.tidyGrants()
 	return fmt.Sprintf("took back %d team %s the set gave (%d %s); settings and topics stay",
 		o.deleted, plural(o.deleted, "access", "accesses"), len(e.tookFrom), plural(len(e.tookFrom), "team", "teams")), nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // ClaimKinds: a RepositorySet yields to the Repositories that set a field
@@ -942,10 +934,7 @@ func exportRepositorySet(b *export.Builder, org string, repos []forge.Repository
 			v.Field(i).Set(p)
 		}
 	}
-	noun := "repositories hold"
-	if len(repos) == 1 {
-		noun = "repository holds"
-	}
+	noun := plural(len(repos), "repository holds", "repositories hold")
 	b.Add(&forgev1.RepositorySet{
 		TypeMeta:   export.TypeMeta("RepositorySet"),
 		ObjectMeta: b.Meta("RepositorySet", org+"-shared-settings", int64(b.Len())),
