@@ -199,7 +199,7 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 // releasing a repository removes there (deletionPolicy Delete): the rules
 // the spec lists that no other resource holds.
 func (e *branchProtectionSet) removal(claims []claim) setRemoval[string] {
-	return setRemoval[string]{max: e.obj.GetMaxDeletionsPerRepository(), nouns: "rules",
+	return setRemoval[string]{max: e.obj.GetMaxDeletionsPerRepository(), noun: "rule", nouns: "rules",
 		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]string, error) {
 			all, err := fresh.ListBranchProtections(ctx, r.owner, r.name)
 			var out []string

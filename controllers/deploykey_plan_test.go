@@ -26,7 +26,6 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 )
@@ -73,11 +72,7 @@ func TestPlanDeployKeys(t *testing.T) {
 		doc("kept", fmt.Sprintf("  publicKey: %q\n", kept)),
 		doc("moved", fmt.Sprintf("  title: new\n  readOnly: false\n  publicKey: %q\n", moved)),
 	}, "---\n"))
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
-	got := map[string]plan.Item{}
-	for _, it := range items {
-		got[it.Name] = it
-	}
+	_, got := planOnFake(ctx, fc, url, manifests)
 	compareItems(t, map[string]plan.Item{
 		"fresh":     {Action: plan.Create},
 		"generated": {Action: plan.Create},

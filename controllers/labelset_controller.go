@@ -533,7 +533,7 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 // removal is what deleting the set removes from one repository, and what
 // releasing a repository removes there (deletionPolicy Delete).
 func (e *labelSet) removal(claims []claim) setRemoval[forge.Label] {
-	return setRemoval[forge.Label]{max: e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
+	return setRemoval[forge.Label]{max: e.obj.GetMaxDeletionsPerRepository(), noun: "label", nouns: "labels",
 		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]forge.Label, error) {
 			all, err := fresh.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
 			return e.listedIn(all, claims, r), err

@@ -285,10 +285,7 @@ metadata: {name: ci, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "`+newURL+`"}`)
 	env := PlanEnv{Forge: fc, Server: forge.NewServer("1.26.0"), WebURL: url, Reader: c, Namespace: "team",
 		DigestKey: types.NamespacedName{Namespace: "op", Name: "digest-key"}}
-	got := map[string]plan.Item{}
-	for _, it := range Plan(ctx, env, manifests) {
-		got[it.Name] = it
-	}
+	got := itemsByName(Plan(ctx, env, manifests))
 	compareItems(t, map[string]plan.Item{"ci": {Action: plan.Update,
 		Changes: []plan.Change{{Field: "url", Forge: "(secret)", Spec: "(secret)"}}}}, got)
 }
@@ -302,6 +299,24 @@ func labelIDs(t *testing.T, ff *fakeforge.Server) string {
 	return strings.Join(ids, ", ")
 }
 
+// planOnFake plans manifests in namespace team against fc, as the fake's
+// default release: the items, and the same by name.
+func planOnFake(ctx context.Context, fc *forge.Client, url string, manifests []*unstructured.Unstructured) ([]plan.Item, map[string]plan.Item) {
+	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
+	return items, itemsByName(items)
+}
+
+// itemsByName are plan items by their resource's name.
+func itemsByName(items []plan.Item) map[string]plan.Item {
+	got := make(map[string]plan.Item, len(items))
+	for _, it := range items {
+		got[it.Name] = it
+	}
+	return got
+}
+
+// compareItems compares the items want names with those got holds,
+// leaving out the kind and name the map says already.
 func compareItems(t *testing.T, want, got map[string]plan.Item) {
 	t.Helper()
 	for name, w := range want {
@@ -346,10 +361,7 @@ spec:
 				t.Fatal(err)
 			}
 			ff.ClearRequests()
-			got := map[string]plan.Item{}
-			for _, it := range Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(version), WebURL: url, Namespace: "team"}, manifests) {
-				got[it.Name] = it
-			}
+			got := itemsByName(Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(version), WebURL: url, Namespace: "team"}, manifests))
 			if w := ff.WriteRequests(); len(w) != 0 {
 				t.Fatalf("plan wrote to the forge: %v", w)
 			}

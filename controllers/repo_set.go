@@ -393,14 +393,17 @@ func summaryOf(repos int, t repoOutcome, noun1, nouns string) string {
 			parts = append(parts, fmt.Sprintf("%s %d", c.verb, c.n))
 		}
 	}
-	noun := "repositories"
-	if repos == 1 {
-		noun = "repository"
+	return fmt.Sprintf("%d %s: %s %s", repos, plural(repos, "repository", "repositories"), strings.Join(parts, ", "),
+		plural(t.created+t.updated+t.renamed+t.merged+t.deleted, noun1, nouns))
+}
+
+// plural is one when n is 1, else many: the number's grammar in Events
+// and messages ("1 file", "2 files").
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	if t.created+t.updated+t.renamed+t.merged+t.deleted == 1 {
-		nouns = noun1
-	}
-	return fmt.Sprintf("%d %s: %s %s", repos, noun, strings.Join(parts, ", "), nouns)
+	return many
 }
 
 // repositories resolves the set's repositories afresh: one repository

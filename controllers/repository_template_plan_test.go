@@ -22,7 +22,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 )
@@ -47,11 +46,7 @@ func TestPlanRepositoryFromTemplate(t *testing.T) {
 		doc("api", "  description: the API\n"),
 		doc("web", "  description: the website\n"),
 	}, "---\n"))
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
-	got := map[string]plan.Item{}
-	for _, it := range items {
-		got[it.Name] = it
-	}
+	items, got := planOnFake(ctx, fc, url, manifests)
 	compareItems(t, map[string]plan.Item{
 		"api": {Action: plan.Create, Reason: "from template acme/go-service"},
 		"web": {Action: plan.Update, Changes: []plan.Change{{Field: "description", Forge: `""`, Spec: `"the website"`}}},

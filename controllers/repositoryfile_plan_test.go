@@ -22,7 +22,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 )
@@ -51,11 +50,7 @@ func TestPlanRepositoryFiles(t *testing.T) {
 		doc("drift", "  files:\n  - {path: kept.txt, content: \"kept\\n\"}\n  - {path: edited.txt, content: \"kept\\n\"}\n  - {path: new.txt, content: \"new\\n\"}\n"),
 		doc("starter", "  mode: CreateOnly\n  files:\n  - {path: edited.txt, content: \"starter\\n\"}\n"),
 	}, "---\n"))
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
-	got := map[string]plan.Item{}
-	for _, it := range items {
-		got[it.Name] = it
-	}
+	_, got := planOnFake(ctx, fc, url, manifests)
 	kept, by := forge.BlobID([]byte("kept\n"), "")[:12], forge.BlobID([]byte("by hand\n"), "")[:12]
 	compareItems(t, map[string]plan.Item{
 		"insync": {Action: plan.InSync},

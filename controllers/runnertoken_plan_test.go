@@ -72,10 +72,7 @@ func TestPlanRunnerRegistrationTokens(t *testing.T) {
 		doc("theirs", ""),
 	}, "---\n"))
 	env := PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team", Reader: c}
-	got := map[string]plan.Item{}
-	for _, it := range Plan(ctx, env, manifests) {
-		got[it.Name] = it
-	}
+	got := itemsByName(Plan(ctx, env, manifests))
 	compareItems(t, map[string]plan.Item{
 		"fresh": {Action: plan.Create, Changes: []plan.Change{{Field: "token", Forge: "none in Secret fresh", Spec: "would request a token"}}},
 		"kept":  {Action: plan.InSync},

@@ -66,6 +66,9 @@ type releaser interface {
 	// says how many it deleted; more than the kind's limit: none, and a
 	// TooManyDeletions stall.
 	removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error)
+	// releaseNouns name what removeIn removes, one and many, for the
+	// Event Released: "file", "files"; "team access", "team accesses".
+	releaseNouns() (one, many string)
 }
 
 // forgetter is implemented by a set kind that records in its own status
@@ -80,11 +83,13 @@ type forgetter interface {
 // lists (through fresh) those of r the set lists and no other resource
 // holds, del deletes one; max is maxDeletionsPerRepository.
 type setRemoval[T any] struct {
-	max    int
-	nouns  string
-	doomed func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error)
-	del    func(ctx context.Context, r repo, item T) error
+	max         int
+	noun, nouns string
+	doomed      func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error)
+	del         func(ctx context.Context, r repo, item T) error
 }
+
+func (s setRemoval[T]) releaseNouns() (string, string) { return s.noun, s.nouns }
 
 func (s setRemoval[T]) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
 	items, err := s.doomed(ctx, fresh, r)
@@ -153,11 +158,16 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	policy := rs.obj.GetDeletionPolicy()
 	out := fresh.releaseEach(ctx, rs.release, policy, left, clock)
 	st.Matched = encodeMatched(union(keep, out.keep))
-	note := out.note(policy, rs.noun, rs.nouns)
-	if n, ok := rs.release.(releaseNoter); ok && note != "" && policy == forgev1.DeletionPolicyDelete {
-		note = out.lead() + "; " + n.releaseNote(out.deleted)
+	return out.note(policy, rs), out.failures, nil
+}
+
+// nounsRemoved name what the set's releaser removes: its own nouns, else
+// the set's objects'.
+func (rs *repoSet) nounsRemoved() (string, string) {
+	if rs.release == nil {
+		return rs.noun, rs.nouns
 	}
-	return note, out.failures, nil
+	return rs.release.releaseNouns()
 }
 
 // releases are what one pass's releases did.
@@ -226,19 +236,19 @@ func releaseFailure(member string, err error) reconciler.MemberFailure {
 	return f
 }
 
-// note is the Released Event's: the repositories and what was done there.
-func (out releases) note(policy forgev1.DeletionPolicy, noun, nouns string) string {
+// note is the Released Event's: the repositories and what was done there,
+// in the words of the set's objects (under Orphan) or of what its releaser
+// removes (under Delete).
+func (out releases) note(policy forgev1.DeletionPolicy, rs *repoSet) string {
 	if len(out.names) == 0 {
 		return ""
 	}
 	note := out.lead()
 	if policy != forgev1.DeletionPolicyDelete {
-		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, nouns)
+		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, rs.nouns)
 	}
-	if out.deleted == 1 {
-		nouns = noun
-	}
-	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, nouns)
+	one, many := rs.nounsRemoved()
+	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, plural(out.deleted, one, many))
 }
 
 // lead names the released repositories: "released acme/api".
@@ -247,13 +257,6 @@ func (out releases) lead() string {
 		return fmt.Sprintf("released %d repositories: %s", len(out.names), boundList(out.names))
 	}
 	return "released " + out.names[0]
-}
-
-// releaseNoter is implemented by a releaser whose removals are not the
-// set's objects by its nouns (RepositorySet takes back access): it says
-// what a release under Delete did.
-type releaseNoter interface {
-	releaseNote(removed int) string
 }
 
 // locate finds a recorded repository by id: in the listings just taken,

@@ -82,3 +82,30 @@ func TestReleaseLeftNeedsARecordAndAWholeListing(t *testing.T) {
 		t.Errorf("partial listing recorded %v, want the record and the matched", got)
 	}
 }
+
+// The Event Released counts what each kind's releaser removed in that
+// kind's own words, in the number's grammar; under Orphan it names the
+// set's objects.
+func TestReleasedNoteNamesEachKindsObjects(t *testing.T) {
+	one := releases{names: []string{"acme/api"}, deleted: 1}
+	two := releases{names: []string{"acme/api"}, deleted: 2}
+	for _, c := range []struct {
+		rs       repoSet
+		one, two string
+	}{
+		{repoSet{noun: "label", nouns: "labels", release: setRemoval[string]{noun: "label", nouns: "labels"}}, "1 label", "2 labels"},
+		{repoSet{noun: "rule", nouns: "rules", release: setRemoval[string]{noun: "rule", nouns: "rules"}}, "1 rule", "2 rules"},
+		{repoSet{noun: "file", nouns: "files", release: &fileSet{}}, "1 file", "2 files"},
+		{repoSet{noun: "setting", nouns: "settings", release: &repositorySet{}}, "1 team access", "2 team accesses"},
+	} {
+		if got, want := one.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; deleted "+c.one+" of the set"; got != want {
+			t.Errorf("note = %q, want %q", got, want)
+		}
+		if got, want := two.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; deleted "+c.two+" of the set"; got != want {
+			t.Errorf("note = %q, want %q", got, want)
+		}
+		if got, want := one.note(forgev1.DeletionPolicyOrphan, &c.rs), "released acme/api; deletionPolicy Orphan: the "+c.rs.nouns+" the set wrote there stay"; got != want {
+			t.Errorf("note = %q, want %q", got, want)
+		}
+	}
+}

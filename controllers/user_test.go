@@ -395,11 +395,7 @@ spec:
   fullName: Drift
   admin: true
   passwordSecretRef: {name: pw, key: password}`)
-	items := Plan(ctx, PlanEnv{Forge: fc, Server: forge.NewServer(fakeforge.DefaultVersion), WebURL: url, Namespace: "team"}, manifests)
-	got := map[string]plan.Item{}
-	for _, it := range items {
-		got[it.Name] = it
-	}
+	_, got := planOnFake(ctx, fc, url, manifests)
 	compareItems(t, map[string]plan.Item{
 		"new":      {Action: plan.Create},
 		"existing": {Action: plan.InSync},

@@ -289,6 +289,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.actionsRoutes(h)
 
 	s.repoRoutes(h)
+	s.collaboratorRoutes(h)
 	s.teamRoutes(h)
 	s.branchProtectionRoutes(h)
 	s.deployKeyRoutes(h)

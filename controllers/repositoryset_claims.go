@@ -1,0 +1,244 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/reconciler/claims"
+)
+
+// What a RepositorySet yields to: the other resources of its server that
+// set what it would (Repositories, older RepositorySets, Teams listing
+// their repositories), read once per pass, and the settings by field.
+
+// repoSetHolds are the other resources of the set's server (every
+// namespace, every Forge or ClusterForge pointing at it) that set what the
+// set would: Repositories (their own settings and topics win for their
+// repository), other RepositorySets (the older holds a field both set to
+// different values) and Teams that list their repositories exactly.
+type repoSetHolds struct {
+	repositories []repositoryHold
+	sets         []setHold
+	teams        []teamHold
+}
+
+// repositoryHold is a Repository resource: the settings it sets (and
+// "topics" when it lists its topics) in its repository, by name or by its
+// recorded id.
+type repositoryHold struct {
+	fields       map[string]bool
+	owner, name  string // "" when its connection sees nothing: its id alone holds
+	id           int64
+	resourceName string
+}
+
+func (h repositoryHold) holds(r repo, id int64) bool {
+	return (h.id != 0 && h.id == id) || (h.name != "" && strings.EqualFold(h.owner, r.owner) && strings.EqualFold(h.name, r.name))
+}
+
+// setHold is another RepositorySet: the values it sets and the teams it
+// gives access, where it applies.
+type setHold struct {
+	who     string
+	older   bool
+	values  map[string]any
+	teams   map[string]bool // lower case
+	matches func(r repo) bool
+}
+
+// teamHold is a Team resource that lists its repositories: it alone says
+// which repositories its team has.
+type teamHold struct {
+	who       string
+	org, team string          // lower case
+	repos     map[string]bool // lower case
+}
+
+// readHolds lists what the other resources of the set's server hold.
+func (e *repositorySet) readHolds(ctx context.Context) (repoSetHolds, error) {
+	var out repoSetHolds
+	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	if err != nil {
+		return out, err
+	}
+	for _, in := range servers.Lists() {
+		if err := e.repositoryHolds(ctx, servers, in, &out); err != nil {
+			return out, err
+		}
+		if err := e.setHolds(ctx, servers, in, &out); err != nil {
+			return out, err
+		}
+		if err := e.teamHolds(ctx, servers, in, &out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// repositoryHolds adds the Repositories that set a setting or their
+// topics: by name, or only by their recorded id when their connection
+// sees nothing.
+func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var repos forgev1.RepositoryList
+	if err := e.cache.List(ctx, &repos, in...); err != nil {
+		return fmt.Errorf("list Repositories: %w", err)
+	}
+	for i := range repos.Items {
+		r := &repos.Items[i]
+		if !r.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, r) {
+			continue
+		}
+		fields := map[string]bool{}
+		for f := range settingValues(&r.Spec.RepositorySettings) {
+			fields[f] = true
+		}
+		if r.Spec.Topics != nil {
+			fields["topics"] = true
+		}
+		if len(fields) == 0 {
+			continue
+		}
+		h := repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name}
+		if servers.Sees(r) {
+			h.owner, h.name = string(r.Spec.Owner), r.RepoName()
+		} else if h.id == 0 {
+			continue // its connection sees nothing: it holds only what it recorded
+		}
+		out.repositories = append(out.repositories, h)
+	}
+	return nil
+}
+
+// setHolds adds the other RepositorySets: what they set and give.
+func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var sets forgev1.RepositorySetList
+	if err := e.cache.List(ctx, &sets, in...); err != nil {
+		return fmt.Errorf("list RepositorySets: %w", err)
+	}
+	for i := range sets.Items {
+		s := &sets.Items[i]
+		// A set records no ids: one whose connection sees nothing holds nothing.
+		if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+			continue
+		}
+		teams := map[string]bool{}
+		for _, t := range s.Spec.Teams {
+			teams[strings.ToLower(string(t))] = true
+		}
+		out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
+			values: settingValues(s.Spec.Settings), teams: teams, matches: setMatches(s.Spec.Repositories)})
+	}
+	return nil
+}
+
+// teamHolds adds the Teams that list their repositories.
+func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
+	var teams forgev1.TeamList
+	if err := e.cache.List(ctx, &teams, in...); err != nil {
+		return fmt.Errorf("list Teams: %w", err)
+	}
+	for i := range teams.Items {
+		t := &teams.Items[i]
+		if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, t) || !servers.Sees(t) {
+			continue
+		}
+		h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),
+			team: strings.ToLower(t.TeamName()), repos: map[string]bool{}}
+		for _, r := range t.Spec.Repositories {
+			h.repos[strings.ToLower(string(r))] = true
+		}
+		out.teams = append(out.teams, h)
+	}
+	return nil
+}
+
+// settingValues are the settings s sets, by their JSON names.
+func settingValues(s *forgev1.RepositorySettings) map[string]any {
+	out := map[string]any{}
+	if s == nil {
+		return out
+	}
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); !f.IsNil() {
+			out[jsonName(v.Type().Field(i))] = f.Elem().Interface()
+		}
+	}
+	return out
+}
+
+// withoutFields is s with the settings drop names unset.
+func withoutFields(s forgev1.RepositorySettings, drop map[string]bool) forgev1.RepositorySettings {
+	v := reflect.ValueOf(&s).Elem()
+	for i := range v.NumField() {
+		if drop[jsonName(v.Type().Field(i))] {
+			v.Field(i).SetZero()
+		}
+	}
+	return s
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// heldFields are the fields a Repository resource holds in r (id: r's).
+func (h repoSetHolds) heldFields(r repo, id int64) map[string]bool {
+	out := map[string]bool{}
+	for _, rh := range h.repositories {
+		if rh.holds(r, id) {
+			for f := range rh.fields {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
+// wantsAccess names another resource that wants team (of org) to keep its
+// access to r: a RepositorySet giving it, or a Team resource listing r.
+func (h repoSetHolds) wantsAccess(r repo, org, team string) string {
+	for _, s := range h.sets {
+		if s.teams[strings.ToLower(team)] && s.matches(r) {
+			return s.who
+		}
+	}
+	for _, t := range h.teams {
+		if t.org == strings.ToLower(org) && t.team == strings.ToLower(team) && t.repos[strings.ToLower(r.name)] {
+			return t.who
+		}
+	}
+	return ""
+}
+
+// teamListedBy is the Team resource that lists team's repositories exactly, if any.
+func (h repoSetHolds) teamListedBy(org, team string) *teamHold {
+	for i, t := range h.teams {
+		if t.org == strings.ToLower(org) && t.team == strings.ToLower(team) {
+			return &h.teams[i]
+		}
+	}
+	return nil
+}
