@@ -328,8 +328,8 @@ func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (
 	return b.count(forge.FileDelete), nil
 }
 
-// releaseNouns: a release under Delete removes files.
-func (e *fileSet) releaseNouns() (string, string) { return "file", "files" }
+// removedNote: a release under Delete removes files.
+func (e *fileSet) removedNote(n int) string { return deletedOfSet(n, "file", "files") }
 
 // Remove removes (deletionPolicy Delete) the set's files from every
 // repository it matches now, in one commit per repository; CreateOnly

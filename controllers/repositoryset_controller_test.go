@@ -325,7 +325,7 @@ var _ = Describe("RepositorySet", func() {
 
 		Expect(fc.SetRepoTopics(ctx, "acme", "api", []string{"library"})).To(Succeed())
 		Eventually(teamRepos, timeout, poll).Should(Equal([]string{"web"}), "Delete takes back the access it gave the repository that left")
-		expectEvent(del, "Released: released acme/api; deleted 1 team access of the set")
+		expectEvent(del, "Released: released acme/api; took back 1 team access the set gave; settings and topics stay")
 		expectEvent(orphan, "Released: released acme/api; deletionPolicy Orphan: the settings the set wrote there stay")
 		Eventually(grantsOf(orphan), timeout, poll).ShouldNot(ContainElement(api), "the access it no longer governs is no longer recorded")
 		Expect(fake.TeamRepos("acme", "ops")).To(Equal([]string{"api", "web"}), "Orphan leaves the access")

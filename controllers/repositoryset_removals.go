@@ -188,9 +188,11 @@ func (e *repositorySet) removeIn(ctx context.Context, _ forge.Interface, r repo)
 	return o.deleted, err
 }
 
-// releaseNouns: a release under Delete takes back team access; settings
-// and topics stay.
-func (e *repositorySet) releaseNouns() (string, string) { return "team access", "team accesses" }
+// removedNote: a release under Delete takes back team access, in the
+// words of the Event of a deleted set; settings and topics stay.
+func (e *repositorySet) removedNote(n int) string {
+	return fmt.Sprintf("took back %d team %s the set gave; settings and topics stay", n, plural(n, "access", "accesses"))
+}
 
 // forget drops the record of the access the set gave in repository id,
 // released without a removal: the access stays, no longer the set's.

@@ -66,9 +66,10 @@ type releaser interface {
 	// says how many it deleted; more than the kind's limit: none, and a
 	// TooManyDeletions stall.
 	removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error)
-	// releaseNouns name what removeIn removes, one and many, for the
-	// Event Released: "file", "files"; "team access", "team accesses".
-	releaseNouns() (one, many string)
+	// removedNote says, for the Event Released, what removeIn did in
+	// words of the kind: "deleted 2 files of the set", "took back 1 team
+	// access the set gave; settings and topics stay".
+	removedNote(n int) string
 }
 
 // forgetter is implemented by a set kind that records in its own status
@@ -89,7 +90,15 @@ type setRemoval[T any] struct {
 	del         func(ctx context.Context, r repo, item T) error
 }
 
-func (s setRemoval[T]) releaseNouns() (string, string) { return s.noun, s.nouns }
+func (s setRemoval[T]) removedNote(n int) string {
+	return deletedOfSet(n, s.noun, s.nouns)
+}
+
+// deletedOfSet is the removedNote of a kind that deletes the set's
+// objects: "deleted 1 label of the set".
+func deletedOfSet(n int, one, many string) string {
+	return fmt.Sprintf("deleted %d %s of the set", n, plural(n, one, many))
+}
 
 func (s setRemoval[T]) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
 	items, err := s.doomed(ctx, fresh, r)
@@ -161,13 +170,13 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	return out.note(policy, rs), out.failures, nil
 }
 
-// nounsRemoved name what the set's releaser removes: its own nouns, else
-// the set's objects'.
-func (rs *repoSet) nounsRemoved() (string, string) {
+// removedNote says what the set's releaser removed: in its own words,
+// else as the set's objects deleted.
+func (rs *repoSet) removedNote(n int) string {
 	if rs.release == nil {
-		return rs.noun, rs.nouns
+		return deletedOfSet(n, rs.noun, rs.nouns)
 	}
-	return rs.release.releaseNouns()
+	return rs.release.removedNote(n)
 }
 
 // releases are what one pass's releases did.
@@ -247,8 +256,7 @@ func (out releases) note(policy forgev1.DeletionPolicy, rs *repoSet) string {
 	if policy != forgev1.DeletionPolicyDelete {
 		return note + fmt.Sprintf("; deletionPolicy %s: the %s the set wrote there stay", policy, rs.nouns)
 	}
-	one, many := rs.nounsRemoved()
-	return note + fmt.Sprintf("; deleted %d %s of the set", out.deleted, plural(out.deleted, one, many))
+	return note + "; " + rs.removedNote(out.deleted)
 }
 
 // lead names the released repositories: "released acme/api".

@@ -93,15 +93,16 @@ func TestReleasedNoteNamesEachKindsObjects(t *testing.T) {
 		rs       repoSet
 		one, two string
 	}{
-		{repoSet{noun: "label", nouns: "labels", release: setRemoval[string]{noun: "label", nouns: "labels"}}, "1 label", "2 labels"},
-		{repoSet{noun: "rule", nouns: "rules", release: setRemoval[string]{noun: "rule", nouns: "rules"}}, "1 rule", "2 rules"},
-		{repoSet{noun: "file", nouns: "files", release: &fileSet{}}, "1 file", "2 files"},
-		{repoSet{noun: "setting", nouns: "settings", release: &repositorySet{}}, "1 team access", "2 team accesses"},
+		{repoSet{noun: "label", nouns: "labels", release: setRemoval[string]{noun: "label", nouns: "labels"}}, "deleted 1 label of the set", "deleted 2 labels of the set"},
+		{repoSet{noun: "rule", nouns: "rules", release: setRemoval[string]{noun: "rule", nouns: "rules"}}, "deleted 1 rule of the set", "deleted 2 rules of the set"},
+		{repoSet{noun: "file", nouns: "files", release: &fileSet{}}, "deleted 1 file of the set", "deleted 2 files of the set"},
+		{repoSet{noun: "setting", nouns: "settings", release: &repositorySet{}},
+			"took back 1 team access the set gave; settings and topics stay", "took back 2 team accesses the set gave; settings and topics stay"},
 	} {
-		if got, want := one.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; deleted "+c.one+" of the set"; got != want {
+		if got, want := one.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; "+c.one; got != want {
 			t.Errorf("note = %q, want %q", got, want)
 		}
-		if got, want := two.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; deleted "+c.two+" of the set"; got != want {
+		if got, want := two.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; "+c.two; got != want {
 			t.Errorf("note = %q, want %q", got, want)
 		}
 		if got, want := one.note(forgev1.DeletionPolicyOrphan, &c.rs), "released acme/api; deletionPolicy Orphan: the "+c.rs.nouns+" the set wrote there stay"; got != want {
