@@ -142,13 +142,6 @@ func printReadyByKind(kinds []kindCount, rec recorded) {
 // "requeue_after", nearly every pass here).
 func printPasses(kinds []kindCount, ready, rest map[string]map[string]float64, rec recorded) {
 	fmt.Printf("  passes (controller_runtime_reconcile_total) per object, to converge and per interval at rest:\n")
-	sum := func(m map[string]float64) float64 {
-		t := 0.0
-		for _, v := range m {
-			t += v
-		}
-		return t
-	}
 	for _, k := range append(kinds, kindCount{"Forge", 1}) {
 		c := strings.ToLower(k.kind)
 		converge, atRest := sum(ready[c]), sum(rest[c])-sum(ready[c])

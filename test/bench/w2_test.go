@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,10 +38,10 @@ import (
 
 // governed is the W2 shape of the scale issue: organizations
 // governed whole, each with its teams, its repositories' settings and
-// topics, one branch protection set, one label set and one repository set
-// over its repositories but the sandboxes, and Actions secrets and
-// variables, a tag protection and a generated deploy key in every
-// repository.
+// topics, one branch protection set, one label set, one repository set and
+// one file set over its repositories but the sandboxes, and Actions
+// secrets and variables, a tag protection and a generated deploy key in
+// every repository.
 type governed struct {
 	orgs, teamsPerOrg, membersPerTeam int
 	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
@@ -58,18 +59,28 @@ type governed struct {
 	// Team listing one repository, as W2 was before the kind: the run to
 	// compare with for what the set adds.
 	repositorySet bool
+	// fileSet: each organization has a FileSet of w2Files over the same
+	// repositories, and its "main" rule lets the operator's user push
+	// (the allowlist a FileSet needs on a protected branch).
+	// W2_FILESET=off runs W2 without it.
+	fileSet bool
+	// receiver: a Receiver of every organization wakes the sets when a
+	// repository is made on the forge (W2's receiver variant).
+	receiver bool
 }
 
 // W2: 8 organizations, each with 2 teams of 5 members, 25 repositories
 // (22 and 3 sandboxes; 50 of the 200 new), one branch protection set (2
-// rules), one label set (3 labels) and one repository set (4 settings, a
-// topic, the 2 teams given access) over the 22, and 1 secret, 1 variable,
-// 1 tag protection (v*, the Owners team) and 1 deploy key (an ed25519
-// pair the operator generates into a Secret, as a Flux or Argo CD setup
-// asks) per repository: 1,048 objects.
+// rules), one label set (3 labels), one repository set (4 settings, a
+// topic, the 2 teams given access) and one file set (5 files) over the 22,
+// and 1 secret, 1 variable, 1 tag protection (v*, the Owners team) and 1
+// deploy key (an ed25519 pair the operator generates into a Secret, as a
+// Flux or Argo CD setup asks) per repository: 1,056 objects.
 var (
-	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
-	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
+	w2 = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4,
+		repositorySet: true, fileSet: true}
+	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4,
+		repositorySet: true, fileSet: true}
 )
 
 // w2Settings and w2Topic are what each organization's RepositorySet
@@ -95,6 +106,21 @@ var (
 		{RuleName: "release/*", EnablePush: ptr(false), RequireSignedCommits: ptr(true)},
 	}
 )
+
+// rules are what each organization's BranchProtectionSet holds: with a
+// FileSet, its "main" rule lets login (the operator's user) push, as a
+// FileSet's commits to a protected branch need (Gitea refuses them
+// otherwise).
+func (w governed) rules(login string) []forgev1.BranchProtectionRule {
+	rules := slices.Clone(w2Rules)
+	if w.fileSet {
+		main := rules[0]
+		main.EnablePush, main.EnablePushWhitelist = ptr(true), ptr(true)
+		main.PushWhitelistUsernames = []forgev1.UserName{forgev1.UserName(login)}
+		rules[0] = main
+	}
+	return rules
+}
 
 // w2Sandboxes is what the sets exclude.
 const w2Sandboxes = "sandbox-*"
@@ -130,7 +156,7 @@ func (w governed) newRepos() int {
 // set counts per repository it covers.
 func (w governed) kinds() []routeKind {
 	covered := w.orgs * w.reposPerOrg
-	return []routeKind{
+	kinds := []routeKind{
 		{kind: "forge", resource: "Forge", objects: 1},
 		{kind: "orgs", resource: "Organization", objects: w.orgs},
 		{kind: "teams", resource: "Team", objects: w.orgs * w.teamsPerOrg},
@@ -143,12 +169,21 @@ func (w governed) kinds() []routeKind {
 		{kind: "tag_protections", resource: "TagProtection", objects: w.repos()},
 		{kind: "keys", resource: "DeployKey", objects: w.repos()},
 	}
+	if w.fileSet {
+		// A branch's tree listing, and the change-files call (one commit).
+		kinds = append(kinds, routeKind{kind: "git", resource: "FileSet", objects: covered, sets: w.orgs},
+			routeKind{kind: "contents", resource: "FileSet", objects: covered, sets: w.orgs})
+	}
+	if w.receiver {
+		kinds = append(kinds, routeKind{kind: "hooks", resource: "Receiver organization hooks", objects: w.orgs})
+	}
+	return kinds
 }
 
 // resources are W2's objects by kind of resource, in the order the issue
-// lists them, and how many of each.
+// lists them, and how many of each (kinds W2 has none of left out).
 func (w governed) resources() []kindCount {
-	return []kindCount{
+	all := []kindCount{
 		{"Repository", w.repos()},
 		{"Team", w.orgs * w.teamsPerOrg},
 		{"Organization", w.orgs},
@@ -159,7 +194,10 @@ func (w governed) resources() []kindCount {
 		{"ActionsVariable", w.repos() * w.valuesPerRepo},
 		{"TagProtection", w.repos()},
 		{"DeployKey", w.repos()},
+		{"FileSet", w.fileSets()},
+		{"Receiver", w.receivers()},
 	}
+	return slices.DeleteFunc(all, func(k kindCount) bool { return k.objects == 0 })
 }
 
 type kindCount struct {
@@ -168,7 +206,25 @@ type kindCount struct {
 }
 
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + w.sets() + 2*w.repos()*w.valuesPerRepo + 2*w.repos()
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + w.sets() + w.fileSets() + w.receivers() +
+		2*w.repos()*w.valuesPerRepo + 2*w.repos()
+}
+
+// fileSets is how many FileSets W2 has: one per organization, or none.
+func (w governed) fileSets() int {
+	if !w.fileSet {
+		return 0
+	}
+	return w.orgs
+}
+
+// receivers is how many Receivers W2 has: one, of every organization, in
+// the receiver variant.
+func (w governed) receivers() int {
+	if !w.receiver {
+		return 0
+	}
+	return 1
 }
 
 // sets is how many RepositorySets W2 has: one per organization, or none.
@@ -197,20 +253,25 @@ func (w governed) teamRepos() routeKind {
 // repositories (with the forge's default settings, no topics) and the
 // teams' members as users; the operator adopts the organizations and those
 // repositories (one settings PATCH and one topics PUT each), creates the
-// others, and creates the teams, branch protection rules, labels, tag
-// protections, deploy keys (and their Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
+// others, and creates the teams, branch protection rules, labels, files
+// (one commit per repository), tag protections, deploy keys (and their
+// Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
 // same per kind of forge route (calls per object to converge, reads per
 // object per sync interval at rest; the sets per repository they cover),
 // and what a scale review asks: when each kind was all Ready, the passes per
 // object of each kind's controller to converge and at rest (the manager's
 // controller_runtime_reconcile_total), the uncached Secret reads per
 // ActionsSecret, the forge reads per path per interval at rest, and how
-// many repositories lacked a set's labels or rules when all were Ready.
+// many repositories lacked a set's labels or rules when all were Ready;
+// what the FileSets cost (w2_fileset_test.go). Then the receiver variant,
+// at 10m (w2_receiver_test.go): W2 with a Receiver, and 50 repositories
+// made on the forge at once.
 //
 // W2_SIZES=small runs one organization (W2/small) instead. The at-rest
 // phase watches one interval at 10m and three at 30s; W2_REST (or W1_REST)
 // sets it. The wait for Ready ends after 30 minutes (W2_LIMIT sets it);
 // a run not Ready by then prints the figures it reached.
+// W2_REPOSITORYSET=off and W2_FILESET=off run W2 without those sets.
 func BenchmarkW2(b *testing.B) {
 	name, w := "W2", w2
 	if os.Getenv("W2_SIZES") == "small" {
@@ -218,6 +279,9 @@ func BenchmarkW2(b *testing.B) {
 	}
 	if os.Getenv("W2_REPOSITORYSET") == "off" {
 		w.repositorySet = false
+	}
+	if os.Getenv("W2_FILESET") == "off" {
+		w.fileSet = false
 	}
 	limit := 30 * time.Minute
 	if v, err := time.ParseDuration(os.Getenv("W2_LIMIT")); err == nil && v > 0 {
@@ -235,6 +299,11 @@ func BenchmarkW2(b *testing.B) {
 			}
 		})
 	}
+	b.Run(name+"/receiver/interval=10m", func(b *testing.B) {
+		for b.Loop() {
+			runW2Receiver(b, cfg, w, limit)
+		}
+	})
 }
 
 // shortDuration is d as a flag takes it, without trailing zero units: 10m, 30s.
@@ -250,7 +319,71 @@ func shortDuration(d time.Duration) string {
 }
 
 func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Duration) {
-	run := newRun(b, cfg, 0, interval, func(fake *fakeforge.Server) {
+	run := w.start(b, cfg, interval, "")
+	defer run.stop()
+	w.apply(run, "")
+
+	// What the sets had put on the forge, and the passes the manager had
+	// made, when all were Ready (or the wait ended) and after the rest.
+	var (
+		coverReady, coverRest         []setCoverage
+		filesReady, filesRest         fileCoverage
+		passesReady, passesRest       map[string]map[string]float64
+		passesReadyErr, passesRestErr error
+	)
+	rec := run.convergeWith(w.objects(), convergeOptions{limit: limit, printOnTimeout: true, restEnv: []string{"W2_REST", "W1_REST"},
+		atReady: func() {
+			coverReady, filesReady = w.coverage(run.fake), w.fileCoverage(run.fake)
+			passesReady, passesReadyErr = run.proc.reconciles()
+		},
+		atRest: func() {
+			coverRest, filesRest = w.coverage(run.fake), w.fileCoverage(run.fake)
+			passesRest, passesRestErr = run.proc.reconciles()
+		}})
+	printKinds(w.kinds(), rec, run.qps)
+
+	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded); %d RepositorySets, %d FileSets\n",
+		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg, w.sets(), w.fileSets())
+	printReadyByKind(w.resources(), rec)
+	if passesReadyErr != nil || passesRestErr != nil {
+		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
+	} else {
+		printPasses(w.resources(), passesReady, passesRest, rec)
+	}
+	secrets := w.repos() * w.valuesPerRepo
+	fmt.Printf("  uncached Secret GETs: to converge %d (%.2f per ActionsSecret); at rest %d (%.3f per ActionsSecret per interval)\n",
+		rec.kube["GET secret (uncached)"], float64(rec.kube["GET secret (uncached)"])/float64(secrets),
+		rec.restKube["GET secret (uncached)"], float64(rec.restKube["GET secret (uncached)"])/float64(secrets)/rec.intervals)
+	paths := map[string]bool{}
+	for _, c := range rec.rest {
+		if c.method == http.MethodGet {
+			paths[c.path] = true
+		}
+	}
+	fmt.Printf("  at rest over %.2f intervals: %d distinct forge paths read (scopes), %d reads, %.2f reads per path per interval\n",
+		rec.intervals, len(paths), reads(rec.rest), perPath(reads(rec.rest), len(paths), rec.intervals))
+	when := "at Ready"
+	if !rec.readiness.done {
+		when = "when the wait ended (not all Ready)"
+	}
+	printCoverage(when, coverReady, rec.readiness)
+	printCoverage("after the rest", coverRest, readiness{})
+	w.printRepositorySet(rec)
+	w.printFileSet(b, rec, filesReady, filesRest)
+	// What the Forge says of its drift load, as of its last check.
+	var fg forgev1.Forge
+	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
+		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
+			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+	}
+}
+
+// start starts a run of W2 whose manager checks for drift every interval
+// and serves deliveries on receiver ("": none), on a forge seeded as
+// users meet it: the organizations, the repositories not new, and the
+// teams' members as users.
+func (w governed) start(b *testing.B, cfg *rest.Config, interval time.Duration, receiver string) *benchRun {
+	return newRunWith(b, cfg, 0, interval, receiver, func(fake *fakeforge.Server) {
 		for m := range w.teamsPerOrg * w.membersPerTeam {
 			fake.AddUser(fmt.Sprintf("user-%02d", m))
 		}
@@ -269,7 +402,11 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			}
 		}
 	})
-	defer run.stop()
+}
+
+// apply applies W2's resources to run, at once; the Receiver's URL is
+// http://receiver (with w.receiver).
+func (w governed) apply(run *benchRun, receiver string) {
 	spec, apply, ns := run.spec, run.apply, run.ns
 	values := map[string]string{}
 	for i := range w.valuesPerRepo {
@@ -324,7 +461,7 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 		}
 		repos := forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(org)), Exclude: []forgev1.RepositoryGlob{w2Sandboxes}}
 		apply(&forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-protect"},
-			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w2Rules}})
+			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w.rules(run.fake.Login())}})
 		apply(&forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-labels"},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: spec, Repositories: repos, Labels: w2Labels}})
 		if w.repositorySet {
@@ -336,57 +473,17 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			}
 			apply(set)
 		}
-	}
-
-	// What the sets had put on the forge, and the passes the manager had
-	// made, when all were Ready (or the wait ended) and after the rest.
-	var (
-		coverReady, coverRest         []setCoverage
-		passesReady, passesRest       map[string]map[string]float64
-		passesReadyErr, passesRestErr error
-	)
-	rec := run.convergeWith(w.objects(), convergeOptions{limit: limit, printOnTimeout: true, restEnv: []string{"W2_REST", "W1_REST"},
-		atReady: func() {
-			coverReady = w.coverage(run.fake)
-			passesReady, passesReadyErr = run.proc.reconciles()
-		},
-		atRest: func() {
-			coverRest = w.coverage(run.fake)
-			passesRest, passesRestErr = run.proc.reconciles()
-		}})
-	printKinds(w.kinds(), rec, run.qps)
-
-	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded); %d RepositorySets\n",
-		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg, w.sets())
-	printReadyByKind(w.resources(), rec)
-	if passesReadyErr != nil || passesRestErr != nil {
-		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
-	} else {
-		printPasses(w.resources(), passesReady, passesRest, rec)
-	}
-	secrets := w.repos() * w.valuesPerRepo
-	fmt.Printf("  uncached Secret GETs: to converge %d (%.2f per ActionsSecret); at rest %d (%.3f per ActionsSecret per interval)\n",
-		rec.kube["GET secret (uncached)"], float64(rec.kube["GET secret (uncached)"])/float64(secrets),
-		rec.restKube["GET secret (uncached)"], float64(rec.restKube["GET secret (uncached)"])/float64(secrets)/rec.intervals)
-	paths := map[string]bool{}
-	for _, c := range rec.rest {
-		if c.method == http.MethodGet {
-			paths[c.path] = true
+		if w.fileSet {
+			apply(&forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-files"},
+				Spec: forgev1.FileSetSpec{ManagedSpec: spec, Repositories: repos, Files: w2Files, Message: w2FileMessage}})
 		}
 	}
-	fmt.Printf("  at rest over %.2f intervals: %d distinct forge paths read (scopes), %d reads, %.2f reads per path per interval\n",
-		rec.intervals, len(paths), reads(rec.rest), perPath(reads(rec.rest), len(paths), rec.intervals))
-	when := "at Ready"
-	if !rec.readiness.done {
-		when = "when the wait ended (not all Ready)"
-	}
-	printCoverage(when, coverReady, rec.readiness)
-	printCoverage("after the rest", coverRest, readiness{})
-	w.printRepositorySet(rec)
-	// What the Forge says of its drift load, as of its last check.
-	var fg forgev1.Forge
-	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
-		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
-			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+	if w.receiver {
+		recv := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "events"},
+			Spec: forgev1.ReceiverSpec{ManagedSpec: spec, URL: "http://" + receiver}}
+		for o := range w.orgs {
+			recv.Spec.Organizations = append(recv.Spec.Organizations, forgev1.OwnerName(fmt.Sprintf("org-%02d", o)))
+		}
+		apply(recv)
 	}
 }
