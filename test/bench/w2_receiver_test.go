@@ -91,8 +91,12 @@ func runW2Receiver(b *testing.B, cfg *rest.Config, w governed, limit time.Durati
 	calls, kube := run.rec.snapshot()
 
 	if len(lacking) == 0 {
-		fmt.Printf("  receiver: %d repositories made on the forge at once over %d organizations are all governed after %.1fs (labels, rules, topic, team access%s; sync interval 10m, Forge qps 10)\n",
-			w2Burst, w.orgs, took.Seconds(), map[bool]string{true: ", files", false: ""}[w.fileSet])
+		files := ""
+		if w.fileSet {
+			files = ", files"
+		}
+		fmt.Printf("  receiver: %d repositories made on the forge at once (over %d of W2's organizations) are all governed after %.1fs (labels, rules, topic, team access%s; sync interval 10m, Forge qps 10)\n",
+			w2Burst, w.orgs, took.Seconds(), files)
 		b.ReportMetric(took.Seconds(), "s-burst-governed")
 	} else {
 		m := lacking[0]
@@ -121,7 +125,7 @@ func runW2Receiver(b *testing.B, cfg *rest.Config, w governed, limit time.Durati
 		}
 	}
 	fmt.Printf("  receiver: deliveries counted during the burst (event, result): %s\n", strings.Join(parts, ", "))
-	fmt.Printf("  receiver: the burst's forge calls %d (%d reads, %d writes; at the Forge's rate %.1fs), Kubernetes writes %d (Events excluded)\n",
+	fmt.Printf("  receiver: the burst's forge calls %d (%d reads, %d writes; at the Forge's rate %.1fs), Kubernetes writes %d (Events excluded); per repository made:\n",
 		len(calls), reads(calls), len(calls)-reads(calls), float64(len(calls))/effectiveQPS(run.qps), writes(kube))
 	printRoutes(calls, w2Burst)
 }

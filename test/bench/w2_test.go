@@ -368,6 +368,10 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 	}
 	printCoverage(when, coverReady, rec.readiness)
 	printCoverage("after the rest", coverRest, readiness{})
+	if writes(rec.restKube) > 0 {
+		fmt.Printf("  Kubernetes requests at rest:\n")
+		printKube(rec.restKube)
+	}
 	w.printRepositorySet(rec)
 	w.printFileSet(b, rec, filesReady, filesRest)
 	// What the Forge says of its drift load, as of its last check.
