@@ -114,10 +114,11 @@ func hasW2Files(fake *fakeforge.Server, org, repo string) bool {
 // their commits (counted on the fake forge: one per repository covered),
 // their forge calls to converge (tree listings and change-files calls) and
 // Kubernetes writes, and at rest the tree listings per repository per
-// interval (one per repository per check: no file is downloaded) and any
-// write. One commit per repository is an invariant, not a timing: a run
+// interval and per check (checks: the FileSets' passes at rest, 0 when
+// not known; one listing per repository per check, no file downloaded)
+// and any write. One commit per repository is an invariant, not a timing: a run
 // all Ready with another count, or a commit at rest, fails.
-func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCoverage) {
+func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCoverage, checks float64) {
 	if !w.fileSet {
 		fmt.Printf("  FileSet: none (W2_FILESET=off)\n")
 		return
@@ -154,8 +155,12 @@ func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCover
 		ready.commits, ready.covered, ready.most, ready.sandboxCommits, ready.lacking, ready.absent, posts, trees, float64(trees)/covered, other,
 		kube(rec.kube), float64(kube(rec.kube))/float64(w.fileSets()))
 	trees, posts, other = count(rec.rest)
-	fmt.Printf("    at rest over %.2f intervals: %.3f tree listings per repository per interval (%d), %d change-files calls, %d other file calls, %d commits more; %d Kubernetes writes of the FileSets\n",
-		rec.intervals, float64(trees)/covered/rec.intervals, trees, posts, other, rest.commits-ready.commits, kube(rec.restKube))
+	perCheck := "-"
+	if checks > 0 {
+		perCheck = fmt.Sprintf("%.2f", float64(trees)/checks/float64(w.reposPerOrg))
+	}
+	fmt.Printf("    at rest over %.2f intervals: %.3f tree listings per repository per interval (%d; per repository per check of a set: %s, %.0f checks), %d change-files calls, %d other file calls, %d commits more; %d Kubernetes writes of the FileSets\n",
+		rec.intervals, float64(trees)/covered/rec.intervals, trees, perCheck, checks, posts, other, rest.commits-ready.commits, kube(rec.restKube))
 	if rec.readiness.done && ready.commits != ready.covered {
 		b.Fatalf("all Ready with %d FileSet commits over %d repositories: one per repository is the contract", ready.commits, ready.covered)
 	}

@@ -373,7 +373,11 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 		printKube(rec.restKube)
 	}
 	w.printRepositorySet(rec)
-	w.printFileSet(b, rec, filesReady, filesRest)
+	checks := 0.0
+	if passesReadyErr == nil && passesRestErr == nil {
+		checks = sum(passesRest["ran/fileset"]) - sum(passesReady["ran/fileset"])
+	}
+	w.printFileSet(b, rec, filesReady, filesRest, checks)
 	// What the Forge says of its drift load, as of its last check.
 	var fg forgev1.Forge
 	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
