@@ -118,7 +118,7 @@ test-gitea-all: envtest ## Run the contract and end-to-end suites against each G
 	done
 
 .PHONY: bench
-bench: envtest ## Run the benchmarks and print their figures (never asserted); about an hour (W1 10 minutes, W2 40: at a 10 minute interval, then at 30 s; W3 10: one manager, then two shards), W1_SIZES=small W2_SIZES=small W3_SIZES=small only their small variants.
+bench: envtest ## Run the benchmarks and print their figures (never asserted); about an hour (W1 10 minutes, W2 50: at a 10 minute interval, then at 30 s, then its receiver variant; W3 10: one manager, then two shards), W1_SIZES=small W2_SIZES=small W3_SIZES=small only their small variants.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test -run '^$$' -bench . -benchmem -benchtime=$(or $(BENCHTIME),1s) -timeout 180m ./test/bench/ ./controllers/ ./internal/...
 
 ##@ Demo

@@ -118,7 +118,9 @@ func freeLoopbackAddr() (string, error) {
 // reconcile_total, by controller (the lower-case kind, "repository") and
 // result ("success", "error", "requeue", "requeue_after"), and the
 // operator's forge_passes_total, by "ran/" and the lower-case kind, and
-// outcome. The counts are since the process started.
+// outcome; and the receiver's forge_receiver_deliveries_total, under
+// "deliveries", by event and result ("repository accepted"). The counts
+// are since the process started.
 func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
 	resp, err := http.Get(p.metricsURL)
 	if err != nil {
@@ -166,6 +168,21 @@ func (p *managerProcess) reconciles() (map[string]map[string]float64, error) {
 			out[kind] = map[string]float64{}
 		}
 		out[kind][outcome] += m.GetCounter().GetValue()
+	}
+	for _, m := range families["forge_receiver_deliveries_total"].GetMetric() {
+		var event, result string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "event":
+				event = l.GetValue()
+			case "result":
+				result = l.GetValue()
+			}
+		}
+		if out["deliveries"] == nil {
+			out["deliveries"] = map[string]float64{}
+		}
+		out["deliveries"][event+" "+result] += m.GetCounter().GetValue()
 	}
 	return out, nil
 }

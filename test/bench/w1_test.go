@@ -265,6 +265,9 @@ type convergeOptions struct {
 	// restEnv names the variables that may set how long the at-rest phase
 	// watches, the first one set wins; W1_REST when empty.
 	restEnv []string
+	// rest, when not zero, is how long the at-rest phase watches when
+	// none of restEnv is set (instead of restFor's intervals).
+	rest time.Duration
 	// atReady runs when the wait for Ready ends, before the figures are
 	// taken; atRest when the at-rest phase ends.
 	atReady, atRest func()
@@ -311,6 +314,9 @@ func (r *benchRun) convergeWith(n int, opts convergeOptions) recorded {
 		restEnv = []string{"W1_REST"}
 	}
 	rest := restFor(r.sync, restEnv)
+	if _, set := envDuration(restEnv); !set && opts.rest > 0 {
+		rest = opts.rest
+	}
 	time.Sleep(rest)
 	restCalls, restKube := r.rec.snapshot()
 	if opts.atRest != nil {
@@ -356,15 +362,24 @@ func (r *benchRun) convergeWith(n int, opts convergeOptions) recorded {
 // watches: 3 intervals, or one when the interval is 10 minutes or longer,
 // unless the first of the variables env that is set says otherwise.
 func restFor(sync time.Duration, env []string) time.Duration {
-	for _, name := range env {
-		if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
-			return v
-		}
+	if v, set := envDuration(env); set {
+		return v
 	}
 	if sync >= 10*time.Minute {
 		return sync
 	}
 	return 3 * sync
+}
+
+// envDuration is the duration the first of the variables env that is
+// set says, and whether one is.
+func envDuration(env []string) (time.Duration, bool) {
+	for _, name := range env {
+		if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // restartAtRest restarts the manager of a run at rest and prints what

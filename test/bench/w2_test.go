@@ -19,7 +19,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -34,16 +33,15 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
-	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
 // governed is the W2 shape of the scale issue: organizations
 // governed whole, each with its teams, its repositories' settings and
-// topics, one branch protection set, one label set and one repository set
-// over its repositories but the sandboxes, and Actions secrets and
-// variables, a tag protection and a generated deploy key in every
-// repository.
+// topics, one branch protection set, one label set, one repository set and
+// one file set over its repositories but the sandboxes, and Actions
+// secrets and variables, a tag protection and a generated deploy key in
+// every repository.
 type governed struct {
 	orgs, teamsPerOrg, membersPerTeam int
 	// reposPerOrg are named repo-00, repo-01, ...; sandboxesPerOrg
@@ -61,18 +59,28 @@ type governed struct {
 	// Team listing one repository, as W2 was before the kind: the run to
 	// compare with for what the set adds.
 	repositorySet bool
+	// fileSet: each organization has a FileSet of w2Files over the same
+	// repositories, and its "main" rule lets the operator's user push
+	// (the allowlist a FileSet needs on a protected branch).
+	// W2_FILESET=off runs W2 without it.
+	fileSet bool
+	// receiver: a Receiver of every organization wakes the sets when a
+	// repository is made on the forge (W2's receiver variant).
+	receiver bool
 }
 
 // W2: 8 organizations, each with 2 teams of 5 members, 25 repositories
 // (22 and 3 sandboxes; 50 of the 200 new), one branch protection set (2
-// rules), one label set (3 labels) and one repository set (4 settings, a
-// topic, the 2 teams given access) over the 22, and 1 secret, 1 variable,
-// 1 tag protection (v*, the Owners team) and 1 deploy key (an ed25519
-// pair the operator generates into a Secret, as a Flux or Argo CD setup
-// asks) per repository: 1,048 objects.
+// rules), one label set (3 labels), one repository set (4 settings, a
+// topic, the 2 teams given access) and one file set (5 files) over the 22,
+// and 1 secret, 1 variable, 1 tag protection (v*, the Owners team) and 1
+// deploy key (an ed25519 pair the operator generates into a Secret, as a
+// Flux or Argo CD setup asks) per repository: 1,056 objects.
 var (
-	w2      = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
-	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4, repositorySet: true}
+	w2 = governed{orgs: 8, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4,
+		repositorySet: true, fileSet: true}
+	w2Small = governed{orgs: 1, teamsPerOrg: 2, membersPerTeam: 5, reposPerOrg: 22, sandboxesPerOrg: 3, valuesPerRepo: 1, newEvery: 4,
+		repositorySet: true, fileSet: true}
 )
 
 // w2Settings and w2Topic are what each organization's RepositorySet
@@ -98,6 +106,21 @@ var (
 		{RuleName: "release/*", EnablePush: ptr(false), RequireSignedCommits: ptr(true)},
 	}
 )
+
+// rules are what each organization's BranchProtectionSet holds: with a
+// FileSet, its "main" rule lets login (the operator's user) push, as a
+// FileSet's commits to a protected branch need (Gitea refuses them
+// otherwise).
+func (w governed) rules(login string) []forgev1.BranchProtectionRule {
+	rules := slices.Clone(w2Rules)
+	if w.fileSet {
+		main := rules[0]
+		main.EnablePush, main.EnablePushWhitelist = ptr(true), ptr(true)
+		main.PushWhitelistUsernames = []forgev1.UserName{forgev1.UserName(login)}
+		rules[0] = main
+	}
+	return rules
+}
 
 // w2Sandboxes is what the sets exclude.
 const w2Sandboxes = "sandbox-*"
@@ -133,7 +156,7 @@ func (w governed) newRepos() int {
 // set counts per repository it covers.
 func (w governed) kinds() []routeKind {
 	covered := w.orgs * w.reposPerOrg
-	return []routeKind{
+	kinds := []routeKind{
 		{kind: "forge", resource: "Forge", objects: 1},
 		{kind: "orgs", resource: "Organization", objects: w.orgs},
 		{kind: "teams", resource: "Team", objects: w.orgs * w.teamsPerOrg},
@@ -146,12 +169,21 @@ func (w governed) kinds() []routeKind {
 		{kind: "tag_protections", resource: "TagProtection", objects: w.repos()},
 		{kind: "keys", resource: "DeployKey", objects: w.repos()},
 	}
+	if w.fileSet {
+		// A branch's tree listing, and the change-files call (one commit).
+		kinds = append(kinds, routeKind{kind: "git", resource: "FileSet", objects: covered, sets: w.orgs},
+			routeKind{kind: "contents", resource: "FileSet", objects: covered, sets: w.orgs})
+	}
+	if w.receiver {
+		kinds = append(kinds, routeKind{kind: "hooks", resource: "Receiver organization hooks", objects: w.orgs})
+	}
+	return kinds
 }
 
 // resources are W2's objects by kind of resource, in the order the issue
-// lists them, and how many of each.
+// lists them, and how many of each (kinds W2 has none of left out).
 func (w governed) resources() []kindCount {
-	return []kindCount{
+	all := []kindCount{
 		{"Repository", w.repos()},
 		{"Team", w.orgs * w.teamsPerOrg},
 		{"Organization", w.orgs},
@@ -162,7 +194,10 @@ func (w governed) resources() []kindCount {
 		{"ActionsVariable", w.repos() * w.valuesPerRepo},
 		{"TagProtection", w.repos()},
 		{"DeployKey", w.repos()},
+		{"FileSet", w.fileSets()},
+		{"Receiver", w.receivers()},
 	}
+	return slices.DeleteFunc(all, func(k kindCount) bool { return k.objects == 0 })
 }
 
 type kindCount struct {
@@ -171,7 +206,25 @@ type kindCount struct {
 }
 
 func (w governed) objects() int {
-	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + w.sets() + 2*w.repos()*w.valuesPerRepo + 2*w.repos()
+	return w.orgs*(1+w.teamsPerOrg+w.perOrg()+1+1) + w.sets() + w.fileSets() + w.receivers() +
+		2*w.repos()*w.valuesPerRepo + 2*w.repos()
+}
+
+// fileSets is how many FileSets W2 has: one per organization, or none.
+func (w governed) fileSets() int {
+	if !w.fileSet {
+		return 0
+	}
+	return w.orgs
+}
+
+// receivers is how many Receivers W2 has: one, of every organization, in
+// the receiver variant.
+func (w governed) receivers() int {
+	if !w.receiver {
+		return 0
+	}
+	return 1
 }
 
 // sets is how many RepositorySets W2 has: one per organization, or none.
@@ -200,20 +253,25 @@ func (w governed) teamRepos() routeKind {
 // repositories (with the forge's default settings, no topics) and the
 // teams' members as users; the operator adopts the organizations and those
 // repositories (one settings PATCH and one topics PUT each), creates the
-// others, and creates the teams, branch protection rules, labels, tag
-// protections, deploy keys (and their Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
+// others, and creates the teams, branch protection rules, labels, files
+// (one commit per repository), tag protections, deploy keys (and their
+// Secrets), and Actions secrets and variables. Printed, never asserted: W1's figures, the
 // same per kind of forge route (calls per object to converge, reads per
 // object per sync interval at rest; the sets per repository they cover),
 // and what a scale review asks: when each kind was all Ready, the passes per
 // object of each kind's controller to converge and at rest (the manager's
 // controller_runtime_reconcile_total), the uncached Secret reads per
 // ActionsSecret, the forge reads per path per interval at rest, and how
-// many repositories lacked a set's labels or rules when all were Ready.
+// many repositories lacked a set's labels or rules when all were Ready;
+// what the FileSets cost (w2_fileset_test.go). Then the receiver variant,
+// at 10m (w2_receiver_test.go): W2 with a Receiver, and 50 repositories
+// made on the forge at once.
 //
 // W2_SIZES=small runs one organization (W2/small) instead. The at-rest
 // phase watches one interval at 10m and three at 30s; W2_REST (or W1_REST)
 // sets it. The wait for Ready ends after 30 minutes (W2_LIMIT sets it);
 // a run not Ready by then prints the figures it reached.
+// W2_REPOSITORYSET=off and W2_FILESET=off run W2 without those sets.
 func BenchmarkW2(b *testing.B) {
 	name, w := "W2", w2
 	if os.Getenv("W2_SIZES") == "small" {
@@ -221,6 +279,9 @@ func BenchmarkW2(b *testing.B) {
 	}
 	if os.Getenv("W2_REPOSITORYSET") == "off" {
 		w.repositorySet = false
+	}
+	if os.Getenv("W2_FILESET") == "off" {
+		w.fileSet = false
 	}
 	limit := 30 * time.Minute
 	if v, err := time.ParseDuration(os.Getenv("W2_LIMIT")); err == nil && v > 0 {
@@ -238,6 +299,11 @@ func BenchmarkW2(b *testing.B) {
 			}
 		})
 	}
+	b.Run(name+"/receiver/interval=10m", func(b *testing.B) {
+		for b.Loop() {
+			runW2Receiver(b, cfg, w, limit)
+		}
+	})
 }
 
 // shortDuration is d as a flag takes it, without trailing zero units: 10m, 30s.
@@ -253,7 +319,79 @@ func shortDuration(d time.Duration) string {
 }
 
 func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Duration) {
-	run := newRun(b, cfg, 0, interval, func(fake *fakeforge.Server) {
+	run := w.start(b, cfg, interval, "")
+	defer run.stop()
+	w.apply(run, "")
+
+	// What the sets had put on the forge, and the passes the manager had
+	// made, when all were Ready (or the wait ended) and after the rest.
+	var (
+		coverReady, coverRest         []setCoverage
+		filesReady, filesRest         fileCoverage
+		passesReady, passesRest       map[string]map[string]float64
+		passesReadyErr, passesRestErr error
+	)
+	rec := run.convergeWith(w.objects(), convergeOptions{limit: limit, printOnTimeout: true, restEnv: []string{"W2_REST", "W1_REST"},
+		atReady: func() {
+			coverReady, filesReady = w.coverage(run.fake), w.fileCoverage(run.fake)
+			passesReady, passesReadyErr = run.proc.reconciles()
+		},
+		atRest: func() {
+			coverRest, filesRest = w.coverage(run.fake), w.fileCoverage(run.fake)
+			passesRest, passesRestErr = run.proc.reconciles()
+		}})
+	printKinds(w.kinds(), rec, run.qps)
+
+	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded); %d RepositorySets, %d FileSets\n",
+		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg, w.sets(), w.fileSets())
+	printReadyByKind(w.resources(), rec)
+	if passesReadyErr != nil || passesRestErr != nil {
+		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
+	} else {
+		printPasses(w.resources(), passesReady, passesRest, rec)
+	}
+	secrets := w.repos() * w.valuesPerRepo
+	fmt.Printf("  uncached Secret GETs: to converge %d (%.2f per ActionsSecret); at rest %d (%.3f per ActionsSecret per interval)\n",
+		rec.kube["GET secret (uncached)"], float64(rec.kube["GET secret (uncached)"])/float64(secrets),
+		rec.restKube["GET secret (uncached)"], float64(rec.restKube["GET secret (uncached)"])/float64(secrets)/rec.intervals)
+	paths := map[string]bool{}
+	for _, c := range rec.rest {
+		if c.method == http.MethodGet {
+			paths[c.path] = true
+		}
+	}
+	fmt.Printf("  at rest over %.2f intervals: %d distinct forge paths read (scopes), %d reads, %.2f reads per path per interval\n",
+		rec.intervals, len(paths), reads(rec.rest), perPath(reads(rec.rest), len(paths), rec.intervals))
+	when := "at Ready"
+	if !rec.readiness.done {
+		when = "when the wait ended (not all Ready)"
+	}
+	printCoverage(when, coverReady, rec.readiness)
+	printCoverage("after the rest", coverRest, readiness{})
+	if writes(rec.restKube) > 0 {
+		fmt.Printf("  Kubernetes requests at rest:\n")
+		printKube(rec.restKube)
+	}
+	w.printRepositorySet(rec)
+	checks := 0.0
+	if passesReadyErr == nil && passesRestErr == nil {
+		checks = sum(passesRest["ran/fileset"]) - sum(passesReady["ran/fileset"])
+	}
+	w.printFileSet(b, rec, filesReady, filesRest, checks)
+	// What the Forge says of its drift load, as of its last check.
+	var fg forgev1.Forge
+	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
+		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
+			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+	}
+}
+
+// start starts a run of W2 whose manager checks for drift every interval
+// and serves deliveries on receiver ("": none), on a forge seeded as
+// users meet it: the organizations, the repositories not new, and the
+// teams' members as users.
+func (w governed) start(b *testing.B, cfg *rest.Config, interval time.Duration, receiver string) *benchRun {
+	return newRunWith(b, cfg, 0, interval, receiver, func(fake *fakeforge.Server) {
 		for m := range w.teamsPerOrg * w.membersPerTeam {
 			fake.AddUser(fmt.Sprintf("user-%02d", m))
 		}
@@ -272,7 +410,11 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			}
 		}
 	})
-	defer run.stop()
+}
+
+// apply applies W2's resources to run, at once; the Receiver's URL is
+// http://receiver (with w.receiver).
+func (w governed) apply(run *benchRun, receiver string) {
 	spec, apply, ns := run.spec, run.apply, run.ns
 	values := map[string]string{}
 	for i := range w.valuesPerRepo {
@@ -327,7 +469,7 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 		}
 		repos := forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(org)), Exclude: []forgev1.RepositoryGlob{w2Sandboxes}}
 		apply(&forgev1.BranchProtectionSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-protect"},
-			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w2Rules}})
+			Spec: forgev1.BranchProtectionSetSpec{ManagedSpec: spec, Repositories: repos, Rules: w.rules(run.fake.Login())}})
 		apply(&forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-labels"},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: spec, Repositories: repos, Labels: w2Labels}})
 		if w.repositorySet {
@@ -339,435 +481,17 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 			}
 			apply(set)
 		}
-	}
-
-	// What the sets had put on the forge, and the passes the manager had
-	// made, when all were Ready (or the wait ended) and after the rest.
-	var (
-		coverReady, coverRest         []setCoverage
-		passesReady, passesRest       map[string]map[string]float64
-		passesReadyErr, passesRestErr error
-	)
-	rec := run.convergeWith(w.objects(), convergeOptions{limit: limit, printOnTimeout: true, restEnv: []string{"W2_REST", "W1_REST"},
-		atReady: func() {
-			coverReady = w.coverage(run.fake)
-			passesReady, passesReadyErr = run.proc.reconciles()
-		},
-		atRest: func() {
-			coverRest = w.coverage(run.fake)
-			passesRest, passesRestErr = run.proc.reconciles()
-		}})
-	printKinds(w.kinds(), rec, run.qps)
-
-	fmt.Printf("  W2: %d repositories, %d of them new (created by the operator), %d in the sets (the %d sandboxes excluded); %d RepositorySets\n",
-		w.repos(), w.newRepos(), w.orgs*w.reposPerOrg, w.orgs*w.sandboxesPerOrg, w.sets())
-	printReadyByKind(w.resources(), rec)
-	if passesReadyErr != nil || passesRestErr != nil {
-		fmt.Printf("  passes: metrics not read: %v %v\n", passesReadyErr, passesRestErr)
-	} else {
-		printPasses(w.resources(), passesReady, passesRest, rec)
-	}
-	secrets := w.repos() * w.valuesPerRepo
-	fmt.Printf("  uncached Secret GETs: to converge %d (%.2f per ActionsSecret); at rest %d (%.3f per ActionsSecret per interval)\n",
-		rec.kube["GET secret (uncached)"], float64(rec.kube["GET secret (uncached)"])/float64(secrets),
-		rec.restKube["GET secret (uncached)"], float64(rec.restKube["GET secret (uncached)"])/float64(secrets)/rec.intervals)
-	paths := map[string]bool{}
-	for _, c := range rec.rest {
-		if c.method == http.MethodGet {
-			paths[c.path] = true
+		if w.fileSet {
+			apply(&forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-files"},
+				Spec: forgev1.FileSetSpec{ManagedSpec: spec, Repositories: repos, Files: w2Files, Message: w2FileMessage}})
 		}
 	}
-	fmt.Printf("  at rest over %.2f intervals: %d distinct forge paths read (scopes), %d reads, %.2f reads per path per interval\n",
-		rec.intervals, len(paths), reads(rec.rest), perPath(reads(rec.rest), len(paths), rec.intervals))
-	when := "at Ready"
-	if !rec.readiness.done {
-		when = "when the wait ended (not all Ready)"
-	}
-	printCoverage(when, coverReady, rec.readiness)
-	printCoverage("after the rest", coverRest, readiness{})
-	w.printRepositorySet(rec)
-	// What the Forge says of its drift load, as of its last check.
-	var fg forgev1.Forge
-	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
-		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
-			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
-	}
-}
-
-// setCoverage is what one organization's sets had put on the forge: of
-// the repositories they cover, how many lacked one of the set's labels or
-// rules (missing: not on the forge at all), and how many sandboxes had one.
-type setCoverage struct {
-	org                                  string
-	covered, missingLabels, missingRules int
-	absent, sandboxLabels, sandboxRules  int
-	// lacking names the repositories missing a label or a rule.
-	lacking []string
-}
-
-// coverage reads the fake forge's state (no call to its API, none
-// recorded) for each organization's sets.
-func (w governed) coverage(fake *fakeforge.Server) []setCoverage {
-	var out []setCoverage
-	for o := range w.orgs {
-		c := setCoverage{org: fmt.Sprintf("org-%02d", o)}
-		for r := range w.perOrg() {
-			repo := w.repoName(r)
-			labels := 0
-			for _, l := range fake.Labels(forge.RepoScope(c.org, repo)) {
-				if slices.ContainsFunc(w2Labels, func(want forgev1.LabelSetLabel) bool { return string(want.Name) == l.Name }) {
-					labels++
-				}
-			}
-			rules := 0
-			for _, p := range fake.BranchProtections(c.org, repo) {
-				if slices.ContainsFunc(w2Rules, func(want forgev1.BranchProtectionRule) bool { return string(want.RuleName) == p.RuleName }) {
-					rules++
-				}
-			}
-			if r >= w.reposPerOrg {
-				c.sandboxLabels += min(labels, 1)
-				c.sandboxRules += min(rules, 1)
-				continue
-			}
-			hasLabels, hasRules := labels == len(w2Labels), rules == len(w2Rules)
-			c.covered++
-			if _, ok := fake.Repo(c.org, repo); !ok {
-				c.absent++
-			}
-			if !hasLabels {
-				c.missingLabels++
-			}
-			if !hasRules {
-				c.missingRules++
-			}
-			if !hasLabels || !hasRules {
-				c.lacking = append(c.lacking, repo)
-			}
+	if w.receiver {
+		recv := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "events"},
+			Spec: forgev1.ReceiverSpec{ManagedSpec: spec, URL: "http://" + receiver}}
+		for o := range w.orgs {
+			recv.Spec.Organizations = append(recv.Spec.Organizations, forgev1.OwnerName(fmt.Sprintf("org-%02d", o)))
 		}
-		out = append(out, c)
+		apply(recv)
 	}
-	return out
-}
-
-// printCoverage prints how many repositories lacked their sets' labels or
-// rules when: in all, and per organization that lacked any; with the sets'
-// Ready counts when seen has them.
-func printCoverage(when string, cover []setCoverage, seen readiness) {
-	var total setCoverage
-	for _, c := range cover {
-		total.covered += c.covered
-		total.missingLabels += c.missingLabels
-		total.missingRules += c.missingRules
-		total.absent += c.absent
-		total.sandboxLabels += c.sandboxLabels
-		total.sandboxRules += c.sandboxRules
-	}
-	sets := ""
-	if ls, bs := seen.kinds["LabelSet"], seen.kinds["BranchProtectionSet"]; ls != nil && bs != nil {
-		sets = fmt.Sprintf(" (LabelSets Ready: %d of %d, BranchProtectionSets: %d of %d)", ls.ready, ls.objects, bs.ready, bs.objects)
-	}
-	fmt.Printf("  %s: %d repositories missing set labels, %d missing rules, of %d in the sets (%d not on the forge yet); sandboxes with a set's label: %d, rule: %d%s\n",
-		when, total.missingLabels, total.missingRules, total.covered, total.absent, total.sandboxLabels, total.sandboxRules, sets)
-	for _, c := range cover {
-		if c.missingLabels+c.missingRules+c.sandboxLabels+c.sandboxRules > 0 {
-			fmt.Printf("    %s: %d of %d missing labels, %d missing rules (%d not on the forge); sandboxes with a label %d, a rule %d; lacking: %s\n",
-				c.org, c.missingLabels, c.covered, c.missingRules, c.absent, c.sandboxLabels, c.sandboxRules, strings.Join(c.lacking, " "))
-		}
-	}
-}
-
-// printReadyByKind prints when all objects of each kind were first Ready.
-func printReadyByKind(kinds []kindCount, rec recorded) {
-	var parts []string
-	for _, k := range kinds {
-		seen := rec.readiness.kinds[k.kind]
-		switch {
-		case seen == nil:
-			parts = append(parts, fmt.Sprintf("%s none seen", k.kind))
-		case seen.all:
-			parts = append(parts, fmt.Sprintf("%s %.1fs", k.kind, seen.allAt.Seconds()))
-		default:
-			parts = append(parts, fmt.Sprintf("%s never (%d of %d Ready)", k.kind, seen.ready, seen.objects))
-		}
-	}
-	end := fmt.Sprintf("all Ready at %.1fs", rec.ready.Seconds())
-	if !rec.readiness.done {
-		end = fmt.Sprintf("the wait ended at %.1fs, not all Ready", rec.ready.Seconds())
-	}
-	fmt.Printf("  all of a kind first Ready, after the apply began (%s): %s\n", end, strings.Join(parts, ", "))
-}
-
-// printPasses prints the passes per object of each kind's controller (its
-// controller_runtime_reconcile_total: the lower-case kind) to converge
-// (at the end of the wait for Ready) and during the rest (per interval),
-// with the passes that ended in an error or asked to be repeated at once
-// (result "requeue"; a pass that schedules its next drift check is
-// "requeue_after", nearly every pass here).
-func printPasses(kinds []kindCount, ready, rest map[string]map[string]float64, rec recorded) {
-	fmt.Printf("  passes (controller_runtime_reconcile_total) per object, to converge and per interval at rest:\n")
-	sum := func(m map[string]float64) float64 {
-		t := 0.0
-		for _, v := range m {
-			t += v
-		}
-		return t
-	}
-	for _, k := range append(kinds, kindCount{"Forge", 1}) {
-		c := strings.ToLower(k.kind)
-		converge, atRest := sum(ready[c]), sum(rest[c])-sum(ready[c])
-		fmt.Printf("    %-20s %4d objects: to converge %6.2f per object (%5.0f passes; %4.0f errors, %4.0f immediate requeues); at rest %6.3f per object per interval (%5.0f passes; %4.0f errors)\n",
-			k.kind, k.objects, converge/float64(k.objects), converge, ready[c]["error"], ready[c]["requeue"],
-			atRest/float64(k.objects)/rec.intervals, atRest, rest[c]["error"]-ready[c]["error"])
-		r := "ran/" + c
-		ran, ranRest := sum(ready[r]), sum(rest[r])-sum(ready[r])
-		fmt.Printf("    %-20s %4s          of them ran %6.2f per object (ready %.0f, waiting %.0f, stalled %.0f, idle %.0f, on a later turn %.0f; the rest waited for a worker); at rest %6.3f per object per interval\n",
-			"", "", ran/float64(k.objects), ready[r]["ready"], ready[r]["waiting"], ready[r]["stalled"], ready[r]["idle"], ready[r]["turn"],
-			ranRest/float64(k.objects)/rec.intervals)
-	}
-}
-
-// routeKind is a kind of forge route and the objects it serves: sets, when
-// not zero, is how many set resources cover the objects (repositories).
-type routeKind struct {
-	kind, resource string
-	objects, sets  int
-}
-
-// kindOf is the kind of a call's route: the collection it addresses, from
-// "/repos/{owner}/{repo}/labels/{id}" labels, "/orgs/{org}/teams" and
-// "/teams/{id}/members/{user}" teams, "/teams/{id}/repos/{org}/{repo}"
-// teams/repos (a team's repository access: the RepositorySets', or the
-// Teams' when they list repositories), "/repos/{owner}/{repo}/topics"
-// repos (a Repository's own), "/orgs/{org}/repos" repos too (the
-// organization's listing, which the sets read as well), "/version" and
-// "/user" forge.
-func kindOf(c call) string {
-	p := strings.Split(strings.TrimPrefix(c.path, "/"), "/")
-	var rest []string
-	switch {
-	case p[0] == "repos" && len(p) >= 3:
-		rest = p[3:]
-		if len(rest) > 0 && (rest[0] == "topics" || rest[0] == "collaborators") {
-			return "repos"
-		}
-		if len(rest) == 0 {
-			return "repos"
-		}
-	case p[0] == "orgs" && len(p) >= 2:
-		rest = p[2:]
-		if len(rest) == 0 {
-			return "orgs"
-		}
-	case p[0] == "teams":
-		if len(p) >= 3 && p[2] == "repos" {
-			return "teams/repos"
-		}
-		return "teams"
-	case p[0] == "user" && len(p) > 1 && p[1] == "orgs":
-		return "orgs"
-	case p[0] == "version" || p[0] == "user":
-		return "forge"
-	default:
-		return p[0]
-	}
-	if rest[0] == "actions" && len(rest) > 1 {
-		return "actions/" + rest[1]
-	}
-	return rest[0]
-}
-
-// printKinds prints W1's figures per kind of forge route: calls per object
-// to converge (reads and writes), and at rest reads per object per sync
-// interval, the paths read (one per scope) and the most reads of one path.
-// Before them, what bounds the run at the Forge's rate limit: the forge
-// writes to converge (a set writes many), and the calls per second at rest.
-func printKinds(kinds []routeKind, rec recorded, qps float64) {
-	allWrites := len(rec.calls) - reads(rec.calls)
-	fmt.Printf("  forge writes to converge: %d (rate floor at the writes: %.1fs); at rest: %.1f forge calls per second (Forge qps %s)\n",
-		allWrites, float64(allWrites)/effectiveQPS(qps), float64(len(rec.rest))/(rec.intervals*rec.interval.Seconds()), qpsText(qps))
-	type tally struct {
-		reads, writes, restReads, restWrites int
-		restPaths                            map[string]int
-	}
-	by := map[string]*tally{}
-	get := func(k string) *tally {
-		if by[k] == nil {
-			by[k] = &tally{restPaths: map[string]int{}}
-		}
-		return by[k]
-	}
-	for _, c := range rec.calls {
-		t := get(kindOf(c))
-		if c.method == http.MethodGet {
-			t.reads++
-		} else {
-			t.writes++
-		}
-	}
-	for _, c := range rec.rest {
-		t := get(kindOf(c))
-		if c.method == http.MethodGet {
-			t.restReads++
-			t.restPaths[c.path]++
-		} else {
-			t.restWrites++
-		}
-	}
-	known := map[string]bool{}
-	for _, k := range kinds {
-		known[k.kind] = true
-	}
-	for k := range by {
-		if !known[k] {
-			kinds = append(kinds, routeKind{kind: k, resource: "?"})
-		}
-	}
-	fmt.Printf("  per kind of forge route (/orgs/{org}/repos counts as repos; the sets per repository):\n")
-	for _, k := range kinds {
-		t := get(k.kind)
-		unit := fmt.Sprintf("%d %s", k.objects, k.resource)
-		if k.sets > 0 {
-			unit = fmt.Sprintf("%d %s, %d repositories", k.sets, k.resource, k.objects)
-		}
-		most, mostPath := 0, "none"
-		for p, n := range t.restPaths {
-			if n > most || n == most && p < mostPath {
-				most, mostPath = n, p
-			}
-		}
-		per := func(v int) string {
-			if k.objects == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.2f", float64(v)/float64(k.objects))
-		}
-		perInterval := "-"
-		if k.objects > 0 {
-			perInterval = fmt.Sprintf("%.3f", float64(t.restReads)/float64(k.objects)/rec.intervals)
-		}
-		fmt.Printf("    %-18s %-44s to converge %5d calls (%4d reads, %4d writes): %s per object (%s reads, %s writes)\n",
-			k.kind, "("+unit+")", t.reads+t.writes, t.reads, t.writes, per(t.reads+t.writes), per(t.reads), per(t.writes))
-		fmt.Printf("    %-63s at rest %s reads per object per interval; %d paths read, %.2f reads per path per interval (most: %d in %.1f intervals, %s); %d writes\n",
-			"", perInterval, len(t.restPaths), perPath(t.restReads, len(t.restPaths), rec.intervals), most, rec.intervals, mostPath, t.restWrites)
-	}
-}
-
-func perPath(reads, paths int, intervals float64) float64 {
-	if paths == 0 {
-		return 0
-	}
-	return float64(reads) / float64(paths) / intervals
-}
-
-// restKind is the kind of path of a read at rest, as a RepositorySet's
-// cost is judged: the listings it may share with the other kinds (the
-// organization's repositories and teams), the one it may add (a team's
-// repositories), and the reads per repository it must not make.
-func restKind(c call) string {
-	p := strings.Split(strings.TrimPrefix(c.path, "/"), "/")
-	switch {
-	case p[0] == "orgs" && len(p) == 3 && p[2] == "repos":
-		return "organization repository listing (GET /orgs/{org}/repos)"
-	case p[0] == "orgs" && len(p) == 3 && p[2] == "teams":
-		return "organization team listing (GET /orgs/{org}/teams)"
-	case p[0] == "teams" && len(p) == 3 && p[2] == "repos":
-		return "team repository listing (GET /teams/{id}/repos)"
-	case p[0] == "teams" && len(p) > 3 && p[2] == "repos":
-		return "team access check of one repository (GET /teams/{id}/repos/{org}/{repo})"
-	case p[0] == "repos" && len(p) == 3:
-		return "repository read (GET /repos/{owner}/{repo})"
-	case p[0] == "repos" && len(p) == 4 && p[3] == "topics":
-		return "repository topics read (GET /repos/{owner}/{repo}/topics)"
-	case p[0] == "repos" && len(p) >= 4 && p[3] == "teams":
-		return "repository teams read (GET /repos/{owner}/{repo}/teams...)"
-	case p[0] == "repos" && len(p) >= 4:
-		return "other reads in a repository (labels, rules, keys, Actions...)"
-	}
-	return "other reads"
-}
-
-// printRepositorySet prints what W2's RepositorySets cost: their forge
-// writes (the team access they give; the settings and topics they write
-// are PATCH and PUT of a repository, counted with the Repositories') and
-// Kubernetes writes per object to converge and at rest, and the reads at
-// rest by kind of path, per sync interval, with every route read and
-// written at rest: run with W2_REPOSITORYSET=off beside it, what the sets
-// add. They may add one team repository listing per team per interval
-// and nothing else: their settings and topics are compared from the
-// organization's repository listing, which W2 takes already.
-func (w governed) printRepositorySet(rec recorded) {
-	sets := "without RepositorySets (W2_REPOSITORYSET=off; each Team lists one repository)"
-	if w.repositorySet {
-		sets = fmt.Sprintf("with %d RepositorySets over %d repositories, giving %d teams access", w.sets(), w.orgs*w.reposPerOrg, w.orgs*w.teamsPerOrg)
-	}
-	fmt.Printf("  RepositorySet, %s:\n", sets)
-	access, accessRest := 0, 0
-	for _, c := range rec.calls {
-		if kindOf(c) == "teams/repos" && c.method != http.MethodGet {
-			access++
-		}
-	}
-	for _, c := range rec.rest {
-		if kindOf(c) == "teams/repos" && c.method != http.MethodGet {
-			accessRest++
-		}
-	}
-	kube := func(m map[string]int) int {
-		n := 0
-		for k, v := range m {
-			if strings.HasSuffix(k, " repositorysets") || strings.HasSuffix(k, " repositorysets/status") {
-				n += v
-			}
-		}
-		return n
-	}
-	if n := w.sets(); n > 0 {
-		covered := w.orgs * w.reposPerOrg
-		fmt.Printf("    to converge: %d team access writes (%.2f per repository covered; %d wanted: %d teams x %d repositories), %d Kubernetes writes of the RepositorySets (%.1f per set)\n",
-			access, float64(access)/float64(covered), w.orgs*w.teamsPerOrg*w.reposPerOrg, w.teamsPerOrg, w.reposPerOrg, kube(rec.kube), float64(kube(rec.kube))/float64(n))
-		fmt.Printf("    at rest: %d team access writes, %d Kubernetes writes of the RepositorySets (%.3f per set per interval)\n",
-			accessRest, kube(rec.restKube), float64(kube(rec.restKube))/float64(n)/rec.intervals)
-	} else {
-		fmt.Printf("    to converge: %d team access writes (the Teams'); at rest %d\n", access, accessRest)
-	}
-	type tally struct {
-		reads int
-		paths map[string]bool
-	}
-	by := map[string]*tally{}
-	for _, c := range rec.rest {
-		if c.method != http.MethodGet {
-			continue
-		}
-		k := restKind(c)
-		if by[k] == nil {
-			by[k] = &tally{paths: map[string]bool{}}
-		}
-		by[k].reads++
-		by[k].paths[c.path] = true
-	}
-	fmt.Printf("    forge reads at rest over %.2f intervals, by kind of path (per sync interval; distinct paths):\n", rec.intervals)
-	for _, k := range slices.Sorted(maps.Keys(by)) {
-		fmt.Printf("      %-80s %5d (%6.2f per interval; %3d paths)\n", k, by[k].reads, float64(by[k].reads)/rec.intervals, len(by[k].paths))
-	}
-	routes := map[string]int{}
-	for _, c := range rec.rest {
-		routes[route(c)]++
-	}
-	fmt.Printf("    every route at rest (per sync interval):\n")
-	for _, k := range slices.Sorted(maps.Keys(routes)) {
-		fmt.Printf("      %-70s %5d (%6.2f per interval)\n", k, routes[k], float64(routes[k])/rec.intervals)
-	}
-	count := func(kind string) float64 {
-		if by[kind] == nil {
-			return 0
-		}
-		return float64(by[kind].reads) / rec.intervals
-	}
-	perRepo := count("repository read (GET /repos/{owner}/{repo})") + count("repository topics read (GET /repos/{owner}/{repo}/topics)") +
-		count("repository teams read (GET /repos/{owner}/{repo}/teams...)") + count("team access check of one repository (GET /teams/{id}/repos/{org}/{repo})")
-	fmt.Printf("    per interval at rest: %.2f organization repository listings (%d organizations), %.2f team repository listings (%d teams; a RepositorySet may add one per team), %.2f reads of one repository's settings, topics or team access, %d forge writes\n",
-		count("organization repository listing (GET /orgs/{org}/repos)"), w.orgs, count("team repository listing (GET /teams/{id}/repos)"), w.orgs*w.teamsPerOrg,
-		perRepo, len(rec.rest)-reads(rec.rest))
 }
