@@ -316,7 +316,7 @@ var _ = Describe("LabelSet and BranchProtectionSet releasing the repositories th
 		fake.SetArchived("acme", "old", true)
 		change(s, func(o *forgev1.RepositorySet) { o.Spec.Repositories.Exclude = []forgev1.RepositoryGlob{"doc*"} })
 		expectReady(s)
-		expectEvent(s, "Released: released 3 repositories: acme/api, acme/docs, acme/old (archived, left as it is); deleted 2 team accesses of the set")
+		expectEvent(s, "Released: released 3 repositories: acme/api, acme/docs, acme/old (archived, left as it is); took back 2 team accesses the set gave; settings and topics stay")
 		Expect(team()).To(Equal([]string{"old", "site", "web"}), "the archived repository is frozen; what still matches keeps its access")
 		Eventually(func() int { return granted(s) }, timeout, poll).Should(Equal(2), "site and web: the set no longer records access it does not govern")
 
@@ -331,7 +331,7 @@ var _ = Describe("LabelSet and BranchProtectionSet releasing the repositories th
 		Eventually(func() int { return granted(named) }, timeout, poll).Should(Equal(2))
 		change(named, func(o *forgev1.RepositorySet) { o.Spec.Repositories.Names = []forgev1.RepositoryName{"acme/web"} })
 		expectReady(named)
-		expectEvent(named, "Released: released acme/site; deleted 1 team access of the set")
+		expectEvent(named, "Released: released acme/site; took back 1 team access the set gave; settings and topics stay")
 		Expect(team()).To(Equal([]string{"api", "old", "web"}), "access the set did not give stays")
 	})
 
