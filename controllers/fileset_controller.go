@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -373,11 +374,29 @@ func (e *fileSet) Remove(ctx context.Context) (string, error) {
 
 // WokenByBranches: a branch created in a repository the set selects
 // passes over the set at once (reconciler.BranchWoken): a repository
-// waiting for the set's branch is tried again. A push does not wake a
-// set: its round compared the repository already, and comparing every
-// repository again for one push would cost a tree listing each; the
-// interval writes the file back.
+// waiting for the set's branch is tried again. WokenByPushes: so does a
+// push to the branch the set keeps its files on there, which Pushed picks.
 func (fileSetKind) WokenByBranches() {}
+func (fileSetKind) WokenByPushes()   {}
+
+// Pushed: a push concerns the set when it is to the branch the set keeps
+// its files on in that repository (spec.branch, else the default branch
+// the delivery tells; a delivery that tells none concerns it). The set's
+// round compared the repository already: it forgets that one alone, so
+// the woken pass compares it again (one tree listing) and not the others.
+// The operator's own commit is a push too: its pass finds the repository
+// in sync and writes nothing.
+func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
+	branch := wk.DefaultBranch
+	if s.Spec.Branch != nil {
+		branch = *s.Spec.Branch
+	}
+	if branch != "" && branch != wk.Branch {
+		return false
+	}
+	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, repo{owner: wk.Owner, name: wk.Repo})
+	return true
+}
 
 // ClaimKinds: a FileSet yields to the RepositoryFiles and the older
 // FileSets that keep a path it would (plan reads them among the planned

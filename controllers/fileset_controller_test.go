@@ -20,6 +20,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -127,6 +128,54 @@ var _ = Describe("FileSet", func() {
 		Eventually(filesOf("new"), 5*syncInterval, poll).Should(And(HaveKeyWithValue(".gitea/CODEOWNERS", "* @acme/platform\n"),
 			HaveKeyWithValue("docs/CONTRIBUTING.md", "Be kind.\n")))
 		Expect(commitsTo("new")).To(Equal(1))
+	})
+
+	It("passes at once on a push to the branch it keeps its files on (a Receiver's delivery), comparing only the pushed repository: a hand edit is written back, and its own commit's push writes nothing", func() {
+		addr, err := receiverEndpoint.BoundAddr(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		s := newSet("platform", file("LICENSE", "MIT\n"))
+		s.Spec.SyncInterval = every(10 * time.Minute)
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		expectReady(s)
+		r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "events"}, Spec: forgev1.ReceiverSpec{
+			ManagedSpec:   forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+			Organizations: []forgev1.OwnerName{"acme"}, URL: "http://" + addr.String(),
+			Events: []forgev1.ReceiverEvent{forgev1.ReceiverEventPush}}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		expectReady(r)
+		Expect(commitsTo("web")).To(Equal(1))
+		Consistently(func() float64 { return passesOf("FileSet") }, 2*time.Second, poll).Should(Equal(passesOf("FileSet")), "at rest")
+		before := passesOf("FileSet")
+		fake.ClearRequests()
+
+		By("a hand edit through the API is a push to main: the set passes, compares web alone and writes the file back")
+		Expect(fc.ChangeFiles(ctx, "acme", "web", forge.ChangeFilesOption{Message: "by hand", Files: []forge.ChangeFileOperation{
+			{Operation: forge.FileUpdate, Path: "LICENSE", SHA: forge.BlobID([]byte("MIT\n"), ""), Content: forge.FileContent([]byte("edited\n"))}}})).
+			Error().NotTo(HaveOccurred())
+		Eventually(filesOf("web"), 10*time.Second, poll).Should(HaveKeyWithValue("LICENSE", "MIT\n"))
+		// The operator's commit is a push to main too: its pass (the second)
+		// reads web's tree again, finds it in sync and writes nothing.
+		Eventually(func() float64 { return passesOf("FileSet") }, 10*time.Second, poll).Should(BeNumerically(">=", before+2))
+		Expect(commitsTo("web")).To(Equal(2), "the hand edit and the operator's one commit writing it back")
+		var ownCommit, treeReadsAfter int
+		for i, q := range fake.Requests() {
+			switch {
+			case q.Method == http.MethodPost && strings.HasSuffix(q.Path, "/repos/acme/web/contents"):
+				ownCommit = i
+			case q.Method == http.MethodGet && strings.Contains(q.Path, "/repos/acme/web/git/trees/") && ownCommit > 0:
+				treeReadsAfter++
+			}
+			Expect(q.Path).NotTo(ContainSubstring("/repos/acme/api"), "a push to web compares web alone")
+		}
+		Expect(treeReadsAfter).To(BeNumerically(">=", 1), "the pass the operator's own push woke compared web again")
+		Expect(fake.WriteRequests()).To(HaveLen(2), "no write but the hand edit and the operator's commit")
+
+		By("a push to another branch passes over nothing")
+		pushes := acceptedPushes()
+		passes := passesOf("FileSet")
+		Expect(fake.Push("acme", "web", "feature")).To(Succeed())
+		Eventually(acceptedPushes, timeout, poll).Should(BeNumerically(">", pushes))
+		Consistently(func() float64 { return passesOf("FileSet") }, 2*time.Second, poll).Should(Equal(passes))
 	})
 
 	It("leaves a path a RepositoryFile keeps in its repository to it, without a failure", func() {

@@ -32,6 +32,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers"
+	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/receiver"
 )
@@ -51,6 +53,32 @@ func passesOf(kind string) float64 {
 				if l.GetName() == "kind" && l.GetValue() == kind {
 					sum += m.GetCounter().GetValue()
 				}
+			}
+		}
+	}
+	return sum
+}
+
+// acceptedPushes sums forge_receiver_deliveries_total of push deliveries
+// accepted (their passes requested), every Receiver.
+func acceptedPushes() float64 {
+	GinkgoHelper()
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != "forge_receiver_deliveries_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			n := 0
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "event" && l.GetValue() == "push" || l.GetName() == "result" && l.GetValue() == receiver.ResultAccepted {
+					n++
+				}
+			}
+			if n == 2 {
+				sum += m.GetCounter().GetValue()
 			}
 		}
 	}
@@ -334,5 +362,41 @@ var _ = Describe("Receiver", func() {
 
 		Expect(fake.CreateBranch("acme", "web", "feature")).To(Succeed())
 		Eventually(func() float64 { return passesOf("BranchProtectionSet") }, 5*time.Second, poll).Should(BeNumerically(">", before))
+	})
+})
+
+var _ = Describe("Receiver on a manager without a receiver endpoint", func() {
+	It("is Stalled, saying the manager serves no endpoint and how to start one, and makes no hook", func() {
+		ctx := context.Background()
+		own := fakeforge.New(fakeforge.WithToken(token))
+		srv := own.Start()
+		DeferCleanup(srv.Close)
+		_, err := own.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "spec-"}}
+		Expect(k8s.Create(ctx, nsObj)).To(Succeed())
+		ns := nsObj.Name
+		DeferCleanup(func() { removeAll(ns) })
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea-token"},
+			StringData: map[string]string{"token": token}})).To(Succeed())
+		// The Forge and the Receiver are the spec's manager's alone: the
+		// suite's serves an endpoint.
+		mine := map[string]string{ownManagerLabel: "true"}
+		Expect(k8s.Create(ctx, &forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "own", Labels: mine},
+			Spec: forgev1.ForgeSpec{URL: srv.URL, Auth: forgev1.ForgeAuth{TokenSecretRef: &forgev1.TokenSecretReference{Name: "gitea-token"}}}})).To(Succeed())
+		r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "events", Labels: mine}, Spec: forgev1.ReceiverSpec{
+			ManagedSpec:   forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "own"}, SyncInterval: every(syncInterval)},
+			Organizations: []forgev1.OwnerName{"acme"}, URL: "https://receiver.example.com"}}
+		Expect(k8s.Create(ctx, r)).To(Succeed())
+		startManager(ns, controllers.Options{SyncInterval: time.Hour, RequestTimeout: 2 * time.Second})
+
+		msg := expectReason(r, metav1.ConditionFalse, forgev1.ReasonEndpointNotServed)
+		Expect(msg).To(Equal("the manager serves no receiver endpoint: start it with --receiver-bind-address (the chart's receiver value), else the hooks would deliver to nothing"))
+		stalled := findCondition(r, forgev1.ConditionStalled)
+		Expect(stalled).NotTo(BeNil())
+		Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+		Expect(stalled.Reason).To(Equal(forgev1.ReasonEndpointNotServed))
+		Expect(r.Status.Path).To(BeEmpty(), "no path is served")
+		Expect(own.OrgHooks("acme")).To(BeEmpty(), "no hook delivering to nothing")
 	})
 })

@@ -60,7 +60,7 @@ const (
 	poll    = 100 * time.Millisecond
 )
 
-// ownManagerLabel marks the Forges a spec's own manager checks (see
+// ownManagerLabel marks the Forges and Receivers a spec's own manager checks (see
 // startManager); the suite's manager does not see them.
 const ownManagerLabel = "test.forge.forgeops.dev/own-manager"
 
@@ -166,6 +166,7 @@ func startSuiteManager() {
 	GinkgoHelper()
 	mo := testenv.ManagerOptions()
 	mo.Cache.ByObject[&forgev1.Forge{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
+	mo.Cache.ByObject[&forgev1.Receiver{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
 	cfg := rest.CopyConfig(restCfg)
 	cfg.Wrap(apiGets.wrap)
 	receiverEndpoint = receiver.New("127.0.0.1:0")
@@ -194,7 +195,8 @@ var _ = AfterSuite(func() {
 
 // startManager starts a manager of the spec's own, with every controller
 // set up with opts, that sees namespace ns only; it stops when the spec
-// ends. The suite's manager leaves the Forges labelled ownManagerLabel to it.
+// ends. The suite's manager leaves the Forges and Receivers labelled
+// ownManagerLabel to it.
 func startManager(ns string, opts controllers.Options) {
 	GinkgoHelper()
 	mo := testenv.ManagerOptions()

@@ -342,6 +342,9 @@ func (s *Server) changeFiles(c *rc) {
 		answered = append(answered, map[string]any{"name": path.Base(p), "path": p, "sha": forge.BlobID(files[p], ""),
 			"type": "file", "size": len(files[p]), "last_commit_sha": cm.sha})
 	}
+	// A commit through the contents API is a push to its branch, as
+	// Gitea's hooks see it (the operator's own commits too).
+	s.pushed(r, branch)
 	c.json(http.StatusCreated, map[string]any{"files": answered, "commit": s.commitJSON(r, cm)})
 }
 

@@ -34,7 +34,7 @@ import (
 // The webhook deliveries a Receiver reads: the fake sends what Gitea
 // sends (headers, signature, the payload fields the receiver reads).
 var _ = registerBehaviours("delivery", []behaviour{
-	{"deliveries/an organization hook gets repository created, create and push of a branch, repository deleted, signed with its secret", contractDeliveries, needLoopback},
+	{"deliveries/an organization hook gets repository created, create and push of a branch, push of a commit through the contents API, repository deleted, signed with its secret", contractDeliveries, needLoopback},
 })
 
 // needLoopback: the test's listener is on loopback, which only a server on
@@ -178,6 +178,18 @@ func contractDeliveries(t *testing.T, tg *target) {
 	p = next("push")
 	want("push", p, []string{"ref"}, "refs/heads/feature")
 	want("push", p, []string{"repository", "full_name"}, org+"/"+repo)
+	want("push", p, []string{"repository", "default_branch"}, "main")
+
+	// A commit through the contents API is a push to its branch; the
+	// repository tells its default branch (which a FileSet without one
+	// keeps its files on).
+	_, err = tg.c.ChangeFiles(ctx(t), org, repo, forge.ChangeFilesOption{Message: "by the API", Files: []forge.ChangeFileOperation{
+		{Operation: forge.FileCreate, Path: "notes.txt", Content: forge.FileContent([]byte("hello\n"))}}})
+	mustNoErr(t, err)
+	p = next("push")
+	want("push", p, []string{"ref"}, "refs/heads/main")
+	want("push", p, []string{"repository", "full_name"}, org+"/"+repo)
+	want("push", p, []string{"repository", "default_branch"}, "main")
 
 	mustNoErr(t, tg.c.DeleteRepo(ctx(t), org, repo))
 	p = next("repository")

@@ -267,6 +267,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wk.Branch = p.Ref
 	case forgev1.ReceiverEventPush:
 		wk.Branch = strings.TrimPrefix(p.Ref, "refs/heads/")
+		if p.Repository != nil {
+			// Which kept files the push concerns: a FileSet without a
+			// branch keeps them on the default one.
+			wk.DefaultBranch = p.Repository.DefaultBranch
+		}
 	}
 	e.mu.Lock()
 	if len(id) > 64 {
@@ -351,16 +356,17 @@ func Signed(h http.Header, body, secret []byte) bool {
 
 // Payload holds the fields of a delivery the endpoint reads: where the
 // event happened. Gitea sends repository (with owner and full_name) in
-// repository, create and push payloads, ref and ref_type in create, ref
-// in push.
+// repository, create and push payloads (the repository with its
+// default_branch), ref and ref_type in create, ref in push.
 type Payload struct {
 	Action     string `json:"action,omitempty"`
 	Ref        string `json:"ref,omitempty"`
 	RefType    string `json:"ref_type,omitempty"`
 	Repository *struct {
-		Name     string `json:"name"`
-		FullName string `json:"full_name"`
-		Owner    *struct {
+		Name          string `json:"name"`
+		FullName      string `json:"full_name"`
+		DefaultBranch string `json:"default_branch"`
+		Owner         *struct {
 			Login    string `json:"login"`
 			UserName string `json:"username"`
 		} `json:"owner"`

@@ -322,7 +322,7 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 		return nil
 	}
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel)
+		return r.forSelecting(ctx, repo, sel, nil)
 	}
 	ref := repo.Spec.ForgeRef.Key()
 	// Those Ready already have their repository: only the ones waiting
@@ -336,9 +336,10 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 }
 
 // forSelecting enqueues the sets, in every namespace and under every
-// Forge of repo's server, whose selector picks repo, and records its
-// arrival for them: their next listing of repositories is taken afresh.
-func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T]) []ctrl.Request {
+// Forge of repo's server, whose selector picks repo (and keep, when set,
+// keeps), and records its arrival for them: their next listing of
+// repositories is taken afresh.
+func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T], keep func(T) bool) []ctrl.Request {
 	servers, err := claims.ServersOf(ctx, r.client, repo)
 	if err != nil {
 		return nil
@@ -359,7 +360,7 @@ func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Reposito
 		if !ok || !sel.SelectsRepository(set, owner, name) {
 			continue
 		}
-		if !servers.Reach(set.GetNamespace(), set.GetManagedSpec().ForgeRef) {
+		if !servers.Reach(set.GetNamespace(), set.GetManagedSpec().ForgeRef) || keep != nil && !keep(set) {
 			continue
 		}
 		key := types.NamespacedName{Namespace: set.GetNamespace(), Name: set.GetName()}

@@ -43,8 +43,10 @@ type Wake struct {
 	// Event is the forge's event name (repository, create, push).
 	Event forgev1.ReceiverEvent
 	// Owner and Repo name the repository the event happened in; Branch the
-	// branch of a create or push.
+	// branch of a create or push, DefaultBranch the repository's default
+	// branch as a push tells it (empty when it did not).
 	Owner, Repo, Branch string
+	DefaultBranch       string
 }
 
 // BranchWoken is a kind whose objects depend on a repository's branches
@@ -60,6 +62,16 @@ type BranchWoken interface {
 // the interval.
 type PushWoken interface {
 	WokenByPushes()
+}
+
+// PushRecomparer is a set kind that keeps files in the repositories it
+// selects (FileSet). A push concerns a set only on the branch it keeps its
+// files on in that repository, and the set's round compared the repository
+// already, so that a woken pass would skip it: Pushed says whether the
+// push concerns obj and, when it does, has the round forget that
+// repository alone, so that the woken pass compares it again and no other.
+type PushRecomparer[T forgev1.Managed] interface {
+	Pushed(obj T, wk Wake) bool
 }
 
 // DeliveryKeeper is the Receiver kind: each delivery it accepted asks for
@@ -133,8 +145,9 @@ func (r *Reconciler[T]) wake(ctx context.Context, wk Wake) int {
 		reqs = r.forRepositoryEvent(ctx, wk)
 	case wk.Event == forgev1.ReceiverEventCreate && isA[BranchWoken](r.kind),
 		wk.Event == forgev1.ReceiverEventPush && isA[PushWoken](r.kind):
-		// Every resource of the repository (or set selecting it), whatever
-		// its branch: the pass compares its own branch afresh.
+		// Every resource of the repository (or set selecting it; of a
+		// PushRecomparer, those of the pushed branch): the pass compares its
+		// own branch afresh.
 		reqs = r.forBranchEvent(ctx, wk)
 	}
 	now := time.Now()
@@ -172,7 +185,7 @@ func eventRepository(wk Wake) *forgev1.Repository {
 func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake) []ctrl.Request {
 	repo := eventRepository(wk)
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel)
+		return r.forSelecting(ctx, repo, sel, nil)
 	}
 	if t, ok := any(repo).(T); ok {
 		return r.sameServer(ctx, repo, r.requests(ctx, "", indexKey, r.kind.Key(t)))
@@ -184,11 +197,16 @@ func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake) []ctrl.
 }
 
 // forBranchEvent: a branch created concerns the branch rules of its
-// repository, of sets selecting it too.
+// repository, of sets selecting it too; a push the kept files of its
+// repository, of sets selecting it too (those keeping files on its branch).
 func (r *Reconciler[T]) forBranchEvent(ctx context.Context, wk Wake) []ctrl.Request {
 	repo := eventRepository(wk)
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel)
+		var keep func(T) bool
+		if p, ok := any(r.kind).(PushRecomparer[T]); ok && wk.Event == forgev1.ReceiverEventPush {
+			keep = func(set T) bool { return p.Pushed(set, wk) }
+		}
+		return r.forSelecting(ctx, repo, sel, keep)
 	}
 	return r.requests(ctx, wk.Receiver.Namespace, indexRepo, repoRefKey(wk.ForgeRef.Key(), repo.FullName()))
 }

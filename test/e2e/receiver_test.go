@@ -80,4 +80,53 @@ var _ = Describe("Receiver end to end", func() {
 			g.Expect(r.Status.LastEvent.Event).To(Equal("repository"))
 		}, timeout, poll).Should(Succeed())
 	})
+
+	It("writes back a file edited by a commit through the API in a FileSet's repository within seconds (its sync interval 10 minutes), and the push of its own commit writes nothing", func() {
+		sc, counter := newCountedScenario()
+		sc.createOrg()
+		for _, name := range []string{"web", "api"} {
+			_, err := fc.CreateOrgRepo(ctx, sc.org, forge.CreateRepoOption{Name: name, AutoInit: true, DefaultBranch: "main"})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		addr, err := receiverEndpoint.BoundAddr(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		slow := managed()
+		slow.SyncInterval = &metav1.Duration{Duration: 10 * time.Minute}
+		files := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "platform"}, Spec: forgev1.FileSetSpec{
+			ManagedSpec: slow, Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(sc.org))},
+			Files: []forgev1.RepositoryFileEntry{{Path: "LICENSE", Content: ptr("MIT\n")}}}}
+		r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "events"}, Spec: forgev1.ReceiverSpec{
+			ManagedSpec: managed(), Organizations: []forgev1.OwnerName{forgev1.OwnerName(sc.org)}, URL: "http://" + addr.String(),
+			Events: []forgev1.ReceiverEvent{forgev1.ReceiverEventPush}}}
+		for _, o := range []forgev1.Managed{files, r} {
+			Expect(k8s.Create(ctx, o)).To(Succeed())
+			expectReady(o)
+		}
+		// license is the blob id of web's LICENSE on main.
+		license := func(g Gomega) string {
+			tree, err := fc.ListTree(ctx, sc.org, "web", "main")
+			g.Expect(err).NotTo(HaveOccurred())
+			return tree.Blobs()["LICENSE"]
+		}
+		blob := func(content string) string { return forge.BlobID([]byte(content), "") }
+		commitsToWeb := func() int {
+			n := 0
+			for _, w := range counter.Writes() {
+				if w == "POST /api/v1/repos/"+sc.org+"/web/contents" {
+					n++
+				}
+			}
+			return n
+		}
+		Expect(license(Default)).To(Equal(blob("MIT\n")))
+		Expect(commitsToWeb()).To(Equal(1))
+
+		start := time.Now()
+		_, err = fc.ChangeFiles(ctx, sc.org, "web", forge.ChangeFilesOption{Message: "by hand", Files: []forge.ChangeFileOperation{
+			{Operation: forge.FileUpdate, Path: "LICENSE", SHA: forge.BlobID([]byte("MIT\n"), ""), Content: forge.FileContent([]byte("edited\n"))}}})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(license, 10*time.Second, 100*time.Millisecond).Should(Equal(blob("MIT\n")), "the set's next interval is 10 minutes away: only the push can bring it")
+		GinkgoWriter.Printf("receiver: file written back %s after the edit\n", time.Since(start).Round(time.Millisecond))
+		Consistently(commitsToWeb, 3*time.Second, 100*time.Millisecond).Should(Equal(2), "one commit writing it back; the push of that commit writes nothing")
+	})
 })

@@ -50,10 +50,34 @@ import (
 type Store[R fmt.Stringer] struct {
 	mu sync.Mutex
 	by map[types.NamespacedName]*Round[R]
+	// recompare holds, by set resource, the repositories (lower case) its
+	// next pass compares again though its round compared them already
+	// (Recompare).
+	recompare map[types.NamespacedName]map[string]bool
 }
 
 // NewStore is an empty Store.
-func NewStore[R fmt.Stringer]() *Store[R] { return &Store[R]{by: map[types.NamespacedName]*Round[R]{}} }
+func NewStore[R fmt.Stringer]() *Store[R] {
+	return &Store[R]{by: map[types.NamespacedName]*Round[R]{}, recompare: map[types.NamespacedName]map[string]bool{}}
+}
+
+// Recompare has the next pass of the set resource key compare r again,
+// whatever its round did: something on the forge changed r (a push the
+// Receiver delivered) after the round compared it. Only r: the round's
+// other repositories stay done. It takes effect when that pass begins, so
+// that a pass running meanwhile, which may have read r before the change,
+// does not undo it.
+func (rs *Store[R]) Recompare(key types.NamespacedName, r R) {
+	if rs == nil {
+		return
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.recompare[key] == nil {
+		rs.recompare[key] = map[string]bool{}
+	}
+	rs.recompare[key][keyOf(r)] = true
+}
 
 // Round is one set resource's round.
 type Round[R fmt.Stringer] struct {
@@ -102,13 +126,15 @@ func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass
 			fresh.removals = rd.removals
 		}
 		rs.by[key] = fresh
+		delete(rs.recompare, key) // a new round compares every repository
 		return fresh
 	}
 	for k, f := range rd.found {
-		if f != nil {
+		if f != nil || rs.recompare[key][k] {
 			delete(rd.found, k) // tried again
 		}
 	}
+	delete(rs.recompare, key)
 	return rd
 }
 
@@ -121,6 +147,7 @@ func (rs *Store[R]) Forget(key types.NamespacedName) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	delete(rs.by, key)
+	delete(rs.recompare, key)
 }
 
 // Started is when the round began.

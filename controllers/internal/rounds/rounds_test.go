@@ -21,6 +21,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -111,5 +112,45 @@ func TestRoundKeepsRemovals(t *testing.T) {
 	s.Generation = 3
 	if got := store.Begin(s, true, pass, now.Add(2*time.Hour)).Removals("acme/web"); len(got) != 0 {
 		t.Errorf("a changed spec was told the old one's removals: %v", got)
+	}
+}
+
+// A repository changed on the forge after the round compared it (a push)
+// is compared again by the next pass, and no other repository: the
+// round's others stay done. A pass that began before Recompare does not
+// undo it; a new round compares everything anyway.
+func TestRecompareForgetsOneRepository(t *testing.T) {
+	s := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "platform", UID: "u", Generation: 1}}
+	key := types.NamespacedName{Namespace: "team", Name: "platform"}
+	pass := &reconciler.Pass{Interval: time.Hour}
+	store := NewStore[name]()
+	now := time.Now()
+	repos := []name{"acme/api", "acme/web"}
+
+	rd := store.Begin(s, true, pass, now)
+	rd.Record("acme/api", nil)
+	store.Recompare(key, name("ACME/web")) // pushed while the pass compares
+	rd.Record("acme/web", nil)
+	if !rd.Complete(repos) {
+		t.Fatal("round not complete with every repository compared")
+	}
+	rd = store.Begin(s, true, pass, now.Add(time.Minute))
+	if !rd.Started().Equal(now) {
+		t.Errorf("a push began a new round (began %v, want %v)", rd.Started(), now)
+	}
+	if rd.Done("acme/web") || !rd.Done("acme/api") {
+		t.Errorf("after a push to acme/web: web done %v, api done %v; want only api done", rd.Done("acme/web"), rd.Done("acme/api"))
+	}
+	if f, known := rd.Outcome("acme/web"); known && f != nil {
+		t.Errorf("acme/web told %v before it is compared again", f)
+	}
+	rd.Record("acme/web", nil)
+	if rd = store.Begin(s, true, pass, now.Add(2*time.Minute)); !rd.Done("acme/web") {
+		t.Error("a push is compared again once, not by every later pass")
+	}
+	store.Forget(key)
+	store.Recompare(key, name("acme/web"))
+	if rd = store.Begin(s, true, pass, now.Add(3*time.Minute)); rd.Done("acme/api") || rd.Done("acme/web") {
+		t.Error("a forgotten set's first pass began with repositories done")
 	}
 }
