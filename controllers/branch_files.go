@@ -215,3 +215,14 @@ func fileContents(ctx context.Context, pass *reconciler.Pass, ns string, files [
 	}
 	return out, unknown, nil
 }
+
+// pushedOn says whether a push concerns files kept on branch (nil: the
+// repository's default branch, which the delivery tells; a delivery that
+// tells none concerns them).
+func pushedOn(branch *string, wk reconciler.Wake) bool {
+	b := wk.DefaultBranch
+	if branch != nil {
+		b = *branch
+	}
+	return b == "" || b == wk.Branch
+}

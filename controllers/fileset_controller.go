@@ -387,11 +387,7 @@ func (fileSetKind) WokenByPushes()   {}
 // The operator's own commit is a push too: its pass finds the repository
 // in sync and writes nothing.
 func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
-	branch := wk.DefaultBranch
-	if s.Spec.Branch != nil {
-		branch = *s.Spec.Branch
-	}
-	if branch != "" && branch != wk.Branch {
+	if !pushedOn(s.Spec.Branch, wk) {
 		return false
 	}
 	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, repo{owner: wk.Owner, name: wk.Repo})

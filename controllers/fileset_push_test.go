@@ -27,13 +27,16 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// A push concerns a FileSet only on the branch it keeps its files on in
-// the pushed repository (spec.branch, else the default branch the delivery
-// tells), and then the set's next pass compares that repository again and
-// no other.
-func TestFileSetPushedOnItsBranch(t *testing.T) {
+// pushCases: which pushes concern files kept on branch (nil: the
+// default branch).
+var pushCases = func() []struct {
+	name         string
+	branch       *string
+	pushed, dflt string
+	want         bool
+} {
 	release := "release"
-	for _, c := range []struct {
+	return []struct {
 		name         string
 		branch       *string
 		pushed, dflt string
@@ -44,7 +47,15 @@ func TestFileSetPushedOnItsBranch(t *testing.T) {
 		{"a named branch, pushed", &release, "release", "main", true},
 		{"a named branch, the default pushed", &release, "main", "main", false},
 		{"a delivery telling no default branch", nil, "main", "", true},
-	} {
+	}
+}()
+
+// A push concerns a FileSet only on the branch it keeps its files on in
+// the pushed repository (spec.branch, else the default branch the delivery
+// tells), and then the set's next pass compares that repository again and
+// no other.
+func TestFileSetPushedOnItsBranch(t *testing.T) {
+	for _, c := range pushCases {
 		t.Run(c.name, func(t *testing.T) {
 			k := fileSetKind{Store: rounds.NewStore[repo]()}
 			s := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "platform", UID: "u", Generation: 1}}
@@ -63,6 +74,21 @@ func TestFileSetPushedOnItsBranch(t *testing.T) {
 			rd = k.Begin(s, true, pass, time.Now())
 			if rd.Done(web) == c.want || !rd.Done(api) {
 				t.Errorf("next pass: web done %v, api done %v; want web compared again only when the push concerns the set, api never", rd.Done(web), rd.Done(api))
+			}
+		})
+	}
+}
+
+// A RepositoryFile is woken by a push to the branch it keeps its files
+// on, no other.
+func TestRepositoryFilePushedOnItsBranch(t *testing.T) {
+	for _, c := range pushCases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &forgev1.RepositoryFile{}
+			f.Spec.Branch = c.branch
+			got := repositoryFileKind{}.Pushed(f, reconciler.Wake{Event: forgev1.ReceiverEventPush, Owner: "acme", Repo: "web", Branch: c.pushed, DefaultBranch: c.dflt})
+			if got != c.want {
+				t.Fatalf("Pushed = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -61,11 +61,18 @@ func newRepositoryFileKind() repositoryFileKind {
 	}}
 }
 
-// WokenByPushes: a push to its repository passes over it at once
-// (reconciler.PushWoken); WokenByBranches: so does a branch created,
-// which it waits for.
+// WokenByPushes: a push to the branch it keeps its files on passes over
+// it at once (reconciler.PushWoken), which Pushed picks; WokenByBranches:
+// so does a branch created, which it waits for.
 func (repositoryFileKind) WokenByPushes()   {}
 func (repositoryFileKind) WokenByBranches() {}
+
+// Pushed: a push concerns the resource when it is to its branch
+// (spec.branch, else the default branch the delivery tells; a delivery
+// that tells none concerns it).
+func (repositoryFileKind) Pushed(f *forgev1.RepositoryFile, wk reconciler.Wake) bool {
+	return pushedOn(f.Spec.Branch, wk)
+}
 
 // ConfigMaps are those the files' contents come from.
 func (repositoryFileKind) ConfigMaps(f *forgev1.RepositoryFile) []string {

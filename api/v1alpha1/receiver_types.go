@@ -33,8 +33,8 @@ const (
 	// ReceiverEventCreate: a branch created re-runs the branch rules and the
 	// kept files of its repository.
 	ReceiverEventCreate ReceiverEvent = "create"
-	// ReceiverEventPush: a push re-runs the RepositoryFiles of its repository
-	// and the FileSets keeping files on the pushed branch there.
+	// ReceiverEventPush: a push re-runs the RepositoryFiles and the FileSets
+	// keeping files on the pushed branch of its repository.
 	ReceiverEventPush ReceiverEvent = "push"
 )
 

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -64,12 +65,12 @@ type PushWoken interface {
 	WokenByPushes()
 }
 
-// PushRecomparer is a set kind that keeps files in the repositories it
-// selects (FileSet). A push concerns a set only on the branch it keeps its
-// files on in that repository, and the set's round compared the repository
-// already, so that a woken pass would skip it: Pushed says whether the
-// push concerns obj and, when it does, has the round forget that
-// repository alone, so that the woken pass compares it again and no other.
+// PushRecomparer is a kind that keeps files on one branch of a repository
+// (RepositoryFile, FileSet): a push concerns obj only when it is to that
+// branch, which Pushed says. A set's round compared the repository
+// already, so that a woken pass would skip it: a set's Pushed, when the
+// push concerns it, also has the round forget that repository alone, so
+// that the woken pass compares it again and no other.
 type PushRecomparer[T forgev1.Managed] interface {
 	Pushed(obj T, wk Wake) bool
 }
@@ -201,14 +202,21 @@ func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake) []ctrl.
 // repository, of sets selecting it too (those keeping files on its branch).
 func (r *Reconciler[T]) forBranchEvent(ctx context.Context, wk Wake) []ctrl.Request {
 	repo := eventRepository(wk)
+	var keep func(T) bool
+	if p, ok := any(r.kind).(PushRecomparer[T]); ok && wk.Event == forgev1.ReceiverEventPush {
+		keep = func(obj T) bool { return p.Pushed(obj, wk) }
+	}
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		var keep func(T) bool
-		if p, ok := any(r.kind).(PushRecomparer[T]); ok && wk.Event == forgev1.ReceiverEventPush {
-			keep = func(set T) bool { return p.Pushed(set, wk) }
-		}
 		return r.forSelecting(ctx, repo, sel, keep)
 	}
-	return r.requests(ctx, wk.Receiver.Namespace, indexRepo, repoRefKey(wk.ForgeRef.Key(), repo.FullName()))
+	var keepObj func(client.Object) bool
+	if keep != nil {
+		keepObj = func(o client.Object) bool {
+			obj, ok := o.(T)
+			return ok && keep(obj)
+		}
+	}
+	return r.requestsOf(ctx, wk.Receiver.Namespace, indexRepo, repoRefKey(wk.ForgeRef.Key(), repo.FullName()), keepObj)
 }
 
 // sameServer keeps the requests for resources whose connection reaches
