@@ -37,7 +37,6 @@ var uncachedReads = map[string]string{
 	"ListTeamMembers":           "read once per Team pass, by that pass alone",
 	"ListTeamRepos":             "read once per Team pass, by that pass alone",
 	"ListIssuesWithLabel":       "plan's and export's counts, never the loop's",
-	"ListTree":                  "a branch's tree, read once per RepositoryFile pass, by that pass alone",
 	"GetBlob":                   "a file's content, export's read, once per path; never the loop's",
 }
 

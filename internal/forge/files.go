@@ -322,6 +322,20 @@ func (c *Client) ChangeFiles(ctx context.Context, owner, repo string, opt Change
 	return out.Commit, nil
 }
 
+// ListTree through Snapshots: a branch's tree is read afresh by the one
+// pass that compares it, never kept, but a drift check's listing still
+// takes its turn in the forge's drift lane and counts in its drift load
+// (status.driftScopes), as the kept listings do; otherwise the file kinds'
+// checks would spend the half of the rate kept for creates and updates,
+// and a Forge's sizing would not see them.
+func (s *Snapshots) ListTree(ctx context.Context, owner, repo, ref string) (*Tree, error) {
+	s.noteScope("trees", strings.ToLower(owner+"/"+repo)+"@"+ref)
+	if err := s.turn(ctx); err != nil {
+		return nil, err
+	}
+	return s.Interface.ListTree(ctx, owner, repo, ref)
+}
+
 // GetBlob implements FilesClient. A blob the forge answers without its
 // content (over its size limit) is an error, as is content that is not
 // base64 or not of the blob's size.

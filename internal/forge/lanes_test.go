@@ -117,6 +117,29 @@ func TestDriftLane(t *testing.T) {
 	})
 }
 
+// TestDriftLaneTrees: a branch's tree, read afresh by the one check that
+// compares it (never kept), still waits for its turn in the drift lane
+// like the kept listings, and counts in the drift load.
+func TestDriftLaneTrees(t *testing.T) {
+	ctx := context.Background()
+	s, lists := laneForge(t, 1) // lane: one every 2 s
+	check := s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true})
+	if _, err := check.ListLabels(ctx, RepoScope("acme", "web")); err != nil {
+		t.Fatalf("first check: %v", err)
+	}
+	_, err := check.ListTree(ctx, "acme", "web", "main")
+	var te *TurnError
+	if !errors.As(err, &te) || !errors.Is(err, ErrYield) {
+		t.Fatalf("tree listing of a check right after another: %v, want its later turn (a TurnError, ErrYield)", err)
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("%d requests, want 1: a tree listing told to wait reads nothing", n)
+	}
+	if l := DriftLoad(t.Name()); l.Scopes != 2 {
+		t.Errorf("drift load %+v, want 2 scopes: the labels and the tree", l)
+	}
+}
+
 // TestDriftLoad: the scopes checks read, each once per interval, against
 // the drift lane's half of the rate: while they fit a check of every scope
 // takes one interval; more scopes, more intervals, also in CheckSpacing.
