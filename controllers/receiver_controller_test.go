@@ -157,9 +157,7 @@ var _ = Describe("Receiver", func() {
 		}, timeout, poll).Should(Succeed())
 
 		By("an organization no longer listed loses its hook")
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
-		r.Spec.Organizations = []forgev1.OwnerName{"acme"}
-		Expect(k8s.Update(ctx, r)).To(Succeed())
+		change(r, func(r *forgev1.Receiver) { r.Spec.Organizations = []forgev1.OwnerName{"acme"} })
 		expectReady(r)
 		Expect(fake.OrgHooks("beta")).To(BeEmpty())
 		Expect(r.Status.Hooks).To(Equal([]forgev1.ReceiverHook{{Organization: "acme", ID: ids["acme"]}}))
@@ -222,9 +220,7 @@ var _ = Describe("Receiver", func() {
 			Organization: "beta", HookSpec: forgev1.HookSpec{Type: "gitea", URL: url + r.Status.Path}}}
 		Expect(k8s.Create(ctx, h)).To(Succeed())
 		expectReady(h)
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(r), r)).To(Succeed())
-		r.Spec.Organizations = []forgev1.OwnerName{"acme", "beta"}
-		Expect(k8s.Update(ctx, r)).To(Succeed())
+		change(r, func(r *forgev1.Receiver) { r.Spec.Organizations = []forgev1.OwnerName{"acme", "beta"} })
 		msg := expectReason(r, metav1.ConditionFalse, forgev1.ReasonConflict)
 		Expect(msg).To(ContainSubstring("beta"))
 		Expect(msg).To(ContainSubstring("OrgHook " + ns + "/copy"))
