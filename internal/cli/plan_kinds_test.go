@@ -91,21 +91,8 @@ spec:
 // TestPlanTeam: plan shows a team's changes per field, per unit and per
 // member, and a create, without a write.
 func TestPlanTeam(t *testing.T) {
-	fake, url := seedPlanForge(t)
-	fake.AddUser("alice")
-	fake.AddUser("bob")
-	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, url, _ := seedPlanTeam(t)
 	ctx := context.Background()
-	tm, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fc.AddTeamMember(ctx, tm.ID, "bob"); err != nil {
-		t.Fatal(err)
-	}
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `

@@ -28,7 +28,6 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
-	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 )
 
@@ -69,21 +68,8 @@ spec:
 // Report, the removals it would not make, as its status would list them,
 // and no delete: a set whose only difference is one is in sync.
 func TestPlanRemovalsReport(t *testing.T) {
-	fake, url := seedPlanForge(t)
-	fake.AddUser("alice")
-	fake.AddUser("bob")
-	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, url, fc := seedPlanTeam(t)
 	ctx := context.Background()
-	tm, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fc.AddTeamMember(ctx, tm.ID, "bob"); err != nil {
-		t.Fatal(err)
-	}
 	if err := fc.SetCollaborator(ctx, "acme", "web", "bob", "read"); err != nil {
 		t.Fatal(err)
 	}

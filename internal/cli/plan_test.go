@@ -35,6 +35,28 @@ import (
 
 const hookSecret = "s3cret-hook-value"
 
+// seedPlanTeam is seedPlanForge with users alice and bob and the team
+// acme/platform (code read) whose one member is bob; fc is a client of it.
+func seedPlanTeam(t *testing.T) (*fakeforge.Server, string, forge.Interface) {
+	t.Helper()
+	fake, url := seedPlanForge(t)
+	fake.AddUser("alice")
+	fake.AddUser("bob")
+	fc, err := forge.New(forge.Config{URL: url, Token: fakeforge.DefaultToken, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tm, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "platform", UnitsMap: map[string]string{"repo.code": "read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fc.AddTeamMember(ctx, tm.ID, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	return fake, url, fc
+}
+
 // seedPlanForge makes a forge for which the manifests below plan every
 // verb plan can show, over every kind.
 func seedPlanForge(t *testing.T) (*fakeforge.Server, string) {
