@@ -97,8 +97,7 @@ var _ = Describe("Forge", func() {
 		// A Forge at 2 calls a second leaves its checks 1; a set over five
 		// repositories checked every 2 s asks 3 listings a second (the
 		// organization's repositories and each repository's labels).
-		f.Spec.RateLimit = &forgev1.RateLimit{QPS: 2, Burst: 2}
-		Expect(k8s.Update(ctx, f)).To(Succeed())
+		change(f, func(f *forgev1.Forge) { f.Spec.RateLimit = &forgev1.RateLimit{QPS: 2, Burst: 2} })
 		set := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "std"},
 			Spec: forgev1.LabelSetSpec{
 				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
@@ -114,9 +113,7 @@ var _ = Describe("Forge", func() {
 		}, timeout, poll).Should(Succeed())
 
 		// At 20 calls a second the checks fit again.
-		f = getForge(ns, "gitea")
-		f.Spec.RateLimit = &forgev1.RateLimit{QPS: 20, Burst: 20}
-		Expect(k8s.Update(ctx, f)).To(Succeed())
+		change(f, func(f *forgev1.Forge) { f.Spec.RateLimit = &forgev1.RateLimit{QPS: 20, Burst: 20} })
 		Eventually(func() int32 { return getForge(ns, "gitea").Status.DriftCheckIntervals }, timeout, poll).Should(BeEquivalentTo(1))
 	})
 

@@ -144,10 +144,10 @@ var _ = Describe("Identity and addressing", func() {
 			return t.Status.ID
 		}, timeout, poll).Should(Equal(team.ID), "the team made is recorded although the pass failed")
 
-		Expect(k8s.Get(ctx, key(ns, t.Name), t)).To(Succeed())
-		t.Spec.Name = ptr(forgev1.TeamName("developers"))
-		t.Spec.Members = []forgev1.OwnerName{}
-		Expect(k8s.Update(ctx, t)).To(Succeed())
+		change(t, func(t *forgev1.Team) {
+			t.Spec.Name = ptr(forgev1.TeamName("developers"))
+			t.Spec.Members = []forgev1.OwnerName{}
+		})
 		expectReady(t)
 		Expect(fake.Teams("acme")).To(ContainElement(HaveField("Name", "developers")))
 		Expect(fake.Teams("acme")).NotTo(ContainElement(HaveField("Name", "devs")), "renamed, not made anew")
@@ -166,10 +166,10 @@ var _ = Describe("Identity and addressing", func() {
 		}, timeout, poll).Should(Succeed())
 		made := r.Status.ID
 
-		Expect(k8s.Get(ctx, key(ns, r.Name), r)).To(Succeed())
-		r.Spec.Name = ptr(forgev1.RepoName("cli-tool"))
-		r.Spec.Collaborators = []forgev1.Collaborator{}
-		Expect(k8s.Update(ctx, r)).To(Succeed())
+		change(r, func(r *forgev1.Repository) {
+			r.Spec.Name = ptr(forgev1.RepoName("cli-tool"))
+			r.Spec.Collaborators = []forgev1.Collaborator{}
+		})
 		expectReady(r)
 		renamed, ok := fake.Repo("acme", "cli-tool")
 		Expect(ok).To(BeTrue())

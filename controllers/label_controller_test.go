@@ -150,8 +150,7 @@ var _ = Describe("Label", func() {
 				Expect(k8s.Create(ctx, l)).To(Succeed())
 				expectReady(l)
 
-				l.Spec.Color = "00FF00"
-				Expect(k8s.Update(ctx, l)).To(Succeed())
+				change(l, func(l *forgev1.Label) { l.Spec.Color = "00FF00" })
 				Eventually(func() string { return theOne(sc, "bug").Color }, timeout, poll).Should(Equal("00ff00"))
 				expectReady(l)
 				eventWithReason(l, forgev1.ReasonUpdated)
@@ -175,8 +174,7 @@ var _ = Describe("Label", func() {
 				Expect(theOne(sc, "old").IsArchived).To(BeTrue())
 
 				// An update of another field sends is_archived too: the forge would un-archive otherwise.
-				l.Spec.Description = ptr("Kept for history")
-				Expect(k8s.Update(ctx, l)).To(Succeed())
+				change(l, func(l *forgev1.Label) { l.Spec.Description = ptr("Kept for history") })
 				Eventually(func() string { return theOne(sc, "old").Description }, timeout, poll).Should(Equal("Kept for history"))
 				Expect(theOne(sc, "old").IsArchived).To(BeTrue())
 
@@ -247,8 +245,7 @@ var _ = Describe("Label", func() {
 		expectReason(l, metav1.ConditionUnknown, forgev1.ReasonSuspended)
 		Consistently(func() int { return requestsTo("/labels") }, 2*syncInterval, poll).Should(BeZero())
 
-		l.Spec.Suspend = false
-		Expect(k8s.Update(ctx, l)).To(Succeed())
+		change(l, func(l *forgev1.Label) { l.Spec.Suspend = false })
 		expectReady(l)
 		Expect(onForge(repo, "paused")).To(HaveLen(1))
 	})
@@ -324,8 +321,7 @@ var _ = Describe("Label", func() {
 		expectKstatus(l, status.FailedStatus)
 
 		// A change while the credentials are bad is applied once they are fixed.
-		l.Spec.Color = "123456"
-		Expect(k8s.Update(ctx, l)).To(Succeed())
+		change(l, func(l *forgev1.Label) { l.Spec.Color = "123456" })
 		Eventually(func(g Gomega) {
 			c := readyCondition(l)(g)
 			g.Expect(c.ObservedGeneration).To(Equal(l.Generation))
@@ -359,8 +355,7 @@ var _ = Describe("Label", func() {
 		Expect(fake.Labels(repo)).To(BeEmpty())
 
 		fake.ClearFaults()
-		l.Spec.Name = "fine"
-		Expect(k8s.Update(ctx, l)).To(Succeed())
+		change(l, func(l *forgev1.Label) { l.Spec.Name = "fine" })
 		expectReady(l)
 		Expect(theOne(repo, "fine").ID).To(Equal(l.Status.ID))
 	})
@@ -491,9 +486,9 @@ var _ = Describe("Label", func() {
 			"with a one-hour interval nothing looks before it is asked to")
 
 		requested := time.Now().UTC().Format(time.RFC3339Nano)
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
-		l.Annotations = map[string]string{forgev1.ReconcileRequestedAtAnnotation: requested}
-		Expect(k8s.Update(ctx, l)).To(Succeed())
+		change(l, func(l *forgev1.Label) {
+			metav1.SetMetaDataAnnotation(&l.ObjectMeta, forgev1.ReconcileRequestedAtAnnotation, requested)
+		})
 		Eventually(func() string { return theOne(repo, "bug").Color }, timeout, poll).Should(Equal("aabbcc"))
 		Eventually(func(g Gomega) string {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())

@@ -88,8 +88,7 @@ var _ = Describe("Organization", func() {
 		Expect(k8s.Create(ctx, org)).To(Succeed())
 		expectReady(org)
 
-		org.Spec.Description = ptr("New description")
-		Expect(k8s.Update(ctx, org)).To(Succeed())
+		change(org, func(o *forgev1.Organization) { o.Spec.Description = ptr("New description") })
 		Eventually(func() string { o, _ := fake.Org("acme"); return o.Description }, timeout, poll).Should(Equal("New description"))
 		expectReady(org)
 
