@@ -32,10 +32,7 @@ import (
 var uncachedReads = map[string]string{
 	"GetRepo":                   "a repository by name, also one the owner's listing lacks (renamed, a user's)",
 	"GetRepoByID":               "the fallback of a renamed repository, read once",
-	"ListCollaborators":         "read once per Repository pass, by that pass alone",
 	"GetCollaboratorPermission": "read once per collaborator a pass adds",
-	"ListTeamMembers":           "read once per Team pass, by that pass alone",
-	"ListTeamRepos":             "read once per Team pass, by that pass alone",
 	"ListIssuesWithLabel":       "plan's and export's counts, never the loop's",
 	"GetBlob":                   "a file's content, export's read, once per path; never the loop's",
 }

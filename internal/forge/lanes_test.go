@@ -140,6 +140,58 @@ func TestDriftLaneTrees(t *testing.T) {
 	}
 }
 
+// TestDriftLaneTeamsAndCollaborators: a team's members, a team's
+// repositories and a repository's collaborators, read afresh by the one
+// pass that compares them (never kept), each wait for their turn in the
+// drift lane like the kept listings, and count in the drift load; a read
+// afresh (Fresh, a guard before removals) counts in none.
+func TestDriftLaneTeamsAndCollaborators(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		what string
+		list func(Interface) error
+	}{
+		{"a team's members", func(fc Interface) error { _, err := fc.ListTeamMembers(ctx, 7); return err }},
+		{"a team's repositories", func(fc Interface) error { _, err := fc.ListTeamRepos(ctx, 7); return err }},
+		{"a repository's collaborators", func(fc Interface) error { _, err := fc.ListCollaborators(ctx, "acme", "web"); return err }},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			t.Parallel()                // each its own forge and lane
+			s, lists := laneForge(t, 1) // lane: one every 2 s
+			check := s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true})
+			if _, err := check.ListLabels(ctx, RepoScope("acme", "web")); err != nil {
+				t.Fatalf("first check: %v", err)
+			}
+			err := c.list(check)
+			var te *TurnError
+			if !errors.As(err, &te) || !errors.Is(err, ErrYield) {
+				t.Fatalf("listing of %s by a check right after another: %v, want its later turn (a TurnError, ErrYield)", c.what, err)
+			}
+			if n := lists.Load(); n != 1 {
+				t.Errorf("%d requests, want 1: a listing told to wait reads nothing", n)
+			}
+			if l := DriftLoad(t.Name()); l.Scopes != 2 {
+				t.Errorf("drift load %+v, want 2 scopes: the labels and %s", l, c.what)
+			}
+			// On its turn the check reads it, on the turn it holds.
+			time.Sleep(time.Until(te.At))
+			if err := c.list(s.Reading(&ReadPolicy{MaxAge: time.Hour, Background: true, Turn: te.At})); err != nil {
+				t.Fatalf("listing of %s on its turn: %v", c.what, err)
+			}
+			if n := lists.Load(); n != 2 {
+				t.Errorf("%d requests, want 2: the listing on its turn reached the forge", n)
+			}
+			// Afresh, by a pass that is no check: at once, counted in no load.
+			if err := c.list(Fresh(s.Reading(&ReadPolicy{MaxAge: time.Hour}))); err != nil {
+				t.Fatal(err)
+			}
+			if l := DriftLoad(t.Name()); l.Scopes != 2 {
+				t.Errorf("drift load %+v after a read afresh, want still 2 scopes", l)
+			}
+		})
+	}
+}
+
 // TestDriftLoad: the scopes checks read, each once per interval, against
 // the drift lane's half of the rate: while they fit a check of every scope
 // takes one interval; more scopes, more intervals, also in CheckSpacing.

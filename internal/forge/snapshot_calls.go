@@ -19,6 +19,7 @@ package forge
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -186,6 +187,51 @@ func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt Edit
 
 func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
 	return teams.cache(s).deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
+}
+
+// ---- read afresh, never kept, yet in the drift lane: a team's members
+// and repositories, a repository's direct collaborators ----
+//
+// Each is read by the one pass that compares it (a Team's, a
+// RepositorySet's, a Repository's) and decides removals on it, so it is
+// never kept (DESIGN "Removals": never on a kept listing). A drift check's
+// listing still takes its turn in the forge's drift lane and counts in its
+// drift load (status.driftScopes), as the kept listings do: otherwise
+// these checks would spend the half of the rate kept for creates and
+// updates, and a Forge's sizing would not see them. A read afresh (Fresh:
+// the guard a pass reads before its removals) counts in no load, as a kept
+// listing's does not; in a routine check it still waits for its turn. A
+// check that reads two of them (a Team's members and repositories) and is
+// told to wait for the second lists the first again on its turn: while
+// the lane is that busy it may be told again, until it is no routine
+// check any more (the loop's maxDeferral, two intervals) and reads at once.
+
+// afresh is a listing read through s, never kept: noted in the drift load
+// as scope key of name, after its turn in the drift lane (a check's).
+func afresh[T any](ctx context.Context, s *Snapshots, name, key string, list func(context.Context) ([]T, error)) ([]T, error) {
+	s.noteScope(name, key)
+	if err := s.turn(ctx); err != nil {
+		return nil, err
+	}
+	return list(ctx)
+}
+
+func (s *Snapshots) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
+	return afresh(ctx, s, "team members", strconv.FormatInt(id, 10), func(ctx context.Context) ([]User, error) {
+		return s.Interface.ListTeamMembers(ctx, id)
+	})
+}
+
+func (s *Snapshots) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
+	return afresh(ctx, s, "team repositories", strconv.FormatInt(id, 10), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListTeamRepos(ctx, id)
+	})
+}
+
+func (s *Snapshots) ListCollaborators(ctx context.Context, owner, repo string) ([]User, error) {
+	return afresh(ctx, s, "collaborators", scopeKey(RepoScope(owner, repo)), func(ctx context.Context) ([]User, error) {
+		return s.Interface.ListCollaborators(ctx, owner, repo)
+	})
 }
 
 // ---- Actions secrets and variables: one listing per scope; a write
