@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"crypto"
 	"crypto/ed25519"
@@ -383,11 +382,7 @@ type deployKeyReader interface {
 
 func exportDeployKeys(ctx context.Context, b *export.Builder, src deployKeyReader, owner, repo string) error {
 	keys, err := src.ListDeployKeys(ctx, owner, repo)
-	if err != nil {
-		return fmt.Errorf("list the deploy keys of %s/%s: %w", owner, repo, err)
-	}
-	slices.SortFunc(keys, func(x, y forge.DeployKey) int { return cmp.Compare(x.ID, y.ID) })
-	for _, k := range keys {
+	return export.EachByID(keys, err, "deploy keys of "+owner+"/"+repo, func(k forge.DeployKey) int64 { return k.ID }, func(k forge.DeployKey) {
 		b.Add(&forgev1.DeployKey{
 			TypeMeta:   export.TypeMeta("DeployKey"),
 			ObjectMeta: b.Meta("DeployKey", fmt.Sprintf("%s-%s-deploykey-%d", owner, repo, k.ID), k.ID),
@@ -400,6 +395,5 @@ func exportDeployKeys(ctx context.Context, b *export.Builder, src deployKeyReade
 				PublicKey:      export.Ptr(k.Key),
 			},
 		})
-	}
-	return nil
+	})
 }

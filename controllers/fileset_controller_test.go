@@ -57,8 +57,8 @@ var _ = Describe("FileSet", func() {
 			Spec: forgev1.FileSetSpec{
 				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
 				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName("acme"))},
-				Files:        files, Message: "chore: platform files",
-				Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "bot@example.com"},
+				FilesSpec: forgev1.FilesSpec{Files: files, Message: "chore: platform files",
+					Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "bot@example.com"}},
 			}}
 	}
 	filesOf := func(repo string) func() map[string]string {
@@ -180,7 +180,8 @@ var _ = Describe("FileSet", func() {
 
 	It("leaves a path a RepositoryFile keeps in its repository to it, without a failure", func() {
 		rf := &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-editorconfig"},
-			Spec: forgev1.RepositoryFileSpec{ManagedSpec: childSpec(), Repository: "acme/web", Files: []forgev1.RepositoryFileEntry{file(".editorconfig", "web's own\n")}}}
+			Spec: forgev1.RepositoryFileSpec{ManagedSpec: childSpec(), Repository: "acme/web",
+				FilesSpec: forgev1.FilesSpec{Files: []forgev1.RepositoryFileEntry{file(".editorconfig", "web's own\n")}}}}
 		Expect(k8s.Create(ctx, rf)).To(Succeed())
 		expectReady(rf)
 		s := newSet("platform", file(".editorconfig", "root = true\n"), file("LICENSE", "MIT\n"))

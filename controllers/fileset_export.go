@@ -202,7 +202,7 @@ func exportFileSet(ctx context.Context, b *export.Builder, src fileSetExportSour
 			ManagedSpec:    b.Managed(),
 			DeletionPolicy: forgev1.DeletionPolicyOrphan,
 			Repositories:   forgev1.RepositorySelector{Organization: new(forgev1.OwnerName(org)), Exclude: empty},
-			Files:          files,
+			FilesSpec:      forgev1.FilesSpec{Files: files},
 		},
 	}, append(comment, notes...)...)
 	return nil

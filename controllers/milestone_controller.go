@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -175,11 +174,7 @@ func formatDue(t *time.Time) string {
 // closed, with its due date and description), adopted as it is.
 var milestoneExport = export.ForLiveRepository(func(ctx context.Context, b *export.Builder, src forge.MilestonesClient, owner, repo string) error {
 	all, err := src.ListMilestones(ctx, owner, repo)
-	if err != nil {
-		return fmt.Errorf("list the milestones of %s/%s: %w", owner, repo, err)
-	}
-	slices.SortFunc(all, func(x, y forge.Milestone) int { return cmp.Compare(x.ID, y.ID) })
-	for _, m := range all {
+	return export.EachByID(all, err, "milestones of "+owner+"/"+repo, func(m forge.Milestone) int64 { return m.ID }, func(m forge.Milestone) {
 		spec := forgev1.MilestoneSpec{ManagedSpec: b.Managed(), DeletionPolicy: forgev1.DeletionPolicyOrphan,
 			Repository: forgev1.RepositoryName(owner + "/" + repo), Title: m.Title,
 			Description: export.Ptr(m.Description), State: export.Ptr(m.State)}
@@ -188,6 +183,5 @@ var milestoneExport = export.ForLiveRepository(func(ctx context.Context, b *expo
 		}
 		b.Add(&forgev1.Milestone{TypeMeta: export.TypeMeta("Milestone"),
 			ObjectMeta: b.Meta("Milestone", owner+"-"+repo+"-"+m.Title, m.ID), Spec: spec})
-	}
-	return nil
+	})
 })

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -185,11 +184,7 @@ func exportProjects(ctx context.Context, b *export.Builder, src projectReader, o
 	if forge.IsRouteNotFound(err) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("list the projects of %s/%s: %w", owner, repo, err)
-	}
-	slices.SortFunc(projects, func(x, y forge.Project) int { return cmp.Compare(x.ID, y.ID) })
-	for _, p := range projects {
+	return export.EachByID(projects, err, "projects of "+owner+"/"+repo, func(p forge.Project) int64 { return p.ID }, func(p forge.Project) {
 		b.Add(&forgev1.Project{
 			TypeMeta:   export.TypeMeta("Project"),
 			ObjectMeta: b.Meta("Project", fmt.Sprintf("%s-%s-project-%d", owner, repo, p.ID), p.ID),
@@ -204,6 +199,5 @@ func exportProjects(ctx context.Context, b *export.Builder, src projectReader, o
 				State:          p.State,
 			},
 		})
-	}
-	return nil
+	})
 }

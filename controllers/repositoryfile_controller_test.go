@@ -40,7 +40,7 @@ var _ = repoChildSpecs(childRow{
 	object: func(ns, name, repo, path string) forgev1.Managed {
 		return &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.RepositoryFileSpec{
 			ManagedSpec: childSpec(), Repository: forgev1.RepositoryName("acme/" + repo),
-			Files: []forgev1.RepositoryFileEntry{{Path: forgev1.FilePath(path), Content: ptr("kept\n")}}}}
+			FilesSpec: forgev1.FilesSpec{Files: []forgev1.RepositoryFileEntry{{Path: forgev1.FilePath(path), Content: ptr("kept\n")}}}}}
 	},
 	onForge: func(repo, path string) {
 		_, err := forgeClient().ChangeFiles(context.Background(), "acme", repo, forge.ChangeFilesOption{
@@ -71,8 +71,8 @@ var _ = Describe("RepositoryFile", func() {
 
 	newFiles := func(name string, files ...forgev1.RepositoryFileEntry) *forgev1.RepositoryFile {
 		return &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.RepositoryFileSpec{ManagedSpec: childSpec(), Repository: "acme/web", Files: files,
-				Message: "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "bot@example.com"}}}
+			Spec: forgev1.RepositoryFileSpec{ManagedSpec: childSpec(), Repository: "acme/web", FilesSpec: forgev1.FilesSpec{Files: files,
+				Message: "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "bot@example.com"}}}}
 	}
 	file := func(path, content string) forgev1.RepositoryFileEntry {
 		return forgev1.RepositoryFileEntry{Path: forgev1.FilePath(path), Content: ptr(content)}

@@ -17,10 +17,8 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -189,17 +187,16 @@ type runnerReader interface {
 
 func exportRunnerSettings(ctx context.Context, b *export.Builder, src runnerReader, scope forge.Scope) error {
 	runners, err := src.ListRunners(ctx, scope)
-	if err != nil && !forge.IsNotFound(err) && !forge.IsRouteNotFound(err) {
-		return fmt.Errorf("list the runners of %s: %w", scope, err)
+	if forge.IsNotFound(err) || forge.IsRouteNotFound(err) {
+		return nil
 	}
-	slices.SortFunc(runners, func(x, y forge.Runner) int { return cmp.Compare(x.ID, y.ID) })
 	count := map[string]int{}
 	for _, r := range runners {
 		count[r.Name]++
 	}
-	for _, r := range runners {
+	return export.EachByID(runners, err, "runners of "+scope.String(), func(r forge.Runner) int64 { return r.ID }, func(r forge.Runner) {
 		if !r.Disabled {
-			continue
+			return
 		}
 		spec := forgev1.RunnerSettingSpec{
 			ManagedSpec:    b.Managed(),
@@ -225,6 +222,5 @@ func exportRunnerSettings(ctx context.Context, b *export.Builder, src runnerRead
 			ObjectMeta: b.Meta("RunnerSetting", fmt.Sprintf("%s-runner-%d", base, r.ID), r.ID),
 			Spec:       spec,
 		})
-	}
-	return nil
+	})
 }

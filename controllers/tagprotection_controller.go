@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -203,15 +202,11 @@ func exportTagProtections(ctx context.Context, b *export.Builder, src tagProtect
 	if forge.IsRouteNotFound(err) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("list the tag protections of %s/%s: %w", owner, repo, err)
-	}
-	slices.SortFunc(all, func(x, y forge.TagProtection) int { return cmp.Compare(x.ID, y.ID) })
 	count := map[string]int{}
 	for _, t := range all {
 		count[t.NamePattern]++
 	}
-	for _, t := range all {
+	return export.EachByID(all, err, "tag protections of "+owner+"/"+repo, func(t forge.TagProtection) int64 { return t.ID }, func(t forge.TagProtection) {
 		var comment []string
 		if n := count[t.NamePattern]; n > 1 {
 			comment = append(comment, fmt.Sprintf("The forge holds %d tag protections of pattern %q in %s/%s: this one "+
@@ -229,6 +224,5 @@ func exportTagProtections(ctx context.Context, b *export.Builder, src tagProtect
 				WhitelistTeams:     export.AsNames[forgev1.TeamName](t.WhitelistTeams),
 			},
 		}, comment...)
-	}
-	return nil
+	})
 }

@@ -37,42 +37,7 @@ type FileSetSpec struct {
 	// repositories the files are kept in.
 	Repositories RepositorySelector `json:"repositories"`
 
-	// branch the files are kept on in each repository; unset: each
-	// repository's default branch (also the branch of an empty
-	// repository's first commit).
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=100
-	// +kubebuilder:validation:Pattern=`^[^\s~^:?*\[\\]+$`
-	// +optional
-	Branch *string `json:"branch,omitempty"`
-
-	// files kept, one per path. A RepositoryFile keeping a path in a
-	// repository holds it there: the set leaves that path alone. Two sets
-	// keeping one path of one repository: the older holds it, the younger
-	// lists the repository with reason Conflict.
-	// +listType=map
-	// +listMapKey=path
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	Files []RepositoryFileEntry `json:"files"`
-
-	// mode: Overwrite (default) writes a file back whenever it differs;
-	// CreateOnly writes it only while it is missing.
-	// +kubebuilder:default=Overwrite
-	// +optional
-	Mode FileMode `json:"mode,omitempty"`
-
-	// message of the operator's commits.
-	// +kubebuilder:default="chore: files kept by forge-operator"
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=1000
-	// +optional
-	Message string `json:"message,omitempty"`
-
-	// author (and committer) of the operator's commits; unset: the
-	// connection's user.
-	// +optional
-	Author *CommitAuthor `json:"author,omitempty"`
+	FilesSpec `json:",inline"`
 }
 
 // FileSetStatus is the observed state of the set.
@@ -98,7 +63,10 @@ type FileSetStatus struct {
 
 // FileSet keeps the same files (CODEOWNERS, a CI workflow, templates, a
 // licence) in every repository a selector picks, a repository made a
-// minute ago too.
+// minute ago too. A RepositoryFile keeping a path in a repository holds it
+// there: the set leaves that path alone. Two sets keeping one path of one
+// repository: the older holds it, the younger lists the repository with
+// reason Conflict.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=ffileset,categories=forge

@@ -72,22 +72,9 @@ type CommitAuthor struct {
 	Email string `json:"email"`
 }
 
-// RepositoryFileSpec is a list of files kept on one branch of one
-// repository, written in one commit whenever one of them differs.
-// +kubebuilder:validation:XValidation:rule="self.repository == oldSelf.repository",message="spec.repository is immutable",fieldPath=".repository"
-type RepositoryFileSpec struct {
-	ManagedSpec `json:",inline"`
-
-	// deletionPolicy: Orphan (default) leaves the files when the resource
-	// is deleted; Delete removes the listed files in one commit (files the
-	// mode CreateOnly wrote stay: the repository owns them).
-	// +kubebuilder:default=Orphan
-	// +optional
-	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
-
-	// repository ("owner/name") the files are kept in. Immutable.
-	Repository RepositoryName `json:"repository"`
-
+// FilesSpec is what a RepositoryFile and a FileSet keep in a repository
+// alike: which files, on which branch, and how the operator commits them.
+type FilesSpec struct {
 	// branch the files are kept on; unset: the repository's default
 	// branch (also the branch of an empty repository's first commit).
 	// +kubebuilder:validation:MinLength=1
@@ -120,6 +107,25 @@ type RepositoryFileSpec struct {
 	// connection's user.
 	// +optional
 	Author *CommitAuthor `json:"author,omitempty"`
+}
+
+// RepositoryFileSpec is a list of files kept on one branch of one
+// repository, written in one commit whenever one of them differs.
+// +kubebuilder:validation:XValidation:rule="self.repository == oldSelf.repository",message="spec.repository is immutable",fieldPath=".repository"
+type RepositoryFileSpec struct {
+	ManagedSpec `json:",inline"`
+
+	// deletionPolicy: Orphan (default) leaves the files when the resource
+	// is deleted; Delete removes the listed files in one commit (files the
+	// mode CreateOnly wrote stay: the repository owns them).
+	// +kubebuilder:default=Orphan
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// repository ("owner/name") the files are kept in. Immutable.
+	Repository RepositoryName `json:"repository"`
+
+	FilesSpec `json:",inline"`
 }
 
 // RepositoryFileStatus is what the operator last saw and did.

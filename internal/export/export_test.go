@@ -161,3 +161,26 @@ func TestParseForgeRefRefusesWhatNamesNoConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestEachByID: a writer's objects come out in the order of their ids,
+// whatever the order the forge listed them in (so that exporting twice
+// writes one stream), and a listing that failed is an error naming it.
+func TestEachByID(t *testing.T) {
+	type obj struct {
+		id   int64
+		name string
+	}
+	id := func(o obj) int64 { return o.id }
+	var got []string
+	err := export.EachByID([]obj{{3, "c"}, {1, "a"}, {2, "b"}}, nil, "deploy keys of acme/web", id,
+		func(o obj) { got = append(got, o.name) })
+	if err != nil || !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("EachByID added %v (error %v), want [a b c] in the order of their ids", got, err)
+	}
+	got = nil
+	err = export.EachByID(nil, fmt.Errorf("500 internal error"), "deploy keys of acme/web", id,
+		func(o obj) { got = append(got, o.name) })
+	if want := "list the deploy keys of acme/web: 500 internal error"; err == nil || err.Error() != want || got != nil {
+		t.Errorf("a failed listing: error %v, added %v; want %q and nothing added", err, got, want)
+	}
+}

@@ -17,8 +17,11 @@ limitations under the License.
 package export
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -182,4 +185,22 @@ func AggregateRepositories[S, T any](collect func(ctx context.Context, src S, r 
 			},
 		}
 	}}
+}
+
+// EachByID calls add with each object of a list a writer read from the
+// forge (objs, or err: what failed to list them), in the order of their
+// ids: the order the forge made them in, so that exporting twice writes
+// the same stream. what names the list in the error ("deploy keys of
+// acme/web"). A writer whose forge may lack the list altogether (an older
+// release, a feature turned off) says so before: that is no error, and
+// the writer writes nothing.
+func EachByID[T any](objs []T, err error, what string, id func(T) int64, add func(T)) error {
+	if err != nil {
+		return fmt.Errorf("list the %s: %w", what, err)
+	}
+	slices.SortFunc(objs, func(x, y T) int { return cmp.Compare(id(x), id(y)) })
+	for _, o := range objs {
+		add(o)
+	}
+	return nil
 }

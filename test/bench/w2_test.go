@@ -483,7 +483,7 @@ func (w governed) apply(run *benchRun, receiver string) {
 		}
 		if w.fileSet {
 			apply(&forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: org + "-files"},
-				Spec: forgev1.FileSetSpec{ManagedSpec: spec, Repositories: repos, Files: w2Files, Message: w2FileMessage}})
+				Spec: forgev1.FileSetSpec{ManagedSpec: spec, Repositories: repos, FilesSpec: forgev1.FilesSpec{Files: w2Files, Message: w2FileMessage}}})
 		}
 	}
 	if w.receiver {

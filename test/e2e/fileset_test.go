@@ -68,8 +68,9 @@ var _ = Describe("FileSet end to end", func() {
 		s := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "platform"},
 			Spec: forgev1.FileSetSpec{ManagedSpec: managed(), DeletionPolicy: forgev1.DeletionPolicyDelete,
 				Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(sc.org))},
-				Files:        []forgev1.RepositoryFileEntry{entry(".gitea/CODEOWNERS", want[".gitea/CODEOWNERS"]), entry(".editorconfig", want[".editorconfig"]), entry("LICENSE", want["LICENSE"])},
-				Message:      "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}}}
+				FilesSpec: forgev1.FilesSpec{
+					Files:   []forgev1.RepositoryFileEntry{entry(".gitea/CODEOWNERS", want[".gitea/CODEOWNERS"]), entry(".editorconfig", want[".editorconfig"]), entry("LICENSE", want["LICENSE"])},
+					Message: "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}}}}
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
 		for _, r := range []string{"web", "api", "empty"} {

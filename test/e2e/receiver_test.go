@@ -94,7 +94,7 @@ var _ = Describe("Receiver end to end", func() {
 		slow.SyncInterval = &metav1.Duration{Duration: 10 * time.Minute}
 		files := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "platform"}, Spec: forgev1.FileSetSpec{
 			ManagedSpec: slow, Repositories: forgev1.RepositorySelector{Organization: ptr(forgev1.OwnerName(sc.org))},
-			Files: []forgev1.RepositoryFileEntry{{Path: "LICENSE", Content: ptr("MIT\n")}}}}
+			FilesSpec: forgev1.FilesSpec{Files: []forgev1.RepositoryFileEntry{{Path: "LICENSE", Content: ptr("MIT\n")}}}}}
 		r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: sc.ns, Name: "events"}, Spec: forgev1.ReceiverSpec{
 			ManagedSpec: managed(), Organizations: []forgev1.OwnerName{forgev1.OwnerName(sc.org)}, URL: "http://" + addr.String(),
 			Events: []forgev1.ReceiverEvent{forgev1.ReceiverEventPush}}}

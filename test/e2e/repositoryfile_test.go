@@ -59,8 +59,8 @@ var _ = Describe("RepositoryFile end to end", func() {
 	}
 	files := func(ns, name, repo string, entries ...forgev1.RepositoryFileEntry) *forgev1.RepositoryFile {
 		return &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: forgev1.RepositoryFileSpec{ManagedSpec: managed(), Repository: forgev1.RepositoryName(repo), Files: entries,
-				Message: "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}}}
+			Spec: forgev1.RepositoryFileSpec{ManagedSpec: managed(), Repository: forgev1.RepositoryName(repo), FilesSpec: forgev1.FilesSpec{Files: entries,
+				Message: "chore: platform files", Author: &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}}}}
 	}
 
 	It("writes three files in one commit, writes back a file edited by hand, keeps a CreateOnly file as the repository left it, and deletes", func() {
