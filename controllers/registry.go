@@ -30,6 +30,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/receiver"
@@ -134,11 +135,11 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
-		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
-		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[sets.Repo]()}),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
-		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[repo]()}),
-		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[sets.Repo]()}),
+		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo]()}),
 	}
 }
 

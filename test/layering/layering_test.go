@@ -52,6 +52,8 @@ var layers = []struct {
 		"/internal/compare": nil,
 		"/internal/rounds":  nil,
 		"/internal/secrets": nil,
+		"/internal/sets":    {"/internal/rounds", "/internal/words"},
+		"/internal/words":   nil,
 	},
 }}
 
