@@ -294,7 +294,7 @@ func (e *fileSet) recordCommit(r sets.Repo, found *forge.Repository, sha string)
 	e.commits++
 }
 
-// removeIn removes the set's files from repository r in one commit (the
+// RemoveIn removes the set's files from repository r in one commit (the
 // set's releaser, and each repository of a deletion under Delete): those
 // no RepositoryFile or other FileSet keeps there; a file already gone is
 // done; files written CreateOnly stay. It answers how many it deleted.
@@ -330,7 +330,7 @@ func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Re
 	return b.count(forge.FileDelete), nil
 }
 
-// removedNote: a release under Delete removes files.
+// RemovedNote: a release under Delete removes files.
 func (e *fileSet) RemovedNote(n int) string { return sets.DeletedOfSet(n, "file", "files") }
 
 // Remove removes (deletionPolicy Delete) the set's files from every

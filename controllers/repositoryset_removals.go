@@ -181,7 +181,7 @@ func (e *repositorySet) takeBackIn(ctx context.Context, o *sets.Outcome, r sets.
 	return nil
 }
 
-// removeIn releases repository r under deletionPolicy Delete: it takes
+// RemoveIn releases repository r under deletionPolicy Delete: it takes
 // back the access the set recorded giving there, as deleting the set does
 // (the set's releaser). Settings and topics stay.
 func (e *repositorySet) RemoveIn(ctx context.Context, _ forge.Interface, r sets.Repo) (int, error) {
@@ -190,13 +190,22 @@ func (e *repositorySet) RemoveIn(ctx context.Context, _ forge.Interface, r sets.
 	return o.Deleted, err
 }
 
-// removedNote: a release under Delete takes back team access, in the
+// RemovedNote: a release under Delete takes back team access, in the
 // words of the Event of a deleted set; settings and topics stay.
-func (e *repositorySet) RemovedNote(n int) string {
-	return fmt.Sprintf("took back %d team %s the set gave; settings and topics stay", n, words.Plural(n, "access", "accesses"))
+func (e *repositorySet) RemovedNote(n int) string { return tookBack(n, "") }
+
+// tookBack is what taking back n team accesses did, in the words of both
+// the Released note and the Event of a deleted set: "took back 2 team
+// accesses the set gave (1 team); settings and topics stay". from counts
+// the teams, left out when "" (a release counts none).
+func tookBack(n int, from string) string {
+	if from != "" {
+		from = " (" + from + ")"
+	}
+	return fmt.Sprintf("took back %d team %s the set gave%s; settings and topics stay", n, words.Plural(n, "access", "accesses"), from)
 }
 
-// forget drops the record of the access the set gave in repository id,
+// Forget drops the record of the access the set gave in repository id,
 // released without a removal: the access stays, no longer the set's.
 func (e *repositorySet) Forget(id int64) {
 	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
@@ -236,6 +245,5 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 		}
 	}
 	e.tidyGrants()
-	return fmt.Sprintf("took back %d team %s the set gave (%d %s); settings and topics stay",
-		o.Deleted, words.Plural(o.Deleted, "access", "accesses"), len(e.tookFrom), words.Plural(len(e.tookFrom), "team", "teams")), nil
+	return tookBack(o.Deleted, fmt.Sprintf("%d %s", len(e.tookFrom), words.Plural(len(e.tookFrom), "team", "teams"))), nil
 }

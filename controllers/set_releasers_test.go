@@ -40,3 +40,11 @@ func TestReleasedNoteNamesEachKindsObjects(t *testing.T) {
 		}
 	}
 }
+
+// A deleted RepositorySet's Event says what a release says (above),
+// counting the teams too.
+func TestRepositorySetTookBackWords(t *testing.T) {
+	if got, want := tookBack(2, "1 team"), "took back 2 team accesses the set gave (1 team); settings and topics stay"; got != want {
+		t.Errorf("tookBack = %q, want %q", got, want)
+	}
+}
