@@ -26,6 +26,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -298,7 +299,7 @@ func haveOf(cs []reconciler.Change) string {
 	for i, c := range cs {
 		parts[i] = c.Field + ": " + c.Have
 	}
-	return bound(strings.Join(parts, ", "))
+	return words.Bound(strings.Join(parts, ", "))
 }
 
 // branchProtectionExport writes the live repositories' branch protection

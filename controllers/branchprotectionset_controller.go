@@ -26,18 +26,19 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
 // branchProtectionSetKind applies one rule list to many repositories: a
-// set kind of the loop on the set machinery LabelSet runs on (repo_set.go).
+// set kind of the loop on the set machinery LabelSet runs on (package sets).
 // Each pass lists the repositories, then each repository's rules once, and
 // writes only what differs.
 type branchProtectionSetKind struct {
 	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
-	*rounds.Store[repo] // forgets the round of a set that is gone
+	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
 func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }
@@ -49,11 +50,11 @@ func (branchProtectionSetKind) Connect(context.Context, *forgev1.BranchProtectio
 }
 
 func (k branchProtectionSetKind) ConnectSet(_ context.Context, s *forgev1.BranchProtectionSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &branchProtectionSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "rule", "rules")}, nil
+	return &branchProtectionSet{obj: s, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "rule", "rules")}, nil
 }
 
 type branchProtectionSet struct {
-	repoSet
+	sets.Set
 	obj *forgev1.BranchProtectionSet
 }
 
@@ -62,8 +63,8 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
-	e.release = e.removal(claims)
-	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	e.Release = e.removal(claims)
+	return e.Run(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r sets.Repo) *sets.Outcome {
 		return e.syncRepo(ctx, r, claims, write)
 	})
 }
@@ -72,14 +73,14 @@ func (e *branchProtectionSet) Sync(ctx context.Context, write bool) (reconciler.
 // server: BranchProtections (always in charge of their rule) and older
 // BranchProtectionSets.
 func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
-	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.Cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
 	var out []claim
 	for _, in := range servers.Lists() {
 		var rules forgev1.BranchProtectionList
-		if err := e.cache.List(ctx, &rules, in...); err != nil {
+		if err := e.Cache.List(ctx, &rules, in...); err != nil {
 			return nil, fmt.Errorf("list BranchProtections: %w", err)
 		}
 		for _, b := range rules.Items {
@@ -96,14 +97,14 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			target := string(b.Spec.Repository)
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
 				names:   map[string]bool{name: true},
-				matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }})
+				matches: func(r sets.Repo) bool { return strings.EqualFold(r.String(), target) }})
 		}
-		var sets forgev1.BranchProtectionSetList
-		if err := e.cache.List(ctx, &sets, in...); err != nil {
+		var others forgev1.BranchProtectionSetList
+		if err := e.Cache.List(ctx, &others, in...); err != nil {
 			return nil, fmt.Errorf("list BranchProtectionSets: %w", err)
 		}
-		for i := range sets.Items {
-			s := &sets.Items[i]
+		for i := range others.Items {
+			s := &others.Items[i]
 			// A set records no ids: one whose connection sees nothing holds nothing.
 			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 				continue
@@ -113,7 +114,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				names[string(r.RuleName)] = true
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: setMatches(s.Spec.Repositories)})
+				matches: sets.Matches(s.Spec.Repositories)})
 		}
 	}
 	return out, nil
@@ -121,33 +122,33 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 
 // syncRepo brings one repository's rules to the spec (or, without write,
 // only says what differs), from one listing of its rules.
-func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []claim, write bool) *repoOutcome {
-	o := &repoOutcome{}
-	all, err := e.fc.ListBranchProtections(ctx, r.owner, r.name)
+func (e *branchProtectionSet) syncRepo(ctx context.Context, r sets.Repo, claims []claim, write bool) *sets.Outcome {
+	o := &sets.Outcome{}
+	all, err := e.Forge.ListBranchProtections(ctx, r.Owner, r.Name)
 	if err != nil {
-		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		o.FailErr(reconciler.ParentMissing(err, "repository "+r.String()))
 		return o
 	}
 	listed := map[string]bool{}
 	for i := range e.obj.Spec.Rules {
-		if o.yielded != nil {
+		if o.Yielded != nil {
 			return o
 		}
 		spec := &e.obj.Spec.Rules[i]
 		name := string(spec.RuleName)
 		listed[name] = true
 		if who := claimedBy(claims, r, true, name); who != "" {
-			o.fail(forgev1.ReasonConflict, true, "rule %q is managed by %s", name, who)
+			o.Fail(forgev1.ReasonConflict, true, "rule %q is managed by %s", name, who)
 			continue
 		}
 		have := findRule(all, name)
 		if have == nil {
-			o.diffs = append(o.diffs, fmt.Sprintf("create %q", name))
+			o.Diffs = append(o.Diffs, fmt.Sprintf("create %q", name))
 			if write {
-				if err := createRule(ctx, e.fc, r.owner, r.name, spec); err != nil {
-					o.failErr(err)
+				if err := createRule(ctx, e.Forge, r.Owner, r.Name, spec); err != nil {
+					o.FailErr(err)
 				} else {
-					o.created++
+					o.Created++
 				}
 			}
 			continue
@@ -156,29 +157,29 @@ func (e *branchProtectionSet) syncRepo(ctx context.Context, r repo, claims []cla
 		if len(d.changes) == 0 {
 			continue
 		}
-		o.diffs = append(o.diffs, fmt.Sprintf("update %q (%s)", name, strings.Join(reconciler.Fields(d.changes), ", ")))
+		o.Diffs = append(o.Diffs, fmt.Sprintf("update %q (%s)", name, strings.Join(reconciler.Fields(d.changes), ", ")))
 		if write {
-			if err := editRule(ctx, e.fc, r.owner, r.name, spec, have); err != nil {
-				o.failErr(err)
+			if err := editRule(ctx, e.Forge, r.Owner, r.Name, spec, have); err != nil {
+				o.FailErr(err)
 			} else {
-				o.updated++
+				o.Updated++
 			}
 		}
 	}
-	if e.obj.GetMode() == forgev1.SetModeAuthoritative && o.yielded == nil {
-		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.BranchProtection]{
-			report: e.obj.Spec.Removals.Reports(), kind: "BranchProtection",
-			keep: func(b forge.BranchProtection) bool {
+	if e.obj.GetMode() == forgev1.SetModeAuthoritative && o.Yielded == nil {
+		sets.DeleteUnlisted(ctx, e.Forge, o, all, sets.Unlisted[forge.BranchProtection]{
+			Report: e.obj.Spec.Removals.Reports(), Kind: "BranchProtection",
+			Keep: func(b forge.BranchProtection) bool {
 				return listed[b.RuleName] || claimedBy(claims, r, false, b.RuleName) != ""
 			},
-			relist: func(ctx context.Context, fresh forge.Interface) ([]forge.BranchProtection, error) {
-				return fresh.ListBranchProtections(ctx, r.owner, r.name)
+			Relist: func(ctx context.Context, fresh forge.Interface) ([]forge.BranchProtection, error) {
+				return fresh.ListBranchProtections(ctx, r.Owner, r.Name)
 			},
-			name: func(b forge.BranchProtection) string { return b.RuleName },
-			del: func(ctx context.Context, b forge.BranchProtection) error {
-				return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, b.RuleName)
+			Name: func(b forge.BranchProtection) string { return b.RuleName },
+			Del: func(ctx context.Context, b forge.BranchProtection) error {
+				return e.Forge.DeleteBranchProtection(ctx, r.Owner, r.Name, b.RuleName)
 			},
-			max: e.obj.GetMaxDeletionsPerRepository(), nouns: "rules",
+			Max: e.obj.GetMaxDeletionsPerRepository(), Nouns: "rules",
 		}, write)
 	}
 	return o
@@ -192,16 +193,16 @@ func (e *branchProtectionSet) Remove(ctx context.Context) (string, error) {
 		return "", err
 	}
 	rm := e.removal(claims)
-	return removeListed(ctx, &e.repoSet, rm.max, rm.doomed, rm.del)
+	return sets.RemoveListed(ctx, &e.Set, rm.Max, rm.Doomed, rm.Del)
 }
 
 // removal is what deleting the set removes from one repository, and what
 // releasing a repository removes there (deletionPolicy Delete): the rules
 // the spec lists that no other resource holds.
-func (e *branchProtectionSet) removal(claims []claim) setRemoval[string] {
-	return setRemoval[string]{max: e.obj.GetMaxDeletionsPerRepository(), noun: "rule", nouns: "rules",
-		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]string, error) {
-			all, err := fresh.ListBranchProtections(ctx, r.owner, r.name)
+func (e *branchProtectionSet) removal(claims []claim) sets.Removal[string] {
+	return sets.Removal[string]{Max: e.obj.GetMaxDeletionsPerRepository(), Noun: "rule", Nouns: "rules",
+		Doomed: func(ctx context.Context, fresh forge.Interface, r sets.Repo) ([]string, error) {
+			all, err := fresh.ListBranchProtections(ctx, r.Owner, r.Name)
 			var out []string
 			for _, spec := range e.obj.Spec.Rules {
 				name := string(spec.RuleName)
@@ -211,8 +212,8 @@ func (e *branchProtectionSet) removal(claims []claim) setRemoval[string] {
 			}
 			return out, err
 		},
-		del: func(ctx context.Context, r repo, name string) error {
-			return e.fc.DeleteBranchProtection(ctx, r.owner, r.name, name)
+		Del: func(ctx context.Context, r sets.Repo, name string) error {
+			return e.Forge.DeleteBranchProtection(ctx, r.Owner, r.Name, name)
 		}}
 }
 
@@ -221,4 +222,14 @@ func (e *branchProtectionSet) removal(claims []claim) setRemoval[string] {
 // the planned objects).
 func (branchProtectionSetKind) ClaimKinds() []client.Object {
 	return []client.Object{&forgev1.BranchProtection{}, &forgev1.BranchProtectionSet{}}
+}
+
+func (branchProtectionSetKind) RepoRefs(s *forgev1.BranchProtectionSet) []string {
+	return sets.RepoRefs(s.Spec.Repositories)
+}
+
+// SelectsRepository: a Repository resource that becomes Ready re-runs the
+// sets that pick it (as LabelSet's).
+func (branchProtectionSetKind) SelectsRepository(s *forgev1.BranchProtectionSet, owner, name string) bool {
+	return sets.Selects(s.Spec.Repositories, owner, name)
 }

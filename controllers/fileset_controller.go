@@ -28,6 +28,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -39,13 +40,13 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=filesets/finalizers,verbs=update
 
 // fileSetKind keeps one list of files in many repositories: a set kind on
-// the set machinery (repo_set.go), each repository brought to the list as
+// the set machinery (package sets), each repository brought to the list as
 // a RepositoryFile brings its one (branchFiles). At rest a pass reads the
 // owner's repository listing and one tree listing per repository, and
 // writes nothing.
 type fileSetKind struct {
 	kindBase[forgev1.FileSet, forgev1.FileSetList]
-	*rounds.Store[repo] // forgets the round of a set that is gone
+	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
 func (fileSetKind) Key(*forgev1.FileSet) string      { return "" }
@@ -55,7 +56,7 @@ func (fileSetKind) Connect(context.Context, *forgev1.FileSet, *reconciler.Pass) 
 }
 
 func (k fileSetKind) ConnectSet(_ context.Context, s *forgev1.FileSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &fileSet{obj: s, pass: pass, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "file", "files")}, nil
+	return &fileSet{obj: s, pass: pass, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "file", "files")}, nil
 }
 
 // ConfigMaps are those the files' contents come from.
@@ -63,7 +64,7 @@ func (fileSetKind) ConfigMaps(s *forgev1.FileSet) []string { return configMapsOf
 
 // fileSet is one pass of a FileSet.
 type fileSet struct {
-	repoSet
+	sets.Set
 	obj  *forgev1.FileSet
 	pass *reconciler.Pass
 	// contents are the wanted files by path (read once per pass); holds
@@ -87,8 +88,8 @@ func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, e
 	if e.holds, err = e.readHolds(ctx); err != nil {
 		return reconciler.SetResult{}, err
 	}
-	e.release = e
-	res, err := e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	e.Release = e
+	res, err := e.Run(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r sets.Repo) *sets.Outcome {
 		return e.syncRepo(ctx, r, write)
 	})
 	if err == nil && e.commits > 0 {
@@ -115,10 +116,10 @@ type fileHold struct {
 	older   bool
 	branch  *string
 	paths   map[string]bool
-	matches func(r repo) bool
+	matches func(r sets.Repo) bool
 }
 
-func (h fileHold) keeps(r repo, found *forge.Repository, branch string) bool {
+func (h fileHold) keeps(r sets.Repo, found *forge.Repository, branch string) bool {
 	b := found.DefaultBranch
 	if h.branch != nil {
 		b = *h.branch
@@ -136,13 +137,13 @@ func pathSet(files []forgev1.RepositoryFileEntry) map[string]bool {
 
 func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 	var out fileHolds
-	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.Cache, e.obj)
 	if err != nil {
 		return out, err
 	}
 	for _, in := range servers.Lists() {
 		var files forgev1.RepositoryFileList
-		if err := e.cache.List(ctx, &files, in...); err != nil {
+		if err := e.Cache.List(ctx, &files, in...); err != nil {
 			return out, fmt.Errorf("list RepositoryFiles: %w", err)
 		}
 		for i := range files.Items {
@@ -152,21 +153,21 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 			}
 			owner, name, _ := strings.Cut(string(f.Spec.Repository), "/")
 			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: f.Spec.Branch,
-				paths: pathSet(f.Spec.Files), matches: func(r repo) bool {
-					return strings.EqualFold(r.owner, owner) && strings.EqualFold(r.name, name)
+				paths: pathSet(f.Spec.Files), matches: func(r sets.Repo) bool {
+					return strings.EqualFold(r.Owner, owner) && strings.EqualFold(r.Name, name)
 				}})
 		}
-		var sets forgev1.FileSetList
-		if err := e.cache.List(ctx, &sets, in...); err != nil {
+		var others forgev1.FileSetList
+		if err := e.Cache.List(ctx, &others, in...); err != nil {
 			return out, fmt.Errorf("list FileSets: %w", err)
 		}
-		for i := range sets.Items {
-			s := &sets.Items[i]
+		for i := range others.Items {
+			s := &others.Items[i]
 			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 				continue
 			}
 			out.sets = append(out.sets, fileHold{who: claims.HolderFor(e.obj.Namespace, "FileSet", s), older: claims.Older(s, e.obj),
-				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: setMatches(s.Spec.Repositories)})
+				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: sets.Matches(s.Spec.Repositories)})
 		}
 	}
 	return out, nil
@@ -176,7 +177,7 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 // RepositoryFile's (most specific wins: no failure), an older set's (a
 // Conflict naming the path and the set, in conflicts); releasing, any
 // other set's (what another set keeps is never deleted).
-func (e *fileSet) held(r repo, found *forge.Repository, branch string, releasing bool) (held map[string]bool, conflicts []string) {
+func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, releasing bool) (held map[string]bool, conflicts []string) {
 	held = map[string]bool{}
 	mine := pathSet(e.obj.Spec.Files)
 	for _, h := range e.holds.files {
@@ -216,15 +217,15 @@ func (e *fileSet) held(r repo, found *forge.Repository, branch string, releasing
 // repoAsListed is repository r as its owner's listing (the one the set's
 // repositories came from, cached for the interval) has it, else read by
 // name (made since); nil when it is gone.
-func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repository, error) {
-	all, err := ownerRepos(ctx, fc, r.owner)
+func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.Repository, error) {
+	all, err := ownerRepos(ctx, fc, r.Owner)
 	if err != nil {
 		return nil, err
 	}
-	if found := findRepo(all, r.name); found != nil {
+	if found := findRepo(all, r.Name); found != nil {
 		return found, nil
 	}
-	found, err := fc.GetRepo(ctx, r.owner, r.name)
+	found, err := fc.GetRepo(ctx, r.Owner, r.Name)
 	if forge.IsNotFound(err) {
 		return nil, nil
 	}
@@ -233,9 +234,9 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repos
 
 // branchFilesIn is the set's files on its branch of r (found: as listed),
 // with the paths others hold there.
-func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
+func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
 	s := e.obj.Spec
-	b := &branchFiles{fc: fc, childAt: childAt{scope: scope{forge.Scope{Owner: r.owner, Repo: found.Name}}, what: "files"},
+	b := &branchFiles{fc: fc, childAt: childAt{scope: scope{forge.Scope{Owner: r.Owner, Repo: found.Name}}, what: "files"},
 		repo: found, branch: found.DefaultBranch, files: s.Files, contents: e.contents, mode: s.Mode,
 		message: s.Message, author: s.Author, deleting: releasing}
 	if s.Branch != nil {
@@ -249,59 +250,59 @@ func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Reposit
 // syncRepo brings one repository's branch to the files (or, without
 // write, says what differs): one tree listing, one commit carrying every
 // file that differs, none when nothing does.
-func (e *fileSet) syncRepo(ctx context.Context, r repo, write bool) *repoOutcome {
-	o := &repoOutcome{}
-	found, err := repoAsListed(ctx, e.fc, r)
+func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.Outcome {
+	o := &sets.Outcome{}
+	found, err := repoAsListed(ctx, e.Forge, r)
 	if err != nil {
-		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		o.FailErr(reconciler.ParentMissing(err, "repository "+r.String()))
 		return o
 	}
 	if found == nil {
-		o.fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
+		o.Fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
 		return o
 	}
-	b, conflicts := e.branchFilesIn(e.fc, r, found, false)
+	b, conflicts := e.branchFilesIn(e.Forge, r, found, false)
 	for _, c := range conflicts {
-		o.fail(forgev1.ReasonConflict, true, "%s", c)
+		o.Fail(forgev1.ReasonConflict, true, "%s", c)
 	}
 	blobs, err := b.listBlobs(ctx)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return o
 	}
 	b.compare(blobs)
-	o.diffs = append(o.diffs, b.diffs()...)
+	o.Diffs = append(o.Diffs, b.diffs()...)
 	if !write || len(b.ops) == 0 {
 		return o
 	}
 	sha, err := b.commit(ctx)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return o
 	}
 	if sha != "" {
-		o.created += b.count(forge.FileCreate)
-		o.updated += b.count(forge.FileUpdate)
+		o.Created += b.count(forge.FileCreate)
+		o.Updated += b.count(forge.FileUpdate)
 		e.recordCommit(r, found, sha)
 	}
 	return o
 }
 
 // recordCommit keeps the set's last commit in its status.
-func (e *fileSet) recordCommit(r repo, found *forge.Repository, sha string) {
-	e.obj.Status.Commit, e.obj.Status.CommitRepository = sha, r.owner+"/"+found.Name
+func (e *fileSet) recordCommit(r sets.Repo, found *forge.Repository, sha string) {
+	e.obj.Status.Commit, e.obj.Status.CommitRepository = sha, r.Owner+"/"+found.Name
 	e.commits++
 }
 
-// removeIn removes the set's files from repository r in one commit (the
+// RemoveIn removes the set's files from repository r in one commit (the
 // set's releaser, and each repository of a deletion under Delete): those
 // no RepositoryFile or other FileSet keeps there; a file already gone is
 // done; files written CreateOnly stay. It answers how many it deleted.
-func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
+func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Repo) (int, error) {
 	if e.obj.Spec.Mode == forgev1.FileModeCreateOnly {
 		return 0, nil
 	}
-	found, err := fresh.GetRepo(ctx, r.owner, r.name)
+	found, err := fresh.GetRepo(ctx, r.Owner, r.Name)
 	if forge.IsNotFound(err) {
 		return 0, nil // the repository is gone, and its files with it
 	}
@@ -329,8 +330,8 @@ func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (
 	return b.count(forge.FileDelete), nil
 }
 
-// removedNote: a release under Delete removes files.
-func (e *fileSet) removedNote(n int) string { return deletedOfSet(n, "file", "files") }
+// RemovedNote: a release under Delete removes files.
+func (e *fileSet) RemovedNote(n int) string { return sets.DeletedOfSet(n, "file", "files") }
 
 // Remove removes (deletionPolicy Delete) the set's files from every
 // repository it matches now, in one commit per repository; CreateOnly
@@ -344,9 +345,9 @@ func (e *fileSet) Remove(ctx context.Context) (string, error) {
 		return "", err
 	}
 	e.holds = holds
-	fresh := e.repoSet
-	fresh.fc = forge.Fresh(e.fc)
-	repos, _, err := fresh.repositories(ctx)
+	fresh := e.Set
+	fresh.Forge = forge.Fresh(e.Forge)
+	repos, _, err := fresh.Repositories(ctx)
 	if forge.IsNotFound(err) {
 		return "the organization is gone; no files to delete", nil
 	}
@@ -356,7 +357,7 @@ func (e *fileSet) Remove(ctx context.Context) (string, error) {
 	deleted, touched := 0, 0
 	var errs []error
 	for _, r := range repos {
-		n, err := e.removeIn(ctx, fresh.fc, r)
+		n, err := e.RemoveIn(ctx, fresh.Forge, r)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -390,7 +391,7 @@ func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
 	if !pushedOn(s.Spec.Branch, wk) {
 		return false
 	}
-	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, repo{owner: wk.Owner, name: wk.Repo})
+	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, sets.Repo{Owner: wk.Owner, Name: wk.Repo})
 	return true
 }
 
@@ -402,13 +403,13 @@ func (fileSetKind) ClaimKinds() []client.Object {
 }
 
 func (fileSetKind) RepoRefs(s *forgev1.FileSet) []string {
-	return selectedRepos(s.Spec.Repositories)
+	return sets.RepoRefs(s.Spec.Repositories)
 }
 
 // SelectsRepository: a Repository resource that becomes Ready re-runs the
 // sets that pick it (as LabelSet's).
 func (fileSetKind) SelectsRepository(s *forgev1.FileSet, owner, name string) bool {
-	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
+	return sets.Selects(s.Spec.Repositories, owner, name)
 }
 
 // WriteScopes of a FileSet: the repositories' contents.

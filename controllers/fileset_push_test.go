@@ -24,6 +24,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
@@ -57,15 +58,15 @@ var pushCases = func() []struct {
 func TestFileSetPushedOnItsBranch(t *testing.T) {
 	for _, c := range pushCases {
 		t.Run(c.name, func(t *testing.T) {
-			k := fileSetKind{Store: rounds.NewStore[repo]()}
+			k := fileSetKind{Store: rounds.NewStore[sets.Repo]()}
 			s := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "platform", UID: "u", Generation: 1}}
 			s.Spec.Branch = c.branch
 			pass := &reconciler.Pass{Interval: time.Hour}
-			web, api := repo{owner: "acme", name: "web"}, repo{owner: "acme", name: "api"}
+			web, api := sets.Repo{Owner: "acme", Name: "web"}, sets.Repo{Owner: "acme", Name: "api"}
 			rd := k.Begin(s, true, pass, time.Now())
 			rd.Record(web, nil)
 			rd.Record(api, nil)
-			rd.Complete([]repo{web, api})
+			rd.Complete([]sets.Repo{web, api})
 
 			got := k.Pushed(s, reconciler.Wake{Event: forgev1.ReceiverEventPush, Owner: "acme", Repo: "web", Branch: c.pushed, DefaultBranch: c.dflt})
 			if got != c.want {

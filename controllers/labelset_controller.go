@@ -31,6 +31,8 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -47,7 +49,7 @@ import (
 // each repository's labels once, and writes only what differs.
 type labelSetKind struct {
 	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
-	*rounds.Store[repo] // forgets the round of a set that is gone
+	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
 func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }
@@ -57,11 +59,11 @@ func (labelSetKind) Connect(context.Context, *forgev1.LabelSet, *reconciler.Pass
 }
 
 func (k labelSetKind) ConnectSet(_ context.Context, s *forgev1.LabelSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "label", "labels")}, nil
+	return &labelSet{obj: s, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "label", "labels")}, nil
 }
 
 type labelSet struct {
-	repoSet
+	sets.Set
 	obj *forgev1.LabelSet
 }
 
@@ -74,8 +76,8 @@ func (e *labelSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, 
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
-	e.release = e.removal(claims)
-	return e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	e.Release = e.removal(claims)
+	return e.Run(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r sets.Repo) *sets.Outcome {
 		return e.syncRepo(ctx, r, claims, preserve, write)
 	})
 }
@@ -99,7 +101,7 @@ type claim struct {
 	older   bool // a Label, or an older LabelSet: this set yields to it
 	names   map[string]bool
 	id      int64 // a Label's status.id: it holds that label under any name
-	matches func(r repo) bool
+	matches func(r sets.Repo) bool
 }
 
 // claims lists the other resources that manage repository labels on the
@@ -107,14 +109,14 @@ type claim struct {
 // points at it (this one, and those of other namespaces or other names:
 // two tenants' sets on one server must not fight over its labels).
 func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
-	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.Cache, e.obj)
 	if err != nil {
 		return nil, err
 	}
 	var out []claim
 	for _, in := range servers.Lists() {
 		var labels forgev1.LabelList
-		if err := e.cache.List(ctx, &labels, in...); err != nil {
+		if err := e.Cache.List(ctx, &labels, in...); err != nil {
 			return nil, fmt.Errorf("list Labels: %w", err)
 		}
 		for i := range labels.Items {
@@ -122,12 +124,12 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				out = append(out, c)
 			}
 		}
-		var sets forgev1.LabelSetList
-		if err := e.cache.List(ctx, &sets, in...); err != nil {
+		var others forgev1.LabelSetList
+		if err := e.Cache.List(ctx, &others, in...); err != nil {
 			return nil, fmt.Errorf("list LabelSets: %w", err)
 		}
-		for i := range sets.Items {
-			s := &sets.Items[i]
+		for i := range others.Items {
+			s := &others.Items[i]
 			// A set records no ids: one whose connection sees nothing holds nothing.
 			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 				continue
@@ -140,7 +142,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				}
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "LabelSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: setMatches(s.Spec.Repositories)})
+				matches: sets.Matches(s.Spec.Repositories)})
 		}
 	}
 	return out, nil
@@ -163,12 +165,12 @@ func labelClaim(ctx context.Context, servers *claims.Servers, reader string, l *
 	}
 	target := string(*l.Spec.Repository)
 	return claim{who: claims.HolderFor(reader, "Label", l), older: true, names: names, id: l.Status.ID,
-		matches: func(r repo) bool { return strings.EqualFold(r.String(), target) }}, true
+		matches: func(r sets.Repo) bool { return strings.EqualFold(r.String(), target) }}, true
 }
 
 // claimedBy names the resource that holds one of names in r: with
 // olderOnly, only one this set yields to.
-func claimedBy(claims []claim, r repo, olderOnly bool, names ...string) string {
+func claimedBy(claims []claim, r sets.Repo, olderOnly bool, names ...string) string {
 	for _, c := range claims {
 		if (c.older || !olderOnly) && c.matches(r) && slices.ContainsFunc(names, func(n string) bool { return c.names[n] }) {
 			return c.who
@@ -180,7 +182,7 @@ func claimedBy(claims []claim, r repo, olderOnly bool, names ...string) string {
 // heldBy names the resource that holds forge label l in r, by its name or,
 // for a Label resource, by its id (a Label whose name is being changed
 // still holds its label under the old name).
-func heldBy(claims []claim, r repo, l forge.Label) string {
+func heldBy(claims []claim, r sets.Repo, l forge.Label) string {
 	for _, c := range claims {
 		if c.matches(r) && (c.names[l.Name] || (c.id != 0 && c.id == l.ID)) {
 			return c.who
@@ -199,18 +201,18 @@ func ids(ls []forge.Label) string {
 
 // syncRepo brings one repository's labels to the spec (or, without write,
 // only says what differs), from one listing of its labels.
-func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserve *regexp.Regexp, write bool) *repoOutcome {
-	o := &repoOutcome{}
-	scope := forge.RepoScope(r.owner, r.name)
-	all, err := e.fc.ListLabels(ctx, scope)
+func (e *labelSet) syncRepo(ctx context.Context, r sets.Repo, claims []claim, preserve *regexp.Regexp, write bool) *sets.Outcome {
+	o := &sets.Outcome{}
+	scope := forge.RepoScope(r.Owner, r.Name)
+	all, err := e.Forge.ListLabels(ctx, scope)
 	if err == nil && write && forge.PagedListing(len(all)) && e.creates(all) {
 		// A label moving across a page boundary while the listing was
 		// walked is missing from it: the absence a create would rest on is
 		// confirmed on a fresh listing, walked until two walks agree.
-		all, err = forge.Fresh(e.fc).ListLabels(forge.ConfirmingAbsence(ctx), scope)
+		all, err = forge.Fresh(e.Forge).ListLabels(forge.ConfirmingAbsence(ctx), scope)
 	}
 	if err != nil {
-		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		o.FailErr(reconciler.ParentMissing(err, "repository "+r.String()))
 		return o
 	}
 	byName := map[string][]forge.Label{}
@@ -232,7 +234,7 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 			names = append(names, string(p))
 		}
 		if who := claimedBy(claims, r, true, names...); who != "" {
-			o.fail(forgev1.ReasonConflict, true, "label %q is managed by %s", name, who)
+			o.Fail(forgev1.ReasonConflict, true, "label %q is managed by %s", name, who)
 			continue
 		}
 		dup := ""
@@ -243,7 +245,7 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 			}
 		}
 		if dup != "" {
-			o.fail(forgev1.ReasonConflict, true, "%s", dup)
+			o.Fail(forgev1.ReasonConflict, true, "%s", dup)
 			continue
 		}
 		var olds []forge.Label
@@ -253,24 +255,24 @@ func (e *labelSet) syncRepo(ctx context.Context, r repo, claims []claim, preserv
 			}
 		}
 		if err := e.applyLabel(ctx, o, scope, all, spec, byName[name], olds, write); err != nil {
-			o.failErr(err)
+			o.FailErr(err)
 			return o
 		}
 	}
 
 	if e.obj.GetMode() == forgev1.SetModeAuthoritative {
-		scope := forge.RepoScope(r.owner, r.name)
-		deleteUnlisted(ctx, e.fc, o, all, unlisted[forge.Label]{
-			report: e.obj.Spec.Removals.Reports(), kind: "Label",
-			keep: func(l forge.Label) bool {
+		scope := forge.RepoScope(r.Owner, r.Name)
+		sets.DeleteUnlisted(ctx, e.Forge, o, all, sets.Unlisted[forge.Label]{
+			Report: e.obj.Spec.Removals.Reports(), Kind: "Label",
+			Keep: func(l forge.Label) bool {
 				return listed[l.Name] || (preserve != nil && preserve.MatchString(l.Name)) || heldBy(claims, r, l) != ""
 			},
-			relist: func(ctx context.Context, fresh forge.Interface) ([]forge.Label, error) {
+			Relist: func(ctx context.Context, fresh forge.Interface) ([]forge.Label, error) {
 				return fresh.ListLabels(ctx, scope)
 			},
-			name: func(l forge.Label) string { return l.Name },
-			del:  func(ctx context.Context, l forge.Label) error { return e.fc.DeleteLabel(ctx, scope, l.ID) },
-			max:  e.obj.GetMaxDeletionsPerRepository(), nouns: "labels",
+			Name: func(l forge.Label) string { return l.Name },
+			Del:  func(ctx context.Context, l forge.Label) error { return e.Forge.DeleteLabel(ctx, scope, l.ID) },
+			Max:  e.obj.GetMaxDeletionsPerRepository(), Nouns: "labels",
 		}, write)
 	}
 	return o
@@ -298,7 +300,7 @@ func (e *labelSet) creates(all []forge.Label) bool {
 // applyLabel brings one listed label to the spec: update it where it
 // exists by name, else rename a label found under a previous name, else
 // create it; labels left under previous names are merged into it.
-func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.Scope, all []forge.Label, spec forgev1.LabelSetLabel,
+func (e *labelSet) applyLabel(ctx context.Context, o *sets.Outcome, scope forge.Scope, all []forge.Label, spec forgev1.LabelSetLabel,
 	current []forge.Label, olds []forge.Label, write bool) error {
 	name := string(spec.Name)
 	var target forge.Label
@@ -306,26 +308,26 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 	case len(current) == 1:
 		target = current[0]
 		if c := labelSetChanges(spec, target); len(c.changes) > 0 {
-			o.diffs = append(o.diffs, fmt.Sprintf("update %q (%s)", name, strings.Join(reconciler.Fields(c.changes), ", ")))
+			o.Diffs = append(o.Diffs, fmt.Sprintf("update %q (%s)", name, strings.Join(reconciler.Fields(c.changes), ", ")))
 			if write {
-				if _, err := e.fc.EditLabel(ctx, scope, target.ID, c.opt); err != nil {
+				if _, err := e.Forge.EditLabel(ctx, scope, target.ID, c.opt); err != nil {
 					return err
 				}
-				o.updated++
+				o.Updated++
 			}
 		}
 	case len(olds) > 0:
 		target, olds = olds[0], olds[1:]
 		c := labelSetChanges(spec, target)
-		o.diffs = append(o.diffs, fmt.Sprintf("rename %q to %q", target.Name, name))
+		o.Diffs = append(o.Diffs, fmt.Sprintf("rename %q to %q", target.Name, name))
 		if write {
-			if _, err := e.fc.EditLabel(ctx, scope, target.ID, c.opt); err != nil {
+			if _, err := e.Forge.EditLabel(ctx, scope, target.ID, c.opt); err != nil {
 				return err
 			}
-			o.renamed++
+			o.Renamed++
 		}
 	default:
-		o.diffs = append(o.diffs, fmt.Sprintf("create %q", name))
+		o.Diffs = append(o.Diffs, fmt.Sprintf("create %q", name))
 		if !write {
 			return nil
 		}
@@ -333,10 +335,10 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 		compare.SetIf(&opt.Description, spec.Description)
 		compare.SetIf(&opt.Exclusive, spec.Exclusive)
 		compare.SetIf(&opt.IsArchived, spec.Archived)
-		if _, err := e.fc.CreateLabel(ctx, scope, opt); err != nil {
+		if _, err := e.Forge.CreateLabel(ctx, scope, opt); err != nil {
 			return err
 		}
-		o.created++
+		o.Created++
 		return nil
 	}
 	into := mergeTarget{id: target.ID, name: name, exclusive: target.Exclusive}
@@ -351,17 +353,17 @@ func (e *labelSet) applyLabel(ctx context.Context, o *repoOutcome, scope forge.S
 			if err != nil {
 				return err
 			}
-			o.diffs = append(o.diffs, diff)
-			o.removes++ // the old label goes
+			o.Diffs = append(o.Diffs, diff)
+			o.Removes++ // the old label goes
 			continue
 		}
-		o.diffs = append(o.diffs, fmt.Sprintf("merge %q into %q", old.Name, name))
+		o.Diffs = append(o.Diffs, fmt.Sprintf("merge %q into %q", old.Name, name))
 		done, err := e.merge(ctx, o, scope, m)
 		if err != nil {
 			return err
 		}
 		if done {
-			o.merged++
+			o.Merged++
 		}
 	}
 	return nil
@@ -444,29 +446,29 @@ func exclusiveScope(name string, exclusive bool) string {
 // Issues an exclusive target would strip are left as they are, and old
 // then stays (reason Conflict, the issue numbers named). Done reports
 // whether old was deleted.
-func (e *labelSet) merge(ctx context.Context, o *repoOutcome, scope forge.Scope, m labelMerge) (done bool, err error) {
+func (e *labelSet) merge(ctx context.Context, o *sets.Outcome, scope forge.Scope, m labelMerge) (done bool, err error) {
 	for range mergeRounds {
-		issues, err := e.fc.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
+		issues, err := e.Forge.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
 		if err != nil {
 			return false, err
 		}
 		todo, kept := m.sort(issues)
 		if len(todo) == 0 && len(kept) > 0 {
-			o.fail(forgev1.ReasonConflict, true,
+			o.Fail(forgev1.ReasonConflict, true,
 				"label %q is not merged into exclusive %q: adding it would strip labels of its scope from %s; those keep %q until relabelled by hand",
-				m.old.Name, m.into.name, boundList(kept), m.old.Name)
+				m.old.Name, m.into.name, words.BoundList(kept), m.old.Name)
 			return false, nil
 		}
 		if len(todo) == 0 {
-			return true, e.fc.DeleteLabel(ctx, scope, m.old.ID)
+			return true, e.Forge.DeleteLabel(ctx, scope, m.old.ID)
 		}
 		for _, is := range todo {
-			if _, err := e.fc.AddIssueLabels(ctx, scope.Owner, scope.Repo, is.Number, []int64{m.into.id}); err != nil {
+			if _, err := e.Forge.AddIssueLabels(ctx, scope.Owner, scope.Repo, is.Number, []int64{m.into.id}); err != nil {
 				return false, err
 			}
 		}
 	}
-	o.fail(forgev1.ReasonMergeIncomplete, false,
+	o.Fail(forgev1.ReasonMergeIncomplete, false,
 		"issues kept getting label %q while it was merged into %q (%d rounds); it is kept and the merge is retried",
 		m.old.Name, m.into.name, mergeRounds)
 	return false, nil
@@ -480,12 +482,12 @@ func (e *labelSet) planMerge(ctx context.Context, scope forge.Scope, m labelMerg
 	if exclusiveScope(m.into.name, m.into.exclusive) == "" {
 		return diff, nil
 	}
-	issues, err := e.fc.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
+	issues, err := e.Forge.ListIssuesWithLabel(ctx, scope.Owner, scope.Repo, m.filter)
 	if err != nil {
 		return "", err
 	}
 	if _, kept := m.sort(issues); len(kept) > 0 {
-		diff += fmt.Sprintf(" except %s, kept with %q (an exclusive label strips the others of its scope)", boundList(kept), m.old.Name)
+		diff += fmt.Sprintf(" except %s, kept with %q (an exclusive label strips the others of its scope)", words.BoundList(kept), m.old.Name)
 	}
 	return diff, nil
 }
@@ -499,7 +501,7 @@ func labelSetChanges(s forgev1.LabelSetLabel, l forge.Label) labelChanges {
 // listedIn are the labels of all (a repository's listing) that the spec
 // lists by their current names, one of each name, that no other resource
 // holds: what deleting the set removes there.
-func (e *labelSet) listedIn(all []forge.Label, claims []claim, r repo) []forge.Label {
+func (e *labelSet) listedIn(all []forge.Label, claims []claim, r sets.Repo) []forge.Label {
 	var out []forge.Label
 	for _, spec := range e.obj.Spec.Labels {
 		var found []forge.Label
@@ -527,19 +529,19 @@ func (e *labelSet) Remove(ctx context.Context) (string, error) {
 		return "", err
 	}
 	rm := e.removal(claims)
-	return removeListed(ctx, &e.repoSet, rm.max, rm.doomed, rm.del)
+	return sets.RemoveListed(ctx, &e.Set, rm.Max, rm.Doomed, rm.Del)
 }
 
 // removal is what deleting the set removes from one repository, and what
 // releasing a repository removes there (deletionPolicy Delete).
-func (e *labelSet) removal(claims []claim) setRemoval[forge.Label] {
-	return setRemoval[forge.Label]{max: e.obj.GetMaxDeletionsPerRepository(), noun: "label", nouns: "labels",
-		doomed: func(ctx context.Context, fresh forge.Interface, r repo) ([]forge.Label, error) {
-			all, err := fresh.ListLabels(ctx, forge.RepoScope(r.owner, r.name))
+func (e *labelSet) removal(claims []claim) sets.Removal[forge.Label] {
+	return sets.Removal[forge.Label]{Max: e.obj.GetMaxDeletionsPerRepository(), Noun: "label", Nouns: "labels",
+		Doomed: func(ctx context.Context, fresh forge.Interface, r sets.Repo) ([]forge.Label, error) {
+			all, err := fresh.ListLabels(ctx, forge.RepoScope(r.Owner, r.Name))
 			return e.listedIn(all, claims, r), err
 		},
-		del: func(ctx context.Context, r repo, l forge.Label) error {
-			return e.fc.DeleteLabel(ctx, forge.RepoScope(r.owner, r.name), l.ID)
+		Del: func(ctx context.Context, r sets.Repo, l forge.Label) error {
+			return e.Forge.DeleteLabel(ctx, forge.RepoScope(r.Owner, r.Name), l.ID)
 		}}
 }
 
@@ -637,4 +639,12 @@ func setLabels(labels []forge.Label) ([]forgev1.LabelSetLabel, []string) {
 // objects).
 func (labelSetKind) ClaimKinds() []client.Object {
 	return []client.Object{&forgev1.Label{}, &forgev1.LabelSet{}}
+}
+
+func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string { return sets.RepoRefs(s.Spec.Repositories) }
+
+// SelectsRepository: a Repository resource that becomes Ready re-runs the
+// sets that pick it (sets.Selects says which).
+func (labelSetKind) SelectsRepository(s *forgev1.LabelSet, owner, name string) bool {
+	return sets.Selects(s.Spec.Repositories, owner, name)
 }

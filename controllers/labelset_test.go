@@ -31,78 +31,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
-
-func TestLabelSetSelected(t *testing.T) {
-	globs := func(g ...string) []forgev1.RepositoryGlob {
-		out := make([]forgev1.RepositoryGlob, len(g))
-		for i, s := range g {
-			out[i] = forgev1.RepositoryGlob(s)
-		}
-		return out
-	}
-	cases := []struct {
-		name             string
-		include, exclude []forgev1.RepositoryGlob
-		want             bool
-	}{
-		{"web", nil, nil, true},
-		{"web", globs("web-*"), nil, false},
-		{"web-a", globs("web-*"), nil, true},
-		{"sandbox-x", nil, globs("sandbox-*"), false},
-		{"web-sandbox", nil, globs("sandbox-*"), true},
-		{"web-b", globs("web-*", "api"), globs("web-[ab]"), false},
-		{"api", globs("web-*", "api"), globs("web-[ab]"), true},
-		{"a/b", globs("*"), nil, false}, // path.Match's * never crosses a slash; names have none
-	}
-	for _, c := range cases {
-		if got := selected(c.name, c.include, c.exclude); got != c.want {
-			t.Errorf("selected(%q, include %v, exclude %v) = %t, want %t", c.name, c.include, c.exclude, got, c.want)
-		}
-	}
-}
-
-func TestLabelSetSummary(t *testing.T) {
-	cases := []struct {
-		repos int
-		o     repoOutcome
-		want  string
-	}{
-		{3, repoOutcome{created: 12, updated: 4, renamed: 1, deleted: 2}, "3 repositories: created 12, updated 4, renamed 1, deleted 2 labels"},
-		{1, repoOutcome{renamed: 1}, "1 repository: renamed 1 label"},
-		{2, repoOutcome{merged: 2}, "2 repositories: merged 2 labels"},
-	}
-	for _, c := range cases {
-		if got := summaryOf(c.repos, c.o, "label", "labels"); got != c.want {
-			t.Errorf("summary = %q, want %q", got, c.want)
-		}
-	}
-}
-
-func TestLabelSetMemberFailure(t *testing.T) {
-	// A repository with a conflict and a transient error is retried: the
-	// transient reason leads, and it is not stalled.
-	f := memberFailure("acme/web", []problem{
-		{reason: forgev1.ReasonConflict, message: "label \"bug\" is managed by Label ns/bug", stall: true},
-		{reason: forgev1.ReasonForgeError, message: "list issues: 502"},
-	})
-	if f.Reason != forgev1.ReasonForgeError || f.Stall {
-		t.Errorf("got reason %s stall %t, want ForgeError, not stalled", f.Reason, f.Stall)
-	}
-	if want := "label \"bug\" is managed by Label ns/bug; list issues: 502"; f.Message != want {
-		t.Errorf("message %q, want %q", f.Message, want)
-	}
-	f = memberFailure("acme/web", []problem{
-		{reason: forgev1.ReasonConflict, message: "a", stall: true},
-		{reason: forgev1.ReasonTooManyDeletions, message: "b", stall: true},
-	})
-	if f.Reason != forgev1.ReasonConflict || !f.Stall {
-		t.Errorf("got reason %s stall %t, want Conflict, stalled", f.Reason, f.Stall)
-	}
-}
 
 // yieldingForge lists one organization's repositories and gives way on
 // the label listing of "api", as Snapshots do for a background check while
@@ -146,7 +79,7 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 			Repositories: forgev1.RepositorySelector{Organization: &org},
 			Labels:       []forgev1.LabelSetLabel{{Name: "bug", Color: "#ff0000"}}}}
 	pass := &reconciler.Pass{Forge: yieldingForge{}, Cache: cache}
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, nil, "label", "labels")}
+	e := &labelSet{obj: s, Set: sets.New(s, s.Spec.Repositories, pass, nil, "label", "labels")}
 	_, err := e.Sync(context.Background(), true)
 	if !errors.Is(err, forge.ErrYield) {
 		t.Fatalf("Sync = %v, want the pass to give way", err)
@@ -202,7 +135,7 @@ func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
 			lbl("seeing", "seen", 0), set("seeing")).Build()
 	own := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "mine", UID: "team/mine"},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}}}
-	e := &labelSet{obj: own, repoSet: repoSet{cache: cache}}
+	e := &labelSet{obj: own, Set: sets.Set{Cache: cache}}
 	claims, err := e.claims(context.Background())
 	if err != nil {
 		t.Fatal(err)

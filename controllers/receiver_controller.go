@@ -33,6 +33,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -262,7 +263,7 @@ func (e *receiverSet) drop(ctx context.Context, h forgev1.ReceiverHook, write bo
 	if err := e.fc.DeleteHook(ctx, forge.OrgScope(h.Organization), h.ID); err != nil && !forge.IsNotFound(err) {
 		out.kept = append(out.kept, h)
 		c, _ := reconciler.Classify(err)
-		out.failures = append(out.failures, reconciler.MemberFailure{Member: h.Organization, Reason: c.Reason, Message: bound(c.Message)})
+		out.failures = append(out.failures, reconciler.MemberFailure{Member: h.Organization, Reason: c.Reason, Message: words.Bound(c.Message)})
 		return
 	}
 	out.changed = append(out.changed, fmt.Sprintf("%s: hook %d deleted (no longer listed)", h.Organization, h.ID))
@@ -291,7 +292,7 @@ func (o *receiverOutcome) add(org string, id int64, change string, err error) er
 	if !ok {
 		return err
 	}
-	o.failures = append(o.failures, reconciler.MemberFailure{Member: org, Reason: c.Reason, Message: bound(c.Message),
+	o.failures = append(o.failures, reconciler.MemberFailure{Member: org, Reason: c.Reason, Message: words.Bound(c.Message),
 		Stall: c.State == conditions.Stalled})
 	return nil
 }

@@ -28,10 +28,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/planning"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/export"
+	"github.com/forgeops/forge-operator/internal/plan"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -53,7 +56,7 @@ type registered struct {
 	// them: read them, never change them.
 	users func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error)
 	// planner reads the kind for plan, given every object being planned.
-	planner func(objs []*unstructured.Unstructured) (planner, error)
+	planner func(objs []*unstructured.Unstructured) (planning.Planner, error)
 	// inRepos says the kind's spec names a repository (a `repository`
 	// field) or selects repositories (`repositories`); repoScoped and
 	// guarded, that it waits for them (reconciler.RepoScoped) and checks
@@ -134,11 +137,11 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
-		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
-		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[sets.Repo]()}),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
-		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[repo]()}),
-		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[repo]()}),
+		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[sets.Repo]()}),
+		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo]()}),
 	}
 }
 
@@ -147,8 +150,8 @@ func setKind[T forgev1.Managed](kind reconciler.SetKind[T]) registered {
 	return repoParts[T](registered{
 		kind:  kindName[T](kind),
 		setup: setupOf[T](kind),
-		planner: func(objs []*unstructured.Unstructured) (planner, error) {
-			return newSetPlanner(kind, objs)
+		planner: func(objs []*unstructured.Unstructured) (planning.Planner, error) {
+			return planning.ForSet(kind, objs)
 		},
 	}, kind)
 }
@@ -159,8 +162,8 @@ func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) regis
 	return repoParts[T](registered{
 		kind:  kindName(kind),
 		setup: setupOf(kind),
-		planner: func([]*unstructured.Unstructured) (planner, error) {
-			return kindPlanner[T]{kind: kind, creates: creates}, nil
+		planner: func([]*unstructured.Unstructured) (planning.Planner, error) {
+			return planning.ForKind(kind, creates), nil
 		},
 	}, kind)
 }
@@ -207,4 +210,24 @@ func Exporters() []export.Writer {
 // Repositories that hold each one's settings.
 func PolicyExporters() []export.Writer {
 	return []export.Writer{repositorySetExport}
+}
+
+// PlanEnv is what Plan works with.
+type PlanEnv = planning.Env
+
+// Plan tells, per object of the operator's kinds in objs, what the operator
+// would do: it runs each kind's own Connect and Observe (the code the loop
+// runs) over a forge client that refuses every write, and maps the
+// observation as the loop would (package planning). The kinds are the
+// registry's; objects of other kinds are left out.
+func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) []plan.Item {
+	return planning.Run(ctx, env, objs, func(digests *secretdigest.Digester, objs []*unstructured.Unstructured) map[string]planning.Planner {
+		planners := map[string]planning.Planner{}
+		for _, k := range registry(digests, nil) {
+			if p, err := k.planner(objs); err == nil {
+				planners[k.kind] = p
+			}
+		}
+		return planners
+	})
 }

@@ -100,38 +100,6 @@ func (s scope) beforeWrite(ctx context.Context, pass *reconciler.Pass) error {
 	return checkNotArchived(ctx, pass.Forge, s.Owner, s.Repo)
 }
 
-// selectedRepos is the RepoRefs of a set (LabelSet, BranchProtectionSet):
-// the repositories it names, or every repository of the organization it
-// selects from. (Archived members are skipped by the set itself.)
-func selectedRepos(sel forgev1.RepositorySelector) []string {
-	if sel.Organization != nil {
-		return []string{string(*sel.Organization) + "/*"}
-	}
-	out := make([]string, 0, len(sel.Names))
-	for _, n := range sel.Names {
-		out = append(out, string(n))
-	}
-	return out
-}
-
-func (labelSetKind) RepoRefs(s *forgev1.LabelSet) []string { return selectedRepos(s.Spec.Repositories) }
-
-// SelectsRepository: a Repository resource that becomes Ready re-runs the
-// sets that pick it, by organization and globs or by name. Its topics are
-// not at hand here: a set selecting by topics is re-run on organization and
-// globs, and its pass reads the topics afresh from the listing.
-func (labelSetKind) SelectsRepository(s *forgev1.LabelSet, owner, name string) bool {
-	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
-}
-
-func (branchProtectionSetKind) SelectsRepository(s *forgev1.BranchProtectionSet, owner, name string) bool {
-	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
-}
-
-func (branchProtectionSetKind) RepoRefs(s *forgev1.BranchProtectionSet) []string {
-	return selectedRepos(s.Spec.Repositories)
-}
-
 // RepoRefs of a Team: the repositories it lists, so that one added before
 // its Repository exists is retried when that Repository becomes Ready.
 func (teamKind) RepoRefs(t *forgev1.Team) []string {

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
@@ -53,8 +54,8 @@ type repositoryHold struct {
 	resourceName string
 }
 
-func (h repositoryHold) holds(r repo, id int64) bool {
-	return (h.id != 0 && h.id == id) || (h.name != "" && strings.EqualFold(h.owner, r.owner) && strings.EqualFold(h.name, r.name))
+func (h repositoryHold) holds(r sets.Repo, id int64) bool {
+	return (h.id != 0 && h.id == id) || (h.name != "" && strings.EqualFold(h.owner, r.Owner) && strings.EqualFold(h.name, r.Name))
 }
 
 // setHold is another RepositorySet: the values it sets and the teams it
@@ -64,7 +65,7 @@ type setHold struct {
 	older   bool
 	values  map[string]any
 	teams   map[string]bool // lower case
-	matches func(r repo) bool
+	matches func(r sets.Repo) bool
 }
 
 // teamHold is a Team resource that lists its repositories: it alone says
@@ -78,7 +79,7 @@ type teamHold struct {
 // readHolds lists what the other resources of the set's server hold.
 func (e *repositorySet) readHolds(ctx context.Context) (repoSetHolds, error) {
 	var out repoSetHolds
-	servers, err := claims.ServersOf(ctx, e.cache, e.obj)
+	servers, err := claims.ServersOf(ctx, e.Cache, e.obj)
 	if err != nil {
 		return out, err
 	}
@@ -101,7 +102,7 @@ func (e *repositorySet) readHolds(ctx context.Context) (repoSetHolds, error) {
 // sees nothing.
 func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
 	var repos forgev1.RepositoryList
-	if err := e.cache.List(ctx, &repos, in...); err != nil {
+	if err := e.Cache.List(ctx, &repos, in...); err != nil {
 		return fmt.Errorf("list Repositories: %w", err)
 	}
 	for i := range repos.Items {
@@ -132,12 +133,12 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 
 // setHolds adds the other RepositorySets: what they set and give.
 func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
-	var sets forgev1.RepositorySetList
-	if err := e.cache.List(ctx, &sets, in...); err != nil {
+	var others forgev1.RepositorySetList
+	if err := e.Cache.List(ctx, &others, in...); err != nil {
 		return fmt.Errorf("list RepositorySets: %w", err)
 	}
-	for i := range sets.Items {
-		s := &sets.Items[i]
+	for i := range others.Items {
+		s := &others.Items[i]
 		// A set records no ids: one whose connection sees nothing holds nothing.
 		if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
 			continue
@@ -147,7 +148,7 @@ func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, i
 			teams[strings.ToLower(string(t))] = true
 		}
 		out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
-			values: settingValues(s.Spec.Settings), teams: teams, matches: setMatches(s.Spec.Repositories)})
+			values: settingValues(s.Spec.Settings), teams: teams, matches: sets.Matches(s.Spec.Repositories)})
 	}
 	return nil
 }
@@ -155,7 +156,7 @@ func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, i
 // teamHolds adds the Teams that list their repositories.
 func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
 	var teams forgev1.TeamList
-	if err := e.cache.List(ctx, &teams, in...); err != nil {
+	if err := e.Cache.List(ctx, &teams, in...); err != nil {
 		return fmt.Errorf("list Teams: %w", err)
 	}
 	for i := range teams.Items {
@@ -205,7 +206,7 @@ func jsonName(f reflect.StructField) string {
 }
 
 // heldFields are the fields a Repository resource holds in r (id: r's).
-func (h repoSetHolds) heldFields(r repo, id int64) map[string]bool {
+func (h repoSetHolds) heldFields(r sets.Repo, id int64) map[string]bool {
 	out := map[string]bool{}
 	for _, rh := range h.repositories {
 		if rh.holds(r, id) {
@@ -219,14 +220,14 @@ func (h repoSetHolds) heldFields(r repo, id int64) map[string]bool {
 
 // wantsAccess names another resource that wants team (of org) to keep its
 // access to r: a RepositorySet giving it, or a Team resource listing r.
-func (h repoSetHolds) wantsAccess(r repo, org, team string) string {
+func (h repoSetHolds) wantsAccess(r sets.Repo, org, team string) string {
 	for _, s := range h.sets {
 		if s.teams[strings.ToLower(team)] && s.matches(r) {
 			return s.who
 		}
 	}
 	for _, t := range h.teams {
-		if t.org == strings.ToLower(org) && t.team == strings.ToLower(team) && t.repos[strings.ToLower(r.name)] {
+		if t.org == strings.ToLower(org) && t.team == strings.ToLower(team) && t.repos[strings.ToLower(r.Name)] {
 			return t.who
 		}
 	}

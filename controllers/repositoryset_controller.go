@@ -29,6 +29,8 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -41,14 +43,14 @@ import (
 
 // repositorySetKind applies repository settings, topics and team access to
 // many repositories: a set kind on the machinery LabelSet runs on
-// (repo_set.go). At rest a pass reads the organization's repository
+// (package sets). At rest a pass reads the organization's repository
 // listing (which carries every setting and the topics: the contract suite
 // checks it on each release), the organization's team listing, and one
 // listing of each team's repositories; it reads nothing per repository and
 // writes nothing.
 type repositorySetKind struct {
 	kindBase[forgev1.RepositorySet, forgev1.RepositorySetList]
-	*rounds.Store[repo] // forgets the round of a set that is gone
+	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
 func (repositorySetKind) Key(*forgev1.RepositorySet) string { return "" }
@@ -60,12 +62,12 @@ func (repositorySetKind) Connect(context.Context, *forgev1.RepositorySet, *recon
 }
 
 func (k repositorySetKind) ConnectSet(_ context.Context, s *forgev1.RepositorySet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &repositorySet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, k.Store, "setting", "settings")}, nil
+	return &repositorySet{obj: s, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "setting", "settings")}, nil
 }
 
 // repositorySet is one pass of a RepositorySet.
 type repositorySet struct {
-	repoSet
+	sets.Set
 	obj *forgev1.RepositorySet
 
 	// holds are the other resources that set what the set would (read
@@ -90,8 +92,8 @@ func (e *repositorySet) Sync(ctx context.Context, write bool) (reconciler.SetRes
 	}
 	e.holds = holds
 	e.listings, e.teams, e.teamRepos = map[string][]forge.Repository{}, map[string][]forge.Team{}, map[int64][]forge.Repository{}
-	e.release = e
-	res, err := e.sync(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r repo) *repoOutcome {
+	e.Release = e
+	res, err := e.Run(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r sets.Repo) *sets.Outcome {
 		return e.syncRepo(ctx, r, write)
 	})
 	if err != nil {
@@ -105,31 +107,31 @@ func (e *repositorySet) Sync(ctx context.Context, write bool) (reconciler.SetRes
 // what differs): its settings, from the owner's listing; its topics; the
 // access of each listed team; then takes back the access it gave teams no
 // longer listed.
-func (e *repositorySet) syncRepo(ctx context.Context, r repo, write bool) *repoOutcome {
-	o := &repoOutcome{}
+func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.Outcome {
+	o := &sets.Outcome{}
 	found, err := e.listed(ctx, r)
 	if err != nil {
-		o.failErr(reconciler.ParentMissing(err, "repository "+r.String()))
+		o.FailErr(reconciler.ParentMissing(err, "repository "+r.String()))
 		return o
 	}
 	if found == nil {
-		o.fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
+		o.Fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
 		return o
 	}
 	// Topics as the listing has them: with them, another set's selector
 	// decides whether it holds here.
-	r.topics, r.topicsRead = found.Topics, true
+	r.Topics, r.TopicsRead = found.Topics, true
 	held := e.holds.heldFields(r, found.ID)
 	e.syncSettings(ctx, o, r, found, held, write)
-	if o.yielded != nil || o.cut {
+	if o.Yielded != nil || o.Cut {
 		return o
 	}
 	e.syncTopics(ctx, o, r, found, held, write)
-	if o.yielded != nil || o.cut {
+	if o.Yielded != nil || o.Cut {
 		return o
 	}
 	e.syncTeams(ctx, o, r, found, write)
-	if o.yielded != nil || o.cut {
+	if o.Yielded != nil || o.Cut {
 		return o
 	}
 	switch e.obj.GetRemovals() {
@@ -144,11 +146,11 @@ func (e *repositorySet) syncRepo(ctx context.Context, r repo, write bool) *repoO
 // listed is repository r as its owner's listing (the one the set's
 // repositories came from, cached for the interval) has it; for a user's
 // repository, which no organization lists, one read.
-func (e *repositorySet) listed(ctx context.Context, r repo) (*forge.Repository, error) {
-	owner := strings.ToLower(r.owner)
+func (e *repositorySet) listed(ctx context.Context, r sets.Repo) (*forge.Repository, error) {
+	owner := strings.ToLower(r.Owner)
 	all, ok := e.listings[owner]
 	find := func() *forge.Repository {
-		if i := slices.IndexFunc(all, func(x forge.Repository) bool { return strings.EqualFold(x.Name, r.name) }); i >= 0 {
+		if i := slices.IndexFunc(all, func(x forge.Repository) bool { return strings.EqualFold(x.Name, r.Name) }); i >= 0 {
 			return &all[i]
 		}
 		return nil
@@ -160,9 +162,9 @@ func (e *repositorySet) listed(ctx context.Context, r repo) (*forge.Repository, 
 	}
 	// First use, or listed again since (a repository made while the pass
 	// ran): the cached listing, as the set's own read took it.
-	all, err := e.fc.ListOrgRepos(ctx, r.owner)
+	all, err := e.Forge.ListOrgRepos(ctx, r.Owner)
 	if forge.IsNotFound(err) {
-		one, err := e.fc.GetRepo(ctx, r.owner, r.name)
+		one, err := e.Forge.GetRepo(ctx, r.Owner, r.Name)
 		if forge.IsNotFound(err) {
 			return nil, nil
 		}
@@ -178,7 +180,7 @@ func (e *repositorySet) listed(ctx context.Context, r repo) (*forge.Repository, 
 // syncSettings writes the settings that differ, in one edit: each the set
 // sets, but those a Repository resource sets for r (its own win, without a
 // word) and those an older set sets to another value (Conflict, naming it).
-func (e *repositorySet) syncSettings(ctx context.Context, o *repoOutcome, r repo, found *forge.Repository, held map[string]bool, write bool) {
+func (e *repositorySet) syncSettings(ctx context.Context, o *sets.Outcome, r sets.Repo, found *forge.Repository, held map[string]bool, write bool) {
 	if e.obj.Spec.Settings == nil {
 		return
 	}
@@ -209,7 +211,7 @@ func (e *repositorySet) syncSettings(ctx context.Context, o *repoOutcome, r repo
 		if len(fields) > 1 {
 			noun = "settings"
 		}
-		o.fail(forgev1.ReasonConflict, true, "%s %s held by %s, an older set that sets otherwise", noun, strings.Join(fields, ", "), who)
+		o.Fail(forgev1.ReasonConflict, true, "%s %s held by %s, an older set that sets otherwise", noun, strings.Join(fields, ", "), who)
 	}
 	effective := withoutFields(*e.obj.Spec.Settings, drop)
 	fields := settingFields(&effective, found)
@@ -223,22 +225,22 @@ func (e *repositorySet) syncSettings(ctx context.Context, o *repoOutcome, r repo
 			names = append(names, f.name)
 		}
 	}
-	o.diffs = append(o.diffs, fmt.Sprintf("settings (%s)", strings.Join(names, ", ")))
+	o.Diffs = append(o.Diffs, fmt.Sprintf("settings (%s)", strings.Join(names, ", ")))
 	if !write {
 		return
 	}
-	if _, err := e.fc.EditRepo(ctx, r.owner, found.Name, opt); err != nil {
-		o.failErr(err)
+	if _, err := e.Forge.EditRepo(ctx, r.Owner, found.Name, opt); err != nil {
+		o.FailErr(err)
 		return
 	}
-	o.updated += n
+	o.Updated += n
 }
 
 // syncTopics adds the set's topics the repository lacks, keeping its
 // others; a Repository resource listing r's topics holds them. The forge
 // replaces the whole list on a write, so the topics are read afresh right
 // before one (a topic added by hand since the listing stays).
-func (e *repositorySet) syncTopics(ctx context.Context, o *repoOutcome, r repo, found *forge.Repository, held map[string]bool, write bool) {
+func (e *repositorySet) syncTopics(ctx context.Context, o *sets.Outcome, r sets.Repo, found *forge.Repository, held map[string]bool, write bool) {
 	if len(e.obj.Spec.Topics) == 0 || held["topics"] {
 		return
 	}
@@ -255,23 +257,23 @@ func (e *repositorySet) syncTopics(ctx context.Context, o *repoOutcome, r repo, 
 	if len(add) == 0 {
 		return
 	}
-	o.diffs = append(o.diffs, fmt.Sprintf("topics (+%s)", strings.Join(add, ", +")))
+	o.Diffs = append(o.Diffs, fmt.Sprintf("topics (+%s)", strings.Join(add, ", +")))
 	if !write {
 		return
 	}
-	now, err := e.fc.GetRepo(ctx, r.owner, found.Name)
+	now, err := e.Forge.GetRepo(ctx, r.Owner, found.Name)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return
 	}
 	if add = missing(now.Topics); len(add) == 0 {
 		return
 	}
-	if err := e.fc.SetRepoTopics(ctx, r.owner, found.Name, normalTopics(append(slices.Clone(now.Topics), add...))); err != nil {
-		o.failErr(err)
+	if err := e.Forge.SetRepoTopics(ctx, r.Owner, found.Name, normalTopics(append(slices.Clone(now.Topics), add...))); err != nil {
+		o.FailErr(err)
 		return
 	}
-	o.updated++
+	o.Updated++
 }
 
 // ClaimKinds: a RepositorySet yields to the Repositories that set a field
@@ -310,13 +312,13 @@ func selectorOwnerNames(sel forgev1.RepositorySelector) []string {
 }
 
 func (repositorySetKind) RepoRefs(s *forgev1.RepositorySet) []string {
-	return selectedRepos(s.Spec.Repositories)
+	return sets.RepoRefs(s.Spec.Repositories)
 }
 
 // SelectsRepository: a Repository resource that becomes Ready re-runs the
 // sets that pick it (as LabelSet's).
 func (repositorySetKind) SelectsRepository(s *forgev1.RepositorySet, owner, name string) bool {
-	return setMatches(s.Spec.Repositories)(repo{owner: owner, name: name})
+	return sets.Selects(s.Spec.Repositories, owner, name)
 }
 
 // WriteScopes of a RepositorySet: the repositories' settings and topics,
@@ -367,7 +369,7 @@ func exportRepositorySet(b *export.Builder, org string, repos []forge.Repository
 			v.Field(i).Set(p)
 		}
 	}
-	noun := plural(len(repos), "repository holds", "repositories hold")
+	noun := words.Plural(len(repos), "repository holds", "repositories hold")
 	b.Add(&forgev1.RepositorySet{
 		TypeMeta:   export.TypeMeta("RepositorySet"),
 		ObjectMeta: b.Meta("RepositorySet", org+"-shared-settings", int64(b.Len())),

@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -58,10 +60,10 @@ func (e *repositorySet) dropped(ctx context.Context) ([]forgev1.TeamGrant, error
 
 // takeBackDropped takes back, in r (its repository id), the access the set
 // gave teams it no longer lists, unless another resource wants it kept.
-func (e *repositorySet) takeBackDropped(ctx context.Context, o *repoOutcome, r repo, id int64, write bool) {
+func (e *repositorySet) takeBackDropped(ctx context.Context, o *sets.Outcome, r sets.Repo, id int64, write bool) {
 	drop, err := e.dropped(ctx)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return
 	}
 	for _, g := range drop {
@@ -69,7 +71,7 @@ func (e *repositorySet) takeBackDropped(ctx context.Context, o *repoOutcome, r r
 			continue
 		}
 		if err := e.takeBack(ctx, o, r, g, id, write); err != nil {
-			o.failErr(err)
+			o.FailErr(err)
 			return
 		}
 	}
@@ -79,10 +81,10 @@ func (e *repositorySet) takeBackDropped(ctx context.Context, o *repoOutcome, r r
 // teams it no longer lists in repository id that their listings, taken in
 // this pass, still show, and takes none back: the repository's pending
 // removals, which the set's status lists as every set kind's.
-func (e *repositorySet) reportDropped(ctx context.Context, o *repoOutcome, id int64) {
+func (e *repositorySet) reportDropped(ctx context.Context, o *sets.Outcome, id int64) {
 	drop, err := e.dropped(ctx)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return
 	}
 	var items []forgev1.PendingRemoval
@@ -92,14 +94,14 @@ func (e *repositorySet) reportDropped(ctx context.Context, o *repoOutcome, id in
 		}
 		have, i, err := e.stillHas(ctx, g, id)
 		if err != nil {
-			o.failErr(err)
+			o.FailErr(err)
 			return
 		}
 		if i >= 0 {
 			items = append(items, forgev1.PendingRemoval{Repository: g.Organization + "/" + have[i].Name, Kind: "TeamAccess", Name: g.Team})
 		}
 	}
-	o.reportRemovals(items...)
+	o.ReportRemovals(items...)
 }
 
 // stillHas finds repository id in the listing, taken in this pass, of the
@@ -134,22 +136,22 @@ func (e *repositorySet) stillHas(ctx context.Context, g forgev1.TeamGrant, id in
 // record of it is dropped: the set gave it, another keeps it now. Without
 // write it only says what it would do. Deleting the set and releasing a
 // repository take access back through it.
-func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g forgev1.TeamGrant, id int64, write bool) error {
+func (e *repositorySet) takeBack(ctx context.Context, o *sets.Outcome, r sets.Repo, g forgev1.TeamGrant, id int64, write bool) error {
 	have, i, err := e.stillHas(ctx, g, id)
 	if err != nil || i < 0 {
 		return err
 	}
 	now := have[i]
-	if who := e.holds.wantsAccess(repo{owner: g.Organization, name: now.Name, topics: r.topics, topicsRead: r.topicsRead}, g.Organization, g.Team); who != "" {
+	if who := e.holds.wantsAccess(sets.Repo{Owner: g.Organization, Name: now.Name, Topics: r.Topics, TopicsRead: r.TopicsRead}, g.Organization, g.Team); who != "" {
 		e.forgetGrant(g.ID, id)
 		return nil
 	}
-	o.diffs = append(o.diffs, fmt.Sprintf("take back team %q's access", g.Team))
-	o.removes++
+	o.Diffs = append(o.Diffs, fmt.Sprintf("take back team %q's access", g.Team))
+	o.Removes++
 	if !write {
 		return nil
 	}
-	if err := e.fc.RemoveTeamRepo(ctx, g.ID, g.Organization, now.Name); err != nil && !forge.IsNotFound(err) {
+	if err := e.Forge.RemoveTeamRepo(ctx, g.ID, g.Organization, now.Name); err != nil && !forge.IsNotFound(err) {
 		return err
 	}
 	e.teamRepos[g.ID] = slices.Delete(slices.Clone(have), i, i+1)
@@ -157,7 +159,7 @@ func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g 
 	if e.tookFrom != nil {
 		e.tookFrom[g.ID] = true
 	}
-	o.deleted++
+	o.Deleted++
 	return nil
 }
 
@@ -167,7 +169,7 @@ func (e *repositorySet) takeBack(ctx context.Context, o *repoOutcome, r repo, g 
 // releasing a repository that left the selector does under Delete (under
 // Orphan, a release only drops the record: forgetGrant).
 // e.holds and e.teamRepos must be read (Sync and Remove read them).
-func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, id int64, write bool) error {
+func (e *repositorySet) takeBackIn(ctx context.Context, o *sets.Outcome, r sets.Repo, id int64, write bool) error {
 	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
 		if !slices.Contains(g.RepositoryIDs, id) {
 			continue
@@ -179,24 +181,33 @@ func (e *repositorySet) takeBackIn(ctx context.Context, o *repoOutcome, r repo, 
 	return nil
 }
 
-// removeIn releases repository r under deletionPolicy Delete: it takes
+// RemoveIn releases repository r under deletionPolicy Delete: it takes
 // back the access the set recorded giving there, as deleting the set does
 // (the set's releaser). Settings and topics stay.
-func (e *repositorySet) removeIn(ctx context.Context, _ forge.Interface, r repo) (int, error) {
-	var o repoOutcome
-	err := e.takeBackIn(ctx, &o, r, r.id, true)
-	return o.deleted, err
+func (e *repositorySet) RemoveIn(ctx context.Context, _ forge.Interface, r sets.Repo) (int, error) {
+	var o sets.Outcome
+	err := e.takeBackIn(ctx, &o, r, r.ID, true)
+	return o.Deleted, err
 }
 
-// removedNote: a release under Delete takes back team access, in the
+// RemovedNote: a release under Delete takes back team access, in the
 // words of the Event of a deleted set; settings and topics stay.
-func (e *repositorySet) removedNote(n int) string {
-	return fmt.Sprintf("took back %d team %s the set gave; settings and topics stay", n, plural(n, "access", "accesses"))
+func (e *repositorySet) RemovedNote(n int) string { return tookBack(n, "") }
+
+// tookBack is what taking back n team accesses did, in the words of both
+// the Released note and the Event of a deleted set: "took back 2 team
+// accesses the set gave (1 team); settings and topics stay". from counts
+// the teams, left out when "" (a release counts none).
+func tookBack(n int, from string) string {
+	if from != "" {
+		from = " (" + from + ")"
+	}
+	return fmt.Sprintf("took back %d team %s the set gave%s; settings and topics stay", n, words.Plural(n, "access", "accesses"), from)
 }
 
-// forget drops the record of the access the set gave in repository id,
+// Forget drops the record of the access the set gave in repository id,
 // released without a removal: the access stays, no longer the set's.
-func (e *repositorySet) forget(id int64) {
+func (e *repositorySet) Forget(id int64) {
 	for _, g := range slices.Clone(e.obj.Status.TeamGrants) {
 		e.forgetGrant(g.ID, id)
 	}
@@ -212,7 +223,7 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 	}
 	e.holds = holds
 	e.teamRepos = map[int64][]forge.Repository{}
-	o := &repoOutcome{}
+	o := &sets.Outcome{}
 	e.tookFrom = map[int64]bool{}
 	var ids []int64
 	for _, g := range e.obj.Status.TeamGrants {
@@ -229,11 +240,10 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 		if i := slices.IndexFunc(e.obj.Status.TeamGrants, func(g forgev1.TeamGrant) bool { return slices.Contains(g.RepositoryIDs, id) }); i >= 0 {
 			org = e.obj.Status.TeamGrants[i].Organization
 		}
-		if err := e.takeBackIn(ctx, o, repo{owner: org}, id, true); err != nil {
+		if err := e.takeBackIn(ctx, o, sets.Repo{Owner: org}, id, true); err != nil {
 			return "", err
 		}
 	}
 	e.tidyGrants()
-	return fmt.Sprintf("took back %d team %s the set gave (%d %s); settings and topics stay",
-		o.deleted, plural(o.deleted, "access", "accesses"), len(e.tookFrom), plural(len(e.tookFrom), "team", "teams")), nil
+	return tookBack(o.Deleted, fmt.Sprintf("%d %s", len(e.tookFrom), words.Plural(len(e.tookFrom), "team", "teams"))), nil
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -39,7 +40,7 @@ func (e *repositorySet) orgTeams(ctx context.Context, org string) ([]forge.Team,
 	if ts, ok := e.teams[key]; ok {
 		return ts, nil
 	}
-	ts, err := e.fc.ListTeams(ctx, org)
+	ts, err := e.Forge.ListTeams(ctx, org)
 	if forge.IsNotFound(err) {
 		ts, err = nil, nil
 	}
@@ -67,7 +68,7 @@ func (e *repositorySet) reposOf(ctx context.Context, id int64) ([]forge.Reposito
 	if rs, ok := e.teamRepos[id]; ok {
 		return rs, nil
 	}
-	rs, err := e.fc.ListTeamRepos(ctx, id)
+	rs, err := e.Forge.ListTeamRepos(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -81,53 +82,53 @@ func (e *repositorySet) reposOf(ctx context.Context, id int64) ([]forge.Reposito
 // set lists the repository it leaves out as a Conflict, never fighting
 // it). Access given is recorded in status.teamGrants once the forge gave
 // it: the record is the only access the set ever takes back.
-func (e *repositorySet) syncTeams(ctx context.Context, o *repoOutcome, r repo, found *forge.Repository, write bool) {
+func (e *repositorySet) syncTeams(ctx context.Context, o *sets.Outcome, r sets.Repo, found *forge.Repository, write bool) {
 	if len(e.obj.Spec.Teams) == 0 {
 		return
 	}
-	ts, err := e.orgTeams(ctx, r.owner)
+	ts, err := e.orgTeams(ctx, r.Owner)
 	if err != nil {
-		o.failErr(err)
+		o.FailErr(err)
 		return
 	}
 	if ts == nil {
-		o.fail(forgev1.ReasonRejected, true, "%s is not an organization's repository: teams are given access only to an organization's", r)
+		o.Fail(forgev1.ReasonRejected, true, "%s is not an organization's repository: teams are given access only to an organization's", r)
 		return
 	}
 	for _, name := range e.obj.Spec.Teams {
 		t := teamNamed(ts, string(name))
 		if t == nil {
-			o.fail(forgev1.ReasonTeamNotFound, false, "team %q not found in organization %s: the set gives access only to a team that exists", name, r.owner)
+			o.Fail(forgev1.ReasonTeamNotFound, false, "team %q not found in organization %s: the set gives access only to a team that exists", name, r.Owner)
 			continue
 		}
 		if t.IncludesAllRepositories {
 			continue // it has every repository of its organization, this one too
 		}
-		if th := e.holds.teamListedBy(r.owner, t.Name); th != nil {
+		if th := e.holds.teamListedBy(r.Owner, t.Name); th != nil {
 			if !th.repos[strings.ToLower(found.Name)] {
-				o.fail(forgev1.ReasonConflict, true, "the repositories of team %q are listed by %s, which does not list %s: add it there", t.Name, th.who, found.Name)
+				o.Fail(forgev1.ReasonConflict, true, "the repositories of team %q are listed by %s, which does not list %s: add it there", t.Name, th.who, found.Name)
 			}
 			continue
 		}
 		have, err := e.reposOf(ctx, t.ID)
 		if err != nil {
-			o.failErr(err)
+			o.FailErr(err)
 			return
 		}
 		if slices.ContainsFunc(have, func(x forge.Repository) bool { return x.ID == found.ID }) {
 			continue
 		}
-		o.diffs = append(o.diffs, fmt.Sprintf("give team %q access", t.Name))
+		o.Diffs = append(o.Diffs, fmt.Sprintf("give team %q access", t.Name))
 		if !write {
 			continue
 		}
-		if err := e.fc.AddTeamRepo(ctx, t.ID, r.owner, found.Name); err != nil {
-			o.failErr(err)
+		if err := e.Forge.AddTeamRepo(ctx, t.ID, r.Owner, found.Name); err != nil {
+			o.FailErr(err)
 			return
 		}
 		e.teamRepos[t.ID] = append(have, *found)
-		e.recordGrant(r.owner, t, found.ID)
-		o.updated++
+		e.recordGrant(r.Owner, t, found.ID)
+		o.Updated++
 	}
 }
 

@@ -49,9 +49,12 @@ var layers = []struct {
 	// them, never the other way round.
 	root: "github.com/forgeops/forge-operator/controllers", pattern: "/internal/...",
 	may: map[string][]string{
-		"/internal/compare": nil,
-		"/internal/rounds":  nil,
-		"/internal/secrets": nil,
+		"/internal/compare":  nil,
+		"/internal/planning": {"/internal/secrets"},
+		"/internal/rounds":   nil,
+		"/internal/secrets":  nil,
+		"/internal/sets":     {"/internal/rounds", "/internal/words"},
+		"/internal/words":    nil,
 	},
 }}
 

@@ -36,6 +36,10 @@ import (
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
+// Shown stands for a Secret-backed value in a change plan shows: never
+// printed.
+const Shown = "(secret)"
+
 // WriteOnly is one Secret-backed value a kind sends to the forge and
 // never reads back (an Actions secret's value, a user's password): the
 // value sent is recorded in status.appliedSecrets as a keyed digest under

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package sets
 
 import (
 	"context"
@@ -27,6 +27,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -56,20 +57,20 @@ import (
 //     is listed in status.failures under its repository's current name.
 //   - Each pass's releases are one Normal Event Released naming them.
 
-// releaser is the hook a set kind implements to be released: it removes
+// Releaser is the hook a set kind implements to be released: it removes
 // the set's objects from one repository as deleting the set does in each
-// repository it matches. A kind sets repoSet.release in its Sync; the
-// pair its Remove gives removeListed makes one (setRemoval).
-type releaser interface {
-	// removeIn deletes the set's objects in r, deciding on listings taken
+// repository it matches. A kind sets Set.Release in its Sync; the
+// pair its Remove gives RemoveListed makes one (Removal).
+type Releaser interface {
+	// RemoveIn deletes the set's objects in r, deciding on listings taken
 	// through fresh (a view of the set's client that lists afresh), and
 	// says how many it deleted; more than the kind's limit: none, and a
 	// TooManyDeletions stall.
-	removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error)
-	// removedNote says, for the Event Released, what removeIn did in
+	RemoveIn(ctx context.Context, fresh forge.Interface, r Repo) (int, error)
+	// RemovedNote says, for the Event Released, what RemoveIn did in
 	// words of the kind: "deleted 2 files of the set", "took back 1 team
 	// access the set gave; settings and topics stay".
-	removedNote(n int) string
+	RemovedNote(n int) string
 }
 
 // forgetter is implemented by a set kind that records in its own status
@@ -77,45 +78,45 @@ type releaser interface {
 // removes nothing there (Orphan, an archived or a gone repository) drops
 // that record, and what the set gave stays as the repository's own.
 type forgetter interface {
-	forget(id int64)
+	Forget(id int64)
 }
 
-// setRemoval is a kind's deletion of its objects in one repository: doomed
+// Removal is a kind's deletion of its objects in one repository: Doomed
 // lists (through fresh) those of r the set lists and no other resource
-// holds, del deletes one; max is maxDeletionsPerRepository.
-type setRemoval[T any] struct {
-	max         int
-	noun, nouns string
-	doomed      func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error)
-	del         func(ctx context.Context, r repo, item T) error
+// holds, Del deletes one; Max is maxDeletionsPerRepository.
+type Removal[T any] struct {
+	Max         int
+	Noun, Nouns string
+	Doomed      func(ctx context.Context, fresh forge.Interface, r Repo) ([]T, error)
+	Del         func(ctx context.Context, r Repo, item T) error
 }
 
-func (s setRemoval[T]) removedNote(n int) string {
-	return deletedOfSet(n, s.noun, s.nouns)
+func (s Removal[T]) RemovedNote(n int) string {
+	return DeletedOfSet(n, s.Noun, s.Nouns)
 }
 
-// deletedOfSet is the removedNote of a kind that deletes the set's
+// DeletedOfSet is the RemovedNote of a kind that deletes the set's
 // objects: "deleted 1 label of the set".
-func deletedOfSet(n int, one, many string) string {
-	return fmt.Sprintf("deleted %d %s of the set", n, plural(n, one, many))
+func DeletedOfSet(n int, one, many string) string {
+	return fmt.Sprintf("deleted %d %s of the set", n, words.Plural(n, one, many))
 }
 
-func (s setRemoval[T]) removeIn(ctx context.Context, fresh forge.Interface, r repo) (int, error) {
-	items, err := s.doomed(ctx, fresh, r)
+func (s Removal[T]) RemoveIn(ctx context.Context, fresh forge.Interface, r Repo) (int, error) {
+	items, err := s.Doomed(ctx, fresh, r)
 	if forge.IsNotFound(err) {
 		return 0, nil // the repository is gone, and its objects with it
 	}
 	if err != nil {
 		return 0, err
 	}
-	if len(items) > s.max {
+	if len(items) > s.Max {
 		return 0, reconciler.Stall(forgev1.ReasonTooManyDeletions,
 			"released (no longer matched): it would lose %d %s of the set, more than maxDeletionsPerRepository %d; deleted none: raise the limit, or set deletionPolicy Orphan to leave them",
-			len(items), s.nouns, s.max)
+			len(items), s.Nouns, s.Max)
 	}
 	n := 0
 	for _, it := range items {
-		if err := s.del(ctx, r, it); err != nil && !forge.IsNotFound(err) {
+		if err := s.Del(ctx, r, it); err != nil && !forge.IsNotFound(err) {
 			return n, err
 		}
 		n++
@@ -129,7 +130,7 @@ func (s setRemoval[T]) removeIn(ctx context.Context, fresh forge.Interface, r re
 // and the releases that failed. Without write it does nothing: a set that
 // only observes wrote nothing to take back, and keeps its record for
 // when it manages again.
-func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetStatus, matched []repo, clock *rounds.Clock) (string, []reconciler.MemberFailure, error) {
+func (rs *Set) releaseLeft(ctx context.Context, write bool, st *forgev1.SetStatus, matched []Repo, clock *rounds.Clock) (string, []reconciler.MemberFailure, error) {
 	if !write {
 		return "", nil, nil
 	}
@@ -151,8 +152,8 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	}
 	// Confirmed on a listing taken now: one that matches there stays.
 	fresh := *rs
-	fresh.fc = forge.Fresh(rs.fc)
-	again, _, err := fresh.repositories(ctx)
+	fresh.Forge = forge.Fresh(rs.Forge)
+	again, _, err := fresh.Repositories(ctx)
 	if c, _ := reconciler.Classify(err); c.Yield {
 		return "", nil, err
 	}
@@ -165,18 +166,18 @@ func (rs *repoSet) releaseLeft(ctx context.Context, write bool, st *forgev1.SetS
 	left = minus(left, still)
 
 	policy := rs.obj.GetDeletionPolicy()
-	out := fresh.releaseEach(ctx, rs.release, policy, left, clock)
+	out := fresh.releaseEach(ctx, rs.Release, policy, left, clock)
 	st.Matched = encodeMatched(union(keep, out.keep))
 	return out.note(policy, rs), out.failures, nil
 }
 
 // removedNote says what the set's releaser removed: in its own words,
 // else as the set's objects deleted.
-func (rs *repoSet) removedNote(n int) string {
-	if rs.release == nil {
-		return deletedOfSet(n, rs.noun, rs.nouns)
+func (rs *Set) removedNote(n int) string {
+	if rs.Release == nil {
+		return DeletedOfSet(n, rs.noun, rs.nouns)
 	}
-	return rs.release.removedNote(n)
+	return rs.Release.RemovedNote(n)
 }
 
 // releases are what one pass's releases did.
@@ -191,7 +192,7 @@ type releases struct {
 
 // releaseEach releases the repositories of ids, which stopped matching,
 // as policy says, while the pass's clock allows.
-func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1.DeletionPolicy, ids []int64, clock *rounds.Clock) releases {
+func (rs *Set) releaseEach(ctx context.Context, rel Releaser, policy forgev1.DeletionPolicy, ids []int64, clock *rounds.Clock) releases {
 	var out releases
 	for i, id := range ids {
 		r, found, err := rs.locate(ctx, id)
@@ -200,7 +201,7 @@ func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1
 			if clock.Enough() {
 				began := time.Now()
 				var n int
-				n, err = rel.removeIn(ctx, rs.fc, r)
+				n, err = rel.RemoveIn(ctx, rs.Forge, r)
 				clock.Took(time.Since(began))
 				out.deleted += n
 			}
@@ -220,7 +221,7 @@ func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1
 			continue
 		}
 		if f, ok := rel.(forgetter); ok {
-			f.forget(id)
+			f.Forget(id)
 		}
 		switch {
 		case !found:
@@ -236,11 +237,11 @@ func (rs *repoSet) releaseEach(ctx context.Context, rel releaser, policy forgev1
 
 // releaseFailure is a release that failed, listed under member.
 func releaseFailure(member string, err error) reconciler.MemberFailure {
-	var o repoOutcome
-	o.failErr(err)
+	var o Outcome
+	o.FailErr(err)
 	f := memberFailure(member, o.problems)
 	if !strings.HasPrefix(f.Message, "released") {
-		f.Message = bound("released (no longer matched): " + f.Message)
+		f.Message = words.Bound("released (no longer matched): " + f.Message)
 	}
 	return f
 }
@@ -248,7 +249,7 @@ func releaseFailure(member string, err error) reconciler.MemberFailure {
 // note is the Released Event's: the repositories and what was done there,
 // in the words of the set's objects (under Orphan) or of what its releaser
 // removes (under Delete).
-func (out releases) note(policy forgev1.DeletionPolicy, rs *repoSet) string {
+func (out releases) note(policy forgev1.DeletionPolicy, rs *Set) string {
 	if len(out.names) == 0 {
 		return ""
 	}
@@ -262,7 +263,7 @@ func (out releases) note(policy forgev1.DeletionPolicy, rs *repoSet) string {
 // lead names the released repositories: "released acme/api".
 func (out releases) lead() string {
 	if len(out.names) > 1 {
-		return fmt.Sprintf("released %d repositories: %s", len(out.names), boundList(out.names))
+		return fmt.Sprintf("released %d repositories: %s", len(out.names), words.BoundList(out.names))
 	}
 	return "released " + out.names[0]
 }
@@ -270,16 +271,16 @@ func (out releases) lead() string {
 // locate finds a recorded repository by id: in the listings just taken,
 // else by id (transferred to an owner the set does not list, or whose
 // name the set no longer names); found is false when it is gone.
-func (rs *repoSet) locate(ctx context.Context, id int64) (repo, bool, error) {
+func (rs *Set) locate(ctx context.Context, id int64) (Repo, bool, error) {
 	if r, ok := rs.seen[id]; ok {
 		return r, true, nil
 	}
-	got, err := rs.fc.GetRepoByID(ctx, id)
+	got, err := rs.Forge.GetRepoByID(ctx, id)
 	if forge.IsNotFound(err) {
-		return repo{}, false, nil
+		return Repo{}, false, nil
 	}
 	if err != nil {
-		return repo{}, false, err
+		return Repo{}, false, err
 	}
 	owner := ""
 	if got.Owner != nil {
@@ -291,11 +292,11 @@ func (rs *repoSet) locate(ctx context.Context, id int64) (repo, bool, error) {
 }
 
 // idsOf are the ids of repos, ascending, each once; unread ids (0) left out.
-func idsOf(repos []repo) []int64 {
+func idsOf(repos []Repo) []int64 {
 	out := make([]int64, 0, len(repos))
 	for _, r := range repos {
-		if r.id > 0 {
-			out = append(out, r.id)
+		if r.ID > 0 {
+			out = append(out, r.ID)
 		}
 	}
 	slices.Sort(out)

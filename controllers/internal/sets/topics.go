@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package sets
 
 import (
 	"slices"
@@ -31,8 +31,8 @@ import (
 // takes anyway: no read per repository.
 
 // listedRepo is repository r of owner as a listing gave it, topics with it.
-func listedRepo(owner string, r forge.Repository) repo {
-	return repo{owner: owner, name: r.Name, topics: r.Topics, topicsRead: true, id: r.ID, archived: r.Archived}
+func listedRepo(owner string, r forge.Repository) Repo {
+	return Repo{Owner: owner, Name: r.Name, Topics: r.Topics, TopicsRead: true, ID: r.ID, archived: r.Archived}
 }
 
 // carriesTopics reports whether a repository's topics hold every one of

@@ -14,14 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package sets
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 )
 
 // The record of a set's repositories reads back as written, stays small
@@ -61,8 +63,8 @@ func TestMatchedRecord(t *testing.T) {
 // partial release nothing: the first two leave or start the record, the
 // last keeps every repository the record held.
 func TestReleaseLeftNeedsARecordAndAWholeListing(t *testing.T) {
-	matched := []repo{{owner: "acme", name: "web", id: 1}}
-	rs := &repoSet{obj: &forgev1.LabelSet{Spec: forgev1.LabelSetSpec{DeletionPolicy: forgev1.DeletionPolicyDelete}}}
+	matched := []Repo{{Owner: "acme", Name: "web", ID: 1}}
+	rs := &Set{obj: &forgev1.LabelSet{Spec: forgev1.LabelSetSpec{DeletionPolicy: forgev1.DeletionPolicyDelete}}}
 	var st forgev1.SetStatus
 	if note, fs, err := rs.releaseLeft(context.Background(), false, &st, matched, nil); note != "" || fs != nil || err != nil || st.Matched != nil {
 		t.Errorf("without write: %q %v %v, record %+v", note, fs, err, st.Matched)
@@ -75,7 +77,7 @@ func TestReleaseLeftNeedsARecordAndAWholeListing(t *testing.T) {
 	}
 	st.Matched = encodeMatched([]int64{1, 2, 3})
 	rs.partial = true
-	if note, _, _ := rs.releaseLeft(context.Background(), true, &st, []repo{{id: 1}, {id: 4}}, nil); note != "" {
+	if note, _, _ := rs.releaseLeft(context.Background(), true, &st, []Repo{{ID: 1}, {ID: 4}}, nil); note != "" {
 		t.Errorf("partial listing released: %q", note)
 	}
 	if got, _ := decodeMatched(st.Matched); !slices.Equal(got, []int64{1, 2, 3, 4}) {
@@ -83,21 +85,20 @@ func TestReleaseLeftNeedsARecordAndAWholeListing(t *testing.T) {
 	}
 }
 
-// The Event Released counts what each kind's releaser removed in that
-// kind's own words, in the number's grammar; under Orphan it names the
-// set's objects.
+// The Event Released counts what the set's releaser removed in the
+// releaser's own words (those of a Removal: the set's objects deleted), in
+// the number's grammar; under Orphan it names the set's objects.
 func TestReleasedNoteNamesEachKindsObjects(t *testing.T) {
 	one := releases{names: []string{"acme/api"}, deleted: 1}
 	two := releases{names: []string{"acme/api"}, deleted: 2}
 	for _, c := range []struct {
-		rs       repoSet
+		rs       Set
 		one, two string
 	}{
-		{repoSet{noun: "label", nouns: "labels", release: setRemoval[string]{noun: "label", nouns: "labels"}}, "deleted 1 label of the set", "deleted 2 labels of the set"},
-		{repoSet{noun: "rule", nouns: "rules", release: setRemoval[string]{noun: "rule", nouns: "rules"}}, "deleted 1 rule of the set", "deleted 2 rules of the set"},
-		{repoSet{noun: "file", nouns: "files", release: &fileSet{}}, "deleted 1 file of the set", "deleted 2 files of the set"},
-		{repoSet{noun: "setting", nouns: "settings", release: &repositorySet{}},
-			"took back 1 team access the set gave; settings and topics stay", "took back 2 team accesses the set gave; settings and topics stay"},
+		{Set{noun: "label", nouns: "labels", Release: Removal[string]{Noun: "label", Nouns: "labels"}}, "deleted 1 label of the set", "deleted 2 labels of the set"},
+		{Set{noun: "rule", nouns: "rules", Release: Removal[string]{Noun: "rule", Nouns: "rules"}}, "deleted 1 rule of the set", "deleted 2 rules of the set"},
+		{Set{noun: "file", nouns: "files"}, "deleted 1 file of the set", "deleted 2 files of the set"},
+		{Set{noun: "setting", nouns: "settings", Release: ownWords{}}, "took back 1 grant", "took back 2 grants"},
 	} {
 		if got, want := one.note(forgev1.DeletionPolicyDelete, &c.rs), "released acme/api; "+c.one; got != want {
 			t.Errorf("note = %q, want %q", got, want)
@@ -109,4 +110,11 @@ func TestReleasedNoteNamesEachKindsObjects(t *testing.T) {
 			t.Errorf("note = %q, want %q", got, want)
 		}
 	}
+}
+
+// ownWords is a releaser that says in its own words what it removed.
+type ownWords struct{ Releaser }
+
+func (ownWords) RemovedNote(n int) string {
+	return fmt.Sprintf("took back %d %s", n, words.Plural(n, "grant", "grants"))
 }

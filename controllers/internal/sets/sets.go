@@ -14,7 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package sets is the machinery every set kind (LabelSet,
+// BranchProtectionSet, FileSet, RepositorySet) runs on: which repositories
+// a set applies to (names, or an organization listed afresh with include,
+// exclude and topics, archived ones skipped), its round of them across
+// passes, one outcome per repository folded into the loop's SetResult and
+// the status every set reports, the deletion of objects a set does not
+// list, and the release of repositories that stopped matching, from the
+// set's own record of what it matched (release.go). A kind brings only
+// what is its own: how one repository is brought to the spec, and who
+// else claims its objects. It serves the set kinds of package controllers
+// and imports, of the kinds' shared pieces, only rounds and words.
+package sets
 
 import (
 	"context"
@@ -30,33 +41,28 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
+	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
-// The set machinery every set kind (LabelSet, BranchProtectionSet) runs
-// on: which repositories the set applies to (names, or an organization
-// listed afresh with include and exclude globs, archived ones skipped),
-// one outcome per repository folded into the loop's SetResult and the
-// status every set reports, and which Forge objects point at the same
-// server (for claims: never fight another resource). A kind brings only
-// what is its own: how one repository is brought to the spec, and who
-// else claims its objects.
-
-// repoSet is a set resource's repositories, for one pass.
-type repoSet struct {
-	obj   forgev1.Managed
-	sel   forgev1.RepositorySelector
-	fc    forge.Interface
-	cache client.Reader
+// Set is a set resource's repositories, for one pass. A set kind's pass
+// embeds it and uses Forge, Cache and Release; the rest is the machinery's.
+type Set struct {
+	obj forgev1.Managed
+	sel forgev1.RepositorySelector
+	// Forge is the pass's client of the forge; Cache the manager's cache,
+	// which the kinds read the resources that claim their objects from.
+	Forge forge.Interface
+	Cache client.Reader
 	// noun and nouns name the set's objects in Events: "label", "labels".
 	noun, nouns string
 	// rounds keeps the set's round of its repositories across passes
 	// (nil: a round of this pass alone; plan compares each set once); pass
 	// is the loop's, for the interval, a requested reconcile and arrivals.
-	rounds *rounds.Store[repo]
+	rounds *rounds.Store[Repo]
 	pass   *reconciler.Pass
 	// listed holds the names (lower case) of the last listing of the
 	// organization's repositories, archived and unselected ones too.
@@ -64,20 +70,20 @@ type repoSet struct {
 	// seen holds, by id, every repository the last listings gave (archived
 	// and unselected ones too); partial is set when a listing of a named
 	// repository's owner failed: then no repository is released.
-	seen    map[int64]repo
+	seen    map[int64]Repo
 	partial bool
-	// release is how the kind removes its objects from a repository the
-	// set released under deletionPolicy Delete (set_release.go); nil: the
+	// Release is how the kind removes its objects from a repository the
+	// set released under deletionPolicy Delete (release.go); nil: the
 	// kind releases without removing.
-	release releaser
+	Release Releaser
 }
 
-// newRepoSet is the repositories of set obj for one pass of the loop.
-func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds.Store[repo], noun, nouns string) repoSet {
-	return repoSet{obj: obj, sel: sel, fc: pass.Forge, cache: pass.Cache, noun: noun, nouns: nouns, rounds: rounds, pass: pass}
+// New is the repositories of set obj for one pass of the loop.
+func New(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds.Store[Repo], noun, nouns string) Set {
+	return Set{obj: obj, sel: sel, Forge: pass.Forge, Cache: pass.Cache, noun: noun, nouns: nouns, rounds: rounds, pass: pass}
 }
 
-// sync runs one pass of a set kind: it resolves the repositories, brings
+// Run runs one pass of a set kind: it resolves the repositories, brings
 // each to the spec with each (only comparing without write), and folds the
 // outcomes into the SetResult and st, the status every set kind reports.
 // A repository's failure never stops the others.
@@ -89,12 +95,12 @@ func newRepoSet(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *recon
 // that every pass adds to what is done, however little of the forge's
 // budget the set gets. A repository that became Ready as a Repository
 // resource while the pass ran is listed and done in the same pass.
-func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
-	each func(ctx context.Context, r repo) *repoOutcome) (reconciler.SetResult, error) {
+func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
+	each func(ctx context.Context, r Repo) *Outcome) (reconciler.SetResult, error) {
 	res := reconciler.SetResult{Noun: "repository", Nouns: "repositories"}
 	start := time.Now()
 	rd := rs.rounds.Begin(rs.obj, write, rs.pass, start)
-	repos, failures, err := rs.repositories(ctx)
+	repos, failures, err := rs.Repositories(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -124,8 +130,8 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 		relists++
 		listed = time.Now()
 		fresh := *rs
-		fresh.fc = forge.Fresh(rs.fc)
-		if repos, failures, err = fresh.repositories(ctx); err != nil {
+		fresh.Forge = forge.Fresh(rs.Forge)
+		if repos, failures, err = fresh.Repositories(ctx); err != nil {
 			return res, err
 		}
 		rs.listed, rs.seen, rs.partial = fresh.listed, fresh.seen, fresh.partial
@@ -181,13 +187,13 @@ func (rs *repoSet) sync(ctx context.Context, write bool, st *forgev1.SetStatus,
 // repositories the round has not, while its clock allows, and keeps the
 // outcomes in the round.
 type roundWork struct {
-	rd    *rounds.Round[repo]
+	rd    *rounds.Round[Repo]
 	clock *rounds.Clock
 	write bool
-	each  func(ctx context.Context, r repo) *repoOutcome
+	each  func(ctx context.Context, r Repo) *Outcome
 	// total sums the writes, changed counts the repositories written to;
 	// unfinished is set when the pass stopped short of repositories left.
-	total      repoOutcome
+	total      Outcome
 	changed    int
 	unfinished bool
 }
@@ -195,7 +201,7 @@ type roundWork struct {
 // compare does what the round has not done of repos. An error is a
 // routine check's later turn in the forge's drift lane (no failure: the
 // round keeps what is done, and the set's pass on its turn goes on).
-func (w *roundWork) compare(ctx context.Context, repos []repo) error {
+func (w *roundWork) compare(ctx context.Context, repos []Repo) error {
 	for _, r := range repos {
 		if w.rd.Done(r) {
 			continue
@@ -206,29 +212,29 @@ func (w *roundWork) compare(ctx context.Context, repos []repo) error {
 		}
 		began := time.Now()
 		o := w.each(ctx, r)
-		if o.yielded != nil {
-			return o.yielded
+		if o.Yielded != nil {
+			return o.Yielded
 		}
-		if o.cut || ctx.Err() != nil {
+		if o.Cut || ctx.Err() != nil {
 			w.unfinished = true // out of time: this repository is done next pass
 			return nil
 		}
 		w.clock.Took(time.Since(began))
-		w.total.created += o.created
-		w.total.updated += o.updated
-		w.total.renamed += o.renamed
-		w.total.merged += o.merged
-		w.total.deleted += o.deleted
+		w.total.Created += o.Created
+		w.total.Updated += o.Updated
+		w.total.Renamed += o.Renamed
+		w.total.Merged += o.Merged
+		w.total.Deleted += o.Deleted
 		if o.wrote() {
 			w.changed++
 		}
-		if !w.write && len(o.problems) == 0 && len(o.diffs) > 0 {
-			o.fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.diffs, ", "))
+		if !w.write && len(o.problems) == 0 && len(o.Diffs) > 0 {
+			o.Fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.Diffs, ", "))
 		}
 		var f *reconciler.MemberFailure
 		if len(o.problems) > 0 {
 			mf := memberFailure(r.String(), o.problems)
-			mf.Removes = o.removes
+			mf.Removes = o.Removes
 			f = &mf
 		}
 		w.rd.Record(r, f)
@@ -253,26 +259,26 @@ const maxRelists = 2
 // that the selector picks is missing from the organization's last listing:
 // that listing was taken before the resource made it. Named sets read their
 // repositories afresh by name; only an organization's listing can lag.
-func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
-	if rs.sel.Organization == nil || rs.cache == nil {
+func (rs *Set) declaredUnlisted(ctx context.Context) bool {
+	if rs.sel.Organization == nil || rs.Cache == nil {
 		return false
 	}
-	servers, err := claims.ServersOf(ctx, rs.cache, rs.obj)
+	servers, err := claims.ServersOf(ctx, rs.Cache, rs.obj)
 	if err != nil {
 		return false
 	}
 	var all forgev1.RepositoryList
-	if err := rs.cache.List(ctx, &all); err != nil {
+	if err := rs.Cache.List(ctx, &all); err != nil {
 		return false
 	}
-	picks := setMatches(rs.sel)
+	picks := Matches(rs.sel)
 	for i := range all.Items {
 		r := &all.Items[i]
-		want := repo{owner: string(r.Spec.Owner), name: r.RepoName()}
+		want := Repo{Owner: string(r.Spec.Owner), Name: r.RepoName()}
 		if r.Status.ID == 0 || !r.DeletionTimestamp.IsZero() || !servers.Reach(r.Namespace, r.Spec.ForgeRef) || !picks(want) {
 			continue
 		}
-		if !rs.listed[strings.ToLower(want.name)] {
+		if !rs.listed[strings.ToLower(want.Name)] {
 			return true
 		}
 	}
@@ -282,39 +288,41 @@ func (rs *repoSet) declaredUnlisted(ctx context.Context) bool {
 // maxFailures bounds status.failures (the CRD says so too).
 const maxFailures = 20
 
-// repo is one matched repository, with its topics when a listing gave
-// them (topicsRead: see setMatches).
-type repo struct {
-	owner, name string
-	topics      []string
-	topicsRead  bool
-	// id is the forge's (0 when not read); archived as the listing said.
-	id       int64
+// Repo is one matched repository, with its topics when a listing gave
+// them (TopicsRead: see Matches).
+type Repo struct {
+	Owner, Name string
+	Topics      []string
+	TopicsRead  bool
+	// ID is the forge's (0 when not read); archived as the listing said.
+	ID       int64
 	archived bool
 }
 
-func (r repo) String() string { return r.owner + "/" + r.name }
+// String is the repository's full name, owner/name.
+func (r Repo) String() string { return r.Owner + "/" + r.Name }
 
-// repoOutcome is what one repository's pass found and did.
-type repoOutcome struct {
-	created, updated, renamed, merged, deleted int
+// Outcome is what one repository's pass found and did: the kind counts
+// its writes and lists its would-be changes (Diffs) in it.
+type Outcome struct {
+	Created, Updated, Renamed, Merged, Deleted int
 	problems                                   []problem
-	diffs                                      []string
-	// removes counts, of diffs, those that would delete (or merge away) an
+	Diffs                                      []string
+	// Removes counts, of Diffs, those that would delete (or merge away) an
 	// object: plan reports the set's action as a delete from it.
-	removes int
+	Removes int
 	// pending are the removals a set with removals Report did not make
 	// (their repository filled in when left empty); decided is set once
-	// they were decided on (reportRemovals), none pending included: a
+	// they were decided on (ReportRemovals), none pending included: a
 	// repository whose comparison failed before keeps its last ones.
 	pending []forgev1.PendingRemoval
 	decided bool
-	// yielded: a read gave way to other work (forge.ErrYield, a
+	// Yielded: a read gave way to other work (forge.ErrYield, a
 	// forge.TurnError), which is no failure: the whole pass gives way.
-	yielded error
-	// cut: the pass ran out of time in this repository, which is no
+	Yielded error
+	// Cut: the pass ran out of time in this repository, which is no
 	// failure: the next pass does it.
-	cut bool
+	Cut bool
 }
 
 type problem struct {
@@ -322,39 +330,41 @@ type problem struct {
 	stall           bool
 }
 
-// reportRemovals records the removals a set with removals Report decided
+// ReportRemovals records the removals a set with removals Report decided
 // on in the repository and did not make (of its kinds of object; none is
 // a decision too): the set's status.pendingRemovals lists them, and the
 // loop tells when they change.
-func (o *repoOutcome) reportRemovals(items ...forgev1.PendingRemoval) {
+func (o *Outcome) ReportRemovals(items ...forgev1.PendingRemoval) {
 	o.pending = append(o.pending, items...)
 	o.decided = true
 }
 
-func (o *repoOutcome) wrote() bool {
-	return o.created+o.updated+o.renamed+o.merged+o.deleted > 0
+func (o *Outcome) wrote() bool {
+	return o.Created+o.Updated+o.Renamed+o.Merged+o.Deleted > 0
 }
 
-func (o *repoOutcome) fail(reason string, stall bool, format string, args ...any) {
+// Fail records a problem of the repository: its reason, whether only a
+// user's change cures it (stall), and its message.
+func (o *Outcome) Fail(reason string, stall bool, format string, args ...any) {
 	o.problems = append(o.problems, problem{reason: reason, message: fmt.Sprintf(format, args...), stall: stall})
 }
 
-// failErr records a forge failure, classified as every kind does; a read
+// FailErr records a forge failure, classified as every kind does; a read
 // that gave way is none.
-func (o *repoOutcome) failErr(err error) {
+func (o *Outcome) FailErr(err error) {
 	c, ok := reconciler.Classify(err)
 	if c.Yield {
-		o.yielded = err
+		o.Yielded = err
 		return
 	}
 	if errors.Is(err, forge.ErrOutOfTime) {
-		o.cut = true
+		o.Cut = true
 		return
 	}
 	if !ok {
 		c = reconciler.Class{State: conditions.Waiting, Reason: forgev1.ReasonForgeError, Message: err.Error()}
 	}
-	o.fail(c.Reason, c.State == conditions.Stalled, "%s", c.Message)
+	o.Fail(c.Reason, c.State == conditions.Stalled, "%s", c.Message)
 }
 
 // memberFailure folds a repository's problems into one failure: the reason
@@ -369,58 +379,42 @@ func memberFailure(member string, ps []problem) reconciler.MemberFailure {
 			f.Stall, f.Reason = false, p.reason
 		}
 	}
-	f.Message = bound(strings.Join(msgs, "; "))
+	f.Message = words.Bound(strings.Join(msgs, "; "))
 	return f
-}
-
-func bound(s string) string {
-	if len(s) <= forge.MaxMessage {
-		return s
-	}
-	return strings.ToValidUTF8(s[:forge.MaxMessage-3], "") + "..."
 }
 
 // summaryOf is the Event of a set's pass that wrote, its objects named by
 // noun1 and nouns: "3 repositories: created 12, updated 4, renamed 1,
 // deleted 2 labels".
-func summaryOf(repos int, t repoOutcome, noun1, nouns string) string {
+func summaryOf(repos int, t Outcome, noun1, nouns string) string {
 	var parts []string
 	for _, c := range []struct {
 		verb string
 		n    int
-	}{{"created", t.created}, {"updated", t.updated}, {"renamed", t.renamed}, {"merged", t.merged}, {"deleted", t.deleted}} {
+	}{{"created", t.Created}, {"updated", t.Updated}, {"renamed", t.Renamed}, {"merged", t.Merged}, {"deleted", t.Deleted}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c.verb, c.n))
 		}
 	}
-	return fmt.Sprintf("%d %s: %s %s", repos, plural(repos, "repository", "repositories"), strings.Join(parts, ", "),
-		plural(t.created+t.updated+t.renamed+t.merged+t.deleted, noun1, nouns))
+	return fmt.Sprintf("%d %s: %s %s", repos, words.Plural(repos, "repository", "repositories"), strings.Join(parts, ", "),
+		words.Plural(t.Created+t.Updated+t.Renamed+t.Merged+t.Deleted, noun1, nouns))
 }
 
-// plural is one when n is 1, else many: the number's grammar in Events
-// and messages ("1 file", "2 files").
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// repositories resolves the set's repositories afresh: one repository
+// Repositories resolves the set's repositories afresh: one repository
 // listing per owner. Archived ones are skipped; named repositories that do
 // not exist are failures.
-func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.MemberFailure, error) {
+func (rs *Set) Repositories(ctx context.Context) ([]Repo, []reconciler.MemberFailure, error) {
 	sel := rs.sel
 	if sel.Organization != nil {
 		org := string(*sel.Organization)
-		all, err := rs.fc.ListOrgRepos(ctx, org)
+		all, err := rs.Forge.ListOrgRepos(ctx, org)
 		if err != nil {
 			return nil, nil, reconciler.ParentMissing(err, "organization "+org)
 		}
-		var out []repo
+		var out []Repo
 		rs.listed = make(map[string]bool, len(all))
-		rs.seen, rs.partial = make(map[int64]repo, len(all)), false
-		picks := setMatches(sel)
+		rs.seen, rs.partial = make(map[int64]Repo, len(all)), false
+		picks := Matches(sel)
 		for _, r := range all {
 			rs.listed[strings.ToLower(r.Name)] = true
 			// The listing carries each repository's topics: selecting by
@@ -431,11 +425,11 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 				out = append(out, rp)
 			}
 		}
-		slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
+		slices.SortFunc(out, func(a, b Repo) int { return strings.Compare(a.String(), b.String()) })
 		return out, nil, nil
 	}
 
-	byOwner := map[string][]repo{}
+	byOwner := map[string][]Repo{}
 	var owners []string
 	for _, n := range sel.Names {
 		owner, name, _ := strings.Cut(string(n), "/")
@@ -443,12 +437,12 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 		if _, ok := byOwner[k]; !ok {
 			owners = append(owners, k)
 		}
-		byOwner[k] = append(byOwner[k], repo{owner: owner, name: name})
+		byOwner[k] = append(byOwner[k], Repo{Owner: owner, Name: name})
 	}
 	slices.Sort(owners)
-	var out []repo
+	var out []Repo
 	var failures []reconciler.MemberFailure
-	rs.seen, rs.partial = map[int64]repo{}, false
+	rs.seen, rs.partial = map[int64]Repo{}, false
 	for _, k := range owners {
 		wanted := byOwner[k]
 		listed, err := rs.ownerRepos(ctx, wanted)
@@ -458,46 +452,46 @@ func (rs *repoSet) repositories(ctx context.Context) ([]repo, []reconciler.Membe
 		if err != nil {
 			rs.partial = true
 			for _, w := range wanted {
-				var o repoOutcome
-				o.failErr(err)
+				var o Outcome
+				o.FailErr(err)
 				failures = append(failures, memberFailure(w.String(), o.problems))
 			}
 			continue
 		}
 		for _, r := range listed {
-			owner := wanted[0].owner
+			owner := wanted[0].Owner
 			if r.Owner != nil {
 				owner = r.Owner.Login
 			}
 			rs.seen[r.ID] = listedRepo(owner, r)
 		}
 		for _, w := range wanted {
-			i := slices.IndexFunc(listed, func(r forge.Repository) bool { return strings.EqualFold(r.Name, w.name) })
+			i := slices.IndexFunc(listed, func(r forge.Repository) bool { return strings.EqualFold(r.Name, w.Name) })
 			switch {
 			case i < 0:
 				failures = append(failures, reconciler.MemberFailure{Member: w.String(), Reason: forgev1.ReasonParentNotFound,
 					Message: fmt.Sprintf("repository %s not found on the forge; waiting for it to exist", w)})
 			case !listed[i].Archived:
 				// With its topics: another set's claim on it may depend on them.
-				out = append(out, repo{owner: w.owner, name: w.name, topics: listed[i].Topics, topicsRead: true, id: listed[i].ID})
+				out = append(out, Repo{Owner: w.Owner, Name: w.Name, Topics: listed[i].Topics, TopicsRead: true, ID: listed[i].ID})
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b repo) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(out, func(a, b Repo) int { return strings.Compare(a.String(), b.String()) })
 	return out, failures, nil
 }
 
 // ownerRepos reads the named repositories of one owner: from its
 // organization's listing, or, for a user's repositories (no organization
 // listing), one read each; a repository that does not exist is left out.
-func (rs *repoSet) ownerRepos(ctx context.Context, wanted []repo) ([]forge.Repository, error) {
-	listed, err := rs.fc.ListOrgRepos(ctx, wanted[0].owner)
+func (rs *Set) ownerRepos(ctx context.Context, wanted []Repo) ([]forge.Repository, error) {
+	listed, err := rs.Forge.ListOrgRepos(ctx, wanted[0].Owner)
 	if !forge.IsNotFound(err) {
 		return listed, err
 	}
 	listed = nil
 	for _, w := range wanted {
-		r, err := rs.fc.GetRepo(ctx, w.owner, w.name)
+		r, err := rs.Forge.GetRepo(ctx, w.Owner, w.Name)
 		if forge.IsNotFound(err) {
 			continue
 		}
@@ -520,45 +514,36 @@ func selected(name string, include, exclude []forgev1.RepositoryGlob) bool {
 	return (len(include) == 0 || match(include)) && !match(exclude)
 }
 
-// setMatches says whether a selector picks a repository: by organization,
+// Matches says whether a selector picks a repository: by organization,
 // globs and topics (carriesTopics), or by name. A repository whose topics
 // were not read (one a Repository resource names) is picked on organization
 // and globs alone: that only makes the set list the organization afresh,
 // where the topics decide.
-func setMatches(sel forgev1.RepositorySelector) func(r repo) bool {
+func Matches(sel forgev1.RepositorySelector) func(r Repo) bool {
 	if sel.Organization != nil {
 		org := string(*sel.Organization)
-		return func(r repo) bool {
-			return strings.EqualFold(r.owner, org) && selected(r.name, sel.Include, sel.Exclude) &&
-				(!r.topicsRead || carriesTopics(r.topics, sel.Topics))
+		return func(r Repo) bool {
+			return strings.EqualFold(r.Owner, org) && selected(r.Name, sel.Include, sel.Exclude) &&
+				(!r.TopicsRead || carriesTopics(r.Topics, sel.Topics))
 		}
 	}
-	return func(r repo) bool {
+	return func(r Repo) bool {
 		return slices.ContainsFunc(sel.Names, func(n forgev1.RepositoryName) bool { return strings.EqualFold(string(n), r.String()) })
 	}
 }
 
-// boundList joins at most ten entries, saying how many more there are.
-func boundList(items []string) string {
-	const shown = 10
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(append(items[:shown:shown], fmt.Sprintf("and %d more", len(items)-shown)), ", ")
-}
-
-// removeListed deletes a set's objects from every matched repository
+// RemoveListed deletes a set's objects from every matched repository
 // (deletionPolicy Delete), from listings taken now: doomed lists, through
 // fresh (a view of the set's client that lists afresh), those of r that the
 // set lists and no other resource holds, del deletes one. A
 // repository that would lose more than max loses none and the set keeps
 // its finalizer (Stalled) until the limit is raised or the policy is
 // Orphan; a repository that is gone has nothing left to delete.
-func removeListed[T any](ctx context.Context, rs *repoSet, max int,
-	doomed func(ctx context.Context, fresh forge.Interface, r repo) ([]T, error), del func(ctx context.Context, r repo, item T) error) (string, error) {
+func RemoveListed[T any](ctx context.Context, rs *Set, max int,
+	doomed func(ctx context.Context, fresh forge.Interface, r Repo) ([]T, error), del func(ctx context.Context, r Repo, item T) error) (string, error) {
 	fresh := *rs
-	fresh.fc = forge.Fresh(rs.fc)
-	repos, _, err := fresh.repositories(ctx)
+	fresh.Forge = forge.Fresh(rs.Forge)
+	repos, _, err := fresh.Repositories(ctx)
 	if forge.IsNotFound(err) {
 		// The organization is gone, and its objects with it: holding the
 		// finalizer would block the set's deletion for ever.
@@ -571,7 +556,7 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 	var errs []error
 	var over []string
 	for _, r := range repos {
-		items, err := doomed(ctx, fresh.fc, r)
+		items, err := doomed(ctx, fresh.Forge, r)
 		if err != nil {
 			if !forge.IsNotFound(err) {
 				errs = append(errs, err)
@@ -601,78 +586,101 @@ func removeListed[T any](ctx context.Context, rs *repoSet, max int,
 	if len(over) > 0 {
 		return "", reconciler.Stall(forgev1.ReasonTooManyDeletions,
 			"deleting the set would delete more than maxDeletionsPerRepository %d %s in %s; deleted none there (%d %s deleted elsewhere): raise the limit, or set deletionPolicy Orphan to leave them",
-			max, rs.nouns, boundList(over), deleted, rs.nouns)
+			max, rs.nouns, words.BoundList(over), deleted, rs.nouns)
 	}
 	return fmt.Sprintf("deleted %d %s of the set in %d of %d repositories", deleted, rs.nouns, touched, len(repos)), nil
 }
 
-// unlisted is how a set kind deletes, in Authoritative mode, the objects
+// Unlisted is how a set kind deletes, in Authoritative mode, the objects
 // of one repository it does not list.
-type unlisted[T any] struct {
-	// report: removals Report, which deletes none and lists them as
-	// pending removals of kind (Label, BranchProtection).
-	report bool
-	kind   string
-	// keep holds what stays: listed, preserved, or another resource's.
-	keep func(T) bool
-	// relist takes the repository's listing through fresh, a view of the
+type Unlisted[T any] struct {
+	// Report: removals Report, which deletes none and lists them as
+	// pending removals of Kind (Label, BranchProtection).
+	Report bool
+	Kind   string
+	// Keep holds what stays: listed, preserved, or another resource's.
+	Keep func(T) bool
+	// Relist takes the repository's listing through fresh, a view of the
 	// set's client that lists afresh: now, never a kept one.
-	relist func(ctx context.Context, fresh forge.Interface) ([]T, error)
-	name   func(T) string
-	del    func(ctx context.Context, item T) error
-	max    int
-	nouns  string
+	Relist func(ctx context.Context, fresh forge.Interface) ([]T, error)
+	Name   func(T) string
+	Del    func(ctx context.Context, item T) error
+	Max    int
+	Nouns  string
 }
 
-// deleteUnlisted deletes, within u.max, the objects of all that u.keep
+// DeleteUnlisted deletes, within u.Max, the objects of all that u.Keep
 // does not keep, relisted through a fresh view of fc. Deletions decide on
 // a listing taken now, after this pass's own writes, never on the kept
 // one: an object renamed since (into a preserve pattern, say) is seen
 // under its current name, and every object deleted is one just read. More
-// than u.max in the repository: none is deleted (TooManyDeletions).
-// Without write it only reports. With u.report it deletes none, whatever
+// than u.Max in the repository: none is deleted (TooManyDeletions).
+// Without write it only reports. With u.Report it deletes none, whatever
 // their number, and lists them in o.pending, decided as a deletion would
-// be: on a fresh listing, and keeping what u.keep keeps.
-func deleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *repoOutcome, all []T, u unlisted[T], write bool) {
+// be: on a fresh listing, and keeping what u.Keep keeps.
+func DeleteUnlisted[T any](ctx context.Context, fc forge.Interface, o *Outcome, all []T, u Unlisted[T], write bool) {
 	doomedOf := func(all []T) []T {
-		return slices.DeleteFunc(slices.Clone(all), u.keep)
+		return slices.DeleteFunc(slices.Clone(all), u.Keep)
 	}
 	doomed := doomedOf(all)
 	if len(doomed) > 0 && write {
-		fresh, err := u.relist(ctx, forge.Fresh(fc))
+		fresh, err := u.Relist(ctx, forge.Fresh(fc))
 		if err != nil {
-			o.failErr(err)
+			o.FailErr(err)
 			return
 		}
 		doomed = doomedOf(fresh)
 	}
-	if u.report {
+	if u.Report {
 		items := make([]forgev1.PendingRemoval, len(doomed))
 		for i, d := range doomed {
-			items[i] = forgev1.PendingRemoval{Kind: u.kind, Name: u.name(d)}
+			items[i] = forgev1.PendingRemoval{Kind: u.Kind, Name: u.Name(d)}
 		}
-		o.reportRemovals(items...)
+		o.ReportRemovals(items...)
 		return
 	}
-	if len(doomed) > u.max {
+	if len(doomed) > u.Max {
 		names := make([]string, len(doomed))
 		for i, d := range doomed {
-			names[i] = strconv.Quote(u.name(d))
+			names[i] = strconv.Quote(u.Name(d))
 		}
-		o.fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted %s (%s), more than maxDeletionsPerRepository %d; deleted none",
-			len(doomed), u.nouns, boundList(names), u.max)
+		o.Fail(forgev1.ReasonTooManyDeletions, true, "would delete %d unlisted %s (%s), more than maxDeletionsPerRepository %d; deleted none",
+			len(doomed), u.Nouns, words.BoundList(names), u.Max)
 		return
 	}
 	for _, d := range doomed {
-		o.diffs = append(o.diffs, fmt.Sprintf("delete %q", u.name(d)))
-		o.removes++
+		o.Diffs = append(o.Diffs, fmt.Sprintf("delete %q", u.Name(d)))
+		o.Removes++
 		if !write {
 			continue
 		}
-		if err := u.del(ctx, d); err != nil && !forge.IsNotFound(err) {
-			o.failErr(err)
+		if err := u.Del(ctx, d); err != nil && !forge.IsNotFound(err) {
+			o.FailErr(err)
 			return
 		}
-		o.deleted++
+		o.Deleted++
 	}
+}
+
+// RepoRefs is the RepoRefs of a set kind: the repositories it names, or
+// every repository of the organization it selects from. (Archived members
+// are skipped by the set itself.)
+func RepoRefs(sel forgev1.RepositorySelector) []string {
+	if sel.Organization != nil {
+		return []string{string(*sel.Organization) + "/*"}
+	}
+	out := make([]string, 0, len(sel.Names))
+	for _, n := range sel.Names {
+		out = append(out, string(n))
+	}
+	return out
+}
+
+// Selects is the SelectsRepository of a set kind: a Repository resource
+// that becomes Ready re-runs the sets that pick it, by organization and
+// globs or by name. Its topics are not at hand here: a set selecting by
+// topics is re-run on organization and globs, and its pass reads the
+// topics afresh from the listing.
+func Selects(sel forgev1.RepositorySelector, owner, name string) bool {
+	return Matches(sel)(Repo{Owner: owner, Name: name})
 }

@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package planning is plan's machinery: each kind's own Connect and
+// Observe (or, for a set kind, its Sync without writing) run over a forge
+// client that refuses every write and a reader of the cluster that reads
+// only what plan may, and what they find mapped as the loop would decide
+// (plan.Item). The list of kinds is not here: package controllers passes
+// its registry's planners to Run (controllers.Plan). It serves package
+// controllers; of the kinds' shared pieces it imports only secrets.
+package planning
 
 import (
 	"context"
@@ -29,15 +36,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
-// PlanEnv is what Plan works with.
-type PlanEnv struct {
-	// Forge is the forge's client; Plan reaches it only through forge.ReadOnly.
+// Env is what a plan works with.
+type Env struct {
+	// Forge is the forge's client; plan reaches it only through forge.ReadOnly.
 	Forge *forge.Client
 	// Server is what the forge is, from its reported version.
 	Server forge.Server
@@ -54,13 +62,18 @@ type PlanEnv struct {
 	DigestKey types.NamespacedName
 }
 
-// Plan tells, per object of the operator's kinds in objs, what the operator
-// would do: it runs each kind's own Connect and Observe (the code the loop
-// runs) over a forge client that refuses every write, and maps the
-// observation as the loop would. Objects of other kinds are left out.
-func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) []plan.Item {
+// Kinds gives each kind's Planner by kind name ("LabelSet"), given the
+// digests plan compares sent secrets with and every object being planned
+// (a set's planner reads those that may claim what it would manage).
+type Kinds func(digests *secretdigest.Digester, objs []*unstructured.Unstructured) map[string]Planner
+
+// Run tells, per object of the kinds in objs, what the operator would do:
+// it runs each kind's own Connect and Observe (the code the loop runs)
+// over a forge client that refuses every write, and maps the observation
+// as the loop would. Objects of other kinds are left out.
+func Run(ctx context.Context, env Env, objs []*unstructured.Unstructured, kinds Kinds) []plan.Item {
 	reader := planReader{r: env.Reader, ns: env.Namespace, key: env.DigestKey}
-	st := &planState{
+	st := &state{
 		env:     env,
 		fc:      forge.ReadOnly(env.Forge),
 		reader:  reader,
@@ -68,12 +81,7 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 		keys:    map[string]string{},
 		ids:     map[string]string{},
 	}
-	planners := map[string]planner{}
-	for _, k := range registry(st.digests, nil) {
-		if p, err := k.planner(objs); err == nil {
-			planners[k.kind] = p
-		}
-	}
+	planners := kinds(st.digests, objs)
 	// In a fixed order, so that of two resources claiming one forge object
 	// the same one is reported as the conflict every time, as the loop
 	// leaves the older (here: first by name) in charge.
@@ -97,8 +105,9 @@ func Plan(ctx context.Context, env PlanEnv, objs []*unstructured.Unstructured) [
 	return items
 }
 
-type planState struct {
-	env     PlanEnv
+// state is one plan's: its clients and what it planned so far.
+type state struct {
+	env     Env
 	fc      forge.Interface
 	reader  planReader
 	digests *secretdigest.Digester
@@ -107,8 +116,15 @@ type planState struct {
 	keys, ids map[string]string
 }
 
-type planner interface {
-	plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item
+// Planner plans the objects of one kind (ForKind, ForSet).
+type Planner interface {
+	plan(ctx context.Context, u *unstructured.Unstructured, st *state) plan.Item
+}
+
+// ForKind plans the objects of kind with its own Connect and Observe;
+// creates is false for a kind whose objects the forge makes (runners).
+func ForKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) Planner {
+	return kindPlanner[T]{kind: kind, creates: creates}
 }
 
 // kindPlanner plans one object of kind T with T's own code.
@@ -118,7 +134,7 @@ type kindPlanner[T forgev1.Managed] struct {
 	creates bool
 }
 
-func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
+func (p kindPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *state) plan.Item {
 	if err := st.live(ctx, u); err != nil {
 		return plan.Item{Action: plan.Error, Reason: err.Error()}
 	}
@@ -252,7 +268,7 @@ func changesOf(obs reconciler.Observation) []plan.Change {
 		out = append(out, plan.Change{Field: c.Field, Forge: c.Have, Spec: c.Want})
 	}
 	for _, f := range obs.Unknown {
-		out = append(out, plan.Change{Field: f, Forge: shownSecret, Spec: plan.UnknownValue})
+		out = append(out, plan.Change{Field: f, Forge: secrets.Shown, Spec: plan.UnknownValue})
 	}
 	slices.SortStableFunc(out, func(a, b plan.Change) int { return strings.Compare(a.Field, b.Field) })
 	return out
@@ -261,7 +277,7 @@ func changesOf(obs reconciler.Observation) []plan.Change {
 // live puts the status (forge id, secrets sent) and UID of the resource as
 // it is in the cluster into u, so that it is planned as the operator would
 // see it; nothing when plan has no cluster or the resource is not there.
-func (st *planState) live(ctx context.Context, u *unstructured.Unstructured) error {
+func (st *state) live(ctx context.Context, u *unstructured.Unstructured) error {
 	if st.env.Reader == nil || u.GetNamespace() != st.env.Namespace {
 		return nil
 	}

@@ -14,19 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package sets
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
@@ -37,7 +40,7 @@ import (
 
 // roundSetup is a fake forge with organization acme holding repos, a
 // client of it, and a LabelSet of two labels over the organization.
-func roundSetup(t *testing.T, repos int) (*fakeforge.Server, forge.Interface, client.Reader, *forgev1.LabelSet) {
+func roundSetup(t *testing.T, repos int) (*fakeforge.Server, forge.Interface, client.Client, *forgev1.LabelSet) {
 	t.Helper()
 	ff, srv := fakeforge.NewTestServer(t, fakeforge.WithToken("t"))
 	if _, err := ff.CreateOrg("acme"); err != nil {
@@ -52,13 +55,51 @@ func roundSetup(t *testing.T, repos int) (*fakeforge.Server, forge.Interface, cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := labelClaimsCache(t)
+	cache := emptyCache(t)
 	org := forgev1.OwnerName("acme")
 	s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "std", UID: "set-uid", Generation: 1},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
 			Repositories: forgev1.RepositorySelector{Organization: &org},
 			Labels:       []forgev1.LabelSetLabel{{Name: "kind/bug", Color: "#ff0000"}, {Name: "kind/feature", Color: "#00ff00"}}}}
 	return ff, fc, cache, s
+}
+
+// emptyCache is the cache a set's pass reads the Repository resources
+// from, empty.
+func emptyCache(t *testing.T) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).Build()
+}
+
+// labelPass is one pass of set s that writes the set's labels into each
+// repository the round has not done: a set kind's work reduced to what the
+// rounds see (a listing per repository, a write per label missing).
+func labelPass(ctx context.Context, s *forgev1.LabelSet, pass *reconciler.Pass, rds *rounds.Store[Repo]) (reconciler.SetResult, error) {
+	set := New(s, s.Spec.Repositories, pass, rds, "label", "labels")
+	return set.Run(ctx, true, &s.Status.SetStatus, func(ctx context.Context, r Repo) *Outcome {
+		o := &Outcome{}
+		scope := forge.RepoScope(r.Owner, r.Name)
+		have, err := pass.Forge.ListLabels(ctx, scope)
+		if err != nil {
+			o.FailErr(err)
+			return o
+		}
+		for _, l := range s.Spec.Labels {
+			if slices.ContainsFunc(have, func(h forge.Label) bool { return h.Name == string(l.Name) }) {
+				continue
+			}
+			if _, err := pass.Forge.CreateLabel(ctx, scope, forge.CreateLabelOption{Name: string(l.Name), Color: forge.NormalizeColor(l.Color)}); err != nil {
+				o.FailErr(err)
+				return o
+			}
+			o.Created++
+		}
+		return o
+	})
 }
 
 // labelListings counts the label listings of each repository the fake served.
@@ -81,14 +122,13 @@ func TestSetRoundGoesOnWherePassStopped(t *testing.T) {
 	const repos = 8
 	ff, fc, cache, s := roundSetup(t, repos)
 	ff.InjectFault(fakeforge.Fault{Method: http.MethodGet, Path: "/repos/acme/*/labels", Count: -1, Delay: 300 * time.Millisecond})
-	rds := rounds.NewStore[repo]()
+	rds := rounds.NewStore[Repo]()
 	pass := &reconciler.Pass{Forge: fc, Cache: cache, Interval: time.Hour}
 
 	var results []reconciler.SetResult
 	for len(results) < 3*repos {
 		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
-		res, err := e.Sync(ctx, true)
+		res, err := labelPass(ctx, s, pass, rds)
 		cancel()
 		if err != nil {
 			t.Fatalf("pass %d: %v", len(results)+1, err)
@@ -131,8 +171,7 @@ func TestSetRoundGoesOnWherePassStopped(t *testing.T) {
 	// The round is complete: a pass before the next interval compares
 	// nothing again.
 	ff.ClearRequests()
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
-	res, err := e.Sync(context.Background(), true)
+	res, err := labelPass(context.Background(), s, pass, rds)
 	if err != nil || res.Unfinished || res.InSync != repos {
 		t.Fatalf("pass after the round: %+v, %v", res, err)
 	}
@@ -160,8 +199,7 @@ func TestSetRoundTakesArrivals(t *testing.T) {
 			}
 			return time.Time{}
 		}}
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds.NewStore[repo](), "label", "labels")}
-	res, err := e.Sync(context.Background(), true)
+	res, err := labelPass(context.Background(), s, pass, rounds.NewStore[Repo]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +231,11 @@ func TestSetRoundTakesDeclaredRepositories(t *testing.T) {
 	r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "late"},
 		Spec:   forgev1.RepositorySpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}, Owner: "acme"},
 		Status: forgev1.RepositoryStatus{ManagedStatus: forgev1.ManagedStatus{ID: late.ID}}}
-	if err := cache.(client.Client).Create(ctx, r); err != nil {
+	if err := cache.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	pass := &reconciler.Pass{Forge: snaps.Reading(&forge.ReadPolicy{MaxAge: time.Hour}), Cache: cache, Interval: time.Hour}
-	e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rounds.NewStore[repo](), "label", "labels")}
-	res, err := e.Sync(ctx, true)
+	res, err := labelPass(ctx, s, pass, rounds.NewStore[Repo]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,13 +261,12 @@ func TestSetRoundWithoutTimeForArrivals(t *testing.T) {
 	}})
 	pass := &reconciler.Pass{Forge: fc, Cache: cache, Interval: time.Hour,
 		Arrived: func() time.Time { return time.Unix(0, arrived.Load()) }}
-	rds := rounds.NewStore[repo]()
+	rds := rounds.NewStore[Repo]()
 	sync := func(d time.Duration) reconciler.SetResult {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
-		e := &labelSet{obj: s, repoSet: newRepoSet(s, s.Spec.Repositories, pass, rds, "label", "labels")}
-		res, err := e.Sync(ctx, true)
+		res, err := labelPass(ctx, s, pass, rds)
 		if err != nil {
 			t.Fatal(err)
 		}

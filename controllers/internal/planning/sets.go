@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package planning
 
 import (
 	"context"
@@ -55,17 +55,18 @@ type claimer interface {
 	ClaimKinds() []client.Object
 }
 
-// newSetPlanner indexes the planned objects of the kind's ClaimKinds by
-// the Key of their forgeRef (a Forge's name, or ClusterForge/NAME), as the
+// ForSet plans the objects of set kind kind with its own Sync, without
+// writing. It indexes the planned objects of the kind's ClaimKinds by the
+// Key of their forgeRef (a Forge's name, or ClusterForge/NAME), as the
 // manager's cache does.
-func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstructured.Unstructured) (setPlanner[T], error) {
+func ForSet[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstructured.Unstructured) (Planner, error) {
 	var claimKinds []client.Object
 	if c, ok := any(kind).(claimer); ok {
 		claimKinds = c.ClaimKinds()
 	}
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
-		return setPlanner[T]{}, err
+		return nil, err
 	}
 	forgeRef := func(o client.Object) []string {
 		return []string{o.(forgev1.Managed).GetManagedSpec().ForgeRef.Key()}
@@ -77,7 +78,7 @@ func newSetPlanner[T forgev1.Managed](kind reconciler.SetKind[T], objs []*unstru
 		b = b.WithIndex(o, claims.IndexForgeRef, forgeRef)
 		gvk, err := apiutil.GVKForObject(o, scheme)
 		if err != nil {
-			return setPlanner[T]{}, err
+			return nil, err
 		}
 		byKind[gvk.Kind] = o
 	}
@@ -130,7 +131,7 @@ func planConnection(k types.NamespacedName, ref forgev1.ForgeReference) client.O
 	return f
 }
 
-func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *planState) plan.Item {
+func (p setPlanner[T]) plan(ctx context.Context, u *unstructured.Unstructured, st *state) plan.Item {
 	if err := st.live(ctx, u); err != nil {
 		return plan.Item{Action: plan.Error, Reason: err.Error()}
 	}
