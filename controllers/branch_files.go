@@ -23,6 +23,7 @@ import (
 	"net/http"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
@@ -35,7 +36,7 @@ import (
 // downloaded); one commit carries every file that differs.
 type branchFiles struct {
 	fc forge.Interface
-	childAt
+	child.At
 	// repo is the repository as its owner's listing has it (empty or not,
 	// its object format), branch the branch the files are kept on.
 	repo   *forge.Repository
@@ -69,9 +70,9 @@ func (b *branchFiles) listBlobs(ctx context.Context) (map[string]string, error) 
 		return map[string]string{}, nil
 	case forge.IsRefNotFound(err):
 		return nil, reconciler.Wait(forgev1.ReasonParentNotFound,
-			"branch %q of %s not found on the forge; waiting for it to exist", b.branch, b.describe())
+			"branch %q of %s not found on the forge; waiting for it to exist", b.branch, b.Describe())
 	case err != nil:
-		return nil, b.classify(err)
+		return nil, b.Classify(err)
 	}
 	return tree.Blobs(), nil
 }
@@ -140,7 +141,7 @@ func (b *branchFiles) commit(ctx context.Context) (string, error) {
 		}
 		if attempt > 0 {
 			return "", reconciler.Wait(forgev1.ReasonForgeError,
-				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.branch, b.describe(), err)
+				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.branch, b.Describe(), err)
 		}
 		blobs, err := b.listBlobs(ctx)
 		if err != nil {
@@ -183,11 +184,11 @@ func (b *branchFiles) refused(err error) error {
 	}
 	switch fe.StatusCode {
 	case http.StatusForbidden, http.StatusUnprocessableEntity:
-		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.branch, b.describe(), fe.Message)
+		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.branch, b.Describe(), fe.Message)
 	case http.StatusLocked:
 		return reconciler.Stall(forgev1.ReasonRepositoryArchived, "repository %s/%s is archived: no write is attempted until it is unarchived", b.Owner, b.Repo)
 	}
-	return b.classify(err)
+	return b.Classify(err)
 }
 
 // fileContents reads the contents of files (inline, or a ConfigMap key of

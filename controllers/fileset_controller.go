@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -44,7 +46,7 @@ import (
 // owner's repository listing and one tree listing per repository, and
 // writes nothing.
 type fileSetKind struct {
-	kindBase[forgev1.FileSet, forgev1.FileSetList]
+	kinds.Base[forgev1.FileSet, forgev1.FileSetList]
 	*rounds.Store[repo] // forgets the round of a set that is gone
 }
 
@@ -217,11 +219,11 @@ func (e *fileSet) held(r repo, found *forge.Repository, branch string, releasing
 // repositories came from, cached for the interval) has it, else read by
 // name (made since); nil when it is gone.
 func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repository, error) {
-	all, err := ownerRepos(ctx, fc, r.owner)
+	all, err := child.OwnerRepos(ctx, fc, r.owner)
 	if err != nil {
 		return nil, err
 	}
-	if found := findRepo(all, r.name); found != nil {
+	if found := child.FindRepo(all, r.name); found != nil {
 		return found, nil
 	}
 	found, err := fc.GetRepo(ctx, r.owner, r.name)
@@ -235,7 +237,7 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repos
 // with the paths others hold there.
 func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
 	s := e.obj.Spec
-	b := &branchFiles{fc: fc, childAt: childAt{scope: scope{forge.Scope{Owner: r.owner, Repo: found.Name}}, what: "files"},
+	b := &branchFiles{fc: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.owner, Repo: found.Name}}, What: "files"},
 		repo: found, branch: found.DefaultBranch, files: s.Files, contents: e.contents, mode: s.Mode,
 		message: s.Message, author: s.Author, deleting: releasing}
 	if s.Branch != nil {

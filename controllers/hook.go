@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -53,23 +54,23 @@ const (
 // Describe ever carry them. digests keys the record of the secret values
 // sent (see secretdigest); sent what this manager sent last (see secrets.Sent).
 func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.Sent, list client.ObjectList,
-	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)) repoChild[T] {
+	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place)) child.Kind[T] {
 	k := hooks[T]{digests: digests, sent: sent, parts: parts}
-	return repoChild[T]{
-		shown: func(obj T) string {
+	return child.Kind[T]{
+		Shown: func(obj T) string {
 			spec, _, _ := parts(obj)
 			if spec.Name != "" {
 				return fmt.Sprintf("%s hook %q", spec.Type, spec.Name)
 			}
 			return fmt.Sprintf("%s hook", spec.Type)
 		},
-		where: func(obj T) scope {
+		Where: func(obj T) child.Place {
 			_, _, sc := parts(obj)
 			return sc
 		},
-		list:        list,
-		unknownNote: hookUnknownNote,
-		secrets: func(obj T) []string {
+		List:          list,
+		UnknownNoteOf: hookUnknownNote,
+		SecretsOf: func(obj T) []string {
 			spec, _, _ := parts(obj)
 			var names []string
 			for _, ref := range []*forgev1.SecretKeySelector{spec.URLSecretRef, spec.SecretRef, spec.AuthorizationHeaderSecretRef} {
@@ -79,7 +80,7 @@ func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.S
 			}
 			return names
 		},
-		connect: k.connect,
+		External: k.connect,
 	}
 }
 
@@ -87,12 +88,12 @@ func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.S
 type hooks[T forgev1.Managed] struct {
 	digests *secretdigest.Digester
 	sent    *secrets.Sent
-	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
+	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place)
 }
 
 // connect reads the referenced Secrets. While the resource is being deleted
 // a missing Secret is no obstacle: the hook is found by status.id.
-func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 	spec, status, _ := k.parts(obj)
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if !deleting && pass.Server.Lacks(forge.GateWorkflowRunEvent) && slices.Contains(spec.Events, "workflow_run") {
@@ -101,7 +102,7 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 		return nil, reconciler.Stall(forgev1.ReasonUnsupported, "%s: remove it from spec.events or upgrade the forge",
 			pass.Server.Unsupported([]forge.Gate{forge.GateWorkflowRunEvent}))
 	}
-	e := &hook{spec: spec, status: status, childAt: at, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
+	e := &hook{spec: spec, status: status, At: at, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		uid: obj.GetUID(), sentTo: k.sent, deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
@@ -157,7 +158,7 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 type hook struct {
 	spec   *forgev1.HookSpec
 	status *forgev1.HookStatus
-	childAt
+	child.At
 	fc        forge.HooksClient
 	pending   bool
 	deleting  bool
@@ -212,7 +213,7 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 func (e *hook) adoptable(ctx context.Context, skip int64) (*forge.Hook, error) {
 	all, err := e.fc.ListHooks(ctx, e.Scope)
 	if err != nil {
-		return nil, e.classify(err)
+		return nil, e.Classify(err)
 	}
 	var match []forge.Hook
 	for _, h := range all {
@@ -342,7 +343,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	h, err := e.fc.CreateHook(ctx, e.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	e.sent(h.ID)
 	return reconciler.Observation{Exists: true, ID: h.ID}, nil

@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -54,7 +56,7 @@ import (
 // Receiver with the endpoint, which then accepts the deliveries signed
 // with its secret.
 type receiverKind struct {
-	kindBase[forgev1.Receiver, forgev1.ReceiverList]
+	kinds.Base[forgev1.Receiver, forgev1.ReceiverList]
 	endpoint *receiver.Endpoint
 }
 
@@ -512,7 +514,7 @@ const hookTypeGitea = "gitea"
 // branchWoken is a repository child whose objects depend on the
 // repository's branches (a branch rule): a branch created there (a
 // Receiver's create event) passes over it at once.
-type branchWoken[T forgev1.Managed] struct{ repoChild[T] }
+type branchWoken[T forgev1.Managed] struct{ child.Kind[T] }
 
 // WokenByBranches marks the kind (reconciler.BranchWoken).
 func (branchWoken[T]) WokenByBranches() {}

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -47,17 +48,17 @@ import (
 // that lists it in that repository and branch.
 type repositoryFileKind struct {
 	// The ConfigMaps its files come from (reconciler.ConfigMapReader),
-	// declared beside the kind's repoChild.
-	repoChild[*forgev1.RepositoryFile]
+	// declared beside the kind's child.Kind.
+	child.Kind[*forgev1.RepositoryFile]
 }
 
 func newRepositoryFileKind() repositoryFileKind {
-	return repositoryFileKind{repoChild[*forgev1.RepositoryFile]{
-		noun:    "files",
-		shown:   filePaths,
-		where:   func(f *forgev1.RepositoryFile) scope { return scopeOf(&f.Spec.Repository, nil) },
-		list:    &forgev1.RepositoryFileList{},
-		connect: connectRepositoryFile,
+	return repositoryFileKind{child.Kind[*forgev1.RepositoryFile]{
+		Noun:     "files",
+		Shown:    filePaths,
+		Where:    func(f *forgev1.RepositoryFile) child.Place { return child.PlaceOf(&f.Spec.Repository, nil) },
+		List:     &forgev1.RepositoryFileList{},
+		External: connectRepositoryFile,
 	}}
 }
 
@@ -102,8 +103,8 @@ func filePaths(f *forgev1.RepositoryFile) string {
 	return strings.Join(paths, ", ")
 }
 
-func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-	e := &repoFiles{obj: f, cache: pass.Cache, branchFiles: branchFiles{fc: pass.Forge, childAt: at,
+func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+	e := &repoFiles{obj: f, cache: pass.Cache, branchFiles: branchFiles{fc: pass.Forge, At: at,
 		files: f.Spec.Files, mode: f.Spec.Mode, message: f.Spec.Message, author: f.Spec.Author,
 		deleting: !f.DeletionTimestamp.IsZero(), contents: map[string][]byte{}}}
 	if e.deleting {
@@ -180,16 +181,16 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 // resource of the owner, one per interval), or by name when the listing
 // lacks it (made since).
 func (e *repoFiles) findRepo(ctx context.Context) (*forge.Repository, error) {
-	all, err := ownerRepos(ctx, e.fc, e.Owner)
+	all, err := child.OwnerRepos(ctx, e.fc, e.Owner)
 	if err != nil {
 		return nil, err
 	}
-	if r := findRepo(all, e.Repo); r != nil {
+	if r := child.FindRepo(all, e.Repo); r != nil {
 		return r, nil
 	}
 	r, err := e.fc.GetRepo(ctx, e.Owner, e.Repo)
 	if err != nil {
-		return nil, e.classify(err)
+		return nil, e.Classify(err)
 	}
 	return r, nil
 }
@@ -244,7 +245,7 @@ func (e *repoFiles) Update(ctx context.Context, _ reconciler.Observation) error 
 func (e *repoFiles) Delete(ctx context.Context, _ reconciler.Observation) error {
 	if e.obj.Spec.Mode == forgev1.FileModeCreateOnly {
 		return reconciler.Leave(corev1.EventTypeNormal, forgev1.ReasonOrphaned,
-			"left %s in %s: files written CreateOnly belong to the repository once written", filePaths(e.obj), e.describe())
+			"left %s in %s: files written CreateOnly belong to the repository once written", filePaths(e.obj), e.Describe())
 	}
 	return e.commit(ctx)
 }

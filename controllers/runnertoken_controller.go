@@ -29,7 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -66,11 +68,11 @@ const runnerTokenKindName = "RunnerRegistrationToken"
 // and otherwise says so (Warning TokenUnchanged). The token never leaves
 // the Secret: no status, Event, log or error holds it.
 type runnerTokenKind struct {
-	kindBase[forgev1.RunnerRegistrationToken, forgev1.RunnerRegistrationTokenList]
+	kinds.Base[forgev1.RunnerRegistrationToken, forgev1.RunnerRegistrationTokenList]
 }
 
-func runnerTokenScope(t *forgev1.RunnerRegistrationToken) scope {
-	return scopeOf(t.Spec.Repository, t.Spec.Organization)
+func runnerTokenScope(t *forgev1.RunnerRegistrationToken) child.Place {
+	return child.PlaceOf(t.Spec.Repository, t.Spec.Organization)
 }
 
 // runnerTokenWhere names the token's scope for messages.
@@ -78,7 +80,7 @@ func runnerTokenWhere(t *forgev1.RunnerRegistrationToken) string {
 	if t.Instance() {
 		return "the instance"
 	}
-	return runnerTokenScope(t).describe()
+	return runnerTokenScope(t).Describe()
 }
 
 // Key: none. Any number of resources may hold a scope's token (the forge
@@ -96,10 +98,16 @@ func (runnerTokenKind) Secrets(t *forgev1.RunnerRegistrationToken) []string {
 }
 
 func (runnerTokenKind) RepoRefs(t *forgev1.RunnerRegistrationToken) []string {
-	return runnerTokenScope(t).repoRefs()
+	return runnerTokenScope(t).RepoRefs()
 }
 func (runnerTokenKind) BeforeWrite(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass) error {
-	return runnerTokenScope(t).beforeWrite(ctx, pass)
+	return runnerTokenScope(t).BeforeWrite(ctx, pass)
+}
+
+// WriteScopes of a RunnerRegistrationToken: asking for the token is a
+// POST in its scope (an instance's under /admin).
+func (runnerTokenKind) WriteScopes(t *forgev1.RunnerRegistrationToken, _ *reconciler.Pass, _ bool) []string {
+	return []string{forge.WriteScopeOf(runnerTokenScope(t).Scope)}
 }
 
 // Connect reads the token's Secret, which must be this resource's own.

@@ -49,7 +49,9 @@ var layers = []struct {
 	// them, never the other way round.
 	root: "github.com/forgeops/forge-operator/controllers", pattern: "/internal/...",
 	may: map[string][]string{
+		"/internal/child":   nil,
 		"/internal/compare": nil,
+		"/internal/kinds":   nil,
 		"/internal/rounds":  nil,
 		"/internal/secrets": nil,
 	},
