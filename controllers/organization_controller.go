@@ -151,7 +151,7 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 }
 
 // shownSecret stands for a Secret-backed value in a Change: never printed.
-const shownSecret = "(secret)"
+const shownSecret = compare.ShownSecret
 
 // organizationExport writes the Organization with every setting the forge
 // holds.

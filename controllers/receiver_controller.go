@@ -33,6 +33,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -198,7 +199,7 @@ func (e *receiverSet) hookEvents() []string {
 	for _, ev := range e.obj.ReceiverEvents() {
 		out = append(out, string(ev))
 	}
-	return normalizeEvents(out)
+	return hooks.NormalizeEvents(out)
 }
 
 func (e *receiverSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
@@ -458,7 +459,7 @@ func hookDiff(h *forge.Hook, events []string) []string {
 	if !h.Active {
 		diff = append(diff, "active")
 	}
-	if !slices.Equal(normalizeEvents(h.Events), events) {
+	if !slices.Equal(hooks.NormalizeEvents(h.Events), events) {
 		diff = append(diff, "events")
 	}
 	if h.BranchFilter != "" && h.BranchFilter != "*" {

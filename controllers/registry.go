@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -184,10 +185,10 @@ func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
 func Exporters() []export.Writer {
 	return []export.Writer{
 		organizationExport,
-		orgHookExport,
+		hooks.OrgExport,
 		labelExport,
 		repositoryExport,
-		repoHookExport,
+		hooks.RepoExport,
 		runnerSettingExport,
 		actionsVariableExport,
 		actionsSecretExport,

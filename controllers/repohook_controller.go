@@ -19,6 +19,7 @@ package controllers
 import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -29,9 +30,9 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repohooks/finalizers,verbs=update
 
 // repoHookKind manages repository webhooks: OrgHook's implementation over
-// a repository (see hookKind).
+// a repository (see hooks.Kind).
 func repoHookKind(digests *secretdigest.Digester) child.Kind[*forgev1.RepoHook] {
-	return hookKind(digests, secrets.NewSent(), &forgev1.RepoHookList{},
+	return hooks.Kind(digests, secrets.NewSent(), &forgev1.RepoHookList{},
 		func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place) {
 			return &h.Spec.HookSpec, &h.Status, child.PlaceOf(&h.Spec.Repository, nil)
 		})

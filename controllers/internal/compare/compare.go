@@ -52,6 +52,9 @@ func Show(v any) string {
 	return fmt.Sprint(v)
 }
 
+// ShownSecret stands for a Secret-backed value in a Change: never printed.
+const ShownSecret = "(secret)"
+
 // SetIf copies *src into *dst when src is set.
 func SetIf[V any](dst *V, src *V) {
 	if src != nil {
