@@ -28,6 +28,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/files"
 	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -42,7 +43,7 @@ import (
 
 // fileSetKind keeps one list of files in many repositories: a set kind on
 // the set machinery (repo_set.go), each repository brought to the list as
-// a RepositoryFile brings its one (branchFiles). At rest a pass reads the
+// a RepositoryFile brings its one (files.Branch). At rest a pass reads the
 // owner's repository listing and one tree listing per repository, and
 // writes nothing.
 type fileSetKind struct {
@@ -81,7 +82,7 @@ type fileSet struct {
 func (e *fileSet) Unknown() []string { return e.unknown }
 
 func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
-	contents, unknown, err := fileContents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
+	contents, unknown, err := files.Contents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
@@ -235,16 +236,16 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repos
 
 // branchFilesIn is the set's files on its branch of r (found: as listed),
 // with the paths others hold there.
-func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
+func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*files.Branch, []string) {
 	s := e.obj.Spec
-	b := &branchFiles{fc: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.owner, Repo: found.Name}}, What: "files"},
-		repo: found, branch: found.DefaultBranch, files: s.Files, contents: e.contents, mode: s.Mode,
-		message: s.Message, author: s.Author, deleting: releasing}
+	b := &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.owner, Repo: found.Name}}, What: "files"},
+		Repository: found, Name: found.DefaultBranch, Files: s.Files, Contents: e.contents, Mode: s.Mode,
+		Message: s.Message, Author: s.Author, Deleting: releasing}
 	if s.Branch != nil {
-		b.branch = *s.Branch
+		b.Name = *s.Branch
 	}
 	var conflicts []string
-	b.held, conflicts = e.held(r, found, b.branch, releasing)
+	b.Held, conflicts = e.held(r, found, b.Name, releasing)
 	return b, conflicts
 }
 
@@ -266,24 +267,24 @@ func (e *fileSet) syncRepo(ctx context.Context, r repo, write bool) *repoOutcome
 	for _, c := range conflicts {
 		o.fail(forgev1.ReasonConflict, true, "%s", c)
 	}
-	blobs, err := b.listBlobs(ctx)
+	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		o.failErr(err)
 		return o
 	}
-	b.compare(blobs)
-	o.diffs = append(o.diffs, b.diffs()...)
-	if !write || len(b.ops) == 0 {
+	b.Compare(blobs)
+	o.diffs = append(o.diffs, b.Diffs()...)
+	if !write || b.Pending() == 0 {
 		return o
 	}
-	sha, err := b.commit(ctx)
+	sha, err := b.Commit(ctx)
 	if err != nil {
 		o.failErr(err)
 		return o
 	}
 	if sha != "" {
-		o.created += b.count(forge.FileCreate)
-		o.updated += b.count(forge.FileUpdate)
+		o.created += b.Count(forge.FileCreate)
+		o.updated += b.Count(forge.FileUpdate)
 		e.recordCommit(r, found, sha)
 	}
 	return o
@@ -311,7 +312,7 @@ func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (
 		return 0, err
 	}
 	b, _ := e.branchFilesIn(fresh, r, found, true)
-	blobs, err := b.listBlobs(ctx)
+	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		var c reconciler.Class
 		if c, _ = reconciler.Classify(err); c.Reason == forgev1.ReasonParentNotFound {
@@ -319,8 +320,8 @@ func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (
 		}
 		return 0, err
 	}
-	b.compare(blobs)
-	sha, err := b.commit(ctx)
+	b.Compare(blobs)
+	sha, err := b.Commit(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -328,7 +329,7 @@ func (e *fileSet) removeIn(ctx context.Context, fresh forge.Interface, r repo) (
 		return 0, nil
 	}
 	e.recordCommit(r, found, sha)
-	return b.count(forge.FileDelete), nil
+	return b.Count(forge.FileDelete), nil
 }
 
 // removedNote: a release under Delete removes files.
@@ -389,7 +390,7 @@ func (fileSetKind) WokenByPushes()   {}
 // The operator's own commit is a push too: its pass finds the repository
 // in sync and writes nothing.
 func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
-	if !pushedOn(s.Spec.Branch, wk) {
+	if !files.PushedOn(s.Spec.Branch, wk) {
 		return false
 	}
 	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, repo{owner: wk.Owner, name: wk.Repo})

@@ -51,6 +51,7 @@ var layers = []struct {
 	may: map[string][]string{
 		"/internal/child":   nil,
 		"/internal/compare": nil,
+		"/internal/files":   {"/internal/child"},
 		"/internal/hooks":   {"/internal/child", "/internal/compare", "/internal/secrets"},
 		"/internal/kinds":   nil,
 		"/internal/rounds":  nil,
