@@ -134,7 +134,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.Milestone](milestoneKind(), true),
 		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
-		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
+		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind(), true),
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),

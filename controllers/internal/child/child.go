@@ -72,8 +72,19 @@ type Kind[T forgev1.Managed] struct {
 	// once the repository exists, and an archived repository's runners
 	// are still the forge's to enable or disable).
 	NotResident bool
+	// KeptElsewhere: obj's object is kept outside the forge (a
+	// RunnerRegistrationToken's token, in its Secret), so its pass reads
+	// nothing in the repository before it writes, and the loop waits for a
+	// Repository resource declaring it before the write, not only after a
+	// write found it missing (LivesInRepository is false). It still waits
+	// for its Repository and stalls in an archived one.
+	KeptElsewhere bool
 	// Of: messages say "of repository ..." rather than "in repository ...".
 	Of bool
+	// DescribeOf, when set, is how messages name obj and where it lives,
+	// instead of the noun, name and place (a token names its Secret after
+	// its place, and the instance when it has none).
+	DescribeOf func(T) string
 	// Where is the repository (or organization) obj lives in.
 	Where func(T) Place
 	// List is an empty list of the kind (NewList makes another).
@@ -150,6 +161,9 @@ func (d Kind[T]) Key(obj T) string {
 
 // Describe names obj and where it lives.
 func (d Kind[T]) Describe(obj T) string {
+	if d.DescribeOf != nil {
+		return d.DescribeOf(obj)
+	}
 	in := " in "
 	if d.Of {
 		in = " of "
@@ -187,8 +201,9 @@ func (d Kind[T]) RepoRefs(obj T) []string {
 }
 
 // LivesInRepository: a repository's child reads the forge in its
-// repository before it writes (reconciler.RepoResident).
-func (Kind[T]) LivesInRepository() {}
+// repository before it writes (reconciler.RepoResident), unless it is
+// kept elsewhere.
+func (d Kind[T]) LivesInRepository() bool { return !d.KeptElsewhere }
 
 // References are those the kind declares (reconciler.Referrer).
 func (d Kind[T]) References(obj T) []reconciler.Ref {

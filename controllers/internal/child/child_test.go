@@ -59,6 +59,11 @@ func TestKindKeyAndMessages(t *testing.T) {
 	if d := of.Describe(a); d != "deploy key ci of repository acme/web" {
 		t.Errorf("Describe with Of and Shown = %q", d)
 	}
+	described := tagProtections
+	described.DescribeOf = func(t *forgev1.TagProtection) string { return "the protection of " + string(t.Spec.Repository) }
+	if d := described.Describe(a); d != "the protection of acme/web" {
+		t.Errorf("Describe with DescribeOf = %q", d)
+	}
 	keyed := tagProtections
 	keyed.KeyOf = func(*forgev1.TagProtection) string { return "runner-id:5" }
 	if k := keyed.Key(a); k != "repo:acme/web|runner-id:5" {
@@ -76,7 +81,8 @@ func TestKindKeyAndMessages(t *testing.T) {
 
 // TestKindWaitsForItsRepository: an object of a repository waits for its
 // Repository and takes its token scope; one of an organization waits for
-// none; a kind that is not resident waits for its own object instead.
+// none; a kind that is not resident waits for its own object instead;
+// one kept elsewhere waits for its Repository before a write too.
 func TestKindWaitsForItsRepository(t *testing.T) {
 	obj := tagProtection("acme/web", "v*")
 	if refs := tagProtections.RepoRefs(obj); len(refs) != 1 || refs[0] != "acme/web" {
@@ -92,6 +98,17 @@ func TestKindWaitsForItsRepository(t *testing.T) {
 	}
 	if err := notResident.BeforeWrite(context.Background(), obj, nil); err != nil {
 		t.Errorf("BeforeWrite of a kind not resident = %v, want nothing checked", err)
+	}
+	if !tagProtections.LivesInRepository() {
+		t.Error("a repository's child reads its repository before it writes: want LivesInRepository")
+	}
+	kept := tagProtections
+	kept.KeptElsewhere = true
+	if kept.LivesInRepository() {
+		t.Error("a kind kept elsewhere reads nothing in its repository: want the loop to wait for its Repository before the write")
+	}
+	if refs := kept.RepoRefs(obj); len(refs) != 1 || refs[0] != "acme/web" {
+		t.Errorf("RepoRefs of a kind kept elsewhere = %v, want [acme/web]", refs)
 	}
 	org := forgev1.OwnerName("acme")
 	if refs := PlaceOf(nil, &org).RepoRefs(); refs != nil {
