@@ -162,7 +162,7 @@ func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error
 
 // observed decides what differs and fills status. A mirror found by its
 // address has no record of the credentials it pushes with: like a hook
-// adopted with a secretRef (controllers/hook.go), it is replaced once when
+// adopted with a secretRef (controllers/internal/hooks), it is replaced once when
 // the spec has auth, since the forge cannot tell whether it holds that
 // password; one adopted without auth is taken as it is, with no write
 // (what export writes). One found after a create whose answer was lost
