@@ -239,13 +239,13 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r repo) (*forge.Repos
 func (e *fileSet) branchFilesIn(fc forge.Interface, r repo, found *forge.Repository, releasing bool) (*files.Branch, []string) {
 	s := e.obj.Spec
 	b := &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.owner, Repo: found.Name}}, What: "files"},
-		Repository: found, Name: found.DefaultBranch, Files: s.Files, Contents: e.contents, Mode: s.Mode,
+		Repository: found, BranchName: found.DefaultBranch, Files: s.Files, Contents: e.contents, Mode: s.Mode,
 		Message: s.Message, Author: s.Author, Deleting: releasing}
 	if s.Branch != nil {
-		b.Name = *s.Branch
+		b.BranchName = *s.Branch
 	}
 	var conflicts []string
-	b.Held, conflicts = e.held(r, found, b.Name, releasing)
+	b.Held, conflicts = e.held(r, found, b.BranchName, releasing)
 	return b, conflicts
 }
 

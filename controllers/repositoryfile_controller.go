@@ -133,11 +133,11 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 		return reconciler.Observation{}, err
 	}
 	e.Repository = repo
-	e.Branch.Name = repo.DefaultBranch
+	e.BranchName = repo.DefaultBranch
 	if b := e.obj.Spec.Branch; b != nil {
-		e.Branch.Name = *b
+		e.BranchName = *b
 	}
-	e.obj.Status.Branch = e.Branch.Name
+	e.obj.Status.Branch = e.BranchName
 	held, holder, err := e.heldElsewhere(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
@@ -146,7 +146,7 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 	if len(held) > 0 && e.obj.DeletionTimestamp.IsZero() {
 		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
 			"%s keeps %s in repository %s on branch %q: the older resource holds a path, this one writes nothing",
-			holder, strings.Join(sortedKeys(held), ", "), e.Owner+"/"+e.Repo, e.Branch.Name)
+			holder, strings.Join(sortedKeys(held), ", "), e.Owner+"/"+e.Repo, e.BranchName)
 	}
 	blobs, err := e.ListBlobs(ctx)
 	if err != nil {
@@ -176,7 +176,7 @@ func (e *repoFiles) findRepo(ctx context.Context) (*forge.Repository, error) {
 // compare makes the commit's operations from the listed blobs, and the
 // resource's observation.
 func (e *repoFiles) compare(blobs map[string]string) reconciler.Observation {
-	obs := reconciler.Observation{Name: e.Branch.Name, Unknown: e.unknown}
+	obs := reconciler.Observation{Name: e.BranchName, Unknown: e.unknown}
 	obs.Changes, obs.Exists = e.Compare(blobs)
 	e.obj.Status.InSync = e.InSync
 	obs.Diff = reconciler.Fields(obs.Changes)
@@ -203,7 +203,7 @@ func (e *repoFiles) Create(ctx context.Context) (reconciler.Observation, error) 
 	if err := e.commit(ctx); err != nil {
 		return reconciler.Observation{}, err
 	}
-	return reconciler.Observation{Exists: true, Name: e.Branch.Name}, nil
+	return reconciler.Observation{Exists: true, Name: e.BranchName}, nil
 }
 
 // Update writes every differing file in one commit.
@@ -223,7 +223,7 @@ func (e *repoFiles) Delete(ctx context.Context, _ reconciler.Observation) error 
 
 // commit sends the operations Observe found in one commit (files.Branch).
 func (e *repoFiles) commit(ctx context.Context) error {
-	sha, err := e.Branch.Commit(ctx)
+	sha, err := e.Commit(ctx)
 	if sha != "" {
 		e.obj.Status.Commit = sha
 		if !e.Deleting {
@@ -267,7 +267,7 @@ func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string,
 		if o.Spec.Branch != nil {
 			branch = *o.Spec.Branch
 		}
-		if branch != e.Branch.Name {
+		if branch != e.BranchName {
 			continue
 		}
 		took := false

@@ -50,9 +50,9 @@ type Branch struct {
 	Forge forge.Interface
 	child.At
 	// Repository is the repository as its owner's listing has it (empty
-	// or not, its object format), Name the branch the files are kept on.
+	// or not, its object format), BranchName the branch the files are kept on.
 	Repository *forge.Repository
-	Name       string
+	BranchName string
 
 	// What the spec wants: the files, their contents by path (a path
 	// missing there could not be read, and is left alone), how they are
@@ -76,13 +76,13 @@ type Branch struct {
 // repository has none (its first commit makes the branch); a branch a
 // repository with commits lacks is waited for.
 func (b *Branch) ListBlobs(ctx context.Context) (map[string]string, error) {
-	tree, err := b.Forge.ListTree(ctx, b.Owner, b.Repo, b.Name)
+	tree, err := b.Forge.ListTree(ctx, b.Owner, b.Repo, b.BranchName)
 	switch {
 	case forge.IsRefNotFound(err) && b.Repository.Empty:
 		return map[string]string{}, nil
 	case forge.IsRefNotFound(err):
 		return nil, reconciler.Wait(forgev1.ReasonParentNotFound,
-			"branch %q of %s not found on the forge; waiting for it to exist", b.Name, b.Describe())
+			"branch %q of %s not found on the forge; waiting for it to exist", b.BranchName, b.Describe())
 	case err != nil:
 		return nil, b.Classify(err)
 	}
@@ -137,7 +137,7 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 		if len(b.ops) == 0 {
 			return "", nil
 		}
-		opt := forge.ChangeFilesOption{Branch: b.Name, Message: b.Message, Files: b.ops}
+		opt := forge.ChangeFilesOption{Branch: b.BranchName, Message: b.Message, Files: b.ops}
 		if a := b.Author; a != nil {
 			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
 		}
@@ -153,7 +153,7 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 		}
 		if attempt > 0 {
 			return "", reconciler.Wait(forgev1.ReasonForgeError,
-				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.Name, b.Describe(), err)
+				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.BranchName, b.Describe(), err)
 		}
 		blobs, err := b.ListBlobs(ctx)
 		if err != nil {
@@ -200,7 +200,7 @@ func (b *Branch) refused(err error) error {
 	}
 	switch fe.StatusCode {
 	case http.StatusForbidden, http.StatusUnprocessableEntity:
-		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.Name, b.Describe(), fe.Message)
+		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.BranchName, b.Describe(), fe.Message)
 	case http.StatusLocked:
 		return reconciler.Stall(forgev1.ReasonRepositoryArchived, "repository %s/%s is archived: no write is attempted until it is unarchived", b.Owner, b.Repo)
 	}
