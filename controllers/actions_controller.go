@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -48,7 +49,9 @@ import (
 // fieldValueFrom is the field status.appliedSecrets records a secret's value under.
 const fieldValueFrom = "valueFrom"
 
-func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, s.Organization) }
+func actionsScope(s *forgev1.ActionsScope) child.Place {
+	return child.PlaceOf(s.Repository, s.Organization)
+}
 
 // ---- ActionsSecret ----
 
@@ -60,21 +63,21 @@ func actionsScope(s *forgev1.ActionsScope) scope { return scopeOf(s.Repository, 
 // only to be sent or compared: a Secret whose resourceVersion, as the
 // manager's cache shows it, is the one the value last sent came from is
 // not read (every drift check and retry read it).
-func actionsSecretKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChild[*forgev1.ActionsSecret] {
-	return repoChild[*forgev1.ActionsSecret]{
+func actionsSecretKind(digests *secretdigest.Digester, sent *secrets.Sent) child.Kind[*forgev1.ActionsSecret] {
+	return child.Kind[*forgev1.ActionsSecret]{
 		// One secret per name and scope; names are upper case on the forge.
-		noun:        "Actions secret",
-		name:        secretName,
-		shown:       secretName,
-		keyTag:      "secret",
-		where:       func(s *forgev1.ActionsSecret) scope { return actionsScope(&s.Spec.ActionsScope) },
-		list:        &forgev1.ActionsSecretList{},
-		secrets:     func(s *forgev1.ActionsSecret) []string { return []string{s.Spec.ValueFrom.SecretKeyRef.Name} },
-		unknownNote: actionsValueUnknown,
+		Noun:          "Actions secret",
+		Name:          secretName,
+		Shown:         secretName,
+		KeyTag:        "secret",
+		Where:         func(s *forgev1.ActionsSecret) child.Place { return actionsScope(&s.Spec.ActionsScope) },
+		List:          &forgev1.ActionsSecretList{},
+		SecretsOf:     func(s *forgev1.ActionsSecret) []string { return []string{s.Spec.ValueFrom.SecretKeyRef.Name} },
+		UnknownNoteOf: actionsValueUnknown,
 		// The Secret's version is read from the manager's cache; its value
 		// is left to Observe, which reads it when it must (secrets.WriteOnly).
-		connect: func(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			e := &actionsSecret{obj: s, fc: pass.Forge, childAt: at, pending: pass.Pending, sent: sent,
+		External: func(ctx context.Context, s *forgev1.ActionsSecret, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			e := &actionsSecret{obj: s, fc: pass.Forge, At: at, pending: pass.Pending, sent: sent,
 				WriteOnly: secrets.WriteOnly{Obj: s, Field: fieldValueFrom, Ref: &s.Spec.ValueFrom.SecretKeyRef, Reader: pass.Reader, Digests: digests}}
 			if digests != nil {
 				e.digestKey = digests.Ref().String()
@@ -97,7 +100,7 @@ func secretName(s *forgev1.ActionsSecret) string {
 type actionsSecret struct {
 	obj *forgev1.ActionsSecret
 	fc  forge.Interface
-	childAt
+	child.At
 	pending bool
 	// WriteOnly is the Secret's value the forge should hold.
 	secrets.WriteOnly
@@ -117,7 +120,7 @@ func (e *actionsSecret) writes() bool {
 func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, error) {
 	all, err := e.fc.ListActionsSecrets(ctx, e.Scope)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	i := slices.IndexFunc(all, func(s forge.ActionsSecret) bool { return strings.EqualFold(s.Name, e.name()) })
 	if i < 0 {
@@ -182,7 +185,7 @@ func (e *actionsSecret) put(ctx context.Context) error {
 	}
 	err := e.fc.PutActionsSecret(ctx, e.Scope, e.name(), e.Value, e.description())
 	if err != nil {
-		return e.classify(err)
+		return e.Classify(err)
 	}
 	e.obj.Status.AppliedSecrets = e.Applied
 	e.sent.Sent(e.obj.UID, 0, e.Applied)
@@ -211,26 +214,26 @@ func (e *actionsSecret) Delete(ctx context.Context, obs reconciler.Observation) 
 // read back from the scope's listing and corrected like any field.
 type actionsVariableKind struct {
 	// A ConfigMap it reads is a reference only variables have
-	// (reconciler.ConfigMapReader), declared beside the kind's repoChild.
-	repoChild[*forgev1.ActionsVariable]
+	// (reconciler.ConfigMapReader), declared beside the kind's child.Kind.
+	child.Kind[*forgev1.ActionsVariable]
 }
 
 func newActionsVariableKind() actionsVariableKind {
-	return actionsVariableKind{repoChild[*forgev1.ActionsVariable]{
-		noun:        "Actions variable",
-		name:        variableName,
-		shown:       variableName,
-		keyTag:      "variable",
-		where:       func(v *forgev1.ActionsVariable) scope { return actionsScope(&v.Spec.ActionsScope) },
-		list:        &forgev1.ActionsVariableList{},
-		unknownNote: actionsValueUnknown,
-		secrets: func(v *forgev1.ActionsVariable) []string {
+	return actionsVariableKind{child.Kind[*forgev1.ActionsVariable]{
+		Noun:          "Actions variable",
+		Name:          variableName,
+		Shown:         variableName,
+		KeyTag:        "variable",
+		Where:         func(v *forgev1.ActionsVariable) child.Place { return actionsScope(&v.Spec.ActionsScope) },
+		List:          &forgev1.ActionsVariableList{},
+		UnknownNoteOf: actionsValueUnknown,
+		SecretsOf: func(v *forgev1.ActionsVariable) []string {
 			if vf := v.Spec.ValueFrom; vf != nil && vf.SecretKeyRef != nil {
 				return []string{vf.SecretKeyRef.Name}
 			}
 			return nil
 		},
-		connect: connectActionsVariable,
+		External: connectActionsVariable,
 	}}
 }
 
@@ -245,8 +248,8 @@ func variableName(v *forgev1.ActionsVariable) string {
 	return forgev1.ActionsNameOf(&v.Spec.ActionsScope, v.Name)
 }
 
-func connectActionsVariable(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-	e := &actionsVariable{obj: v, fc: pass.Forge, childAt: at}
+func connectActionsVariable(ctx context.Context, v *forgev1.ActionsVariable, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+	e := &actionsVariable{obj: v, fc: pass.Forge, At: at}
 	if !v.DeletionTimestamp.IsZero() {
 		return e, nil
 	}
@@ -297,7 +300,7 @@ func configMapValue(ctx context.Context, r client.Reader, ns string, ref *forgev
 type actionsVariable struct {
 	obj *forgev1.ActionsVariable
 	fc  forge.Interface
-	childAt
+	child.At
 	value string
 	// secret: the value comes from a Secret and is never shown; unknown: a
 	// plan could not read it.
@@ -318,7 +321,7 @@ func (e *actionsVariable) redact(ctx context.Context) context.Context {
 func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, error) {
 	all, err := e.fc.ListActionsVariables(e.redact(ctx), e.Scope)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	i := slices.IndexFunc(all, func(v forge.ActionsVariable) bool { return strings.EqualFold(v.Name, e.name()) })
 	if i < 0 {
@@ -370,7 +373,7 @@ func (e *actionsVariable) description() string {
 
 func (e *actionsVariable) Create(ctx context.Context) (reconciler.Observation, error) {
 	if err := e.fc.CreateActionsVariable(e.redact(ctx), e.Scope, e.name(), e.value, e.description()); err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	return reconciler.Observation{Exists: true, Name: e.name()}, nil
 }

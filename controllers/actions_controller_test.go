@@ -35,7 +35,7 @@ import (
 
 // A variable of a repository is the row (a secret's adoption sends its
 // value once, which its own spec tests): names are upper case on the forge.
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "ActionsVariable",
 	object: func(ns, name, repo, variable string) forgev1.Managed {
 		return &forgev1.ActionsVariable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ActionsVariableSpec{ManagedSpec: childSpec(),

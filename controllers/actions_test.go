@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -59,7 +60,7 @@ func TestSecretSentOnceWhileTheCacheLags(t *testing.T) {
 	observe := func(sent *secrets.Sent) []string {
 		t.Helper()
 		s := stale()
-		e := &actionsSecret{obj: s, fc: secretsForge{}, childAt: childAt{scope: actionsScope(&s.Spec.ActionsScope)},
+		e := &actionsSecret{obj: s, fc: secretsForge{}, At: child.At{Place: actionsScope(&s.Spec.ActionsScope)},
 			WriteOnly: secrets.WriteOnly{Obj: s, Field: fieldValueFrom, Ref: &s.Spec.ValueFrom.SecretKeyRef,
 				Loaded: true, Applied: []forgev1.AppliedSecret{newDigest}}, sent: sent}
 		obs, err := e.Observe(context.Background())

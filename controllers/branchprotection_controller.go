@@ -25,7 +25,9 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -39,24 +41,30 @@ import (
 
 // branchProtectionKind manages one branch protection rule, addressed by its
 // rule name (case-sensitive) in its repository (the forge gives rules no id).
-func branchProtectionKind() repoChild[*forgev1.BranchProtection] {
-	return repoChild[*forgev1.BranchProtection]{
-		noun:   "branch protection rule",
-		name:   func(b *forgev1.BranchProtection) string { return string(b.Spec.RuleName) },
-		keyTag: "rule",
-		where:  func(b *forgev1.BranchProtection) scope { return scopeOf(&b.Spec.Repository, nil) },
-		refs:   branchProtectionRefs,
-		list:   &forgev1.BranchProtectionList{},
-		connect: func(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			return &branchProtection{obj: b, fc: pass.Forge, childAt: at}, nil
+func branchProtectionKind() child.Kind[*forgev1.BranchProtection] {
+	return child.Kind[*forgev1.BranchProtection]{
+		Noun:   "branch protection rule",
+		Name:   func(b *forgev1.BranchProtection) string { return string(b.Spec.RuleName) },
+		KeyTag: "rule",
+		Where:  func(b *forgev1.BranchProtection) child.Place { return child.PlaceOf(&b.Spec.Repository, nil) },
+		Refs:   branchProtectionRefs,
+		List:   &forgev1.BranchProtectionList{},
+		External: func(_ context.Context, b *forgev1.BranchProtection, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return &branchProtection{obj: b, fc: pass.Forge, At: at}, nil
 		},
 	}
+}
+
+// branchProtectionRefs are the users and teams (of its repository's
+// owner) of every allow-list of a BranchProtection's rule.
+func branchProtectionRefs(b *forgev1.BranchProtection) []reconciler.Ref {
+	return kinds.RuleRefs(child.PlaceOf(&b.Spec.Repository, nil).Owner, &b.Spec.BranchProtectionRule)
 }
 
 type branchProtection struct {
 	obj *forgev1.BranchProtection
 	fc  forge.Interface
-	childAt
+	child.At
 	found *forge.BranchProtection // as Observe found it
 }
 
@@ -68,7 +76,7 @@ func (e *branchProtection) Observe(ctx context.Context) (reconciler.Observation,
 	// The fields the server lacks were gated before (reconciler.Unsupported).
 	all, err := e.fc.ListBranchProtections(ctx, e.Owner, e.Repo)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	have := findRule(all, string(e.obj.Spec.RuleName))
 	if have == nil {
@@ -83,7 +91,7 @@ func (e *branchProtection) Create(ctx context.Context) (reconciler.Observation, 
 	spec := e.spec()
 	got, err := e.fc.CreateBranchProtection(ctx, e.Owner, e.Repo, newRule(spec))
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	// A field the forge did not take is Rejected; the loop still records
 	// the rule made.

@@ -32,7 +32,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "BranchProtection",
 	object: func(ns, name, repo, rule string) forgev1.Managed {
 		return &forgev1.BranchProtection{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.BranchProtectionSpec{ManagedSpec: childSpec(),

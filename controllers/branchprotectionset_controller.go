@@ -20,11 +20,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -37,8 +39,35 @@ import (
 // Each pass lists the repositories, then each repository's rules once, and
 // writes only what differs.
 type branchProtectionSetKind struct {
-	kindBase[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
+	kinds.Base[forgev1.BranchProtectionSet, forgev1.BranchProtectionSetList]
 	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
+}
+
+// References of a BranchProtectionSet: the users and teams of every
+// allow-list of its rules, the teams of each owner it selects from (an
+// organization, or the owners of the repositories it names).
+func (branchProtectionSetKind) References(s *forgev1.BranchProtectionSet) []reconciler.Ref {
+	var owners []string
+	if org := s.Spec.Repositories.Organization; org != nil {
+		owners = []string{string(*org)}
+	}
+	for _, n := range s.Spec.Repositories.Names {
+		owner, _, _ := strings.Cut(string(n), "/")
+		if !slices.Contains(owners, owner) {
+			owners = append(owners, owner)
+		}
+	}
+	var out []reconciler.Ref
+	for _, owner := range owners {
+		for i := range s.Spec.Rules {
+			out = append(out, kinds.RuleRefs(owner, &s.Spec.Rules[i])...)
+		}
+	}
+	return out
+}
+
+func (branchProtectionSetKind) WriteScopes(*forgev1.BranchProtectionSet, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteRepository}
 }
 
 func (branchProtectionSetKind) Key(*forgev1.BranchProtectionSet) string { return "" }

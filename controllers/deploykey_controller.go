@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -60,18 +61,18 @@ import (
 // one on every pass, so a restart changes nothing and a deleted Secret
 // brings a new pair (and a replaced key). The private key never leaves
 // that Secret: no status, Event, log or error holds it.
-func deployKeyKind() repoChild[*forgev1.DeployKey] {
-	return repoChild[*forgev1.DeployKey]{
+func deployKeyKind() child.Kind[*forgev1.DeployKey] {
+	return child.Kind[*forgev1.DeployKey]{
 		// Titles are unique in a repository, so two resources of one title
 		// there would fight over it.
-		noun:    "deploy key",
-		name:    (*forgev1.DeployKey).KeyTitle,
-		keyTag:  "deploykey",
-		of:      true,
-		where:   func(k *forgev1.DeployKey) scope { return scopeOf(&k.Spec.Repository, nil) },
-		list:    &forgev1.DeployKeyList{},
-		secrets: deployKeySecrets,
-		connect: connectDeployKey,
+		Noun:      "deploy key",
+		Name:      (*forgev1.DeployKey).KeyTitle,
+		KeyTag:    "deploykey",
+		Of:        true,
+		Where:     func(k *forgev1.DeployKey) child.Place { return child.PlaceOf(&k.Spec.Repository, nil) },
+		List:      &forgev1.DeployKeyList{},
+		SecretsOf: deployKeySecrets,
+		External:  connectDeployKey,
 	}
 }
 
@@ -90,8 +91,8 @@ func deployKeySecrets(k *forgev1.DeployKey) []string {
 // connectDeployKey works out the public key the forge should hold: the
 // spec's, the Secret's, or the generated pair's (made now when its Secret
 // is missing and the pass may write; written by Create).
-func connectDeployKey(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-	e := &deployKey{obj: k, fc: pass.Forge, childAt: at, writer: pass.Writer, webURL: pass.WebURL}
+func connectDeployKey(ctx context.Context, k *forgev1.DeployKey, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+	e := &deployKey{obj: k, fc: pass.Forge, At: at, writer: pass.Writer, webURL: pass.WebURL}
 	if !k.DeletionTimestamp.IsZero() {
 		return e, nil // a deletion addresses status.id only
 	}
@@ -119,7 +120,7 @@ func connectDeployKey(ctx context.Context, k *forgev1.DeployKey, pass *reconcile
 type deployKey struct {
 	obj *forgev1.DeployKey
 	fc  forge.DeployKeysClient
-	childAt
+	child.At
 	writer client.Writer
 	webURL string
 
@@ -239,7 +240,7 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 	if e.fingerprint != "" {
 		all, err := e.fc.ListDeployKeys(ctx, o, r)
 		if err != nil {
-			return reconciler.Observation{}, e.classify(err)
+			return reconciler.Observation{}, e.Classify(err)
 		}
 		if i := slices.IndexFunc(all, func(k forge.DeployKey) bool { return k.Fingerprint == e.fingerprint }); i >= 0 {
 			obs := e.observed(&all[i])
@@ -256,7 +257,7 @@ func (e *deployKey) Observe(ctx context.Context) (reconciler.Observation, error)
 	case forge.IsNotFound(err):
 		return reconciler.Observation{}, nil
 	case err != nil:
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	return e.observed(k), nil
 }
@@ -336,7 +337,7 @@ func (e *deployKey) Create(ctx context.Context) (reconciler.Observation, error) 
 	}
 	k, err := e.fc.CreateDeployKey(ctx, o, r, forge.CreateDeployKeyOption{Title: title, Key: e.key, ReadOnly: e.obj.KeyReadOnly()})
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	e.obj.Status.Fingerprint = k.Fingerprint
 	return reconciler.Observation{Exists: true, ID: k.ID, URL: e.url()}, nil

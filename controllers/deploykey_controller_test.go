@@ -57,7 +57,7 @@ func seededKey(seed string) string {
 	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk)))
 }
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "DeployKey",
 	object: func(ns, name, repo, title string) forgev1.Managed {
 		return &forgev1.DeployKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.DeployKeySpec{ManagedSpec: childSpec(),

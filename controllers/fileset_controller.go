@@ -27,6 +27,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/files"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -41,11 +44,11 @@ import (
 
 // fileSetKind keeps one list of files in many repositories: a set kind on
 // the set machinery (package sets), each repository brought to the list as
-// a RepositoryFile brings its one (branchFiles). At rest a pass reads the
+// a RepositoryFile brings its one (files.Branch). At rest a pass reads the
 // owner's repository listing and one tree listing per repository, and
 // writes nothing.
 type fileSetKind struct {
-	kindBase[forgev1.FileSet, forgev1.FileSetList]
+	kinds.Base[forgev1.FileSet, forgev1.FileSetList]
 	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
@@ -80,7 +83,7 @@ type fileSet struct {
 func (e *fileSet) Unknown() []string { return e.unknown }
 
 func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
-	contents, unknown, err := fileContents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
+	contents, unknown, err := files.Contents(ctx, e.pass, e.obj.Namespace, e.obj.Spec.Files)
 	if err != nil {
 		return reconciler.SetResult{}, err
 	}
@@ -218,11 +221,11 @@ func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, rele
 // repositories came from, cached for the interval) has it, else read by
 // name (made since); nil when it is gone.
 func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.Repository, error) {
-	all, err := ownerRepos(ctx, fc, r.Owner)
+	all, err := child.OwnerRepos(ctx, fc, r.Owner)
 	if err != nil {
 		return nil, err
 	}
-	if found := findRepo(all, r.Name); found != nil {
+	if found := child.FindRepo(all, r.Name); found != nil {
 		return found, nil
 	}
 	found, err := fc.GetRepo(ctx, r.Owner, r.Name)
@@ -234,16 +237,16 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.
 
 // branchFilesIn is the set's files on its branch of r (found: as listed),
 // with the paths others hold there.
-func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (*branchFiles, []string) {
+func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (*files.Branch, []string) {
 	s := e.obj.Spec
-	b := &branchFiles{fc: fc, childAt: childAt{scope: scope{forge.Scope{Owner: r.Owner, Repo: found.Name}}, what: "files"},
-		repo: found, branch: found.DefaultBranch, files: s.Files, contents: e.contents, mode: s.Mode,
-		message: s.Message, author: s.Author, deleting: releasing}
+	b := &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
+		Repository: found, BranchName: found.DefaultBranch, Files: s.Files, Contents: e.contents, Mode: s.Mode,
+		Message: s.Message, Author: s.Author, Deleting: releasing}
 	if s.Branch != nil {
-		b.branch = *s.Branch
+		b.BranchName = *s.Branch
 	}
 	var conflicts []string
-	b.held, conflicts = e.held(r, found, b.branch, releasing)
+	b.Held, conflicts = e.held(r, found, b.BranchName, releasing)
 	return b, conflicts
 }
 
@@ -265,24 +268,24 @@ func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.O
 	for _, c := range conflicts {
 		o.Fail(forgev1.ReasonConflict, true, "%s", c)
 	}
-	blobs, err := b.listBlobs(ctx)
+	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		o.FailErr(err)
 		return o
 	}
-	b.compare(blobs)
-	o.Diffs = append(o.Diffs, b.diffs()...)
-	if !write || len(b.ops) == 0 {
+	b.Compare(blobs)
+	o.Diffs = append(o.Diffs, b.Diffs()...)
+	if !write || b.Pending() == 0 {
 		return o
 	}
-	sha, err := b.commit(ctx)
+	sha, err := b.Commit(ctx)
 	if err != nil {
 		o.FailErr(err)
 		return o
 	}
 	if sha != "" {
-		o.Created += b.count(forge.FileCreate)
-		o.Updated += b.count(forge.FileUpdate)
+		o.Created += b.Count(forge.FileCreate)
+		o.Updated += b.Count(forge.FileUpdate)
 		e.recordCommit(r, found, sha)
 	}
 	return o
@@ -310,7 +313,7 @@ func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Re
 		return 0, err
 	}
 	b, _ := e.branchFilesIn(fresh, r, found, true)
-	blobs, err := b.listBlobs(ctx)
+	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		var c reconciler.Class
 		if c, _ = reconciler.Classify(err); c.Reason == forgev1.ReasonParentNotFound {
@@ -318,8 +321,8 @@ func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Re
 		}
 		return 0, err
 	}
-	b.compare(blobs)
-	sha, err := b.commit(ctx)
+	b.Compare(blobs)
+	sha, err := b.Commit(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -327,7 +330,7 @@ func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Re
 		return 0, nil
 	}
 	e.recordCommit(r, found, sha)
-	return b.count(forge.FileDelete), nil
+	return b.Count(forge.FileDelete), nil
 }
 
 // RemovedNote: a release under Delete removes files.
@@ -388,7 +391,7 @@ func (fileSetKind) WokenByPushes()   {}
 // The operator's own commit is a push too: its pass finds the repository
 // in sync and writes nothing.
 func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
-	if !pushedOn(s.Spec.Branch, wk) {
+	if !files.PushedOn(s.Spec.Branch, wk) {
 		return false
 	}
 	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, sets.Repo{Owner: wk.Owner, Name: wk.Repo})

@@ -149,7 +149,7 @@ func watchWrites(list client.ObjectList, obj client.Object) func() int {
 }
 
 // childRow is one kind that lives in a repository, as the standard specs
-// of a repository's child (repoChildSpecs) make and find its objects. Each
+// of a repository's child (childSpecs) make and find its objects. Each
 // kind's test file fills one.
 type childRow struct {
 	// kind names the kind (the specs' Describe, for -ginkgo.focus).
@@ -198,12 +198,12 @@ func (row childRow) count(repo, key string) int {
 	return n
 }
 
-// repoChildSpecs runs the standard specs of a repository's child for row:
+// childSpecs runs the standard specs of a repository's child for row:
 // it waits for its Repository, writes nothing into an archived one, adopts
 // by its natural key, and two resources of one key conflict. What differs
 // per kind (its fields, how they compare, how they are written) is the
 // kind's own file's to test.
-func repoChildSpecs(row childRow) bool {
+func childSpecs(row childRow) bool {
 	return Describe(row.kind+" as a repository's child", func() {
 		var ns string
 		ctx := context.Background()

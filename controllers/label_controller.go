@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -38,23 +39,23 @@ import (
 // labelKind manages issue labels of a repository or an organization,
 // adopted by name. The forge allows several labels of one name: adoption
 // then stalls with the ids, rather than guess.
-func labelKind() repoChild[*forgev1.Label] {
-	return repoChild[*forgev1.Label]{
-		noun:   "label",
-		name:   (*forgev1.Label).LabelName,
-		keyTag: "label",
-		where:  func(l *forgev1.Label) scope { return scopeOf(l.Spec.Repository, l.Spec.Organization) },
-		list:   &forgev1.LabelList{},
+func labelKind() child.Kind[*forgev1.Label] {
+	return child.Kind[*forgev1.Label]{
+		Noun:   "label",
+		Name:   (*forgev1.Label).LabelName,
+		KeyTag: "label",
+		Where:  func(l *forgev1.Label) child.Place { return child.PlaceOf(l.Spec.Repository, l.Spec.Organization) },
+		List:   &forgev1.LabelList{},
 		// A repository's labels are written through its issue routes
 		// (write:issue), an organization's through its own.
-		writeScopes: func(l *forgev1.Label) []string {
-			if s := scopeOf(l.Spec.Repository, l.Spec.Organization); !s.IsOrg() {
+		WriteScopesOf: func(l *forgev1.Label) []string {
+			if s := child.PlaceOf(l.Spec.Repository, l.Spec.Organization); !s.IsOrg() {
 				return []string{forge.ScopeWriteIssue}
 			}
 			return []string{forge.ScopeWriteOrganization}
 		},
-		connect: func(_ context.Context, l *forgev1.Label, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			return &label{obj: l, fc: pass.Forge, childAt: at}, nil
+		External: func(_ context.Context, l *forgev1.Label, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return &label{obj: l, fc: pass.Forge, At: at}, nil
 		},
 	}
 }
@@ -62,22 +63,22 @@ func labelKind() repoChild[*forgev1.Label] {
 type label struct {
 	obj *forgev1.Label
 	fc  forge.LabelsClient
-	childAt
+	child.At
 	found *forge.Label
 }
 
 func (e *label) Observe(ctx context.Context) (reconciler.Observation, error) {
 	name := e.obj.LabelName()
-	l, err := childLookup[forge.Label]{
-		get: func(ctx context.Context, id int64) (*forge.Label, error) {
+	l, err := child.Lookup[forge.Label]{
+		Get: func(ctx context.Context, id int64) (*forge.Label, error) {
 			return e.fc.GetLabel(ctx, e.Scope, id)
 		},
-		list:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.Scope) },
-		named:   func(l forge.Label) bool { return l.Name == name },
-		idOf:    func(l forge.Label) int64 { return l.ID },
-		several: fmt.Sprintf("labels named %q", name),
-		advice:  "delete all but one on the forge so that one can be adopted",
-	}.find(ctx, e.childAt, e.obj.Status.ID)
+		List:    func(ctx context.Context) ([]forge.Label, error) { return e.fc.ListLabels(ctx, e.Scope) },
+		Named:   func(l forge.Label) bool { return l.Name == name },
+		IDOf:    func(l forge.Label) int64 { return l.ID },
+		Several: fmt.Sprintf("labels named %q", name),
+		Advice:  "delete all but one on the forge so that one can be adopted",
+	}.Find(ctx, e.At, e.obj.Status.ID)
 	if err != nil || l == nil {
 		return reconciler.Observation{}, err
 	}
@@ -98,7 +99,7 @@ func (e *label) Create(ctx context.Context) (reconciler.Observation, error) {
 	compare.SetIf(&opt.IsArchived, s.Archived)
 	l, err := e.fc.CreateLabel(ctx, e.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	// Organization labels ignore is_archived on create: archive in a second
 	// step (should that fail, the loop still records the label made).

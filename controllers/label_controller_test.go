@@ -37,7 +37,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "Label",
 	object: func(ns, name, repo, label string) forgev1.Managed {
 		return &forgev1.Label{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.LabelSpec{ManagedSpec: childSpec(),

@@ -30,6 +30,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/controllers/internal/words"
@@ -48,8 +49,13 @@ import (
 // the loop (reconciler.SetKind). Each pass lists the repositories, then
 // each repository's labels once, and writes only what differs.
 type labelSetKind struct {
-	kindBase[forgev1.LabelSet, forgev1.LabelSetList]
+	kinds.Base[forgev1.LabelSet, forgev1.LabelSetList]
 	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
+}
+
+// WriteScopes of a LabelSet: repositories' labels, the issue routes.
+func (labelSetKind) WriteScopes(*forgev1.LabelSet, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteIssue}
 }
 
 func (labelSetKind) Key(*forgev1.LabelSet) string      { return "" }

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -40,16 +41,16 @@ import (
 // forge keeps titles unique nowhere: adoption stalls with the ids when it
 // finds several, rather than guess. Milestones are written through the
 // repository's issue routes (write:issue).
-func milestoneKind() repoChild[*forgev1.Milestone] {
-	return repoChild[*forgev1.Milestone]{
-		noun:        "milestone",
-		name:        func(m *forgev1.Milestone) string { return m.Spec.Title },
-		keyTag:      "milestone",
-		where:       func(m *forgev1.Milestone) scope { return scopeOf(&m.Spec.Repository, nil) },
-		list:        &forgev1.MilestoneList{},
-		writeScopes: func(*forgev1.Milestone) []string { return []string{forge.ScopeWriteIssue} },
-		connect: func(_ context.Context, m *forgev1.Milestone, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			return &milestone{obj: m, fc: pass.Forge, childAt: at}, nil
+func milestoneKind() child.Kind[*forgev1.Milestone] {
+	return child.Kind[*forgev1.Milestone]{
+		Noun:          "milestone",
+		Name:          func(m *forgev1.Milestone) string { return m.Spec.Title },
+		KeyTag:        "milestone",
+		Where:         func(m *forgev1.Milestone) child.Place { return child.PlaceOf(&m.Spec.Repository, nil) },
+		List:          &forgev1.MilestoneList{},
+		WriteScopesOf: func(*forgev1.Milestone) []string { return []string{forge.ScopeWriteIssue} },
+		External: func(_ context.Context, m *forgev1.Milestone, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return &milestone{obj: m, fc: pass.Forge, At: at}, nil
 		},
 	}
 }
@@ -57,24 +58,24 @@ func milestoneKind() repoChild[*forgev1.Milestone] {
 type milestone struct {
 	obj *forgev1.Milestone
 	fc  forge.MilestonesClient
-	childAt
+	child.At
 	found *forge.Milestone
 }
 
 func (e *milestone) Observe(ctx context.Context) (reconciler.Observation, error) {
 	title := e.obj.Spec.Title
-	m, err := childLookup[forge.Milestone]{
-		get: func(ctx context.Context, id int64) (*forge.Milestone, error) {
+	m, err := child.Lookup[forge.Milestone]{
+		Get: func(ctx context.Context, id int64) (*forge.Milestone, error) {
 			return e.fc.GetMilestone(ctx, e.Owner, e.Repo, id)
 		},
-		list: func(ctx context.Context) ([]forge.Milestone, error) {
+		List: func(ctx context.Context) ([]forge.Milestone, error) {
 			return e.fc.ListMilestones(ctx, e.Owner, e.Repo)
 		},
-		named:   func(m forge.Milestone) bool { return m.Title == title },
-		idOf:    func(m forge.Milestone) int64 { return m.ID },
-		several: fmt.Sprintf("milestones titled %q", title),
-		advice:  "delete or rename all but one on the forge so that one can be adopted",
-	}.find(ctx, e.childAt, e.obj.Status.ID)
+		Named:   func(m forge.Milestone) bool { return m.Title == title },
+		IDOf:    func(m forge.Milestone) int64 { return m.ID },
+		Several: fmt.Sprintf("milestones titled %q", title),
+		Advice:  "delete or rename all but one on the forge so that one can be adopted",
+	}.Find(ctx, e.At, e.obj.Status.ID)
 	if err != nil || m == nil {
 		return reconciler.Observation{}, err
 	}
@@ -93,7 +94,7 @@ func (e *milestone) Create(ctx context.Context) (reconciler.Observation, error) 
 	}
 	m, err := e.fc.CreateMilestone(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	return reconciler.Observation{Exists: true, ID: m.ID}, nil
 }
@@ -107,7 +108,7 @@ func (e *milestone) Update(ctx context.Context, obs reconciler.Observation) erro
 		return nil
 	}
 	_, err := e.fc.EditMilestone(ctx, e.Owner, e.Repo, obs.ID, c.opt)
-	return e.classify(err)
+	return e.Classify(err)
 }
 
 func (e *milestone) Delete(ctx context.Context, obs reconciler.Observation) error {

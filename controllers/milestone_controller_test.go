@@ -30,7 +30,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "Milestone",
 	object: func(ns, name, repo, title string) forgev1.Managed {
 		return &forgev1.Milestone{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.MilestoneSpec{ManagedSpec: childSpec(),

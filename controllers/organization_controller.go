@@ -23,6 +23,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -37,7 +38,7 @@ import (
 // organizationKind manages organizations: created by POST /orgs, adopted by
 // name, updated field by field, deleted by DELETE /orgs/{org}.
 type organizationKind struct {
-	kindBase[forgev1.Organization, forgev1.OrganizationList]
+	kinds.Base[forgev1.Organization, forgev1.OrganizationList]
 }
 
 // Key: forge user and organization names are case-insensitive.
@@ -47,6 +48,17 @@ func (organizationKind) Key(o *forgev1.Organization) string {
 
 func (organizationKind) Describe(o *forgev1.Organization) string {
 	return fmt.Sprintf("organization %q", o.OrgName())
+}
+
+// Declares: an Organization its name.
+func (organizationKind) Declares(o *forgev1.Organization) []reconciler.Ref {
+	return []reconciler.Ref{{Kind: reconciler.RefOrganization, Name: o.OrgName()}}
+}
+
+// WriteScopes of an Organization: its create, edit and delete are
+// organization routes.
+func (organizationKind) WriteScopes(*forgev1.Organization, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteOrganization}
 }
 
 func (organizationKind) Connect(_ context.Context, o *forgev1.Organization, pass *reconciler.Pass) (reconciler.External, error) {

@@ -18,6 +18,8 @@ package controllers
 
 import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -27,10 +29,10 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=orghooks/finalizers,verbs=update
 
-// orgHookKind manages organization webhooks (see hookKind).
-func orgHookKind(digests *secretdigest.Digester) repoChild[*forgev1.OrgHook] {
-	return hookKind(digests, secrets.NewSent(), &forgev1.OrgHookList{},
-		func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
-			return &h.Spec.HookSpec, &h.Status, scopeOf(nil, &h.Spec.Organization)
+// orgHookKind manages organization webhooks (see hooks.Kind).
+func orgHookKind(digests *secretdigest.Digester) child.Kind[*forgev1.OrgHook] {
+	return hooks.Kind(digests, secrets.NewSent(), &forgev1.OrgHookList{},
+		func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place) {
+			return &h.Spec.HookSpec, &h.Status, child.PlaceOf(nil, &h.Spec.Organization)
 		})
 }

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
@@ -195,7 +196,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook"},
 			Data: map[string][]byte{"secret": []byte(planSecretOld), "url": []byte(planChatNew), "header": []byte(planHeader)}}
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(key, secret).Build()
-		digest, err := secretdigest.New(c, nil, client.ObjectKeyFromObject(key)).Digest(ctx, "uid-signed/"+fieldSecret, planSecretOld)
+		digest, err := secretdigest.New(c, nil, client.ObjectKeyFromObject(key)).Digest(ctx, "uid-signed/"+hooks.FieldSecret, planSecretOld)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 		live := []client.Object{
 			&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "signed", UID: "uid-signed"},
 				Status: forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: signed.ID},
-					AppliedSecrets: []forgev1.AppliedSecret{{Field: fieldSecret, Name: "hook", Key: "secret", ResourceVersion: "1", Digest: digest}}}},
+					AppliedSecrets: []forgev1.AppliedSecret{{Field: hooks.FieldSecret, Name: "hook", Key: "secret", ResourceVersion: "1", Digest: digest}}}},
 			&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "chat", UID: "uid-chat"},
 				Status: forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: chat.ID}}},
 		}
@@ -238,7 +239,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
 		_ = forgev1.AddToScheme(scheme)
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook"},
 			Data: map[string][]byte{"secret": []byte(planSecretOld), "url": []byte(planChatNew), "header": []byte(planHeader)}}
-		sent := []forgev1.AppliedSecret{{Field: fieldSecret, Name: "hook", Key: "secret", ResourceVersion: "1", Digest: "hmac-sha256:AAAA"}}
+		sent := []forgev1.AppliedSecret{{Field: hooks.FieldSecret, Name: "hook", Key: "secret", ResourceVersion: "1", Digest: "hmac-sha256:AAAA"}}
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(secret,
 			&forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "signed", UID: "uid-signed"},
 				Status: forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: signed.ID}, AppliedSecrets: sent}},

@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -37,15 +38,15 @@ import (
 // Gitea has the projects API yet: such a server answers its routes with a
 // plain-text 404 and the resource stalls as Unsupported (the loop checks
 // again when the Forge, and so its version, changes).
-func projectKind() repoChild[*forgev1.Project] {
-	return repoChild[*forgev1.Project]{
-		noun:   "project",
-		name:   func(p *forgev1.Project) string { return p.Spec.Title },
-		keyTag: "project",
-		where:  func(p *forgev1.Project) scope { return scopeOf(&p.Spec.Repository, nil) },
-		list:   &forgev1.ProjectList{},
-		connect: func(_ context.Context, p *forgev1.Project, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			return &project{obj: p, fc: pass.Forge, childAt: at}, nil
+func projectKind() child.Kind[*forgev1.Project] {
+	return child.Kind[*forgev1.Project]{
+		Noun:   "project",
+		Name:   func(p *forgev1.Project) string { return p.Spec.Title },
+		KeyTag: "project",
+		Where:  func(p *forgev1.Project) child.Place { return child.PlaceOf(&p.Spec.Repository, nil) },
+		List:   &forgev1.ProjectList{},
+		External: func(_ context.Context, p *forgev1.Project, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return &project{obj: p, fc: pass.Forge, At: at}, nil
 		},
 	}
 }
@@ -56,7 +57,7 @@ type project struct {
 		forge.ProjectsClient
 		forge.ReposClient
 	}
-	childAt
+	child.At
 	found *forge.Project
 }
 
@@ -65,19 +66,19 @@ func (e *project) id() int64                 { return e.obj.Status.ID }
 
 func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 	title := e.spec().Title
-	p, err := childLookup[forge.Project]{
-		get: func(ctx context.Context, id int64) (*forge.Project, error) {
+	p, err := child.Lookup[forge.Project]{
+		Get: func(ctx context.Context, id int64) (*forge.Project, error) {
 			return e.fc.GetProject(ctx, e.Scope, id)
 		},
-		list: func(ctx context.Context) ([]forge.Project, error) {
+		List: func(ctx context.Context) ([]forge.Project, error) {
 			return e.fc.ListProjects(ctx, e.Scope, "all")
 		},
-		named:    func(p forge.Project) bool { return p.Title == title },
-		idOf:     func(p forge.Project) int64 { return p.ID },
-		several:  fmt.Sprintf("projects titled %q", title),
-		advice:   "delete or rename all but one on the forge so that one can be adopted",
-		classify: func(err error) error { return e.classify(ctx, err) },
-	}.find(ctx, e.childAt, e.id())
+		Named:    func(p forge.Project) bool { return p.Title == title },
+		IDOf:     func(p forge.Project) int64 { return p.ID },
+		Several:  fmt.Sprintf("projects titled %q", title),
+		Advice:   "delete or rename all but one on the forge so that one can be adopted",
+		Classify: func(err error) error { return e.classify(ctx, err) },
+	}.Find(ctx, e.At, e.id())
 	if err != nil || p == nil {
 		return reconciler.Observation{}, err
 	}
@@ -89,16 +90,16 @@ func (e *project) Observe(ctx context.Context) (reconciler.Observation, error) {
 func (e *project) classify(ctx context.Context, err error) error {
 	switch {
 	case forge.IsNotFound(err):
-		return reconciler.ParentMissing(err, e.describe())
+		return reconciler.ParentMissing(err, e.Describe())
 	case !forge.IsRouteNotFound(err):
 		return err
 	}
 	if _, rerr := e.fc.GetRepo(ctx, e.Owner, e.Repo); rerr != nil {
-		return reconciler.ParentMissing(rerr, e.describe())
+		return reconciler.ParentMissing(rerr, e.Describe())
 	}
 	return reconciler.Stall(forgev1.ReasonUnsupported,
 		"the forge (version %s) has no projects API: %s exists but the projects routes are not found; "+
-			"projects need a server with the repository projects API", e.server.ReportedVersion(), e.describe())
+			"projects need a server with the repository projects API", e.Server.ReportedVersion(), e.Describe())
 }
 
 func (e *project) observed(p *forge.Project) reconciler.Observation {

@@ -29,7 +29,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "Project",
 	object: func(ns, name, repo, title string) forgev1.Managed {
 		return &forgev1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.ProjectSpec{ManagedSpec: childSpec(),

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/export"
@@ -51,20 +52,20 @@ import (
 // forge never shows the credentials: the password is recorded as a keyed
 // digest bound to the username in status.appliedSecrets, as hooks record
 // theirs, so that a change replaces the mirror once, also across restarts.
-func pushMirrorKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChild[*forgev1.PushMirror] {
-	return repoChild[*forgev1.PushMirror]{
+func pushMirrorKind(digests *secretdigest.Digester, sent *secrets.Sent) child.Kind[*forgev1.PushMirror] {
+	return child.Kind[*forgev1.PushMirror]{
 		// One resource per address and repository, compared exactly as
 		// the forge keeps it (the forge would take the same address
 		// twice). The address carries no credentials (admission): messages
 		// show it.
-		noun:   "push mirror to",
-		name:   func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
-		shown:  func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
-		keyTag: "pushmirror",
-		of:     true,
-		where:  func(m *forgev1.PushMirror) scope { return scopeOf(&m.Spec.Repository, nil) },
-		list:   &forgev1.PushMirrorList{},
-		secrets: func(m *forgev1.PushMirror) []string {
+		Noun:   "push mirror to",
+		Name:   func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
+		Shown:  func(m *forgev1.PushMirror) string { return m.Spec.RemoteAddress },
+		KeyTag: "pushmirror",
+		Of:     true,
+		Where:  func(m *forgev1.PushMirror) child.Place { return child.PlaceOf(&m.Spec.Repository, nil) },
+		List:   &forgev1.PushMirrorList{},
+		SecretsOf: func(m *forgev1.PushMirror) []string {
 			if m.Spec.Auth != nil {
 				return []string{m.Spec.Auth.PasswordSecretRef.Name}
 			}
@@ -74,8 +75,8 @@ func pushMirrorKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChil
 		// when its Secret's version moved, as secrets.WriteOnly may): the
 		// username it is bound to is in the spec, and the value is what
 		// lastError is cleaned of.
-		connect: func(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			e := &pushMirror{obj: m, fc: pass.Forge, childAt: at, web: pass.WebURL, pending: pass.Pending, sent: sent}
+		External: func(ctx context.Context, m *forgev1.PushMirror, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			e := &pushMirror{obj: m, fc: pass.Forge, At: at, web: pass.WebURL, pending: pass.Pending, sent: sent}
 			if digests != nil {
 				e.digestKey = digests.Ref().String()
 			}
@@ -94,7 +95,7 @@ func pushMirrorKind(digests *secretdigest.Digester, sent *secrets.Sent) repoChil
 type pushMirror struct {
 	obj *forgev1.PushMirror
 	fc  forge.PushMirrorsClient
-	childAt
+	child.At
 	web     string
 	pending bool
 	// password is the Secret's value the mirror should push with; nil
@@ -120,9 +121,9 @@ func (e *pushMirror) forgeErr(err error) error {
 	if forge.MirrorsDisabled(err) {
 		return reconciler.Stall(forgev1.ReasonUnsupported,
 			"the forge has mirrors disabled ([mirror] ENABLED = false in its app.ini): %s cannot be managed there; enable mirrors, or set deletionPolicy Orphan to let a resource being deleted go",
-			e.what)
+			e.What)
 	}
-	return e.classify(err)
+	return e.Classify(err)
 }
 
 func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error) {
@@ -156,12 +157,12 @@ func (e *pushMirror) Observe(ctx context.Context) (reconciler.Observation, error
 	}
 	return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
 		"%d push mirrors to %s exist in %s (%s); delete all but one on the forge so that one can be adopted",
-		len(match), address, e.describe(), strings.Join(names, ", "))
+		len(match), address, e.Describe(), strings.Join(names, ", "))
 }
 
 // observed decides what differs and fills status. A mirror found by its
 // address has no record of the credentials it pushes with: like a hook
-// adopted with a secretRef (controllers/hook.go), it is replaced once when
+// adopted with a secretRef (controllers/internal/hooks), it is replaced once when
 // the spec has auth, since the forge cannot tell whether it holds that
 // password; one adopted without auth is taken as it is, with no write
 // (what export writes). One found after a create whose answer was lost

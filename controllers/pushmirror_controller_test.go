@@ -35,7 +35,7 @@ import (
 // mirrorAddress is the remote address of a mirror named name.
 func mirrorAddress(name string) string { return "https://240.0.0.1/mirrors/" + name }
 
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "PushMirror",
 	object: func(ns, name, repo, remote string) forgev1.Managed {
 		return &forgev1.PushMirror{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.PushMirrorSpec{ManagedSpec: childSpec(),

@@ -32,6 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -55,7 +58,7 @@ import (
 // Receiver with the endpoint, which then accepts the deliveries signed
 // with its secret.
 type receiverKind struct {
-	kindBase[forgev1.Receiver, forgev1.ReceiverList]
+	kinds.Base[forgev1.Receiver, forgev1.ReceiverList]
 	endpoint *receiver.Endpoint
 }
 
@@ -197,7 +200,7 @@ func (e *receiverSet) hookEvents() []string {
 	for _, ev := range e.obj.ReceiverEvents() {
 		out = append(out, string(ev))
 	}
-	return normalizeEvents(out)
+	return hooks.NormalizeEvents(out)
 }
 
 func (e *receiverSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
@@ -457,7 +460,7 @@ func hookDiff(h *forge.Hook, events []string) []string {
 	if !h.Active {
 		diff = append(diff, "active")
 	}
-	if !slices.Equal(normalizeEvents(h.Events), events) {
+	if !slices.Equal(hooks.NormalizeEvents(h.Events), events) {
 		diff = append(diff, "events")
 	}
 	if h.BranchFilter != "" && h.BranchFilter != "*" {
@@ -513,7 +516,7 @@ const hookTypeGitea = "gitea"
 // branchWoken is a repository child whose objects depend on the
 // repository's branches (a branch rule): a branch created there (a
 // Receiver's create event) passes over it at once.
-type branchWoken[T forgev1.Managed] struct{ repoChild[T] }
+type branchWoken[T forgev1.Managed] struct{ child.Kind[T] }
 
 // WokenByBranches marks the kind (reconciler.BranchWoken).
 func (branchWoken[T]) WokenByBranches() {}

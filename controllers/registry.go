@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/planning"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
@@ -136,7 +137,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.Milestone](milestoneKind(), true),
 		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
-		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind{}, true),
+		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind(), true),
 		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[sets.Repo]()}),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}),
 		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
@@ -187,10 +188,10 @@ func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
 func Exporters() []export.Writer {
 	return []export.Writer{
 		organizationExport,
-		orgHookExport,
+		hooks.OrgExport,
 		labelExport,
 		repositoryExport,
-		repoHookExport,
+		hooks.RepoExport,
 		runnerSettingExport,
 		actionsVariableExport,
 		actionsSecretExport,

@@ -53,7 +53,7 @@ func TestRegistryHoldsEveryKind(t *testing.T) {
 func TestEveryKindDeclaresItsScopes(t *testing.T) {
 	for _, k := range registry(nil, nil) {
 		if !k.scoped {
-			t.Errorf("%s does not declare the token scopes its writes need (WriteScopes, controllers/scopes.go)", k.kind)
+			t.Errorf("%s does not declare the token scopes its writes need (WriteScopes: a repository child takes those of where it lives, another kind writes them in its file)", k.kind)
 		}
 	}
 }

@@ -18,6 +18,8 @@ package controllers
 
 import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -28,10 +30,10 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=repohooks/finalizers,verbs=update
 
 // repoHookKind manages repository webhooks: OrgHook's implementation over
-// a repository (see hookKind).
-func repoHookKind(digests *secretdigest.Digester) repoChild[*forgev1.RepoHook] {
-	return hookKind(digests, secrets.NewSent(), &forgev1.RepoHookList{},
-		func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, scope) {
-			return &h.Spec.HookSpec, &h.Status, scopeOf(&h.Spec.Repository, nil)
+// a repository (see hooks.Kind).
+func repoHookKind(digests *secretdigest.Digester) child.Kind[*forgev1.RepoHook] {
+	return hooks.Kind(digests, secrets.NewSent(), &forgev1.RepoHookList{},
+		func(h *forgev1.RepoHook) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place) {
+			return &h.Spec.HookSpec, &h.Status, child.PlaceOf(&h.Spec.Repository, nil)
 		})
 }

@@ -33,7 +33,7 @@ import (
 
 // A hook has no natural key: it is adopted by type and URL when exactly
 // one unclaimed hook has them, and two resources make two hooks.
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind:    "RepoHook",
 	keyless: true,
 	object: func(ns, name, repo, target string) forgev1.Managed {

@@ -25,7 +25,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -40,7 +42,7 @@ import (
 // adopted by name (or by a previous name, then renamed in place), observed
 // from the owner's repository listing, settings written field by field.
 type repositoryKind struct {
-	kindBase[forgev1.Repository, forgev1.RepositoryList]
+	kinds.Base[forgev1.Repository, forgev1.RepositoryList]
 }
 
 // Key: owner and repository names are case-insensitive on the forge.
@@ -50,6 +52,34 @@ func (repositoryKind) Key(r *forgev1.Repository) string {
 
 func (repositoryKind) Describe(r *forgev1.Repository) string {
 	return fmt.Sprintf("repository %q", r.FullName())
+}
+
+// Declares: a Repository its owner/name.
+func (repositoryKind) Declares(r *forgev1.Repository) []reconciler.Ref {
+	return []reconciler.Ref{{Kind: reconciler.RefRepository, Name: r.FullName()}}
+}
+
+// References of a Repository: its owner, an organization or a user (its
+// template is a RepoRef).
+func (repositoryKind) References(r *forgev1.Repository) []reconciler.Ref {
+	owner := string(r.Spec.Owner)
+	return []reconciler.Ref{{Kind: reconciler.RefOrganization, Name: owner}, {Kind: reconciler.RefUser, Name: owner}}
+}
+
+// WriteScopes of a Repository: write:repository; its plain create goes
+// to POST /orgs/{owner}/repos first (the organization routes: also
+// write:organization, asked before the forge looks the owner up), then,
+// for the token's own user, to POST /user/repos (also write:user).
+func (repositoryKind) WriteScopes(r *forgev1.Repository, pass *reconciler.Pass, create bool) []string {
+	out := []string{forge.ScopeWriteRepository}
+	if !create || (r.Spec.Init != nil && r.Spec.Init.Template != nil) {
+		return out
+	}
+	out = append(out, forge.ScopeWriteOrganization)
+	if strings.EqualFold(string(r.Spec.Owner), pass.Login) {
+		out = append(out, forge.ScopeWriteUser)
+	}
+	return out
 }
 
 func (repositoryKind) Connect(_ context.Context, r *forgev1.Repository, pass *reconciler.Pass) (reconciler.External, error) {
@@ -72,7 +102,7 @@ type repository struct {
 func (e *repository) owner() string { return string(e.obj.Spec.Owner) }
 
 func (e *repository) Observe(ctx context.Context) (reconciler.Observation, error) {
-	all, err := ownerRepos(ctx, e.fc, e.owner())
+	all, err := child.OwnerRepos(ctx, e.fc, e.owner())
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
@@ -173,10 +203,10 @@ func (e *repository) locate(ctx context.Context, all []forge.Repository) (*forge
 		}
 		// Gone: look it up by name as on first sight.
 	}
-	byName := findRepo(all, e.obj.RepoName())
+	byName := child.FindRepo(all, e.obj.RepoName())
 	var byPrev *forge.Repository
 	for _, p := range e.obj.Spec.PreviousNames {
-		if r := findRepo(all, string(p)); r != nil && (byName == nil || r.ID != byName.ID) {
+		if r := child.FindRepo(all, string(p)); r != nil && (byName == nil || r.ID != byName.ID) {
 			byPrev = r
 			break
 		}

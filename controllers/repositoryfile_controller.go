@@ -23,11 +23,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/files"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -47,17 +47,17 @@ import (
 // that lists it in that repository and branch.
 type repositoryFileKind struct {
 	// The ConfigMaps its files come from (reconciler.ConfigMapReader),
-	// declared beside the kind's repoChild.
-	repoChild[*forgev1.RepositoryFile]
+	// declared beside the kind's child.Kind.
+	child.Kind[*forgev1.RepositoryFile]
 }
 
 func newRepositoryFileKind() repositoryFileKind {
-	return repositoryFileKind{repoChild[*forgev1.RepositoryFile]{
-		noun:    "files",
-		shown:   filePaths,
-		where:   func(f *forgev1.RepositoryFile) scope { return scopeOf(&f.Spec.Repository, nil) },
-		list:    &forgev1.RepositoryFileList{},
-		connect: connectRepositoryFile,
+	return repositoryFileKind{child.Kind[*forgev1.RepositoryFile]{
+		Noun:     "files",
+		Shown:    filePaths,
+		Where:    func(f *forgev1.RepositoryFile) child.Place { return child.PlaceOf(&f.Spec.Repository, nil) },
+		List:     &forgev1.RepositoryFileList{},
+		External: connectRepositoryFile,
 	}}
 }
 
@@ -71,7 +71,7 @@ func (repositoryFileKind) WokenByBranches() {}
 // (spec.branch, else the default branch the delivery tells; a delivery
 // that tells none concerns it).
 func (repositoryFileKind) Pushed(f *forgev1.RepositoryFile, wk reconciler.Wake) bool {
-	return pushedOn(f.Spec.Branch, wk)
+	return files.PushedOn(f.Spec.Branch, wk)
 }
 
 // ConfigMaps are those the files' contents come from.
@@ -102,49 +102,28 @@ func filePaths(f *forgev1.RepositoryFile) string {
 	return strings.Join(paths, ", ")
 }
 
-func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-	e := &repoFiles{obj: f, cache: pass.Cache, branchFiles: branchFiles{fc: pass.Forge, childAt: at,
-		files: f.Spec.Files, mode: f.Spec.Mode, message: f.Spec.Message, author: f.Spec.Author,
-		deleting: !f.DeletionTimestamp.IsZero(), contents: map[string][]byte{}}}
-	if e.deleting {
+func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+	e := &repoFiles{obj: f, cache: pass.Cache, Branch: files.Branch{Forge: pass.Forge, At: at,
+		Files: f.Spec.Files, Mode: f.Spec.Mode, Message: f.Spec.Message, Author: f.Spec.Author,
+		Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{}}}
+	if e.Deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}
-	contents, unknown, err := fileContents(ctx, pass, f.Namespace, f.Spec.Files)
+	contents, unknown, err := files.Contents(ctx, pass, f.Namespace, f.Spec.Files)
 	if err != nil {
 		return nil, err
 	}
-	e.contents, e.unknown = contents, unknown
+	e.Contents, e.unknown = contents, unknown
 	return e, nil
 }
 
-// fileFromConfigMap reads one key of a ConfigMap, from its data or its
-// binaryData; a missing ConfigMap or key waits (SecretNotFound names it:
-// it is a referenced object, not a secret). An empty value is a file's
-// content like any other.
-func fileFromConfigMap(ctx context.Context, r client.Reader, ns string, ref *forgev1.ConfigMapKeySelector) ([]byte, error) {
-	var cm corev1.ConfigMap
-	if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, &cm); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s not found", ns, ref.Name)
-		}
-		return nil, err
-	}
-	if v, ok := cm.Data[ref.Key]; ok {
-		return []byte(v), nil
-	}
-	if v, ok := cm.BinaryData[ref.Key]; ok {
-		return v, nil
-	}
-	return nil, reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s has no key %q", ns, ref.Name, ref.Key)
-}
-
 // repoFiles is one pass over a RepositoryFile's files: the branch's
-// files (branchFiles, with the paths another, older RepositoryFile holds)
+// files (files.Branch, with the paths another, older RepositoryFile holds)
 // and the files plan could not read (a ConfigMap it may not read).
 type repoFiles struct {
 	obj   *forgev1.RepositoryFile
 	cache client.Reader
-	branchFiles
+	files.Branch
 	unknown []string
 }
 
@@ -153,23 +132,23 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
-	e.repo = repo
-	e.branch = repo.DefaultBranch
+	e.Repository = repo
+	e.BranchName = repo.DefaultBranch
 	if b := e.obj.Spec.Branch; b != nil {
-		e.branch = *b
+		e.BranchName = *b
 	}
-	e.obj.Status.Branch = e.branch
+	e.obj.Status.Branch = e.BranchName
 	held, holder, err := e.heldElsewhere(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
-	e.held = held
+	e.Held = held
 	if len(held) > 0 && e.obj.DeletionTimestamp.IsZero() {
 		return reconciler.Observation{}, reconciler.Stall(forgev1.ReasonConflict,
 			"%s keeps %s in repository %s on branch %q: the older resource holds a path, this one writes nothing",
-			holder, strings.Join(sortedKeys(held), ", "), e.Owner+"/"+e.Repo, e.branch)
+			holder, strings.Join(sortedKeys(held), ", "), e.Owner+"/"+e.Repo, e.BranchName)
 	}
-	blobs, err := e.listBlobs(ctx)
+	blobs, err := e.ListBlobs(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
@@ -180,16 +159,16 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 // resource of the owner, one per interval), or by name when the listing
 // lacks it (made since).
 func (e *repoFiles) findRepo(ctx context.Context) (*forge.Repository, error) {
-	all, err := ownerRepos(ctx, e.fc, e.Owner)
+	all, err := child.OwnerRepos(ctx, e.Forge, e.Owner)
 	if err != nil {
 		return nil, err
 	}
-	if r := findRepo(all, e.Repo); r != nil {
+	if r := child.FindRepo(all, e.Repo); r != nil {
 		return r, nil
 	}
-	r, err := e.fc.GetRepo(ctx, e.Owner, e.Repo)
+	r, err := e.Forge.GetRepo(ctx, e.Owner, e.Repo)
 	if err != nil {
-		return nil, e.classify(err)
+		return nil, e.Classify(err)
 	}
 	return r, nil
 }
@@ -197,9 +176,9 @@ func (e *repoFiles) findRepo(ctx context.Context) (*forge.Repository, error) {
 // compare makes the commit's operations from the listed blobs, and the
 // resource's observation.
 func (e *repoFiles) compare(blobs map[string]string) reconciler.Observation {
-	obs := reconciler.Observation{Name: e.branch, Unknown: e.unknown}
-	obs.Changes, obs.Exists = e.branchFiles.compare(blobs)
-	e.obj.Status.InSync = e.inSync
+	obs := reconciler.Observation{Name: e.BranchName, Unknown: e.unknown}
+	obs.Changes, obs.Exists = e.Compare(blobs)
+	e.obj.Status.InSync = e.InSync
 	obs.Diff = reconciler.Fields(obs.Changes)
 	// Once the operator wrote the files (its status names the branch), the
 	// branch is its object even when every file has gone since.
@@ -207,13 +186,6 @@ func (e *repoFiles) compare(blobs map[string]string) reconciler.Observation {
 		obs.Exists = true
 	}
 	return obs
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -231,7 +203,7 @@ func (e *repoFiles) Create(ctx context.Context) (reconciler.Observation, error) 
 	if err := e.commit(ctx); err != nil {
 		return reconciler.Observation{}, err
 	}
-	return reconciler.Observation{Exists: true, Name: e.branch}, nil
+	return reconciler.Observation{Exists: true, Name: e.BranchName}, nil
 }
 
 // Update writes every differing file in one commit.
@@ -244,18 +216,18 @@ func (e *repoFiles) Update(ctx context.Context, _ reconciler.Observation) error 
 func (e *repoFiles) Delete(ctx context.Context, _ reconciler.Observation) error {
 	if e.obj.Spec.Mode == forgev1.FileModeCreateOnly {
 		return reconciler.Leave(corev1.EventTypeNormal, forgev1.ReasonOrphaned,
-			"left %s in %s: files written CreateOnly belong to the repository once written", filePaths(e.obj), e.describe())
+			"left %s in %s: files written CreateOnly belong to the repository once written", filePaths(e.obj), e.Describe())
 	}
 	return e.commit(ctx)
 }
 
-// commit sends the operations Observe found in one commit (branchFiles).
+// commit sends the operations Observe found in one commit (files.Branch).
 func (e *repoFiles) commit(ctx context.Context) error {
-	sha, err := e.branchFiles.commit(ctx)
+	sha, err := e.Commit(ctx)
 	if sha != "" {
 		e.obj.Status.Commit = sha
-		if !e.deleting {
-			e.obj.Status.InSync = e.inSync
+		if !e.Deleting {
+			e.obj.Status.InSync = e.InSync
 		}
 	}
 	return err
@@ -291,11 +263,11 @@ func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string,
 			!servers.Reach(o.Namespace, o.Spec.ForgeRef) || !servers.Permitted(ctx, o) {
 			continue
 		}
-		branch := e.repo.DefaultBranch
+		branch := e.Repository.DefaultBranch
 		if o.Spec.Branch != nil {
 			branch = *o.Spec.Branch
 		}
-		if branch != e.branch {
+		if branch != e.BranchName {
 			continue
 		}
 		took := false

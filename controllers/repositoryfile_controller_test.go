@@ -35,7 +35,7 @@ import (
 
 // A RepositoryFile's natural name in the standard specs is a path, kept
 // with content "kept\n".
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "RepositoryFile",
 	object: func(ns, name, repo, path string) forgev1.Managed {
 		return &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: forgev1.RepositoryFileSpec{

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/controllers/internal/words"
@@ -49,7 +50,7 @@ import (
 // listing of each team's repositories; it reads nothing per repository and
 // writes nothing.
 type repositorySetKind struct {
-	kindBase[forgev1.RepositorySet, forgev1.RepositorySetList]
+	kinds.Base[forgev1.RepositorySet, forgev1.RepositorySetList]
 	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
 }
 
@@ -289,7 +290,7 @@ func (repositorySetKind) References(s *forgev1.RepositorySet) []reconciler.Ref {
 	var out []reconciler.Ref
 	for _, owner := range selectorOwnerNames(s.Spec.Repositories) {
 		for _, t := range s.Spec.Teams {
-			out = append(out, teamRef(owner, string(t)))
+			out = append(out, kinds.TeamRef(owner, string(t)))
 		}
 	}
 	return out

@@ -22,6 +22,7 @@ import (
 	"strconv"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -39,32 +40,32 @@ import (
 // Deleting with deletionPolicy Delete re-enables the runner. Its key,
 // messages and token scopes are a repository child's (of an organization
 // too), but it waits for its runner, not its Repository, and stalls in no
-// archived repository (notResident); its server check is its own, in
+// archived repository (NotResident); its server check is its own, in
 // Observe, to say what it cannot do there.
-func runnerSettingKind() repoChild[*forgev1.RunnerSetting] {
-	return repoChild[*forgev1.RunnerSetting]{
-		noun:  "runner",
-		shown: runnerRef,
+func runnerSettingKind() child.Kind[*forgev1.RunnerSetting] {
+	return child.Kind[*forgev1.RunnerSetting]{
+		Noun:  "runner",
+		Shown: runnerRef,
 		// A runner picked by id and one picked by name may still be the
 		// same runner; the loop's check on status.id (the runner's id)
 		// catches that.
-		key: func(r *forgev1.RunnerSetting) string {
+		KeyOf: func(r *forgev1.RunnerSetting) string {
 			if id := r.Spec.Runner.ID; id != nil {
 				return "runner-id:" + strconv.FormatInt(*id, 10)
 			}
 			return "runner:" + r.Spec.Runner.Name
 		},
-		notResident: true,
-		where:       runnerScope,
-		list:        &forgev1.RunnerSettingList{},
-		connect: func(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
-			return &runnerSetting{obj: r, fc: pass.Forge, scope: at.scope, server: at.server}, nil
+		NotResident: true,
+		Where:       runnerScope,
+		List:        &forgev1.RunnerSettingList{},
+		External: func(_ context.Context, r *forgev1.RunnerSetting, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return &runnerSetting{obj: r, fc: pass.Forge, scope: at.Place, server: at.Server}, nil
 		},
 	}
 }
 
-func runnerScope(r *forgev1.RunnerSetting) scope {
-	return scopeOf(r.Spec.Repository, r.Spec.Organization)
+func runnerScope(r *forgev1.RunnerSetting) child.Place {
+	return child.PlaceOf(r.Spec.Repository, r.Spec.Organization)
 }
 
 func runnerRef(r *forgev1.RunnerSetting) string {
@@ -77,7 +78,7 @@ func runnerRef(r *forgev1.RunnerSetting) string {
 type runnerSetting struct {
 	obj    *forgev1.RunnerSetting
 	fc     forge.RunnersClient
-	scope  scope
+	scope  child.Place
 	server forge.Server
 	found  *forge.Runner
 }
@@ -101,7 +102,7 @@ func (e *runnerSetting) Observe(ctx context.Context) (reconciler.Observation, er
 			return reconciler.Observation{}, nil // nothing left to re-enable
 		}
 		return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonRunnerNotFound,
-			"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.describe())
+			"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.Describe())
 	}
 	e.found = r
 	st.RunnerID, st.RunnerName, st.RunnerStatus = r.ID, r.Name, r.Status
@@ -122,24 +123,24 @@ func (e *runnerSetting) find(ctx context.Context) (*forge.Runner, error) {
 		}
 		// Unknown runner, or unknown scope: listing tells which.
 		if _, err := e.fc.ListRunners(ctx, e.scope.Scope); err != nil {
-			return nil, reconciler.ParentMissing(err, e.scope.describe())
+			return nil, reconciler.ParentMissing(err, e.scope.Describe())
 		}
 		return nil, nil
 	}
 	all, err := e.fc.ListRunners(ctx, e.scope.Scope)
 	if err != nil {
-		return nil, reconciler.ParentMissing(err, e.scope.describe())
+		return nil, reconciler.ParentMissing(err, e.scope.Describe())
 	}
 	name := e.obj.Spec.Runner.Name
 	return reconciler.One(all, func(r forge.Runner) bool { return r.Name == name }, func(r forge.Runner) int64 { return r.ID },
-		fmt.Sprintf("runners named %q are registered in %s", name, e.scope.describe()),
+		fmt.Sprintf("runners named %q are registered in %s", name, e.scope.Describe()),
 		"select one by spec.runner.id, or remove the others")
 }
 
 // Create is never reached: Observe waits until the runner exists.
 func (e *runnerSetting) Create(context.Context) (reconciler.Observation, error) {
 	return reconciler.Observation{}, reconciler.Wait(forgev1.ReasonRunnerNotFound,
-		"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.describe())
+		"no runner %s in %s yet; waiting for it to register", runnerRef(e.obj), e.scope.Describe())
 }
 
 func (e *runnerSetting) Update(ctx context.Context, obs reconciler.Observation) error {

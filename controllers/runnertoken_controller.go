@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -64,13 +65,31 @@ const runnerTokenKindName = "RunnerRegistrationToken"
 // scope's current token to every request and its API cannot reset it: a
 // rotation brings a new token only after someone reset it in the web UI,
 // and otherwise says so (Warning TokenUnchanged). The token never leaves
-// the Secret: no status, Event, log or error holds it.
-type runnerTokenKind struct {
-	kindBase[forgev1.RunnerRegistrationToken, forgev1.RunnerRegistrationTokenList]
+// the Secret: no status, Event, log or error holds it. It is declared as
+// a repository's child (of an organization, or of the instance, too): its
+// wait for its Repository, its archived stall and its token scopes are
+// those of where it lives.
+func runnerTokenKind() child.Kind[*forgev1.RunnerRegistrationToken] {
+	return child.Kind[*forgev1.RunnerRegistrationToken]{
+		Noun:       "runner registration token",
+		DescribeOf: runnerTokenDescribe,
+		// No key: any number of resources may hold a scope's token (the
+		// forge answers them all the same one); two naming one Secret are
+		// told apart by its owner (Conflict).
+		Where: runnerTokenScope,
+		List:  &forgev1.RunnerRegistrationTokenList{},
+		// The token's own Secret, whose deletion brings a new request.
+		SecretsOf: func(t *forgev1.RunnerRegistrationToken) []string { return []string{t.Spec.SecretName} },
+		// A pass reads the Secret, not the repository: a Repository
+		// resource declaring it is waited for before the token is asked.
+		KeptElsewhere: true,
+		UnknownNoteOf: runnerTokenUnknownNote,
+		External:      connectRunnerToken,
+	}
 }
 
-func runnerTokenScope(t *forgev1.RunnerRegistrationToken) scope {
-	return scopeOf(t.Spec.Repository, t.Spec.Organization)
+func runnerTokenScope(t *forgev1.RunnerRegistrationToken) child.Place {
+	return child.PlaceOf(t.Spec.Repository, t.Spec.Organization)
 }
 
 // runnerTokenWhere names the token's scope for messages.
@@ -78,33 +97,18 @@ func runnerTokenWhere(t *forgev1.RunnerRegistrationToken) string {
 	if t.Instance() {
 		return "the instance"
 	}
-	return runnerTokenScope(t).describe()
+	return runnerTokenScope(t).Describe()
 }
 
-// Key: none. Any number of resources may hold a scope's token (the forge
-// answers them all the same one); two naming one Secret are told apart by
-// its owner (Conflict).
-func (runnerTokenKind) Key(*forgev1.RunnerRegistrationToken) string { return "" }
-
-func (runnerTokenKind) Describe(t *forgev1.RunnerRegistrationToken) string {
+func runnerTokenDescribe(t *forgev1.RunnerRegistrationToken) string {
 	return fmt.Sprintf("runner registration token of %s (Secret %s)", runnerTokenWhere(t), t.Spec.SecretName)
 }
 
-// Secrets: the token's own Secret, whose deletion brings a new request.
-func (runnerTokenKind) Secrets(t *forgev1.RunnerRegistrationToken) []string {
-	return []string{t.Spec.SecretName}
-}
-
-func (runnerTokenKind) RepoRefs(t *forgev1.RunnerRegistrationToken) []string {
-	return runnerTokenScope(t).repoRefs()
-}
-func (runnerTokenKind) BeforeWrite(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass) error {
-	return runnerTokenScope(t).beforeWrite(ctx, pass)
-}
-
-// Connect reads the token's Secret, which must be this resource's own.
-func (runnerTokenKind) Connect(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass) (reconciler.External, error) {
-	e := &runnerToken{obj: t, fc: pass.Forge, scope: runnerTokenScope(t).Scope, writer: pass.Writer, webURL: pass.WebURL, server: pass.Server}
+// connectRunnerToken reads the token's Secret, which must be this
+// resource's own. Asking for the token is a POST in its scope (an
+// instance's under /admin): the write scope of where it lives.
+func connectRunnerToken(ctx context.Context, t *forgev1.RunnerRegistrationToken, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+	e := &runnerToken{obj: t, fc: pass.Forge, scope: at.Scope, writer: pass.Writer, webURL: pass.WebURL, server: pass.Server}
 	if !t.DeletionTimestamp.IsZero() {
 		e.deleting = true // nothing on the forge to delete; the Secret goes with the resource
 		return e, nil
@@ -321,9 +325,10 @@ func (e *runnerToken) url() string {
 	return fmt.Sprintf("%s/%s/%s/settings/actions/runners", e.webURL, e.scope.Owner, e.scope.Repo)
 }
 
-// UnknownNote: the forge lists no registration token, so whether the
-// Secret holds one is the question, and only the cluster answers it.
-func (runnerTokenKind) UnknownNote(d reconciler.Action, unknown []string) string {
+// runnerTokenUnknownNote: the forge lists no registration token, so
+// whether the Secret holds one is the question, and only the cluster
+// answers it.
+func runnerTokenUnknownNote(d reconciler.Action, unknown []string) string {
 	if d == reconciler.InSync && slices.Contains(unknown, "token") {
 		return "whether the Secret holds a token is known only from the cluster; give --kubeconfig and -n"
 	}

@@ -225,6 +225,30 @@ var _ = Describe("RunnerRegistrationToken", func() {
 		Expect(fake.Runners(web)).To(ContainElement(HaveField("Name", "web-builder")))
 	})
 
+	It("asks for no token while a Repository resource that declares its repository is on its way, then asks once it is Ready", func() {
+		// The repository cannot be made until the fault is cleared: the
+		// Repository stays on its way, with no repository on the forge.
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/orgs/acme/repos", Count: -1, Status: http.StatusInternalServerError})
+		repo := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+			Spec: forgev1.RepositorySpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}, Owner: "acme"}}
+		Expect(k8s.Create(ctx, repo)).To(Succeed())
+		expectReason(repo, metav1.ConditionFalse, forgev1.ReasonForgeError)
+
+		t := newToken("web-runner")
+		t.Spec.Organization, t.Spec.Repository = nil, ptr(forgev1.RepositoryName("acme/web"))
+		Expect(k8s.Create(ctx, t)).To(Succeed())
+		Expect(expectReason(t, metav1.ConditionFalse, forgev1.ReasonParentNotFound)).To(
+			Equal(`waiting for Repository "acme/web", declared by Repository ` + ns + `/web, which is not Ready yet`))
+		Consistently(requests, 2*syncInterval, poll).Should(BeZero(), "the token is not asked for while its repository is on its way")
+
+		By("the Repository becomes Ready; the token follows")
+		fake.ClearFaults()
+		expectReady(repo)
+		expectReady(t)
+		Expect(tokenIn("web-runner")()).To(Equal(fake.RegistrationToken(forge.RepoScope("acme", "web"))))
+		Expect(requests()).To(Equal(1))
+	})
+
 	It("asks for the instance's token only through a ClusterForge tenants entry with siteAdmin", func() {
 		By("through a namespaced Forge: refused before any request")
 		direct := newToken("instance")

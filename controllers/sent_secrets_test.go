@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -157,7 +158,7 @@ func TestSecretRolledBackBeforeTheCacheCatchesUp(t *testing.T) {
 	// The Secret's version read from the cache decides whether its value is read.
 	t.Run("ActionsSecret with the metadata cache", func(t *testing.T) { actionsSecret(t, true) })
 
-	hookRig := func(t *testing.T, spec forgev1.HookSpec, opts ...fakeforge.Option) (*rollbackRig, repoChild[*forgev1.OrgHook], *forgev1.OrgHook) {
+	hookRig := func(t *testing.T, spec forgev1.HookSpec, opts ...fakeforge.Option) (*rollbackRig, child.Kind[*forgev1.OrgHook], *forgev1.OrgHook) {
 		r := newRollbackRig(t, opts...)
 		obj := &forgev1.OrgHook{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-hook"},
 			Spec: forgev1.OrgHookSpec{Organization: "acme", HookSpec: spec}}

@@ -23,7 +23,9 @@ import (
 	"strings"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -40,27 +42,33 @@ import (
 // adoption stalls with the ids when it finds several, rather than guess.
 // The API came with Gitea 1.23: an older server stalls Unsupported, decided
 // from its version before anything is read or written.
-func tagProtectionKind() repoChild[*forgev1.TagProtection] {
-	return repoChild[*forgev1.TagProtection]{
-		noun:   "tag protection",
-		name:   func(t *forgev1.TagProtection) string { return string(t.Spec.NamePattern) },
-		keyTag: "tagprotection",
-		where:  func(t *forgev1.TagProtection) scope { return scopeOf(&t.Spec.Repository, nil) },
-		refs:   tagProtectionRefs,
-		list:   &forgev1.TagProtectionList{},
-		gate:   forge.GateTagProtections,
-		connect: func(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+func tagProtectionKind() child.Kind[*forgev1.TagProtection] {
+	return child.Kind[*forgev1.TagProtection]{
+		Noun:   "tag protection",
+		Name:   func(t *forgev1.TagProtection) string { return string(t.Spec.NamePattern) },
+		KeyTag: "tagprotection",
+		Where:  func(t *forgev1.TagProtection) child.Place { return child.PlaceOf(&t.Spec.Repository, nil) },
+		Refs:   tagProtectionRefs,
+		List:   &forgev1.TagProtectionList{},
+		Gate:   forge.GateTagProtections,
+		External: func(_ context.Context, t *forgev1.TagProtection, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 			// A deletion on a forge without the API: nothing can have been
 			// made there, let it go.
-			return &tagProtection{obj: t, fc: pass.Forge, childAt: at, none: pass.Server.Lacks(forge.GateTagProtections)}, nil
+			return &tagProtection{obj: t, fc: pass.Forge, At: at, none: pass.Server.Lacks(forge.GateTagProtections)}, nil
 		},
 	}
+}
+
+// tagProtectionRefs are the users and teams (of its repository's owner)
+// of a TagProtection's allow-lists.
+func tagProtectionRefs(t *forgev1.TagProtection) []reconciler.Ref {
+	return kinds.ListRefs(child.PlaceOf(&t.Spec.Repository, nil).Owner, t.Spec.WhitelistUsernames, t.Spec.WhitelistTeams)
 }
 
 type tagProtection struct {
 	obj *forgev1.TagProtection
 	fc  forge.Interface
-	childAt
+	child.At
 	found *forge.TagProtection
 	// none: the forge has no tag protections (a deletion on such a forge).
 	none bool
@@ -73,18 +81,18 @@ func (e *tagProtection) Observe(ctx context.Context) (reconciler.Observation, er
 		return reconciler.Observation{}, nil
 	}
 	pattern := string(e.spec().NamePattern)
-	t, err := childLookup[forge.TagProtection]{
-		get: func(ctx context.Context, id int64) (*forge.TagProtection, error) {
+	t, err := child.Lookup[forge.TagProtection]{
+		Get: func(ctx context.Context, id int64) (*forge.TagProtection, error) {
 			return e.fc.GetTagProtection(ctx, e.Owner, e.Repo, id)
 		},
-		list: func(ctx context.Context) ([]forge.TagProtection, error) {
+		List: func(ctx context.Context) ([]forge.TagProtection, error) {
 			return e.fc.ListTagProtections(ctx, e.Owner, e.Repo)
 		},
-		named:   func(t forge.TagProtection) bool { return t.NamePattern == pattern },
-		idOf:    func(t forge.TagProtection) int64 { return t.ID },
-		several: fmt.Sprintf("tag protections of pattern %q", pattern),
-		advice:  "delete all but one on the forge so that one can be adopted",
-	}.find(ctx, e.childAt, e.obj.Status.ID)
+		Named:   func(t forge.TagProtection) bool { return t.NamePattern == pattern },
+		IDOf:    func(t forge.TagProtection) int64 { return t.ID },
+		Several: fmt.Sprintf("tag protections of pattern %q", pattern),
+		Advice:  "delete all but one on the forge so that one can be adopted",
+	}.Find(ctx, e.At, e.obj.Status.ID)
 	if err != nil || t == nil {
 		return reconciler.Observation{}, err
 	}
@@ -103,7 +111,7 @@ func (e *tagProtection) Create(ctx context.Context) (reconciler.Observation, err
 		WhitelistUsernames: namesOf(s.WhitelistUsernames), WhitelistTeams: namesOf(s.WhitelistTeams)}
 	t, err := e.fc.CreateTagProtection(ctx, e.Owner, e.Repo, opt)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	// What the forge did not show is Rejected; the loop still records the
 	// protection made.

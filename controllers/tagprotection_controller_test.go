@@ -32,7 +32,7 @@ import (
 
 // The forge takes no protection without an allow-list: the owners (a team
 // of every repository, on each repository as soon as it exists) may push it.
-var _ = repoChildSpecs(childRow{
+var _ = childSpecs(childRow{
 	kind: "TagProtection",
 	setup: func() {
 		_, err := forgeClient().CreateTeam(context.Background(), "acme", forge.CreateTeamOption{Name: "Release",

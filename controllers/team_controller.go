@@ -27,6 +27,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -45,7 +46,7 @@ const defaultMaxRemovals = 10
 // organization's team listing, with members and repositories listed per
 // team when managed.
 type teamKind struct {
-	kindBase[forgev1.Team, forgev1.TeamList]
+	kinds.Base[forgev1.Team, forgev1.TeamList]
 }
 
 // Key: team names are unique in an organization without case.
@@ -55,6 +56,37 @@ func (teamKind) Key(t *forgev1.Team) string {
 
 func (teamKind) Describe(t *forgev1.Team) string {
 	return fmt.Sprintf("team %q in organization %s", t.TeamName(), t.Spec.Organization)
+}
+
+// Declares: a Team its organization/name.
+func (teamKind) Declares(t *forgev1.Team) []reconciler.Ref {
+	return []reconciler.Ref{kinds.TeamRef(string(t.Spec.Organization), t.TeamName())}
+}
+
+// References of a Team: its organization and its members (its
+// repositories are RepoRefs).
+func (teamKind) References(t *forgev1.Team) []reconciler.Ref {
+	out := []reconciler.Ref{{Kind: reconciler.RefOrganization, Name: string(t.Spec.Organization)}}
+	for _, m := range t.Spec.Members {
+		out = append(out, reconciler.Ref{Kind: reconciler.RefUser, Name: string(m)})
+	}
+	return out
+}
+
+// RepoRefs of a Team: the repositories it lists, so that one added before
+// its Repository exists is retried when that Repository becomes Ready.
+func (teamKind) RepoRefs(t *forgev1.Team) []string {
+	out := make([]string, 0, len(t.Spec.Repositories))
+	for _, r := range t.Spec.Repositories {
+		out = append(out, string(t.Spec.Organization)+"/"+string(r))
+	}
+	return out
+}
+
+// WriteScopes of a Team: its create, edit, members and repositories are
+// all organization routes (/orgs/{org}/teams, /teams/{id}/...).
+func (teamKind) WriteScopes(*forgev1.Team, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteOrganization}
 }
 
 func (teamKind) Connect(_ context.Context, t *forgev1.Team, pass *reconciler.Pass) (reconciler.External, error) {

@@ -29,6 +29,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
+	"github.com/forgeops/forge-operator/controllers/internal/kinds"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -55,7 +56,7 @@ const fieldPassword = "passwordSecretRef"
 // adopted or kept only through a tenants entry with grantAdmin
 // (NotPermitted).
 type userKind struct {
-	kindBase[forgev1.User, forgev1.UserList]
+	kinds.Base[forgev1.User, forgev1.UserList]
 	digests *secretdigest.Digester
 	sent    *secrets.Sent
 }
@@ -74,6 +75,16 @@ func (userKind) Key(u *forgev1.User) string {
 
 func (userKind) Describe(u *forgev1.User) string {
 	return fmt.Sprintf("user %q", u.Spec.Username)
+}
+
+// Declares: a User its login.
+func (userKind) Declares(u *forgev1.User) []reconciler.Ref {
+	return []reconciler.Ref{{Kind: reconciler.RefUser, Name: string(u.Spec.Username)}}
+}
+
+// WriteScopes of a User: the /admin/users routes.
+func (userKind) WriteScopes(*forgev1.User, *reconciler.Pass, bool) []string {
+	return []string{forge.ScopeWriteAdmin}
 }
 
 // Connect reads the password Secret's version from the manager's cache;

@@ -66,8 +66,11 @@ type RepoScoped[T forgev1.Managed] interface {
 // its repositories): its pass reads the forge there before it writes, so
 // a repository it reached exists, and the loop does not wait before the
 // write for a Repository resource that declares it (refs.go).
+// LivesInRepository says so; false for a kind that implements the method
+// (a declaration shared by many kinds) but reads nothing there before it
+// writes (a RunnerRegistrationToken, kept in its Secret).
 type RepoResident interface {
-	LivesInRepository()
+	LivesInRepository() bool
 }
 
 // Forgetter is a kind that keeps something of its resources in memory

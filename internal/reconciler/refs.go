@@ -278,7 +278,7 @@ func waitsOn(d forgev1.Managed, afterNotFound bool) bool {
 // that is missing fails the read, ParentNotFound, and is waited for then).
 func (r *Reconciler[T]) awaitRefs(ctx context.Context, obj T, afterNotFound bool) error {
 	refs := refsOf(r.kind, obj)
-	if _, resident := any(r.kind).(RepoResident); resident && !afterNotFound {
+	if rr, ok := any(r.kind).(RepoResident); ok && rr.LivesInRepository() && !afterNotFound {
 		refs = slices.DeleteFunc(refs, func(ref Ref) bool { return ref.Kind == RefRepository })
 	}
 	return r.awaitFor(ctx, obj, refs, afterNotFound)

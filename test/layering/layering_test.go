@@ -49,7 +49,11 @@ var layers = []struct {
 	// them, never the other way round.
 	root: "github.com/forgeops/forge-operator/controllers", pattern: "/internal/...",
 	may: map[string][]string{
+		"/internal/child":    nil,
 		"/internal/compare":  nil,
+		"/internal/files":    {"/internal/child"},
+		"/internal/hooks":    {"/internal/child", "/internal/compare", "/internal/secrets"},
+		"/internal/kinds":    nil,
 		"/internal/planning": {"/internal/secrets"},
 		"/internal/rounds":   nil,
 		"/internal/secrets":  nil,

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers_test
+package hooks
 
 import (
 	"slices"
@@ -23,10 +23,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
-	"github.com/forgeops/forge-operator/controllers"
 )
 
-func TestExpandHookEvents(t *testing.T) {
+func TestExpandEvents(t *testing.T) {
 	issues := []string{"issue_assign", "issue_comment", "issue_label", "issue_milestone", "issues"}
 	pulls := []string{"pull_request", "pull_request_assign", "pull_request_comment", "pull_request_label",
 		"pull_request_milestone", "pull_request_review", "pull_request_review_request", "pull_request_sync"}
@@ -48,11 +47,11 @@ func TestExpandHookEvents(t *testing.T) {
 			append(append(append([]string{}, issues...), pulls...), "push")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := controllers.ExpandHookEvents(tc.in)
+			got := ExpandEvents(tc.in)
 			want := append([]string{}, tc.want...)
 			slices.Sort(want)
 			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("ExpandHookEvents(%v) (-want +got):\n%s", tc.in, d)
+				t.Errorf("ExpandEvents(%v) (-want +got):\n%s", tc.in, d)
 			}
 		})
 	}

@@ -14,10 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package hooks is the webhook kind OrgHook and RepoHook share: one
+// declaration (Kind, a child.Kind over the organization or repository a
+// hook lives in) and one External, adopting a hook by its type and URL,
+// sending its URL, secret and authorization header from Secrets without
+// ever showing them, and recording the values sent as keyed digests
+// (status.appliedSecrets); and their export writers (OrgExport,
+// RepoExport). It also gives the events a hook's spec means as the forge
+// stores them (ExpandEvents, NormalizeEvents), which the Receiver compares
+// too. It serves the hook kinds of package controllers; of the shared
+// pieces beside it, it imports child, compare and secrets.
+package hooks
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/connection"
@@ -40,11 +50,11 @@ import (
 
 // Spec fields whose sent values hook status records (as keyed digests).
 const (
-	fieldSecret     = "secretRef"
-	fieldAuthHeader = "authorizationHeaderSecretRef"
+	FieldSecret     = "secretRef"
+	FieldAuthHeader = "authorizationHeaderSecretRef"
 )
 
-// hookKind declares the webhooks of one scope kind (organization or
+// Kind declares the webhooks of one scope kind (organization or
 // repository): OrgHook and RepoHook are this one implementation over their
 // scopes, which parts gives with the object's hook spec and status. Hooks
 // have no natural key: an existing hook is adopted only when exactly one
@@ -52,24 +62,24 @@ const (
 // authorization header may come from Secrets, so neither messages nor
 // Describe ever carry them. digests keys the record of the secret values
 // sent (see secretdigest); sent what this manager sent last (see secrets.Sent).
-func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.Sent, list client.ObjectList,
-	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)) repoChild[T] {
-	k := hooks[T]{digests: digests, sent: sent, parts: parts}
-	return repoChild[T]{
-		shown: func(obj T) string {
+func Kind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.Sent, list client.ObjectList,
+	parts func(T) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place)) child.Kind[T] {
+	k := kind[T]{digests: digests, sent: sent, parts: parts}
+	return child.Kind[T]{
+		Shown: func(obj T) string {
 			spec, _, _ := parts(obj)
 			if spec.Name != "" {
 				return fmt.Sprintf("%s hook %q", spec.Type, spec.Name)
 			}
 			return fmt.Sprintf("%s hook", spec.Type)
 		},
-		where: func(obj T) scope {
+		Where: func(obj T) child.Place {
 			_, _, sc := parts(obj)
 			return sc
 		},
-		list:        list,
-		unknownNote: hookUnknownNote,
-		secrets: func(obj T) []string {
+		List:          list,
+		UnknownNoteOf: unknownNote,
+		SecretsOf: func(obj T) []string {
 			spec, _, _ := parts(obj)
 			var names []string
 			for _, ref := range []*forgev1.SecretKeySelector{spec.URLSecretRef, spec.SecretRef, spec.AuthorizationHeaderSecretRef} {
@@ -79,20 +89,20 @@ func hookKind[T forgev1.Managed](digests *secretdigest.Digester, sent *secrets.S
 			}
 			return names
 		},
-		connect: k.connect,
+		External: k.connect,
 	}
 }
 
-// hooks is what a hook kind's passes share.
-type hooks[T forgev1.Managed] struct {
+// kind is what a hook kind's passes share.
+type kind[T forgev1.Managed] struct {
 	digests *secretdigest.Digester
 	sent    *secrets.Sent
-	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, scope)
+	parts   func(T) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place)
 }
 
 // connect reads the referenced Secrets. While the resource is being deleted
 // a missing Secret is no obstacle: the hook is found by status.id.
-func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at childAt) (reconciler.External, error) {
+func (k kind[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 	spec, status, _ := k.parts(obj)
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if !deleting && pass.Server.Lacks(forge.GateWorkflowRunEvent) && slices.Contains(spec.Events, "workflow_run") {
@@ -101,7 +111,7 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 		return nil, reconciler.Stall(forgev1.ReasonUnsupported, "%s: remove it from spec.events or upgrade the forge",
 			pass.Server.Unsupported([]forge.Gate{forge.GateWorkflowRunEvent}))
 	}
-	e := &hook{spec: spec, status: status, childAt: at, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
+	e := &hook{spec: spec, status: status, At: at, fc: pass.Forge, pending: pass.Pending, claimedBy: pass.ClaimedBy,
 		uid: obj.GetUID(), sentTo: k.sent, deleting: deleting, headerReadable: pass.Server.ReturnsHookAuthHeader, url: spec.URL}
 	if k.digests != nil {
 		e.digestKey = k.digests.Ref().String()
@@ -141,10 +151,10 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 	if err := read(spec.URLSecretRef, "", "url", &e.url); err != nil {
 		return nil, err
 	}
-	if err := read(spec.SecretRef, fieldSecret, "secret", &e.secret); err != nil {
+	if err := read(spec.SecretRef, FieldSecret, "secret", &e.secret); err != nil {
 		return nil, err
 	}
-	if err := read(spec.AuthorizationHeaderSecretRef, fieldAuthHeader, "authorizationHeader", &e.authHeader); err != nil {
+	if err := read(spec.AuthorizationHeaderSecretRef, FieldAuthHeader, "authorizationHeader", &e.authHeader); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(e.applied, func(x, y forgev1.AppliedSecret) int { return strings.Compare(x.Field, y.Field) })
@@ -157,7 +167,7 @@ func (k hooks[T]) connect(ctx context.Context, obj T, pass *reconciler.Pass, at 
 type hook struct {
 	spec   *forgev1.HookSpec
 	status *forgev1.HookStatus
-	childAt
+	child.At
 	fc        forge.HooksClient
 	pending   bool
 	deleting  bool
@@ -212,7 +222,7 @@ func (e *hook) Observe(ctx context.Context) (reconciler.Observation, error) {
 func (e *hook) adoptable(ctx context.Context, skip int64) (*forge.Hook, error) {
 	all, err := e.fc.ListHooks(ctx, e.Scope)
 	if err != nil {
-		return nil, e.classify(err)
+		return nil, e.Classify(err)
 	}
 	var match []forge.Hook
 	for _, h := range all {
@@ -252,18 +262,18 @@ func (e *hook) observed(h *forge.Hook, adopted bool) reconciler.Observation {
 	have = e.sentTo.Have(e.uid, h.ID, have)
 	obs := reconciler.Observation{Exists: true, ID: h.ID}
 	changed := map[string]bool{
-		fieldSecret:     e.secretChanged(have, &obs),
-		fieldAuthHeader: e.authHeaderChanged(h, have, &obs),
+		FieldSecret:     e.secretChanged(have, &obs),
+		FieldAuthHeader: e.authHeaderChanged(h, have, &obs),
 	}
 	switch {
 	case h.Type != string(e.spec.Type):
 		obs.Replace, obs.ReplaceBecause = true, "type"
-	case changed[fieldSecret]:
+	case changed[FieldSecret]:
 		obs.Replace, obs.ReplaceBecause = true, "secret"
 	}
 	obs.Changes = e.changes(h).changes
-	if changed[fieldAuthHeader] {
-		obs.Changes = append(obs.Changes, reconciler.Change{Field: "authorizationHeader", Have: shownSecret, Want: shownSecret})
+	if changed[FieldAuthHeader] {
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "authorizationHeader", Have: secrets.Shown, Want: secrets.Shown})
 		slices.SortFunc(obs.Changes, compare.ByField)
 	}
 	obs.Diff = reconciler.Fields(obs.Changes)
@@ -290,7 +300,7 @@ func (e *hook) keyChanged(have []forgev1.AppliedSecret) []reconciler.Event {
 // differs (until it is sent).
 func settled(have, want []forgev1.AppliedSecret, changed map[string]bool) []forgev1.AppliedSecret {
 	var out []forgev1.AppliedSecret
-	for _, field := range []string{fieldAuthHeader, fieldSecret} {
+	for _, field := range []string{FieldAuthHeader, FieldSecret} {
 		from := want
 		if changed[field] {
 			from = have
@@ -342,7 +352,7 @@ func (e *hook) Create(ctx context.Context) (reconciler.Observation, error) {
 	}
 	h, err := e.fc.CreateHook(ctx, e.Scope, opt)
 	if err != nil {
-		return reconciler.Observation{}, e.classify(err)
+		return reconciler.Observation{}, e.Classify(err)
 	}
 	e.sent(h.ID)
 	return reconciler.Observation{Exists: true, ID: h.ID}, nil
@@ -410,10 +420,10 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 		// A URL from a Secret, or a chat hook's, carries a token: not shown.
 		have, want := compare.Show(h.Config["url"]), compare.Show(e.url)
 		if forge.URLIsSecret(h.Type, h.Config["url"]) || forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
-			have = shownSecret
+			have = secrets.Shown
 		}
 		if forge.URLIsSecret(string(s.Type), e.url) || s.URLSecretRef != nil {
-			want = shownSecret
+			want = secrets.Shown
 		}
 		c.changes = append(c.changes, reconciler.Change{Field: "url", Have: have, Want: want})
 	}
@@ -421,7 +431,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 	diff("active", h.Active, active, h.Active != active)
 	diff("branchFilter", h.BranchFilter, s.BranchFilter, h.BranchFilter != s.BranchFilter)
 	diff("name", h.Name, s.Name, h.Name != s.Name)
-	wantEvents, haveEvents := ExpandHookEvents(s.Events), normalizeEvents(h.Events)
+	wantEvents, haveEvents := ExpandEvents(s.Events), NormalizeEvents(h.Events)
 	diff("events", haveEvents, wantEvents, !slices.Equal(wantEvents, haveEvents))
 	var haveCfg, wantCfg []string
 	for _, k := range slices.Sorted(maps.Keys(s.Config)) {
@@ -441,7 +451,7 @@ func (e *hook) changes(h *forge.Hook) hookChanges {
 func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
 	readable := e.headerReadable || h.AuthorizationHeader != ""
 	if e.isUnknown("authorizationHeader") {
-		if _, sent := secrets.For(have, fieldAuthHeader); readable || sent {
+		if _, sent := secrets.For(have, FieldAuthHeader); readable || sent {
 			obs.Unknown = append(obs.Unknown, "authorizationHeader")
 			return false
 		}
@@ -450,7 +460,7 @@ func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, ob
 	if readable {
 		return h.AuthorizationHeader != e.authHeader
 	}
-	return secrets.Differs(have, e.applied, fieldAuthHeader)
+	return secrets.Differs(have, e.applied, FieldAuthHeader)
 }
 
 // secretChanged compares the secret by the digest of the value last sent.
@@ -458,13 +468,13 @@ func (e *hook) authHeaderChanged(h *forge.Hook, have []forgev1.AppliedSecret, ob
 // was ever sent for it: then it is set where it was not, whatever its value.
 func (e *hook) secretChanged(have []forgev1.AppliedSecret, obs *reconciler.Observation) bool {
 	if e.isUnknown("secret") {
-		if _, sent := secrets.For(have, fieldSecret); sent {
+		if _, sent := secrets.For(have, FieldSecret); sent {
 			obs.Unknown = append(obs.Unknown, "secret")
 			return false
 		}
 		return true
 	}
-	return secrets.Differs(have, e.applied, fieldSecret)
+	return secrets.Differs(have, e.applied, FieldSecret)
 }
 
 // sent records the values just sent to hook id, in status and in the
@@ -502,10 +512,10 @@ var (
 		"pull_request_comment", "pull_request_review", "pull_request_review_request", "pull_request_sync"}
 )
 
-// ExpandHookEvents gives the set of events the forge stores for the spec's
+// ExpandEvents gives the set of events the forge stores for the spec's
 // events, sorted: no events means push; issues and pull_request stand for
 // their groups, issues_only and pull_request_only for the one event.
-func ExpandHookEvents(events []forgev1.HookEvent) []string {
+func ExpandEvents(events []forgev1.HookEvent) []string {
 	var out []string
 	for _, ev := range hookEvents(events) {
 		switch ev := strings.ToLower(ev); ev {
@@ -521,11 +531,11 @@ func ExpandHookEvents(events []forgev1.HookEvent) []string {
 			out = append(out, ev)
 		}
 	}
-	return normalizeEvents(out)
+	return NormalizeEvents(out)
 }
 
-// normalizeEvents makes a sorted set of events as the forge lists them.
-func normalizeEvents(events []string) []string {
+// NormalizeEvents makes a sorted set of events as the forge lists them.
+func NormalizeEvents(events []string) []string {
 	out := make([]string, len(events))
 	for i, ev := range events {
 		out[i] = strings.ToLower(strings.TrimSpace(ev))
@@ -534,16 +544,16 @@ func normalizeEvents(events []string) []string {
 	return slices.Compact(out)
 }
 
-// orgHookExport writes an OrgHook per hook of the organization, and
-// repoHookExport a RepoHook per hook of each live repository. The forge
+// OrgExport writes an OrgHook per hook of the organization, and
+// RepoExport a RepoHook per hook of each live repository. The forge
 // never returns a hook's secret: each is adopted as it is; a URL that may
 // carry a credential and an authorization header become references to
 // Secrets to create, never text.
 var (
-	orgHookExport = export.ForOrganization(func(ctx context.Context, b *export.Builder, src hookReader, o *forge.Organization) error {
+	OrgExport = export.ForOrganization(func(ctx context.Context, b *export.Builder, src hookReader, o *forge.Organization) error {
 		return exportHooks(ctx, b, src, forge.OrgScope(o.Name))
 	})
-	repoHookExport = export.ForLiveRepository(func(ctx context.Context, b *export.Builder, src hookReader, owner, repo string) error {
+	RepoExport = export.ForLiveRepository(func(ctx context.Context, b *export.Builder, src hookReader, owner, repo string) error {
 		return exportHooks(ctx, b, src, forge.RepoScope(owner, repo))
 	})
 )
@@ -555,14 +565,8 @@ type hookReader interface {
 
 func exportHooks(ctx context.Context, b *export.Builder, src hookReader, sc forge.Scope) error {
 	hooks, err := src.ListHooks(ctx, sc)
-	if err != nil {
-		return fmt.Errorf("list the hooks of %s: %w", sc, err)
-	}
-	slices.SortFunc(hooks, func(x, y forge.Hook) int { return cmp.Compare(x.ID, y.ID) })
-	for _, h := range hooks {
-		exportHook(b, sc, h)
-	}
-	return nil
+	return export.EachByID(hooks, err, "hooks of "+sc.String(), func(h forge.Hook) int64 { return h.ID },
+		func(h forge.Hook) { exportHook(b, sc, h) })
 }
 
 // hookConfigKeys are the config keys besides url and content_type that the
@@ -635,9 +639,9 @@ func specHookEvents(events []string) []forgev1.HookEvent {
 	return slices.Compact(out)
 }
 
-// hookUnknownNote: a hook is found by its URL; from a Secret plan cannot
+// unknownNote: a hook is found by its URL; from a Secret plan cannot
 // read, whether the hook exists is unknown.
-func hookUnknownNote(d reconciler.Action, unknown []string) string {
+func unknownNote(d reconciler.Action, unknown []string) string {
 	if d == reconciler.Create && slices.Contains(unknown, "url") {
 		return "the hook is found by its URL, which comes from a Secret plan cannot read; give --kubeconfig and -n"
 	}

@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package files brings the files of one branch of one repository to a
+// list (Branch): the one place the RepositoryFile kind (one repository)
+// and the FileSet kind (each repository it selects) compare a branch with
+// their files and write the difference in one commit. It also reads the
+// files' contents (inline or from a ConfigMap) and tells whether a push
+// concerns them. It serves those two kinds of package controllers; of the
+// shared pieces beside it, it imports child.
+package files
 
 import (
 	"context"
@@ -22,116 +29,122 @@ import (
 	"fmt"
 	"net/http"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 )
 
-// branchFiles brings the files of one branch of one repository to a list:
-// the one place RepositoryFile (one repository) and FileSet (each
-// repository it selects) compare a branch with their files and write the
+// Branch brings the files of one branch of one repository to a list: the
+// one place RepositoryFile (one repository) and FileSet (each repository
+// it selects) compare a branch with their files and write the
 // difference. One tree listing reads every file's git blob id, compared
 // with those of the wanted contents computed here (no file is
 // downloaded); one commit carries every file that differs.
-type branchFiles struct {
-	fc forge.Interface
-	childAt
-	// repo is the repository as its owner's listing has it (empty or not,
-	// its object format), branch the branch the files are kept on.
-	repo   *forge.Repository
-	branch string
+type Branch struct {
+	Forge forge.Interface
+	child.At
+	// Repository is the repository as its owner's listing has it (empty
+	// or not, its object format), BranchName the branch the files are kept on.
+	Repository *forge.Repository
+	BranchName string
 
 	// What the spec wants: the files, their contents by path (a path
 	// missing there could not be read, and is left alone), how they are
-	// kept and written; deleting: the listed files are removed instead.
-	files    []forgev1.RepositoryFileEntry
-	contents map[string][]byte
-	mode     forgev1.FileMode
-	message  string
-	author   *forgev1.CommitAuthor
-	deleting bool
-	// held are the paths another resource holds here: left alone.
-	held map[string]bool
+	// kept and written; Deleting: the listed files are removed instead.
+	Files    []forgev1.RepositoryFileEntry
+	Contents map[string][]byte
+	Mode     forgev1.FileMode
+	Message  string
+	Author   *forgev1.CommitAuthor
+	Deleting bool
+	// Held are the paths another resource holds here: left alone.
+	Held map[string]bool
 
-	// What compare found: the operations of the commit that would bring
+	// What Compare found: the operations of the commit that would bring
 	// the branch to the spec, and how many files are as the spec wants.
 	ops    []forge.ChangeFileOperation
-	inSync int
+	InSync int
 }
 
-// listBlobs lists the branch's tree: the blob id of every file. An empty
+// ListBlobs lists the branch's tree: the blob id of every file. An empty
 // repository has none (its first commit makes the branch); a branch a
 // repository with commits lacks is waited for.
-func (b *branchFiles) listBlobs(ctx context.Context) (map[string]string, error) {
-	tree, err := b.fc.ListTree(ctx, b.Owner, b.Repo, b.branch)
+func (b *Branch) ListBlobs(ctx context.Context) (map[string]string, error) {
+	tree, err := b.Forge.ListTree(ctx, b.Owner, b.Repo, b.BranchName)
 	switch {
-	case forge.IsRefNotFound(err) && b.repo.Empty:
+	case forge.IsRefNotFound(err) && b.Repository.Empty:
 		return map[string]string{}, nil
 	case forge.IsRefNotFound(err):
 		return nil, reconciler.Wait(forgev1.ReasonParentNotFound,
-			"branch %q of %s not found on the forge; waiting for it to exist", b.branch, b.describe())
+			"branch %q of %s not found on the forge; waiting for it to exist", b.BranchName, b.Describe())
 	case err != nil:
-		return nil, b.classify(err)
+		return nil, b.Classify(err)
 	}
 	return tree.Blobs(), nil
 }
 
-// compare makes the operations of one commit from the listed blobs: a
+// Compare makes the operations of one commit from the listed blobs: a
 // missing file is created, a differing one (mode Overwrite) updated from
 // the sha listed; when deleting, every listed file the mode Overwrite
 // keeps and the branch holds is deleted. It answers the changes (none
 // when deleting) and whether the branch holds any of the files.
-func (b *branchFiles) compare(blobs map[string]string) (changes []reconciler.Change, present bool) {
-	b.ops, b.inSync = nil, 0
-	for _, file := range b.files {
+func (b *Branch) Compare(blobs map[string]string) (changes []reconciler.Change, present bool) {
+	b.ops, b.InSync = nil, 0
+	for _, file := range b.Files {
 		p := string(file.Path)
 		have, there := blobs[p]
 		present = present || there
-		if b.held[p] {
+		if b.Held[p] {
 			continue
 		}
-		if b.deleting {
-			if there && b.mode != forgev1.FileModeCreateOnly {
+		if b.Deleting {
+			if there && b.Mode != forgev1.FileModeCreateOnly {
 				b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileDelete, Path: p, SHA: have})
 			}
 			continue
 		}
-		content, known := b.contents[p]
+		content, known := b.Contents[p]
 		if !known {
 			continue // could not be read: Unknown
 		}
-		want := forge.BlobID(content, b.repo.ObjectFormat)
+		want := forge.BlobID(content, b.Repository.ObjectFormat)
 		switch {
 		case !there:
 			b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileCreate, Path: p, Content: forge.FileContent(content)})
 			changes = append(changes, reconciler.Change{Field: "file " + p, Have: "missing", Want: "blob " + short(want)})
-		case have != want && b.mode != forgev1.FileModeCreateOnly:
+		case have != want && b.Mode != forgev1.FileModeCreateOnly:
 			b.ops = append(b.ops, forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: p, SHA: have, Content: forge.FileContent(content)})
 			changes = append(changes, reconciler.Change{Field: "file " + p, Have: "blob " + short(have), Want: "blob " + short(want)})
 		default:
-			b.inSync++
+			b.InSync++
 		}
 	}
 	return changes, present
 }
 
-// commit sends the operations compare found in one commit and answers its
+// Commit sends the operations Compare found in one commit and answers its
 // sha ("" when nothing differs). A stale base (a commit since the listing
 // changed one of the files) is listed again and written again once in the
 // same pass; twice in a row waits for the next pass.
-func (b *branchFiles) commit(ctx context.Context) (string, error) {
+func (b *Branch) Commit(ctx context.Context) (string, error) {
 	for attempt := 0; ; attempt++ {
 		if len(b.ops) == 0 {
 			return "", nil
 		}
-		opt := forge.ChangeFilesOption{Branch: b.branch, Message: b.message, Files: b.ops}
-		if a := b.author; a != nil {
+		opt := forge.ChangeFilesOption{Branch: b.BranchName, Message: b.Message, Files: b.ops}
+		if a := b.Author; a != nil {
 			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
 		}
-		cm, err := b.fc.ChangeFiles(ctx, b.Owner, b.Repo, opt)
+		cm, err := b.Forge.ChangeFiles(ctx, b.Owner, b.Repo, opt)
 		if err == nil {
-			if !b.deleting {
-				b.inSync = len(b.files) - len(b.held)
+			if !b.Deleting {
+				b.InSync = len(b.Files) - len(b.Held)
 			}
 			return cm.SHA, nil
 		}
@@ -140,20 +153,20 @@ func (b *branchFiles) commit(ctx context.Context) (string, error) {
 		}
 		if attempt > 0 {
 			return "", reconciler.Wait(forgev1.ReasonForgeError,
-				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.branch, b.describe(), err)
+				"branch %q of %s changed under two commits in a row (%v); writing again at the next pass", b.BranchName, b.Describe(), err)
 		}
-		blobs, err := b.listBlobs(ctx)
+		blobs, err := b.ListBlobs(ctx)
 		if err != nil {
 			return "", err
 		}
-		b.compare(blobs)
+		b.Compare(blobs)
 	}
 }
 
-// diffs say what the pending commit would do, one file each, as a set
+// Diffs say what the pending commit would do, one file each, as a set
 // shows a repository that differs (plan, DriftDetected): create "p",
 // update "p", delete "p".
-func (b *branchFiles) diffs() []string {
+func (b *Branch) Diffs() []string {
 	out := make([]string, 0, len(b.ops))
 	for _, o := range b.ops {
 		out = append(out, fmt.Sprintf("%s %q", o.Operation, o.Path))
@@ -161,8 +174,8 @@ func (b *branchFiles) diffs() []string {
 	return out
 }
 
-// count is how many of the pending operations are op.
-func (b *branchFiles) count(op string) int {
+// Count is how many of the pending operations are op.
+func (b *Branch) Count(op string) int {
 	n := 0
 	for _, o := range b.ops {
 		if o.Operation == op {
@@ -172,28 +185,32 @@ func (b *branchFiles) count(op string) int {
 	return n
 }
 
+// Pending is how many operations the pending commit holds (none: the
+// branch is as the spec wants).
+func (b *Branch) Pending() int { return len(b.ops) }
+
 // refused makes the forge's refusal of a commit the resource's condition:
 // a branch rule (403) or a path (422) the forge refuses is Rejected with
 // its message, an archived repository (423) RepositoryArchived, a branch
 // gone a wait.
-func (b *branchFiles) refused(err error) error {
+func (b *Branch) refused(err error) error {
 	var fe *forge.Error
 	if !errors.As(err, &fe) {
 		return err
 	}
 	switch fe.StatusCode {
 	case http.StatusForbidden, http.StatusUnprocessableEntity:
-		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.branch, b.describe(), fe.Message)
+		return reconciler.Stall(forgev1.ReasonRejected, "the forge refuses the commit to branch %q of %s: %s", b.BranchName, b.Describe(), fe.Message)
 	case http.StatusLocked:
 		return reconciler.Stall(forgev1.ReasonRepositoryArchived, "repository %s/%s is archived: no write is attempted until it is unarchived", b.Owner, b.Repo)
 	}
-	return b.classify(err)
+	return b.Classify(err)
 }
 
-// fileContents reads the contents of files (inline, or a ConfigMap key of
+// Contents reads the contents of files (inline, or a ConfigMap key of
 // namespace ns): by path, and the files that could not be read (plan may
 // not read a ConfigMap), named for Unknown.
-func fileContents(ctx context.Context, pass *reconciler.Pass, ns string, files []forgev1.RepositoryFileEntry) (map[string][]byte, []string, error) {
+func Contents(ctx context.Context, pass *reconciler.Pass, ns string, files []forgev1.RepositoryFileEntry) (map[string][]byte, []string, error) {
 	out := map[string][]byte{}
 	var unknown []string
 	for _, file := range files {
@@ -216,13 +233,41 @@ func fileContents(ctx context.Context, pass *reconciler.Pass, ns string, files [
 	return out, unknown, nil
 }
 
-// pushedOn says whether a push concerns files kept on branch (nil: the
+// PushedOn says whether a push concerns files kept on branch (nil: the
 // repository's default branch, which the delivery tells; a delivery that
 // tells none concerns them).
-func pushedOn(branch *string, wk reconciler.Wake) bool {
+func PushedOn(branch *string, wk reconciler.Wake) bool {
 	b := wk.DefaultBranch
 	if branch != nil {
 		b = *branch
 	}
 	return b == "" || b == wk.Branch
+}
+
+// fileFromConfigMap reads one key of a ConfigMap, from its data or its
+// binaryData; a missing ConfigMap or key waits (SecretNotFound names it:
+// it is a referenced object, not a secret). An empty value is a file's
+// content like any other.
+func fileFromConfigMap(ctx context.Context, r client.Reader, ns string, ref *forgev1.ConfigMapKeySelector) ([]byte, error) {
+	var cm corev1.ConfigMap
+	if err := r.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, &cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s not found", ns, ref.Name)
+		}
+		return nil, err
+	}
+	if v, ok := cm.Data[ref.Key]; ok {
+		return []byte(v), nil
+	}
+	if v, ok := cm.BinaryData[ref.Key]; ok {
+		return v, nil
+	}
+	return nil, reconciler.Wait(forgev1.ReasonSecretNotFound, "ConfigMap %s/%s has no key %q", ns, ref.Name, ref.Key)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package hooks
 
 import (
 	"context"
@@ -32,19 +32,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/controllers/internal/child"
+	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
+// orgHooks is the OrgHook kind as package controllers declares it.
+func orgHooks(digests *secretdigest.Digester) child.Kind[*forgev1.OrgHook] {
+	return Kind(digests, secrets.NewSent(), &forgev1.OrgHookList{},
+		func(h *forgev1.OrgHook) (*forgev1.HookSpec, *forgev1.HookStatus, child.Place) {
+			return &h.Spec.HookSpec, &h.Status, child.PlaceOf(nil, &h.Spec.Organization)
+		})
+}
+
 func TestSettledRecordsOnlyWhatTheForgeHolds(t *testing.T) {
-	oldSecret := forgev1.AppliedSecret{Field: fieldSecret, Name: "s", Key: "k", ResourceVersion: "1", Digest: "hmac-sha256:A"}
-	newSecret := forgev1.AppliedSecret{Field: fieldSecret, Name: "s", Key: "k", ResourceVersion: "2", Digest: "hmac-sha256:B"}
-	header := forgev1.AppliedSecret{Field: fieldAuthHeader, Name: "h", Key: "k", ResourceVersion: "3", Digest: "hmac-sha256:C"}
+	oldSecret := forgev1.AppliedSecret{Field: FieldSecret, Name: "s", Key: "k", ResourceVersion: "1", Digest: "hmac-sha256:A"}
+	newSecret := forgev1.AppliedSecret{Field: FieldSecret, Name: "s", Key: "k", ResourceVersion: "2", Digest: "hmac-sha256:B"}
+	header := forgev1.AppliedSecret{Field: FieldAuthHeader, Name: "h", Key: "k", ResourceVersion: "3", Digest: "hmac-sha256:C"}
 	have := []forgev1.AppliedSecret{oldSecret}
 	want := []forgev1.AppliedSecret{header, newSecret}
 
-	got := settled(have, want, map[string]bool{fieldSecret: true})
+	got := settled(have, want, map[string]bool{FieldSecret: true})
 	if d := cmp.Diff([]forgev1.AppliedSecret{header, oldSecret}, got); d != "" {
 		t.Errorf("a changed secret keeps its old record until sent (-want +got):\n%s", d)
 	}
@@ -61,7 +71,7 @@ func TestSettledRecordsOnlyWhatTheForgeHolds(t *testing.T) {
 // resource waits with a reason that names it, never with the value.
 func TestDigestKeyOnlyWhenNeeded(t *testing.T) {
 	ctx := context.Background()
-	secrets := fake.NewClientBuilder().WithObjects(&corev1.Secret{
+	cluster := fake.NewClientBuilder().WithObjects(&corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook-secret"},
 		Data:       map[string][]byte{"secret": []byte("do-not-show")},
 	}).Build()
@@ -72,8 +82,8 @@ func TestDigestKeyOnlyWhenNeeded(t *testing.T) {
 			return apierrors.NewForbidden(corev1.Resource("secrets"), key.Name, errors.New("no access"))
 		},
 	})
-	kind := orgHookKind(secretdigest.New(denied, denied, types.NamespacedName{Namespace: "ops", Name: "digest-key"}))
-	pass := &reconciler.Pass{Reader: secrets}
+	kind := orgHooks(secretdigest.New(denied, denied, types.NamespacedName{Namespace: "ops", Name: "digest-key"}))
+	pass := &reconciler.Pass{Reader: cluster}
 	h := &forgev1.OrgHook{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-1"},
 		Spec:       forgev1.OrgHookSpec{Organization: "acme", HookSpec: forgev1.HookSpec{Type: "gitea", URL: "https://ci.example.com"}},
