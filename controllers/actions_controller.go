@@ -154,7 +154,7 @@ func (e *actionsSecret) Observe(ctx context.Context) (reconciler.Observation, er
 	case e.Unknown:
 		obs.Unknown = append(obs.Unknown, "value")
 	case secrets.Differs(have, e.Applied, fieldValueFrom):
-		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: secrets.Shown, Want: secrets.Shown})
 	default:
 		if e.obj.DeletionTimestamp.IsZero() {
 			obs.Notices = secrets.KeyChanged(have, e.Applied, e.digestKey)
@@ -337,7 +337,7 @@ func (e *actionsVariable) Observe(ctx context.Context) (reconciler.Observation, 
 		obs.Unknown = append(obs.Unknown, "value")
 	case sameVariableValue(e.value, e.found.Data):
 	case e.secret:
-		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: shownSecret, Want: shownSecret})
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "value", Have: secrets.Shown, Want: secrets.Shown})
 	default:
 		obs.Changes = append(obs.Changes, compare.Change("value", e.found.Data, e.value))
 	}

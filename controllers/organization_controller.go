@@ -24,7 +24,6 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/compare"
 	"github.com/forgeops/forge-operator/controllers/internal/kinds"
-	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -150,9 +149,6 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 	}
 	return c
 }
-
-// shownSecret stands for a Secret-backed value in a Change: never printed.
-const shownSecret = secrets.Shown
 
 // organizationExport writes the Organization with every setting the forge
 // holds.

@@ -197,7 +197,7 @@ func (e *pushMirror) observed(m *forge.PushMirror, adopted bool) reconciler.Obse
 	case e.password != nil && e.password.Unknown:
 		obs.Unknown = []string{"password"}
 	case secrets.Differs(have, want, fieldPassword):
-		obs.Changes = append(obs.Changes, reconciler.Change{Field: "password", Have: shownSecret, Want: shownSecret})
+		obs.Changes = append(obs.Changes, reconciler.Change{Field: "password", Have: secrets.Shown, Want: secrets.Shown})
 	case e.obj.DeletionTimestamp.IsZero():
 		obs.Notices = secrets.KeyChanged(have, want, e.digestKey)
 		st.AppliedSecrets = want

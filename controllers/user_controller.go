@@ -311,7 +311,7 @@ func (e *userExt) comparePassword(ctx context.Context) (reconciler.Observation, 
 		obs.Unknown = []string{"password"}
 	case secrets.Differs(have, e.password.Applied, fieldPassword):
 		e.sendPassword = true
-		obs.Changes = []reconciler.Change{{Field: "password", Have: shownSecret, Want: shownSecret}}
+		obs.Changes = []reconciler.Change{{Field: "password", Have: secrets.Shown, Want: secrets.Shown}}
 	default:
 		obs.Notices = secrets.KeyChanged(have, e.password.Applied, e.digestKey)
 		e.obj.Status.AppliedSecrets = e.password.Applied
