@@ -17,6 +17,15 @@ limitations under the License.
 // Package controllers holds one reconciler per kind. Each managed kind is a
 // screen of kind-specific code (how to observe, create, update and delete
 // its forge object) over the shared loop in internal/reconciler.
+//
+// A kind lives in <kind>_controller.go (a large one split into
+// <kind>_<part>.go files beside it); registry.go is the one list of kinds
+// the manager, export and plan read, and this file the options every
+// controller shares. What kinds share lives under controllers/internal,
+// which imports nothing of this package: a repository's child declared
+// once (child), the base and references of every kind (kinds), the sets
+// over repositories (sets), hooks, a branch's files, plan's machinery
+// (planning), comparisons, Secrets, rounds and wording.
 package controllers
 
 import (
