@@ -20,7 +20,10 @@ limitations under the License.
 package layering
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +122,33 @@ func TestLayersGoDown(t *testing.T) {
 		}
 		for pkg := range l.may {
 			visit(pkg, nil)
+		}
+	}
+}
+
+// maxLines is the longest a hand-written Go file may grow: past it, a
+// reader cannot hold the file in mind, and it is split by concern (a kind
+// into <kind>_<part>.go beside it, shared code into its own package).
+const maxLines = 700
+
+// TestFilesStayReadable fails on a Go file of the module, other than
+// generated code, longer than maxLines.
+func TestFilesStayReadable(t *testing.T) {
+	out, err := exec.Command("git", "-C", "../..", "ls-files", "*.go").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git ls-files: %v\n%s", err, out)
+	}
+	for name := range strings.Lines(strings.TrimSpace(string(out))) {
+		name = strings.TrimSpace(name)
+		if strings.HasPrefix(filepath.Base(name), "zz_generated") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(data, []byte("\n")); n > maxLines {
+			t.Errorf("%s has %d lines, more than %d: split it by concern", name, n, maxLines)
 		}
 	}
 }
