@@ -32,7 +32,7 @@ import (
 var uncachedReads = map[string]string{
 	"GetRepo":                   "a repository by name, also one the owner's listing lacks (renamed, a user's)",
 	"GetRepoByID":               "the fallback of a renamed repository, read once",
-	"GetCollaboratorPermission": "read once per collaborator a pass adds",
+	"GetCollaboratorPermission": "read by export only, once per collaborator it writes",
 	"ListIssuesWithLabel":       "plan's and export's counts, never the loop's",
 	"GetBlob":                   "a file's content, export's read, once per path; never the loop's",
 }
