@@ -329,11 +329,9 @@ func (c *Client) ChangeFiles(ctx context.Context, owner, repo string, opt Change
 // checks would spend the half of the rate kept for creates and updates,
 // and a Forge's sizing would not see them.
 func (s *Snapshots) ListTree(ctx context.Context, owner, repo, ref string) (*Tree, error) {
-	s.noteScope("trees", strings.ToLower(owner+"/"+repo)+"@"+ref)
-	if err := s.turn(ctx); err != nil {
-		return nil, err
-	}
-	return s.Interface.ListTree(ctx, owner, repo, ref)
+	return afresh(ctx, s, "trees", strings.ToLower(owner+"/"+repo)+"@"+ref, func(ctx context.Context) (*Tree, error) {
+		return s.Interface.ListTree(ctx, owner, repo, ref)
+	})
 }
 
 // GetBlob implements FilesClient. A blob the forge answers without its

@@ -207,13 +207,15 @@ func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error 
 // check any more (the loop's maxDeferral, two intervals) and reads at once.
 
 // afresh is a listing read through s, never kept: noted in the drift load
-// as scope key of name, after its turn in the drift lane (a check's).
-func afresh[T any](ctx context.Context, s *Snapshots, name, key string, list func(context.Context) ([]T, error)) ([]T, error) {
+// as scope key of name, after its turn in the drift lane (a check's). A
+// branch's tree is read so too (ListTree).
+func afresh[T any](ctx context.Context, s *Snapshots, name, key string, read func(context.Context) (T, error)) (T, error) {
 	s.noteScope(name, key)
 	if err := s.turn(ctx); err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	return list(ctx)
+	return read(ctx)
 }
 
 func (s *Snapshots) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
