@@ -208,9 +208,5 @@ func byNameThenID(x, y forge.Label) int {
 
 // nameCounts counts the labels of each name: the forge allows several of one name.
 func nameCounts(labels []forge.Label) map[string]int {
-	n := map[string]int{}
-	for _, l := range labels {
-		n[l.Name]++
-	}
-	return n
+	return export.CountBy(labels, func(l forge.Label) string { return l.Name })
 }

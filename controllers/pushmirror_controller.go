@@ -332,10 +332,7 @@ func exportPushMirrors(ctx context.Context, b *export.Builder, src pushMirrorRea
 	if err != nil {
 		return fmt.Errorf("list the push mirrors of %s/%s: %w", owner, repo, err)
 	}
-	count := map[string]int{}
-	for _, m := range all {
-		count[m.RemoteAddress]++
-	}
+	count := export.CountBy(all, func(m forge.PushMirror) string { return m.RemoteAddress })
 	for _, m := range all {
 		if !mirrorAddress.MatchString(m.RemoteAddress) {
 			continue

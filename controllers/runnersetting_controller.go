@@ -191,10 +191,7 @@ func exportRunnerSettings(ctx context.Context, b *export.Builder, src runnerRead
 	if forge.IsNotFound(err) || forge.IsRouteNotFound(err) {
 		return nil
 	}
-	count := map[string]int{}
-	for _, r := range runners {
-		count[r.Name]++
-	}
+	count := export.CountBy(runners, func(r forge.Runner) string { return r.Name })
 	return export.EachByID(runners, err, "runners of "+scope.String(), func(r forge.Runner) int64 { return r.ID }, func(r forge.Runner) {
 		if !r.Disabled {
 			return

@@ -210,10 +210,7 @@ func exportTagProtections(ctx context.Context, b *export.Builder, src tagProtect
 	if forge.IsRouteNotFound(err) {
 		return nil
 	}
-	count := map[string]int{}
-	for _, t := range all {
-		count[t.NamePattern]++
-	}
+	count := export.CountBy(all, func(t forge.TagProtection) string { return t.NamePattern })
 	return export.EachByID(all, err, "tag protections of "+owner+"/"+repo, func(t forge.TagProtection) int64 { return t.ID }, func(t forge.TagProtection) {
 		var comment []string
 		if n := count[t.NamePattern]; n > 1 {

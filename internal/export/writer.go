@@ -187,6 +187,17 @@ func AggregateRepositories[S, T any](collect func(ctx context.Context, src S, r 
 	}}
 }
 
+// CountBy counts objs by key: a writer that writes several objects the
+// forge holds under one name says in a comment that they conflict, since
+// the operator adopts by name and stalls on duplicates.
+func CountBy[T any](objs []T, key func(T) string) map[string]int {
+	n := make(map[string]int, len(objs))
+	for _, o := range objs {
+		n[key(o)]++
+	}
+	return n
+}
+
 // EachByID calls add with each object of a list a writer read from the
 // forge (objs, or err: what failed to list them), in the order of their
 // ids: the order the forge made them in, so that exporting twice writes
