@@ -240,11 +240,8 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.
 func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (*files.Branch, []string) {
 	s := e.obj.Spec
 	b := &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
-		Repository: found, BranchName: found.DefaultBranch, Files: s.Files, Contents: e.contents, Mode: s.Mode,
-		Message: s.Message, Author: s.Author, Deleting: releasing}
-	if s.Branch != nil {
-		b.BranchName = *s.Branch
-	}
+		Repository: found, FilesSpec: s.FilesSpec, Contents: e.contents, Deleting: releasing}
+	b.On(found.DefaultBranch)
 	var conflicts []string
 	b.Held, conflicts = e.held(r, found, b.BranchName, releasing)
 	return b, conflicts

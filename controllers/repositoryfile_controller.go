@@ -104,8 +104,7 @@ func filePaths(f *forgev1.RepositoryFile) string {
 
 func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 	e := &repoFiles{obj: f, cache: pass.Cache, Branch: files.Branch{Forge: pass.Forge, At: at,
-		Files: f.Spec.Files, Mode: f.Spec.Mode, Message: f.Spec.Message, Author: f.Spec.Author,
-		Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{}}}
+		FilesSpec: f.Spec.FilesSpec, Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{}}}
 	if e.Deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}
@@ -133,10 +132,7 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 		return reconciler.Observation{}, err
 	}
 	e.Repository = repo
-	e.BranchName = repo.DefaultBranch
-	if b := e.obj.Spec.Branch; b != nil {
-		e.BranchName = *b
-	}
+	e.On(repo.DefaultBranch)
 	e.obj.Status.Branch = e.BranchName
 	held, holder, err := e.heldElsewhere(ctx)
 	if err != nil {

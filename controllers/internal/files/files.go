@@ -50,18 +50,17 @@ type Branch struct {
 	Forge forge.Interface
 	child.At
 	// Repository is the repository as its owner's listing has it (empty
-	// or not, its object format), BranchName the branch the files are kept on.
+	// or not, its object format), BranchName the branch the files are kept
+	// on (On decides it).
 	Repository *forge.Repository
 	BranchName string
 
-	// What the spec wants: the files, their contents by path (a path
-	// missing there could not be read, and is left alone), how they are
-	// kept and written; Deleting: the listed files are removed instead.
-	Files    []forgev1.RepositoryFileEntry
+	// What the spec wants: the files, how they are kept and written (the
+	// spec's own FilesSpec, as RepositoryFile and FileSet share it), their
+	// contents by path (a path missing there could not be read, and is
+	// left alone); Deleting: the listed files are removed instead.
+	forgev1.FilesSpec
 	Contents map[string][]byte
-	Mode     forgev1.FileMode
-	Message  string
-	Author   *forgev1.CommitAuthor
 	Deleting bool
 	// Held are the paths another resource holds here: left alone.
 	Held map[string]bool
@@ -70,6 +69,15 @@ type Branch struct {
 	// the branch to the spec, and how many files are as the spec wants.
 	ops    []forge.ChangeFileOperation
 	InSync int
+}
+
+// On keeps the files on the spec's branch, else on defaultBranch (the
+// repository's, as its owner's listing has it).
+func (b *Branch) On(defaultBranch string) {
+	b.BranchName = defaultBranch
+	if b.FilesSpec.Branch != nil {
+		b.BranchName = *b.FilesSpec.Branch
+	}
 }
 
 // ListBlobs lists the branch's tree: the blob id of every file. An empty

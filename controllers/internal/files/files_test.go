@@ -40,8 +40,8 @@ func TestCompare(t *testing.T) {
 	repo := &forge.Repository{Name: "web"}
 	blob := func(s string) string { return forge.BlobID([]byte(s), repo.ObjectFormat) }
 	listed := map[string]string{"same.txt": blob("same"), "old.txt": blob("old"), "held.txt": blob("x")}
-	b := &Branch{Repository: repo, BranchName: "main", Mode: forgev1.FileModeOverwrite,
-		Files:    entries("new.txt", "same.txt", "old.txt", "held.txt", "unread.txt"),
+	b := &Branch{Repository: repo, BranchName: "main", FilesSpec: forgev1.FilesSpec{Mode: forgev1.FileModeOverwrite,
+		Files: entries("new.txt", "same.txt", "old.txt", "held.txt", "unread.txt")},
 		Contents: map[string][]byte{"new.txt": []byte("new"), "same.txt": []byte("same"), "old.txt": []byte("changed"), "held.txt": []byte("y")},
 		Held:     map[string]bool{"held.txt": true}}
 
