@@ -75,8 +75,8 @@ type Branch struct {
 // repository's, as its owner's listing has it).
 func (b *Branch) On(defaultBranch string) {
 	b.BranchName = defaultBranch
-	if b.FilesSpec.Branch != nil {
-		b.BranchName = *b.FilesSpec.Branch
+	if b.Branch != nil {
+		b.BranchName = *b.Branch
 	}
 }
 
