@@ -151,7 +151,9 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 		}
 		for i := range files.Items {
 			f := &files.Items[i]
-			if !f.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, f) || !servers.Sees(f) {
+			// Only a RepositoryFile that read or wrote its branch (its
+			// status names it) keeps its paths: a spec alone holds nothing.
+			if !f.DeletionTimestamp.IsZero() || !servers.Wins(ctx, f, f.Status.ExternalName != "") {
 				continue
 			}
 			owner, name, _ := strings.Cut(string(f.Spec.Repository), "/")

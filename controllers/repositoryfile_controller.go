@@ -232,8 +232,9 @@ func (e *repoFiles) commit(ctx context.Context) error {
 // heldElsewhere finds the paths of this resource that an older
 // RepositoryFile of the same server keeps in the same repository and
 // branch (any namespace), and names that holder for a reader of this
-// namespace. A holder being deleted, or one whose connection cannot act,
-// holds nothing.
+// namespace. A holder being deleted, one whose status records no read of
+// that branch (a spec alone), or one whose connection is not Ready or not
+// permitted holds nothing (claims.Servers.Wins).
 func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string, error) {
 	held := map[string]bool{}
 	if e.cache == nil {
@@ -256,7 +257,7 @@ func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string,
 		o := &all.Items[i]
 		if o.UID == e.obj.UID || !o.DeletionTimestamp.IsZero() || !claims.Older(o, e.obj) ||
 			!strings.EqualFold(string(o.Spec.Repository), string(e.obj.Spec.Repository)) ||
-			!servers.Reach(o.Namespace, o.Spec.ForgeRef) || !servers.Permitted(ctx, o) {
+			!servers.Wins(ctx, o, o.Status.ExternalName != "") {
 			continue
 		}
 		branch := e.Repository.DefaultBranch

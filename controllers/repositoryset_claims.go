@@ -45,17 +45,16 @@ type repoSetHolds struct {
 }
 
 // repositoryHold is a Repository resource: the settings it sets (and
-// "topics" when it lists its topics) in its repository, by name or by its
-// recorded id.
+// "topics" when it lists its topics) in its repository, by its recorded id
+// alone (a name in a spec holds nothing).
 type repositoryHold struct {
 	fields       map[string]bool
-	owner, name  string // "" when its connection sees nothing: its id alone holds
 	id           int64
 	resourceName string
 }
 
-func (h repositoryHold) holds(r sets.Repo, id int64) bool {
-	return (h.id != 0 && h.id == id) || (h.name != "" && strings.EqualFold(h.owner, r.Owner) && strings.EqualFold(h.name, r.Name))
+func (h repositoryHold) holds(_ sets.Repo, id int64) bool {
+	return h.id != 0 && h.id == id
 }
 
 // setHold is another RepositorySet: the values it sets and the teams it
@@ -98,8 +97,7 @@ func (e *repositorySet) readHolds(ctx context.Context) (repoSetHolds, error) {
 }
 
 // repositoryHolds adds the Repositories that set a setting or their
-// topics: by name, or only by their recorded id when their connection
-// sees nothing.
+// topics, by their recorded id.
 func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Servers, in []client.ListOption, out *repoSetHolds) error {
 	var repos forgev1.RepositoryList
 	if err := e.Cache.List(ctx, &repos, in...); err != nil {
@@ -107,7 +105,9 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 	}
 	for i := range repos.Items {
 		r := &repos.Items[i]
-		if !r.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, r) {
+		// Only a Repository that read its repository (status.id), through a
+		// connection that is Ready, holds its fields there: by that id.
+		if !r.DeletionTimestamp.IsZero() || !servers.Wins(ctx, r, r.Status.ID != 0) {
 			continue
 		}
 		fields := map[string]bool{}
@@ -120,13 +120,7 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 		if len(fields) == 0 {
 			continue
 		}
-		h := repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name}
-		if servers.Sees(r) {
-			h.owner, h.name = string(r.Spec.Owner), r.RepoName()
-		} else if h.id == 0 {
-			continue // its connection sees nothing: it holds only what it recorded
-		}
-		out.repositories = append(out.repositories, h)
+		out.repositories = append(out.repositories, repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name})
 	}
 	return nil
 }
@@ -161,7 +155,9 @@ func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, 
 	}
 	for i := range teams.Items {
 		t := &teams.Items[i]
-		if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, t) || !servers.Sees(t) {
+		// Only a Team that read its team (status.id) keeps an access: a
+		// spec alone holds nothing.
+		if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Wins(ctx, t, t.Status.ID != 0) {
 			continue
 		}
 		h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),

@@ -17,10 +17,12 @@ limitations under the License.
 package claims
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
@@ -45,6 +47,38 @@ func TestOlder(t *testing.T) {
 	for _, tt := range tests {
 		if got := Older(tt.a, tt.b); got != tt.want {
 			t.Errorf("older(%s@%s, %s@%s) = %t, want %t", tt.a.Name, tt.a.CreationTimestamp, tt.b.Name, tt.b.CreationTimestamp, got, tt.want)
+		}
+	}
+}
+
+// TestWins: a holder wins only with a record of the object, through a
+// connection of the same server that is Ready; a spec alone holds nothing.
+func TestWins(t *testing.T) {
+	ready := types.NamespacedName{Namespace: "platform", Name: "gitea"}
+	notReady := types.NamespacedName{Namespace: "tenant", Name: "gitea"}
+	elsewhere := types.NamespacedName{Namespace: "other", Name: "gitea"}
+	s := &Servers{own: ready, same: map[types.NamespacedName]bool{ready: true, notReady: true},
+		ready: map[types.NamespacedName]bool{ready: true, notReady: false}}
+	holder := func(at types.NamespacedName) *forgev1.Repository {
+		r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: at.Namespace, Name: "web"}}
+		r.Spec.ForgeRef.Name = at.Name
+		return r
+	}
+	tests := []struct {
+		reason   string
+		at       types.NamespacedName
+		recorded bool
+		want     bool
+	}{
+		{"a record through a Ready connection wins", ready, true, true},
+		{"a spec with no record holds nothing", ready, false, false},
+		{"a connection that is not Ready wins nothing, record or not", notReady, true, false},
+		{"a spec under a connection that is not Ready holds nothing", notReady, false, false},
+		{"a connection of another server holds nothing", elsewhere, true, false},
+	}
+	for _, tt := range tests {
+		if got := s.Wins(context.Background(), holder(tt.at), tt.recorded); got != tt.want {
+			t.Errorf("%s: Wins = %t, want %t", tt.reason, got, tt.want)
 		}
 	}
 }
