@@ -53,7 +53,7 @@ type repositoryHold struct {
 	resourceName string
 }
 
-func (h repositoryHold) holds(_ sets.Repo, id int64) bool {
+func (h repositoryHold) holds(id int64) bool {
 	return h.id != 0 && h.id == id
 }
 
@@ -201,11 +201,11 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// heldFields are the fields a Repository resource holds in r (id: r's).
-func (h repoSetHolds) heldFields(r sets.Repo, id int64) map[string]bool {
+// heldFields are the fields a Repository resource holds in repository id.
+func (h repoSetHolds) heldFields(id int64) map[string]bool {
 	out := map[string]bool{}
 	for _, rh := range h.repositories {
-		if rh.holds(r, id) {
+		if rh.holds(id) {
 			for f := range rh.fields {
 				out[f] = true
 			}

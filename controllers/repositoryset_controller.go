@@ -122,7 +122,7 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 	// Topics as the listing has them: with them, another set's selector
 	// decides whether it holds here.
 	r.Topics, r.TopicsRead = found.Topics, true
-	held := e.holds.heldFields(r, found.ID)
+	held := e.holds.heldFields(found.ID)
 	e.syncSettings(ctx, o, r, found, held, write)
 	if o.Yielded != nil || o.Cut {
 		return o

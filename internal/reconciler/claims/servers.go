@@ -216,19 +216,17 @@ func (s *Servers) HoldsRecorded(ctx context.Context, other forgev1.Managed) bool
 	return s.same[ForgeKey(other)] && s.Permitted(ctx, other)
 }
 
-// Wins decides, for every pair of kinds where one yields to another (a
-// set to a Repository, a Team, a RepositoryFile, a Label, a
-// BranchProtection or an older set; a RepositoryFile to an older one),
-// whether holder wins a field, a path or a team's access, or keeps what
-// is taken back. recorded says whether holder's status records having read
+// Wins decides, where a resource of one kind yields to another (a
+// RepositorySet to a Repository or a Team, a FileSet to a RepositoryFile,
+// a RepositoryFile to an older one), whether holder wins a field, a path
+// or a team's access, or keeps what is taken back. recorded says whether holder's status records having read
 // or written that very object (its status.id matched by id, a commit or
 // externalName for that repository): a spec alone holds nothing, a
 // connection that is not Ready wins nothing, and neither does one its
 // ClusterForge does not permit for the owner (DESIGN "Precedence and
 // enforcement").
 func (s *Servers) Wins(ctx context.Context, holder forgev1.Managed, recorded bool) bool {
-	key := ForgeKey(holder)
-	return recorded && s.same[key] && s.ready[key] && s.Permitted(ctx, holder)
+	return recorded && s.Sees(holder) && s.Permitted(ctx, holder)
 }
 
 // Sees reports whether other's connection can see the server's objects
