@@ -113,15 +113,11 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 			return nil, fmt.Errorf("list BranchProtections: %w", err)
 		}
 		for _, b := range rules.Items {
-			if !b.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, &b) {
+			// It holds the rule its status recorded reading or writing
+			// (status.externalName), by that name.
+			name := b.Status.ExternalName
+			if name == "" || !servers.HoldsOver(ctx, &b) {
 				continue
-			}
-			name := string(b.Spec.RuleName)
-			if !servers.Sees(&b) {
-				// Its connection sees nothing: it holds only the rule its status recorded.
-				if name = b.Status.ExternalName; name == "" {
-					continue
-				}
 			}
 			target := string(b.Spec.Repository)
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
@@ -134,8 +130,8 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range others.Items {
 			s := &others.Items[i]
-			// A set records no ids: one whose connection sees nothing holds nothing.
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+			// Another set holds only where its record says it applied.
+			if s.UID == e.obj.UID || !servers.HoldsOver(ctx, s) {
 				continue
 			}
 			names := map[string]bool{}
@@ -143,7 +139,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				names[string(r.RuleName)] = true
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: sets.Matches(s.Spec.Repositories)})
+				matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
 		}
 	}
 	return out, nil

@@ -153,11 +153,11 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 			f := &files.Items[i]
 			// Only a RepositoryFile that read or wrote its branch (its
 			// status names it) keeps its paths: a spec alone holds nothing.
-			if !f.DeletionTimestamp.IsZero() || !servers.Wins(ctx, f, f.Status.ExternalName != "") {
+			if f.Status.ExternalName == "" || !servers.HoldsOver(ctx, f) {
 				continue
 			}
 			owner, name, _ := strings.Cut(string(f.Spec.Repository), "/")
-			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: f.Spec.Branch,
+			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: &f.Status.ExternalName,
 				paths: pathSet(f.Spec.Files), matches: func(r sets.Repo) bool {
 					return strings.EqualFold(r.Owner, owner) && strings.EqualFold(r.Name, name)
 				}})
@@ -168,11 +168,12 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 		}
 		for i := range others.Items {
 			s := &others.Items[i]
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+			// Another set holds only where its record says it applied.
+			if s.UID == e.obj.UID || !servers.HoldsOver(ctx, s) {
 				continue
 			}
 			out.sets = append(out.sets, fileHold{who: claims.HolderFor(e.obj.Namespace, "FileSet", s), older: claims.Older(s, e.obj),
-				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: sets.Matches(s.Spec.Repositories)})
+				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
 		}
 	}
 	return out, nil
@@ -182,14 +183,15 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 // RepositoryFile's (most specific wins: no failure), an older set's (a
 // Conflict naming the path and the set, in conflicts); releasing, any
 // other set's (what another set keeps is never deleted).
-func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, releasing bool) (held map[string]bool, conflicts []string) {
-	held = map[string]bool{}
+func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, releasing bool) (held map[string]bool, left map[string][]string, conflicts []string) {
+	held, left = map[string]bool{}, map[string][]string{}
 	mine := pathSet(e.obj.Spec.Files)
 	for _, h := range e.holds.files {
 		if h.keeps(r, found, branch) {
 			for p := range h.paths {
 				if mine[p] {
 					held[p] = true
+					left[h.who] = append(left[h.who], p)
 				}
 			}
 		}
@@ -214,7 +216,7 @@ func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, rele
 			conflicts = append(conflicts, fmt.Sprintf("%s %s held by %s, an older set", noun, strings.Join(took, ", "), h.who))
 		}
 	}
-	return held, conflicts
+	return held, left, conflicts
 }
 
 // ---- one repository ----
@@ -238,15 +240,15 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.
 }
 
 // branchFilesIn is the set's files on its branch of r (found: as listed),
-// with the paths others hold there.
-func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (*files.Branch, []string) {
+// with the paths others hold there: those RepositoryFiles keep, by
+// holder (left), and the Conflicts with older sets.
+func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (b *files.Branch, left map[string][]string, conflicts []string) {
 	s := e.obj.Spec
-	b := &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
+	b = &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
 		Repository: found, FilesSpec: s.FilesSpec, Contents: e.contents, Deleting: releasing}
 	b.On(found.DefaultBranch)
-	var conflicts []string
-	b.Held, conflicts = e.held(r, found, b.BranchName, releasing)
-	return b, conflicts
+	b.Held, left, conflicts = e.held(r, found, b.BranchName, releasing)
+	return b, left, conflicts
 }
 
 // syncRepo brings one repository's branch to the files (or, without
@@ -263,9 +265,12 @@ func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.O
 		o.Fail(forgev1.ReasonParentNotFound, false, "repository %s not found on the forge; waiting for it to exist", r)
 		return o
 	}
-	b, conflicts := e.branchFilesIn(e.Forge, r, found, false)
+	b, left, conflicts := e.branchFilesIn(e.Forge, r, found, false)
 	for _, c := range conflicts {
 		o.Fail(forgev1.ReasonConflict, true, "%s", c)
+	}
+	for who, paths := range left {
+		o.LeaveTo(who, paths...) // a RepositoryFile's own paths win, told in status.yielded
 	}
 	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
@@ -311,7 +316,7 @@ func (e *fileSet) RemoveIn(ctx context.Context, fresh forge.Interface, r sets.Re
 	if err != nil {
 		return 0, err
 	}
-	b, _ := e.branchFilesIn(fresh, r, found, true)
+	b, _, _ := e.branchFilesIn(fresh, r, found, true)
 	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		var c reconciler.Class

@@ -136,8 +136,8 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for i := range others.Items {
 			s := &others.Items[i]
-			// A set records no ids: one whose connection sees nothing holds nothing.
-			if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+			// Another set holds only where its record says it applied.
+			if s.UID == e.obj.UID || !servers.HoldsOver(ctx, s) {
 				continue
 			}
 			names := map[string]bool{}
@@ -148,27 +148,21 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				}
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "LabelSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: sets.Matches(s.Spec.Repositories)})
+				matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
 		}
 	}
 	return out, nil
 }
 
-// labelClaim is what Label l of the set's server claims: its name and its
-// id in its repository; only its id when its connection is not Ready (it
-// sees nothing), and nothing without one, nor when it is being deleted or
-// not permitted.
+// labelClaim is what Label l of the set's server claims: the label its
+// status recorded (status.id) in its repository, by that id and by its
+// name; nothing without a record, nor when it is being deleted, its
+// connection is not Ready or not permitted (claims.Servers.HoldsOver).
 func labelClaim(ctx context.Context, servers *claims.Servers, reader string, l *forgev1.Label) (claim, bool) {
-	if l.Spec.Repository == nil || !l.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, l) {
+	if l.Spec.Repository == nil || l.Status.ID == 0 || !servers.HoldsOver(ctx, l) {
 		return claim{}, false
 	}
 	names := map[string]bool{l.LabelName(): true}
-	if !servers.Sees(l) {
-		if l.Status.ID == 0 {
-			return claim{}, false
-		}
-		names = nil
-	}
 	target := string(*l.Spec.Repository)
 	return claim{who: claims.HolderFor(reader, "Label", l), older: true, names: names, id: l.Status.ID,
 		matches: func(r sets.Repo) bool { return strings.EqualFold(r.String(), target) }}, true

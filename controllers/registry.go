@@ -68,6 +68,12 @@ type registered struct {
 	// scoped says the kind declares the token scopes its writes need
 	// (reconciler.Scoped), for TestEveryKindDeclaresItsScopes.
 	scoped bool
+	// yieldsTo are the kinds whose resources this kind's resources yield
+	// to (a field, a path, a team's access, a label or a rule they hold),
+	// as the kind's ClaimKinds declares them (plan reads the same), each
+	// decided by claims.Servers.HoldsOver: TestEveryYieldHoldsFromRecords
+	// has a row for every pair, and fails on one without.
+	yieldsTo []string
 }
 
 // repoParts fills r's inRepos, repoScoped and guarded for kind, and its
@@ -95,6 +101,11 @@ func repoParts[T forgev1.Managed](r registered, kind reconciler.Kind[T]) registe
 	_, r.repoScoped = kind.(reconciler.RepoScoped[T])
 	_, r.guarded = kind.(reconciler.WriteGuard[T])
 	_, r.scoped = kind.(reconciler.Scoped[T])
+	if c, ok := kind.(interface{ ClaimKinds() []client.Object }); ok {
+		for _, o := range c.ClaimKinds() {
+			r.yieldsTo = append(r.yieldsTo, reflect.TypeOf(o).Elem().Name())
+		}
+	}
 	return r
 }
 

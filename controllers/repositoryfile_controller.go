@@ -51,6 +51,12 @@ type repositoryFileKind struct {
 	child.Kind[*forgev1.RepositoryFile]
 }
 
+// ClaimKinds: a RepositoryFile yields to an older RepositoryFile that
+// keeps a path it would in its repository and branch (heldElsewhere).
+func (repositoryFileKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.RepositoryFile{}}
+}
+
 func newRepositoryFileKind() repositoryFileKind {
 	return repositoryFileKind{child.Kind[*forgev1.RepositoryFile]{
 		Noun:     "files",
@@ -234,7 +240,7 @@ func (e *repoFiles) commit(ctx context.Context) error {
 // branch (any namespace), and names that holder for a reader of this
 // namespace. A holder being deleted, one whose status records no read of
 // that branch (a spec alone), or one whose connection is not Ready or not
-// permitted holds nothing (claims.Servers.Wins).
+// permitted holds nothing (claims.Servers.HoldsOver).
 func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string, error) {
 	held := map[string]bool{}
 	if e.cache == nil {
@@ -255,16 +261,10 @@ func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string,
 	var holders []string
 	for i := range all.Items {
 		o := &all.Items[i]
-		if o.UID == e.obj.UID || !o.DeletionTimestamp.IsZero() || !claims.Older(o, e.obj) ||
-			!strings.EqualFold(string(o.Spec.Repository), string(e.obj.Spec.Repository)) ||
-			!servers.Wins(ctx, o, o.Status.ExternalName != "") {
-			continue
-		}
-		branch := e.Repository.DefaultBranch
-		if o.Spec.Branch != nil {
-			branch = *o.Spec.Branch
-		}
-		if branch != e.BranchName {
+		// It holds the branch its status recorded writing or reading
+		// (status.externalName), in its repository (immutable).
+		if o.UID == e.obj.UID || !claims.Older(o, e.obj) || o.Status.ExternalName != e.BranchName ||
+			!strings.EqualFold(string(o.Spec.Repository), string(e.obj.Spec.Repository)) || !servers.HoldsOver(ctx, o) {
 			continue
 		}
 		took := false

@@ -48,9 +48,9 @@ type repoSetHolds struct {
 // "topics" when it lists its topics) in its repository, by its recorded id
 // alone (a name in a spec holds nothing).
 type repositoryHold struct {
-	fields       map[string]bool
-	id           int64
-	resourceName string
+	fields map[string]bool
+	id     int64
+	who    string
 }
 
 func (h repositoryHold) holds(id int64) bool {
@@ -107,7 +107,7 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 		r := &repos.Items[i]
 		// Only a Repository that read its repository (status.id), through a
 		// connection that is Ready, holds its fields there: by that id.
-		if !r.DeletionTimestamp.IsZero() || !servers.Wins(ctx, r, r.Status.ID != 0) {
+		if r.Status.ID == 0 || !servers.HoldsOver(ctx, r) {
 			continue
 		}
 		fields := map[string]bool{}
@@ -120,7 +120,8 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 		if len(fields) == 0 {
 			continue
 		}
-		out.repositories = append(out.repositories, repositoryHold{fields: fields, id: r.Status.ID, resourceName: r.Name})
+		out.repositories = append(out.repositories, repositoryHold{fields: fields, id: r.Status.ID,
+			who: claims.HolderFor(e.obj.Namespace, "Repository", r)})
 	}
 	return nil
 }
@@ -133,8 +134,8 @@ func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, i
 	}
 	for i := range others.Items {
 		s := &others.Items[i]
-		// A set records no ids: one whose connection sees nothing holds nothing.
-		if s.UID == e.obj.UID || !s.DeletionTimestamp.IsZero() || !servers.Permitted(ctx, s) || !servers.Sees(s) {
+		// Another set holds only where its record says it applied.
+		if s.UID == e.obj.UID || !servers.HoldsOver(ctx, s) {
 			continue
 		}
 		teams := map[string]bool{}
@@ -142,7 +143,7 @@ func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, i
 			teams[strings.ToLower(string(t))] = true
 		}
 		out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
-			values: settingValues(s.Spec.Settings), teams: teams, matches: sets.Matches(s.Spec.Repositories)})
+			values: settingValues(s.Spec.Settings), teams: teams, matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
 	}
 	return nil
 }
@@ -157,7 +158,7 @@ func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, 
 		t := &teams.Items[i]
 		// Only a Team that read its team (status.id) keeps an access: a
 		// spec alone holds nothing.
-		if t.Spec.Repositories == nil || !t.DeletionTimestamp.IsZero() || !servers.Wins(ctx, t, t.Status.ID != 0) {
+		if t.Spec.Repositories == nil || t.Status.ID == 0 || !servers.HoldsOver(ctx, t) {
 			continue
 		}
 		h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),
@@ -201,13 +202,14 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// heldFields are the fields a Repository resource holds in repository id.
-func (h repoSetHolds) heldFields(id int64) map[string]bool {
-	out := map[string]bool{}
+// heldFields are the fields a Repository resource holds in repository
+// id, each with that resource's name for the set's reader.
+func (h repoSetHolds) heldFields(id int64) map[string]string {
+	out := map[string]string{}
 	for _, rh := range h.repositories {
 		if rh.holds(id) {
 			for f := range rh.fields {
-				out[f] = true
+				out[f] = rh.who
 			}
 		}
 	}

@@ -122,7 +122,7 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 	// Topics as the listing has them: with them, another set's selector
 	// decides whether it holds here.
 	r.Topics, r.TopicsRead = found.Topics, true
-	held := e.holds.heldFields(found.ID)
+	held := e.leaveHeld(o, found.ID)
 	e.syncSettings(ctx, o, r, found, held, write)
 	if o.Yielded != nil || o.Cut {
 		return o
@@ -142,6 +142,24 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 		e.reportDropped(ctx, o, found.ID)
 	}
 	return o
+}
+
+// leaveHeld is what Repository resources hold of the set's settings and
+// topics in repository id (their own win, without a failure), each left to
+// its holder in o (status.yielded).
+func (e *repositorySet) leaveHeld(o *sets.Outcome, id int64) map[string]bool {
+	mine := settingValues(e.obj.Spec.Settings)
+	if len(e.obj.Spec.Topics) > 0 {
+		mine["topics"] = true
+	}
+	held := map[string]bool{}
+	for f, who := range e.holds.heldFields(id) {
+		held[f] = true
+		if _, ok := mine[f]; ok {
+			o.LeaveTo(who, f)
+		}
+	}
+	return held
 }
 
 // listed is repository r as its owner's listing (the one the set's

@@ -169,8 +169,11 @@ var _ = Describe("RepositorySet", func() {
 		s.Spec.Topics = []forgev1.Topic{"managed"}
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
-		Expect(s.Status.InSync).To(BeEquivalentTo(2))
 		Expect(s.Status.Failures).To(BeEmpty())
+		By("web is governed by the Repository for what it holds: said in status.yielded, not counted in inSync")
+		Expect(s.Status.InSync).To(BeEquivalentTo(1))
+		Expect(s.Status.Yielded).To(Equal(&forgev1.SetYields{Count: 1, Items: []forgev1.SetYield{
+			{Repository: "acme/web", Items: []string{"hasWiki", "topics"}, HeldBy: "Repository " + ns + "/web"}}}))
 		web, api := repoOf("web"), repoOf("api")
 		Expect(web.HasWiki).To(BeTrue(), "the Repository's own setting wins")
 		Expect(web.DefaultMergeStyle).To(Equal("squash"), "the set writes the fields the Repository leaves unset")

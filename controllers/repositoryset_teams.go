@@ -107,6 +107,8 @@ func (e *repositorySet) syncTeams(ctx context.Context, o *sets.Outcome, r sets.R
 		if th := e.holds.teamListedBy(r.Owner, t.Name); th != nil {
 			if !th.repos[strings.ToLower(found.Name)] {
 				o.Fail(forgev1.ReasonConflict, true, "the repositories of team %q are listed by %s, which does not list %s: add it there", t.Name, th.who, found.Name)
+			} else {
+				o.LeaveTo(th.who, "team "+t.Name)
 			}
 			continue
 		}

@@ -158,6 +158,35 @@ type SetFailure struct {
 	Message string `json:"message,omitempty"`
 }
 
+// SetYield is what a set leaves to another resource in one repository:
+// that resource holds those fields or paths there (DESIGN "Precedence and
+// enforcement"), so the repository is governed by it for them.
+type SetYield struct {
+	// repository ("owner/name").
+	Repository string `json:"repository"`
+	// items are the fields (settings, "topics", "team <name>") or paths
+	// the set leaves, sorted.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	Items []string `json:"items"`
+	// heldBy names the resource holding them when it is in the set's own
+	// namespace ("Repository platform/web"); one of another namespace is
+	// said to exist, never named ("a Repository in another namespace").
+	HeldBy string `json:"heldBy"`
+}
+
+// SetYields are the repositories where a set leaves fields or paths to
+// other resources.
+type SetYields struct {
+	// count of those repositories (items shows at most 20); none of them
+	// is counted in inSync.
+	Count int32 `json:"count"`
+	// items, at most 20, sorted by repository and holder.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Items []SetYield `json:"items,omitempty"`
+}
+
 // SetStatus is what every set kind reports of its repositories.
 type SetStatus struct {
 	// repositories is how many repositories the set matched in the last
@@ -165,9 +194,17 @@ type SetStatus struct {
 	// +optional
 	Repositories int32 `json:"repositories"`
 
-	// inSync is how many of them match the spec with no failure.
+	// inSync is how many of them match the spec with no failure, and
+	// with nothing left to another resource (those are yielded).
 	// +optional
 	InSync int32 `json:"inSync"`
+
+	// yielded are the repositories where the set leaves some of what it
+	// sets to another resource that holds it there (a Repository's own
+	// settings, a RepositoryFile's paths, a Team's repositories): they are
+	// governed by that resource for those, and are not in inSync.
+	// +optional
+	Yielded *SetYields `json:"yielded,omitempty"`
 
 	// failures lists repositories where the set could not be applied, at
 	// most 20, sorted by repository.

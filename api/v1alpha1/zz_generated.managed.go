@@ -106,6 +106,9 @@ func (in *BranchProtectionSet) GetConditions() []metav1.Condition { return in.St
 // SetConditions replaces the status conditions.
 func (in *BranchProtectionSet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
 
+// GetSetStatus returns the status block every set kind has.
+func (in *BranchProtectionSet) GetSetStatus() *SetStatus { return &in.Status.SetStatus }
+
 // GetManagedSpec returns the shared spec fields.
 func (in *BranchProtectionSet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
 
@@ -146,6 +149,9 @@ func (in *FileSet) GetConditions() []metav1.Condition { return in.Status.Conditi
 // SetConditions replaces the status conditions.
 func (in *FileSet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
 
+// GetSetStatus returns the status block every set kind has.
+func (in *FileSet) GetSetStatus() *SetStatus { return &in.Status.SetStatus }
+
 // GetManagedSpec returns the shared spec fields.
 func (in *FileSet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
 
@@ -185,6 +191,9 @@ func (in *LabelSet) GetConditions() []metav1.Condition { return in.Status.Condit
 
 // SetConditions replaces the status conditions.
 func (in *LabelSet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetSetStatus returns the status block every set kind has.
+func (in *LabelSet) GetSetStatus() *SetStatus { return &in.Status.SetStatus }
 
 // GetManagedSpec returns the shared spec fields.
 func (in *LabelSet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }
@@ -355,6 +364,9 @@ func (in *RepositorySet) GetConditions() []metav1.Condition { return in.Status.C
 
 // SetConditions replaces the status conditions.
 func (in *RepositorySet) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetSetStatus returns the status block every set kind has.
+func (in *RepositorySet) GetSetStatus() *SetStatus { return &in.Status.SetStatus }
 
 // GetManagedSpec returns the shared spec fields.
 func (in *RepositorySet) GetManagedSpec() *ManagedSpec { return &in.Spec.ManagedSpec }

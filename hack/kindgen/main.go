@@ -21,7 +21,9 @@ limitations under the License.
 //     ManagedSpec also GetManagedSpec, GetManagedStatus and
 //     GetDeletionPolicy, whose default is the deletionPolicy field's
 //     `+kubebuilder:default=` marker or, where the CRD has no default,
-//     its `+forge:default=` marker);
+//     its `+forge:default=` marker; for a kind whose status embeds
+//     SetStatus also GetSetStatus, which the claims mechanism reads a
+//     set's record of its repositories through);
 //   - PROJECT: kubebuilder's project file, one resource per kind.
 //
 // `make generate` runs it after controller-gen's deepcopy, which it
@@ -174,6 +176,7 @@ func (t *types) find(typ, name string) (field, bool) {
 type kind struct {
 	name       string
 	conditions bool   // its status has conditions
+	set        bool   // its status embeds SetStatus
 	managed    bool   // its spec embeds ManagedSpec
 	policy     string // the deletionPolicy field's type, when managed
 	defPolicy  string // its default
@@ -189,6 +192,7 @@ func (t *types) kinds() ([]kind, error) {
 		k := kind{name: name}
 		if status, ok := t.find(name, "Status"); ok {
 			_, k.conditions = t.find(status.typ, "Conditions")
+			_, k.set = t.find(status.typ, "SetStatus")
 		}
 		if _, k.managed = t.find(spec.typ, managed); k.managed {
 			f, ok := t.find(spec.typ, "DeletionPolicy")
@@ -236,6 +240,12 @@ func (in *%[1]s) GetConditions() []metav1.Condition { return in.Status.Condition
 
 // SetConditions replaces the status conditions.
 func (in *%[1]s) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+`, k.name)
+		}
+		if k.set {
+			fmt.Fprintf(&b, `
+// GetSetStatus returns the status block every set kind has.
+func (in *%[1]s) GetSetStatus() *SetStatus { return &in.Status.SetStatus }
 `, k.name)
 		}
 		if !k.managed {

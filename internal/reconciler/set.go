@@ -59,6 +59,9 @@ type SetExternal interface {
 type SetResult struct {
 	// Members matched, and how many of them match the spec with no failure.
 	Members, InSync int
+	// Yielded counts the members that match the spec but for what the set
+	// leaves to other resources holding it there (not in InSync).
+	Yielded int
 	// Failures of members, sorted by member: the first one names the Ready reason.
 	Failures []MemberFailure
 	// FailuresChanged is true when the failures differ from those the
@@ -106,6 +109,17 @@ func (s SetResult) match(n int) string {
 		return s.nouns(n) + " matches"
 	}
 	return s.nouns(n) + " match"
+}
+
+// matching says how many members match the spec: all, or those in sync
+// and those governed in part by other resources holding some of what the
+// set sets there (status.yielded).
+func (s SetResult) matching() string {
+	if s.Yielded == 0 {
+		return s.match(s.Members) + " the spec"
+	}
+	return fmt.Sprintf("%d of %s match the spec; %d governed in part by other resources holding what the set would set there (status.yielded)",
+		s.InSync, s.nouns(s.Members), s.Yielded)
 }
 
 // syncSet is pass for a set kind, from the point where the Forge is
@@ -183,12 +197,12 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	switch {
 	case observe:
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
-			Message: fmt.Sprintf("%s the spec (observed, not managed)", res.match(res.Members))}
+			Message: res.matching() + " (observed, not managed)"}
 	case res.Changes != "":
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: res.Changes}
 	default:
 		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
-			Message: fmt.Sprintf("%s the spec", res.match(res.Members))}
+			Message: res.matching()}
 		// Keep the reason of the pass that made the change until the spec
 		// changes, as one object does: a set at rest writes nothing.
 		if reason, msg := conditions.ReadyReason(obj); wasReady && reason != forgev1.ReasonSynced {

@@ -95,6 +95,9 @@ type Round[R fmt.Stringer] struct {
 	// passes and rounds of one spec, so that a comparison that failed
 	// before it decided them (a listing that failed) leaves them as told.
 	removals map[string][]forgev1.PendingRemoval
+	// left by repository (lower case): what the last comparison of it left
+	// to other resources holding it, kept as removals are.
+	left map[string][]forgev1.SetYield
 }
 
 // Begin returns the round obj's pass at now goes on with, beginning a new
@@ -102,7 +105,8 @@ type Round[R fmt.Stringer] struct {
 // The failures of the round are tried again.
 func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *Round[R] {
 	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now,
-		found: map[string]*reconciler.MemberFailure{}, removals: map[string][]forgev1.PendingRemoval{}}
+		found: map[string]*reconciler.MemberFailure{}, removals: map[string][]forgev1.PendingRemoval{},
+		left: map[string][]forgev1.SetYield{}}
 	if rs == nil || pass == nil {
 		return fresh
 	}
@@ -123,7 +127,7 @@ func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass
 			for k, v := range rd.found {
 				fresh.before[k] = v
 			}
-			fresh.removals = rd.removals
+			fresh.removals, fresh.left = rd.removals, rd.left
 		}
 		rs.by[key] = fresh
 		delete(rs.recompare, key) // a new round compares every repository
@@ -170,6 +174,19 @@ func (rd *Round[R]) Record(r R, f *reconciler.MemberFailure) { rd.found[keyOf(r)
 func (rd *Round[R]) RecordRemovals(r R, removals []forgev1.PendingRemoval) {
 	rd.removals[keyOf(r)] = removals
 }
+
+// RecordLeft keeps what r's comparison left to other resources holding
+// it (none: nothing), until a later comparison of r.
+func (rd *Round[R]) RecordLeft(r R, left []forgev1.SetYield) {
+	if len(left) == 0 {
+		delete(rd.left, keyOf(r))
+		return
+	}
+	rd.left[keyOf(r)] = left
+}
+
+// Left is what the last comparison of r left to other resources.
+func (rd *Round[R]) Left(r R) []forgev1.SetYield { return rd.left[keyOf(r)] }
 
 // Removals are the removals the last comparison of r that decided them
 // planned and did not make.

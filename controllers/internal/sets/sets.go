@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -151,7 +152,9 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 	}
 	res.Unfinished = unfinished || !rd.Complete(repos)
 	res.Since = rd.Started()
-	res.InSync = res.Members - len(failures) - res.Pending
+	yielded, governed := yieldedIn(rd, repos)
+	res.Yielded = governed
+	res.InSync = res.Members - len(failures) - res.Pending - res.Yielded
 	// Repositories that stopped matching are released; one whose release
 	// failed is listed with the failures (and counts in neither number).
 	var releaseFailures []reconciler.MemberFailure
@@ -180,7 +183,32 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 	}
 	st.PendingRemovals = reconciler.PendingRemovals(pending)
 	st.Repositories, st.InSync = int32(res.Members), int32(res.InSync)
+	st.Yielded = yielded
 	return res, nil
+}
+
+// yieldedIn is what the round's last comparisons of repos left to other
+// resources (status.yielded), and how many of those repositories are
+// otherwise in sync (compared, with no failure): governed by others for
+// what they hold, they are not in inSync.
+func yieldedIn(rd *rounds.Round[Repo], repos []Repo) (*forgev1.SetYields, int) {
+	out, governed := &forgev1.SetYields{}, 0
+	for _, r := range repos {
+		left := rd.Left(r)
+		if len(left) == 0 {
+			continue
+		}
+		out.Count++
+		if f, known := rd.Outcome(r); known && f == nil {
+			governed++
+		}
+		out.Items = append(out.Items, left...)
+	}
+	if out.Count == 0 {
+		return nil, 0
+	}
+	out.Items = out.Items[:min(len(out.Items), maxFailures)]
+	return out, governed
 }
 
 // roundWork is what one pass does of its set's round: it compares the
@@ -238,6 +266,7 @@ func (w *roundWork) compare(ctx context.Context, repos []Repo) error {
 			f = &mf
 		}
 		w.rd.Record(r, f)
+		w.rd.RecordLeft(r, o.leftIn(r))
 		if o.decided {
 			for i := range o.pending {
 				if o.pending[i].Repository == "" {
@@ -323,7 +352,37 @@ type Outcome struct {
 	// Cut: the pass ran out of time in this repository, which is no
 	// failure: the next pass does it.
 	Cut bool
+	// left are the fields or paths the set leaves here to another
+	// resource holding them, by that resource (LeaveTo).
+	left map[string][]string
 }
+
+// LeaveTo records that the set leaves items (fields, paths) in this
+// repository to the resource who names (claims.HolderFor): no failure,
+// but the repository is governed by that resource for them, and is not in
+// the set's inSync (status.yielded says so).
+func (o *Outcome) LeaveTo(who string, items ...string) {
+	if len(items) == 0 {
+		return
+	}
+	if o.left == nil {
+		o.left = map[string][]string{}
+	}
+	o.left[who] = append(o.left[who], items...)
+}
+
+// leftIn is what o left, for repository r, sorted by holder and item.
+func (o *Outcome) leftIn(r Repo) []forgev1.SetYield {
+	out := make([]forgev1.SetYield, 0, len(o.left))
+	for _, who := range slices.Sorted(maps.Keys(o.left)) {
+		items := slices.Compact(slices.Sorted(slices.Values(o.left[who])))
+		out = append(out, forgev1.SetYield{Repository: r.String(), Items: items[:min(len(items), maxYieldItems)], HeldBy: who})
+	}
+	return out
+}
+
+// maxYieldItems is the CRD's bound on a SetYield's items.
+const maxYieldItems = 100
 
 type problem struct {
 	reason, message string
@@ -529,6 +588,19 @@ func Matches(sel forgev1.RepositorySelector) func(r Repo) bool {
 	}
 	return func(r Repo) bool {
 		return slices.ContainsFunc(sel.Names, func(n forgev1.RepositoryName) bool { return strings.EqualFold(string(n), r.String()) })
+	}
+}
+
+// HeldIn says where another set holds what it sets: in the repositories
+// its selector picks that its own record (status.matched) says it applied
+// to, by id. A set that recorded nothing holds nothing (claims.Recorded):
+// what its spec selects is not a record.
+func HeldIn(sel forgev1.RepositorySelector, st *forgev1.SetStatus) func(r Repo) bool {
+	picks := Matches(sel)
+	ids, ok := decodeMatched(st.Matched)
+	return func(r Repo) bool {
+		_, found := slices.BinarySearch(ids, r.ID)
+		return ok && r.ID != 0 && found && picks(r)
 	}
 }
 
