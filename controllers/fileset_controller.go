@@ -187,7 +187,9 @@ func (e *fileSet) held(r sets.Repo, found *forge.Repository, branch string, rele
 	held, left = map[string]bool{}, map[string][]string{}
 	mine := pathSet(e.obj.Spec.Files)
 	for _, h := range e.holds.files {
-		if h.keeps(r, found, branch) {
+		// An enforced set's paths win (the RepositoryFile leaves them),
+		// but releasing removes none a RepositoryFile keeps.
+		if (!e.obj.Spec.Enforce || releasing) && h.keeps(r, found, branch) {
 			for p := range h.paths {
 				if mine[p] {
 					held[p] = true

@@ -42,6 +42,8 @@ type holdPair struct{ yielding, holding string }
 // recorded). Every pair the registry declares (registered.yieldsTo) has a
 // row, and every row is a declared pair.
 var holdRows = map[holdPair]func(forgev1.Managed){
+	{"Repository", "RepositorySet"}:                recordMatched,
+	{"RepositoryFile", "FileSet"}:                  recordMatched,
 	{"RepositorySet", "Repository"}:                recordID,
 	{"RepositorySet", "Team"}:                      recordID,
 	{"RepositorySet", "RepositorySet"}:             recordMatched,

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
@@ -97,6 +98,10 @@ type repository struct {
 	// current is true when found was read just now by id (or made by this
 	// pass): its name may be used for a destructive write.
 	current bool
+	// enforced are the settings (and "topics") of the spec that an
+	// enforcing RepositorySet holds in found, by that set's name: left out
+	// of the writes, and the resource's Conflict.
+	enforced map[string]string
 }
 
 func (e *repository) owner() string { return string(e.obj.Spec.Owner) }
@@ -146,6 +151,13 @@ func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (rec
 	}
 	e.found = found
 	e.settleCreated(found)
+	var cache client.Reader
+	if e.pass != nil {
+		cache = e.pass.Cache
+	}
+	if e.enforced, err = enforcedSettings(ctx, cache, e.obj, found); err != nil {
+		return reconciler.Observation{}, err
+	}
 	if e.obj.Spec.Collaborators != nil {
 		users, err := e.fc.ListCollaborators(ctx, e.owner(), found.Name)
 		if err != nil {
@@ -167,7 +179,8 @@ func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (rec
 	if i := slices.Index(diff, "rename"); i >= 0 {
 		diff[i] = "name"
 	}
-	return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL, Diff: diff, Changes: c}, nil
+	return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL, Diff: diff, Changes: c,
+		Left: leftToEnforcers(repositoryKind{}.Describe(e.obj), e.enforced)}, nil
 }
 
 // locate finds the repository: by status.id (it may have been renamed by
@@ -454,7 +467,7 @@ func (e *repository) Update(ctx context.Context, _ reconciler.Observation) error
 		name = updated.Name
 		e.report(updated)
 	}
-	if s.Topics != nil && !slices.Equal(e.topics(), normalTopics(r.Topics)) {
+	if e.managesTopics() && !slices.Equal(e.topics(), normalTopics(r.Topics)) {
 		if err := e.fc.SetRepoTopics(ctx, e.owner(), name, e.topics()); err != nil {
 			return err
 		}

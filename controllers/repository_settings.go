@@ -88,7 +88,7 @@ func (e *repository) changes(r *forge.Repository) []reconciler.Change {
 	if s.Archived != nil && *s.Archived != r.Archived {
 		out = append(out, compare.Change("archived", r.Archived, *s.Archived))
 	}
-	if s.Topics != nil {
+	if e.managesTopics() {
 		if have, want := normalTopics(r.Topics), e.topics(); !slices.Equal(have, want) {
 			out = append(out, compare.Change("topics", have, want))
 		}
@@ -155,8 +155,23 @@ func stringField(name string, want *string, have string, dst func(*forge.EditRep
 // would turn the unit back on.
 func (e *repository) fields(r *forge.Repository) []repoField {
 	name := e.obj.RepoName()
+	own := e.obj.Spec.RepositorySettings
+	if len(e.enforced) > 0 {
+		drop := map[string]bool{}
+		for f := range e.enforced {
+			drop[f] = true
+		}
+		own = withoutFields(own, drop) // an enforcing set's, not this resource's
+	}
 	return append([]repoField{stringField("name", &name, r.Name, func(o *forge.EditRepoOption) **string { return &o.Name })},
-		settingFields(&e.obj.Spec.RepositorySettings, r)...)
+		settingFields(&own, r)...)
+}
+
+// managesTopics says the spec lists the repository's topics and no
+// enforcing set holds them.
+func (e *repository) managesTopics() bool {
+	_, enforced := e.enforced["topics"]
+	return e.obj.Spec.Topics != nil && !enforced
 }
 
 // settingFields are the settings s sets compared with r's (a Repository's

@@ -28,6 +28,7 @@ import (
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/files"
+	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -52,9 +53,10 @@ type repositoryFileKind struct {
 }
 
 // ClaimKinds: a RepositoryFile yields to an older RepositoryFile that
-// keeps a path it would in its repository and branch (heldElsewhere).
+// keeps a path it would in its repository and branch (heldElsewhere), and
+// to a FileSet with enforce for the paths it keeps there (enforcedPaths).
 func (repositoryFileKind) ClaimKinds() []client.Object {
-	return []client.Object{&forgev1.RepositoryFile{}}
+	return []client.Object{&forgev1.RepositoryFile{}, &forgev1.FileSet{}}
 }
 
 func newRepositoryFileKind() repositoryFileKind {
@@ -150,11 +152,55 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 			"%s keeps %s in repository %s on branch %q: the older resource holds a path, this one writes nothing",
 			holder, strings.Join(sortedKeys(held), ", "), e.Owner+"/"+e.Repo, e.BranchName)
 	}
+	enforced, err := e.enforcedPaths(ctx)
+	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	for p := range enforced {
+		e.Held[p] = true // the enforcing set's: neither written nor, on deletion, removed
+	}
 	blobs, err := e.ListBlobs(ctx)
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
-	return e.compare(blobs), nil
+	obs := e.compare(blobs)
+	if e.obj.DeletionTimestamp.IsZero() {
+		obs.Left = leftToEnforcers(fmt.Sprintf("files of repository %s on branch %q", e.Owner+"/"+e.Repo, e.BranchName), enforced)
+	}
+	return obs, nil
+}
+
+// enforcedPaths are the paths of the spec that a FileSet with enforce
+// keeps in this repository on this branch, each with the oldest such
+// set's name.
+func (e *repoFiles) enforcedPaths(ctx context.Context) (map[string]string, error) {
+	var list forgev1.FileSetList
+	found := e.Repository
+	r := sets.Repo{Owner: e.Owner, Name: found.Name, ID: found.ID, Topics: found.Topics, TopicsRead: true}
+	holders, who, err := enforcers(ctx, e.cache, e.obj, &list, func() []forgev1.FileSet { return list.Items },
+		func(s *forgev1.FileSet) bool { return s.Spec.Enforce },
+		func(s *forgev1.FileSet) func(sets.Repo) bool { return sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus) },
+		r, "FileSet")
+	if err != nil {
+		return nil, err
+	}
+	mine := pathSet(e.obj.Spec.Files)
+	out := map[string]string{}
+	for i, s := range holders {
+		branch := found.DefaultBranch
+		if s.Spec.Branch != nil {
+			branch = *s.Spec.Branch
+		}
+		if branch != e.BranchName {
+			continue
+		}
+		for p := range pathSet(s.Spec.Files) {
+			if _, taken := out[p]; mine[p] && !taken {
+				out[p] = who[i]
+			}
+		}
+	}
+	return out, nil
 }
 
 // findRepo reads the repository from its owner's listing (shared by every

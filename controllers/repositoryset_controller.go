@@ -148,6 +148,9 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 // topics in repository id (their own win, without a failure), each left to
 // its holder in o (status.yielded).
 func (e *repositorySet) leaveHeld(o *sets.Outcome, id int64) map[string]bool {
+	if e.obj.Spec.Enforce {
+		return map[string]bool{} // an enforced set's values win; the Repository leaves them
+	}
 	mine := settingValues(e.obj.Spec.Settings)
 	if len(e.obj.Spec.Topics) > 0 {
 		mine["topics"] = true
@@ -293,6 +296,12 @@ func (e *repositorySet) syncTopics(ctx context.Context, o *sets.Outcome, r sets.
 		return
 	}
 	o.Updated++
+}
+
+// ClaimKinds: a Repository yields to a RepositorySet with enforce for the
+// settings it sets (enforcedSettings).
+func (repositoryKind) ClaimKinds() []client.Object {
+	return []client.Object{&forgev1.RepositorySet{}}
 }
 
 // ClaimKinds: a RepositorySet yields to the Repositories that set a field

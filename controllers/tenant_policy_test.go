@@ -204,6 +204,70 @@ var _ = Describe("Policy a tenant cannot switch off", func() {
 		Expect(repoOf("api").HasWiki).To(BeFalse())
 		Expect(wiki.Status.Failures).To(BeEmpty(), "no Conflict with the tenant's older set")
 	})
+
+	It("with enforce, a RepositorySet and a FileSet win over the platform's own Repository and RepositoryFile for their fields and paths only: those are Stalled, reason Conflict, and keep working for the rest", func() {
+		own := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+			Spec: forgev1.RepositorySpec{ManagedSpec: platform(), Owner: "acme",
+				RepositorySettings: forgev1.RepositorySettings{HasWiki: ptr(true), Description: ptr("the web app")}}}
+		file := &forgev1.RepositoryFile{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-files"},
+			Spec: forgev1.RepositoryFileSpec{ManagedSpec: platform(), Repository: "acme/web", FilesSpec: forgev1.FilesSpec{
+				Files: []forgev1.RepositoryFileEntry{{Path: ".gitea/CODEOWNERS", Content: ptr("* @acme/web-team\n")},
+					{Path: "docs/web.md", Content: ptr("web\n")}}}}}
+		Expect(k8s.Create(ctx, own)).To(Succeed())
+		Expect(k8s.Create(ctx, file)).To(Succeed())
+		expectReady(own)
+		expectReady(file)
+
+		set := &forgev1.RepositorySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "policy"},
+			Spec: forgev1.RepositorySetSpec{ManagedSpec: platform(), Repositories: acme, Enforce: true,
+				Settings: &forgev1.RepositorySettings{HasWiki: ptr(false)}}}
+		files := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "codeowners"},
+			Spec: forgev1.FileSetSpec{ManagedSpec: platform(), Repositories: acme, Enforce: true, FilesSpec: forgev1.FilesSpec{
+				Files: []forgev1.RepositoryFileEntry{{Path: ".gitea/CODEOWNERS", Content: ptr("* @acme/platform\n")}}}}}
+		Expect(k8s.Create(ctx, set)).To(Succeed())
+		Expect(k8s.Create(ctx, files)).To(Succeed())
+
+		By("the Repository and the RepositoryFile leave what the sets enforce, and say so")
+		Eventually(func(g Gomega) {
+			c := readyCondition(own)(g)
+			g.Expect(c.Reason).To(Equal(forgev1.ReasonConflict))
+			g.Expect(c.Message).To(ContainSubstring("hasWiki enforced by RepositorySet " + ns + "/policy"))
+		}, timeout, poll).Should(Succeed())
+		Eventually(func(g Gomega) {
+			c := readyCondition(file)(g)
+			g.Expect(c.Reason).To(Equal(forgev1.ReasonConflict))
+			g.Expect(c.Message).To(ContainSubstring(".gitea/CODEOWNERS enforced by FileSet " + ns + "/codeowners"))
+		}, timeout, poll).Should(Succeed())
+		expectReady(set)
+		expectReady(files)
+		Eventually(func(g Gomega) {
+			g.Expect(repoOf("web").HasWiki).To(BeFalse())
+			g.Expect(fake.Files("acme", "web", "")).To(HaveKeyWithValue(".gitea/CODEOWNERS", "* @acme/platform\n"))
+		}, timeout, poll).Should(Succeed())
+		Expect(set.Status.Yielded).To(BeNil(), "an enforced set leaves nothing")
+		Expect(set.Status.InSync).To(BeEquivalentTo(2))
+		Expect(files.Status.Yielded).To(BeNil())
+		Expect(fake.Files("acme", "web", "")).To(HaveKeyWithValue("docs/web.md", "web\n"))
+
+		By("the two keep working for the rest")
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(own), own)).To(Succeed())
+		own.Spec.Description = ptr("the storefront")
+		Expect(k8s.Update(ctx, own)).To(Succeed())
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(file), file)).To(Succeed())
+		file.Spec.Files[1].Content = ptr("storefront\n")
+		Expect(k8s.Update(ctx, file)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(repoOf("web").Description).To(Equal("the storefront"))
+			g.Expect(fake.Files("acme", "web", "")).To(HaveKeyWithValue("docs/web.md", "storefront\n"))
+		}, timeout, poll).Should(Succeed())
+		atRestFor := func() {
+			fake.ClearRequests()
+			Consistently(func() []fakeforge.Request { return fake.WriteRequests() }, 3*syncInterval, poll).Should(BeEmpty())
+		}
+		By("at rest nobody fights: no write over three intervals")
+		atRestFor()
+		Expect(repoOf("web").HasWiki).To(BeFalse())
+	})
 })
 
 // tenantNamespace creates a namespace of a tenant with a Forge "gitea" of

@@ -38,6 +38,15 @@ type FileSetSpec struct {
 	Repositories RepositorySelector `json:"repositories"`
 
 	FilesSpec `json:",inline"`
+
+	// enforce: the set's paths win over every RepositoryFile of the same
+	// server (any namespace) on the branch the set keeps them on; such a
+	// RepositoryFile is Stalled, reason Conflict, for those paths only,
+	// and keeps its others. Without (the default), a RepositoryFile's own
+	// paths win in its repository. Between two enforced sets the older
+	// holds.
+	// +optional
+	Enforce bool `json:"enforce,omitempty"`
 }
 
 // FileSetStatus is the observed state of the set.

@@ -72,6 +72,15 @@ type RepositorySetSpec struct {
 	// +kubebuilder:default=Apply
 	// +optional
 	Removals Removals `json:"removals,omitempty"`
+
+	// enforce: the set's settings and topics win over every Repository of
+	// the same server (any namespace) in the repositories it applies to;
+	// such a Repository is Stalled, reason Conflict, for those fields
+	// only, and keeps the rest. Without (the default), a Repository's own
+	// settings win for its repository. Between two enforced sets the
+	// older holds.
+	// +optional
+	Enforce bool `json:"enforce,omitempty"`
 }
 
 // TeamGrant is the access to repositories a RepositorySet gave one team:

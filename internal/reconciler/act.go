@@ -101,6 +101,15 @@ func (r *Reconciler[T]) act(ctx context.Context, obj T, pass *Pass, ext External
 	if n, ok := ext.(Noticer); ok {
 		out.More = append(out.More, n.WriteNotices()...)
 	}
+	if obs.Left != nil {
+		// Written what it holds; what another enforces is its Conflict.
+		c, _ := Classify(obs.Left)
+		if out.Event.Reason != "" {
+			out.More = append(out.More, out.Event)
+		}
+		left := Failure(c, out.Requeue)
+		out.Summary, out.Event = left.Summary, left.Event
+	}
 	return out, nil
 }
 

@@ -177,6 +177,11 @@ type Observation struct {
 	// Notices are Events the kind wants told with the pass's outcome,
 	// such as a Warning that digests were recorded under another key.
 	Notices []Event
+	// Left is what the resource leaves to another that enforces it (a
+	// Stall, reason Conflict, naming the fields or paths and the holder):
+	// the kind left those out of Diff, the pass writes the rest and then
+	// ends in Left's state instead of Ready.
+	Left error
 }
 
 // Change is one managed field that differs: Have is the forge's value and
