@@ -179,7 +179,9 @@ func (e *repoFiles) enforcedPaths(ctx context.Context) (map[string]string, error
 	r := sets.Repo{Owner: e.Owner, Name: found.Name, ID: found.ID, Topics: found.Topics, TopicsRead: true}
 	holders, who, err := enforcers(ctx, e.cache, e.obj, &list, func() []forgev1.FileSet { return list.Items },
 		func(s *forgev1.FileSet) bool { return s.Spec.Enforce },
-		func(s *forgev1.FileSet) func(sets.Repo) bool { return sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus) },
+		func(s *forgev1.FileSet) func(sets.Repo) bool {
+			return sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)
+		},
 		r, "FileSet")
 	if err != nil {
 		return nil, err
