@@ -85,7 +85,7 @@ var _ = Describe("FileSet", func() {
 		}
 	}
 
-	It("writes three files in one commit per repository (archived ones skipped), none at rest over three intervals, and gives a new repository the files", func() {
+	It("writes three files in one commit per repository (archived ones skipped), each naming the set in its trailer, none at rest over three intervals, and gives a new repository the files", func() {
 		s := newSet("platform", file(".gitea/CODEOWNERS", "* @acme/platform\n"), file(".editorconfig", "root = true\n"),
 			file("docs/CONTRIBUTING.md", "Be kind.\n"))
 		Expect(k8s.Create(ctx, s)).To(Succeed())
@@ -102,7 +102,7 @@ var _ = Describe("FileSet", func() {
 			}
 			Expect(commitsTo(r)).To(Equal(1), "one commit for three files in "+r)
 			head := fake.Commits("acme", r, "")[0]
-			Expect(head.Message).To(Equal("chore: platform files\n"))
+			Expect(head.Message).To(Equal("chore: platform files\n\nKept-by: FileSet "+ns+"/platform\n"), "the message ends with the trailer naming the set")
 			Expect(*head.Author).To(Equal(forge.CommitUser{Name: "Platform Bot", Email: "bot@example.com"}))
 		}
 		Expect(filesOf("old")()).To(Equal(map[string]string{"README.md": "# old\n\n"}), "archived repositories are skipped")

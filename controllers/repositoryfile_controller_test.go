@@ -98,7 +98,7 @@ var _ = Describe("RepositoryFile", func() {
 	}
 	blob := func(content string) string { return forge.BlobID([]byte(content), "") }
 
-	It("writes every file in one commit, with its author and message, and nothing at rest", func() {
+	It("writes every file in one commit, with its author and message ending in the trailer that names it, and nothing at rest", func() {
 		f := newFiles("platform", file(".gitea/CODEOWNERS", "* @acme/platform\n"), file(".editorconfig", "root = true\n"),
 			file("docs/CONTRIBUTING.md", "Be kind.\n"))
 		Expect(k8s.Create(ctx, f)).To(Succeed())
@@ -108,7 +108,7 @@ var _ = Describe("RepositoryFile", func() {
 			".editorconfig": "root = true\n", "docs/CONTRIBUTING.md": "Be kind.\n"}))
 		Expect(writes()).To(Equal(1), "one commit for three files")
 		head := commits()[0]
-		Expect(head.Message).To(Equal("chore: platform files\n"))
+		Expect(head.Message).To(Equal("chore: platform files\n\nKept-by: RepositoryFile "+ns+"/platform\n"), "the message ends with the trailer naming the resource")
 		Expect(*head.Author).To(Equal(forge.CommitUser{Name: "Platform Bot", Email: "bot@example.com"}))
 		Expect(f.Status.Commit).To(Equal(head.SHA))
 		Expect(f.Status.Branch).To(Equal("main"))
@@ -132,7 +132,7 @@ var _ = Describe("RepositoryFile", func() {
 		Eventually(files, timeout, poll).Should(And(HaveKeyWithValue("a.txt", "a\n"), HaveKeyWithValue("b.txt", "b\n")))
 		eventWithReason(f, forgev1.ReasonDriftCorrected)
 		Expect(writes()).To(Equal(2), "the hand edit and one commit writing both back")
-		Expect(commits()[0].Message).To(Equal("chore: platform files\n"))
+		Expect(commits()[0].Message).To(Equal("chore: platform files\n\nKept-by: RepositoryFile " + ns + "/platform\n"))
 	})
 
 	It("lists again and writes again when another commit changed a file between its listing and its commit", func() {
@@ -140,6 +140,7 @@ var _ = Describe("RepositoryFile", func() {
 		Expect(k8s.Create(ctx, f)).To(Succeed())
 		expectReady(f)
 		editByHand(forge.ChangeFileOperation{Operation: forge.FileUpdate, Path: "a.txt", SHA: blob("a\n"), Content: forge.FileContent([]byte("one\n"))})
+		ours := "chore: platform files\n\nKept-by: RepositoryFile " + ns + "/platform"
 		// As the operator writes a.txt back, a person edits it once more:
 		// the sha the operator listed is stale, and the forge refuses it.
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/repos/acme/web/contents", Before: func() {
@@ -152,7 +153,7 @@ var _ = Describe("RepositoryFile", func() {
 				out = append(out, strings.TrimSpace(c.Message))
 			}
 			return out
-		}, timeout, poll).Should(HaveExactElements("chore: platform files", "by hand", "by hand", "chore: platform files", "Initial commit"))
+		}, timeout, poll).Should(HaveExactElements(ours, "by hand", "by hand", ours, "Initial commit"))
 		Expect(files()).To(HaveKeyWithValue("a.txt", "a\n"))
 		expectReady(f)
 		eventWithReason(f, forgev1.ReasonDriftCorrected)

@@ -40,8 +40,8 @@ var w2Files = []forgev1.RepositoryFileEntry{
 	{Path: ".gitea/ISSUE_TEMPLATE/bug.md", Content: ptr("---\nname: Bug\nabout: Something does not work\n---\n\nWhat happened, what you expected.\n")},
 }
 
-// w2FileMessage is the message of the FileSets' commits: what tells them
-// from the others on the fake forge.
+// w2FileMessage is the message of the FileSets' commits: with the trailer
+// naming a FileSet, what tells them from the others on the fake forge.
 const w2FileMessage = "chore: files kept by W2"
 
 // fileCoverage is what W2's FileSets had written, read from the fake
@@ -91,7 +91,7 @@ func (w governed) fileCoverage(fake *fakeforge.Server) fileCoverage {
 func w2Commits(fake *fakeforge.Server, org, repo string) int {
 	n := 0
 	for _, cm := range fake.Commits(org, repo, "") {
-		if strings.TrimSpace(cm.Message) == w2FileMessage {
+		if strings.HasPrefix(cm.Message, w2FileMessage+"\n\nKept-by: FileSet ") {
 			n++
 		}
 	}

@@ -109,7 +109,7 @@ var _ = Describe("RepositoryFile end to end", func() {
 		Expect(blobs(Default, sc.org, "web", "main")).To(HaveKeyWithValue(".gitea/workflows/ci.yaml", blob("on: [push]\n")))
 
 		if live {
-			By("a git clone shows the files, and the operator's last commit with its author and message")
+			By("a git clone shows the files, and the operator's commits with their author, message and the trailer naming the resource")
 			dir := GinkgoT().TempDir()
 			u, err := url.Parse(forgeURL)
 			Expect(err).NotTo(HaveOccurred())
@@ -127,13 +127,14 @@ var _ = Describe("RepositoryFile end to end", func() {
 			// Newest first: the hand edit of the starter file, the operator's
 			// starter commit, its write-back, the hand edit, its first commit,
 			// the README of auto_init.
-			out, err = exec.Command("git", "-C", dir, "log", "--format=%an <%ae>|%cn|%s").CombinedOutput()
+			out, err = exec.Command("git", "-C", dir, "log", "--format=%an <%ae>|%cn|%s|%(trailers:key=Kept-by,valueonly,separator=%x2C)").CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), string(out))
-			ours := "Platform Bot <platform-bot@example.com>|Platform Bot|chore: platform files"
+			ours := "Platform Bot <platform-bot@example.com>|Platform Bot|chore: platform files|RepositoryFile " + sc.ns + "/"
 			log := strings.Split(strings.TrimSpace(string(out)), "\n")
 			Expect(log).To(HaveLen(6))
-			Expect([]string{log[1], log[2], log[4]}).To(HaveEach(ours))
-			Expect(log[3]).To(HaveSuffix("|edit by hand"))
+			Expect(log[1]).To(Equal(ours + "starter"))
+			Expect([]string{log[2], log[4]}).To(HaveEach(ours + "platform"))
+			Expect(log[3]).To(HaveSuffix("|edit by hand|"), "a commit by hand names no resource")
 		}
 
 		By("deleting with deletionPolicy Delete removes the listed files in one commit; the CreateOnly file stays")

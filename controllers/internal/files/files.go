@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -64,6 +65,9 @@ type Branch struct {
 	Deleting bool
 	// Held are the paths another resource holds here: left alone.
 	Held map[string]bool
+	// KeptBy names the resource the commits are made for (KeptByOf), in
+	// the trailer every commit's message ends with.
+	KeptBy string
 
 	// What Compare found: the operations of the commit that would bring
 	// the branch to the spec, and how many files are as the spec wants.
@@ -145,7 +149,7 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 		if len(b.ops) == 0 {
 			return "", nil
 		}
-		opt := forge.ChangeFilesOption{Branch: b.BranchName, Message: b.Message, Files: b.ops}
+		opt := forge.ChangeFilesOption{Branch: b.BranchName, Message: Message(b.Message, b.KeptBy), Files: b.ops}
 		if a := b.Author; a != nil {
 			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
 		}
@@ -169,6 +173,46 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 		}
 		b.Compare(blobs)
 	}
+}
+
+// TrailerKey is the git trailer naming, in every commit the operator
+// makes, the resource that made it (DESIGN "RepositoryFile and FileSet"):
+// who reads a repository's history can tell which resource, in which
+// namespace, to ask about a commit, whoever its author says it is.
+const TrailerKey = "Kept-by"
+
+// KeptByOf names obj of kind in a commit's trailer, "<kind>
+// <namespace>/<name>": "FileSet platform/codeowners".
+func KeptByOf(kind string, obj client.Object) string {
+	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// Message is message ending in the trailer "Kept-by: keptBy", placed as
+// git interpret-trailers places one: in the message's trailer block when
+// its last paragraph (not its first) is one, else after a blank line.
+// Without keptBy the message is as the spec has it.
+func Message(message, keptBy string) string {
+	if keptBy == "" {
+		return message
+	}
+	body := strings.TrimRight(message, " \t\n")
+	trailer := TrailerKey + ": " + keptBy
+	if i := strings.LastIndex(body, "\n\n"); i >= 0 && trailerBlock(body[i+2:]) {
+		return body + "\n" + trailer
+	}
+	return body + "\n\n" + trailer
+}
+
+// trailerBlock reports whether every line of paragraph is a git trailer
+// ("Token: value", the token letters, digits and dashes).
+func trailerBlock(paragraph string) bool {
+	for line := range strings.SplitSeq(paragraph, "\n") {
+		token, value, ok := strings.Cut(line, ": ")
+		if !ok || token == "" || value == "" || strings.TrimLeft(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Diffs say what the pending commit would do, one file each, as a set

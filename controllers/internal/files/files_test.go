@@ -17,7 +17,9 @@ limitations under the License.
 package files
 
 import (
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
@@ -102,4 +104,46 @@ func TestPushedOn(t *testing.T) {
 			t.Errorf("PushedOn(%v, %+v) = %v, want %v", tc.branch, tc.wake, got, tc.want)
 		}
 	}
+}
+
+// TestMessage: every commit's message ends with the trailer naming the
+// resource, after a blank line, or in the message's own trailer block
+// when it ends with one; git reads it as a trailer (interpret-trailers
+// parses each message, where git is installed).
+func TestMessage(t *testing.T) {
+	const by = "FileSet platform/codeowners"
+	for _, tc := range []struct{ message, want string }{
+		{"chore: files kept by forge-operator", "chore: files kept by forge-operator\n\nKept-by: FileSet platform/codeowners"},
+		{"chore: files\n", "chore: files\n\nKept-by: FileSet platform/codeowners"},
+		{"chore: files\n\nWhy they are kept.\n", "chore: files\n\nWhy they are kept.\n\nKept-by: FileSet platform/codeowners"},
+		{"chore: files\n\nSigned-off-by: Platform <p@example.com>", "chore: files\n\nSigned-off-by: Platform <p@example.com>\nKept-by: FileSet platform/codeowners"},
+		{"Signed-off-by: Platform <p@example.com>", "Signed-off-by: Platform <p@example.com>\n\nKept-by: FileSet platform/codeowners"},
+		{"chore: files\n\nSee: the platform's guide\nand more", "chore: files\n\nSee: the platform's guide\nand more\n\nKept-by: FileSet platform/codeowners"},
+	} {
+		got := Message(tc.message, by)
+		if got != tc.want {
+			t.Errorf("Message(%q) = %q, want %q", tc.message, got, tc.want)
+		}
+		if trailers, ok := gitTrailers(t, got); ok && !strings.HasSuffix(trailers, "Kept-by: "+by+"\n") {
+			t.Errorf("git reads the trailers of %q as %q, want them to end with Kept-by", got, trailers)
+		}
+	}
+	if got := Message("chore: files", ""); got != "chore: files" {
+		t.Errorf("without a resource named, Message = %q, want the spec's message", got)
+	}
+}
+
+// gitTrailers are the trailers git reads in message (not ok: no git).
+func gitTrailers(t *testing.T, message string) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", false
+	}
+	cmd := exec.Command("git", "interpret-trailers", "--parse")
+	cmd.Stdin = strings.NewReader(message + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git interpret-trailers: %v", err)
+	}
+	return string(out), true
 }
