@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -367,7 +368,7 @@ var _ = Describe("ClusterForge", func() {
 var _ = Describe("ClusterForge admission", func() {
 	ctx := context.Background()
 
-	It("refuses tenants entries that select nothing, owners that are no globs, grantAdmin without siteAdmin, and a bad URL", func() {
+	It("refuses tenants entries that select nothing, owners that are no globs, grantAdmin without siteAdmin, a bad URL and a commitAuthor without a name or an email", func() {
 		base := func() *forgev1.ClusterForge {
 			return &forgev1.ClusterForge{
 				ObjectMeta: metav1.ObjectMeta{GenerateName: "bad-"},
@@ -402,6 +403,18 @@ var _ = Describe("ClusterForge admission", func() {
 			"qps": {func(cf *forgev1.ClusterForge) {
 				cf.Spec.RateLimit = &forgev1.RateLimit{QPS: 5000, Burst: 1}
 			}, "spec.rateLimit.qps"},
+			"commitAuthor without a name": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.CommitAuthor = &forgev1.CommitAuthor{Email: "bot@example.com"}
+			}, "spec.commitAuthor.name"},
+			"commitAuthor without an email": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.CommitAuthor = &forgev1.CommitAuthor{Name: "Platform Bot"}
+			}, "spec.commitAuthor.email"},
+			"commitAuthor's email no address": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.CommitAuthor = &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform bot"}
+			}, "spec.commitAuthor.email"},
+			"commitAuthor's name too long": {func(cf *forgev1.ClusterForge) {
+				cf.Spec.CommitAuthor = &forgev1.CommitAuthor{Name: strings.Repeat("x", 256), Email: "bot@example.com"}
+			}, "spec.commitAuthor.name"},
 		} {
 			cf := base()
 			c.mutate(cf)
@@ -409,5 +422,8 @@ var _ = Describe("ClusterForge admission", func() {
 			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: %v", what, err)
 			Expect(err.Error()).To(ContainSubstring(c.msg), what)
 		}
+		cf := base()
+		cf.Spec.CommitAuthor = &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}
+		Expect(k8s.Create(ctx, cf, client.DryRunAll)).To(Succeed(), "a commitAuthor with a name and an email")
 	})
 })

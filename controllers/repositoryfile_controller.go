@@ -113,7 +113,7 @@ func filePaths(f *forgev1.RepositoryFile) string {
 func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 	e := &repoFiles{obj: f, cache: pass.Cache, Branch: files.Branch{Forge: pass.Forge, At: at,
 		FilesSpec: f.Spec.FilesSpec, Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{},
-		KeptBy: files.KeptByOf("RepositoryFile", f)}}
+		KeptBy: files.KeptByOf("RepositoryFile", f), Pinned: pass.CommitAuthor}}
 	if e.Deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 // ReasonNotPermitted: the resource's namespace may not manage its owner (or
-// use site-admin kinds) through the ClusterForge it names; nothing is written.
+// use site-admin kinds, or name its commits' author) through the
+// ClusterForge it names; nothing is written.
 const ReasonNotPermitted = "NotPermitted"
 
 // ReasonInUse: a ClusterForge being deleted waits for the resources that
@@ -104,6 +105,14 @@ type ClusterForgeSpec struct {
 	// +kubebuilder:validation:MaxItems=256
 	// +optional
 	Tenants []ClusterForgeTenant `json:"tenants,omitempty"`
+
+	// commitAuthor pins the author (and committer) of every commit made
+	// through the ClusterForge (RepositoryFile, FileSet): each commit
+	// carries it whoever's resource made it, and a resource that sets
+	// spec.author is refused (NotPermitted) and writes nothing. Unset:
+	// each resource's spec.author, else the connection's user.
+	// +optional
+	CommitAuthor *CommitAuthor `json:"commitAuthor,omitempty"`
 }
 
 // ClusterForgeStatus is a Forge's status and how many resources use it.

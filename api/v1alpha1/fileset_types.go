@@ -113,3 +113,6 @@ func init() {
 
 // ForgeOwners are the owners of the repositories the set selects.
 func (s *FileSet) ForgeOwners() []string { return selectorOwners(s.Spec.Repositories) }
+
+// SpecAuthor is spec.author.
+func (s *FileSet) SpecAuthor() *CommitAuthor { return s.Spec.Author }

@@ -72,6 +72,24 @@ type CommitAuthor struct {
 	Email string `json:"email"`
 }
 
+// Committer is implemented by the kinds that commit (RepositoryFile,
+// FileSet): a ClusterForge with commitAuthor refuses one whose spec names
+// an author.
+// +kubebuilder:object:generate=false
+type Committer interface {
+	// SpecAuthor is the author the spec asks for (nil: none).
+	SpecAuthor() *CommitAuthor
+}
+
+// SpecAuthorOf is the author obj's spec asks for its commits: nil when it
+// names none or its kind makes no commit.
+func SpecAuthorOf(obj any) *CommitAuthor {
+	if c, ok := obj.(Committer); ok {
+		return c.SpecAuthor()
+	}
+	return nil
+}
+
 // FilesSpec is what a RepositoryFile and a FileSet keep in a repository
 // alike: which files, on which branch, and how the operator commits them.
 type FilesSpec struct {
@@ -184,6 +202,9 @@ type RepositoryFileList struct {
 func (f *RepositoryFile) ForgeOwners() []string {
 	return []string{ownerOf(string(f.Spec.Repository))}
 }
+
+// SpecAuthor is spec.author.
+func (f *RepositoryFile) SpecAuthor() *CommitAuthor { return f.Spec.Author }
 
 func init() {
 	SchemeBuilder.Register(&RepositoryFile{}, &RepositoryFileList{})

@@ -129,7 +129,7 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 		}
 		return nil, err
 	}
-	return &Pass{
+	pass := &Pass{
 		Forge:    forge.Reading(fc, reads),
 		reads:    reads,
 		Server:   forge.NewServer(t.status.ServerVersion),
@@ -160,7 +160,11 @@ func (r *Reconciler[T]) connect(ctx context.Context, obj T, reads *forge.ReadPol
 			}
 			return claims.AdminsPermission(ctx, r.client, t.cluster.Name, obj)
 		},
-	}, nil
+	}
+	if t.cluster != nil {
+		pass.CommitAuthor = t.cluster.Spec.CommitAuthor
+	}
+	return pass, nil
 }
 
 // notPermitted is the stall of a resource its ClusterForge does not serve.

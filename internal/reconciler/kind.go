@@ -242,6 +242,10 @@ type Pass struct {
 	// Scopes are the token's scopes (the Forge's status.tokenScopes); nil
 	// when the server does not tell them or no token is used.
 	Scopes []string
+	// CommitAuthor is the author the connection pins for every commit
+	// made through it (a ClusterForge's spec.commitAuthor); nil: each
+	// resource's spec.author, else the connection's user.
+	CommitAuthor *forgev1.CommitAuthor
 	// forgeRef names the Forge or ClusterForge, for messages.
 	forgeRef string
 	// Reader reads Secrets, uncached.

@@ -68,6 +68,10 @@ type Branch struct {
 	// KeptBy names the resource the commits are made for (KeptByOf), in
 	// the trailer every commit's message ends with.
 	KeptBy string
+	// Pinned is the author the connection pins for every commit
+	// (reconciler.Pass.CommitAuthor): it stands for the spec's, which such a
+	// connection refuses; nil: the spec's author, else the connection's user.
+	Pinned *forgev1.CommitAuthor
 
 	// What Compare found: the operations of the commit that would bring
 	// the branch to the spec, and how many files are as the spec wants.
@@ -150,7 +154,7 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 			return "", nil
 		}
 		opt := forge.ChangeFilesOption{Branch: b.BranchName, Message: Message(b.Message, b.KeptBy), Files: b.ops}
-		if a := b.Author; a != nil {
+		if a := b.author(); a != nil {
 			opt.Author = &forge.CommitIdentity{Name: a.Name, Email: a.Email}
 		}
 		cm, err := b.Forge.ChangeFiles(ctx, b.Owner, b.Repo, opt)
@@ -173,6 +177,14 @@ func (b *Branch) Commit(ctx context.Context) (string, error) {
 		}
 		b.Compare(blobs)
 	}
+}
+
+// author is who the commits are by: the pinned author, else the spec's.
+func (b *Branch) author() *forgev1.CommitAuthor {
+	if b.Pinned != nil {
+		return b.Pinned
+	}
+	return b.Author
 }
 
 // TrailerKey is the git trailer naming, in every commit the operator

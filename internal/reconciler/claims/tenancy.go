@@ -219,7 +219,23 @@ func PermissionOf(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge
 	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
 		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
 	}
-	return Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj)), nil
+	p := Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj))
+	if p.Allowed {
+		p = PermitsAuthor(cf, forgev1.SpecAuthorOf(obj))
+	}
+	return p, nil
+}
+
+// PermitsAuthor decides whether a resource whose spec asks for author may
+// commit through cf: a ClusterForge that pins its commits' author
+// (commitAuthor) refuses every spec.author, so that no tenant signs a
+// commit with a name of its choosing on the platform's account.
+func PermitsAuthor(cf *forgev1.ClusterForge, author *forgev1.CommitAuthor) Permission {
+	if cf.Spec.CommitAuthor == nil || author == nil {
+		return Permission{Allowed: true}
+	}
+	return Permission{Why: fmt.Sprintf("ClusterForge %q pins the author of every commit made through it (spec.commitAuthor): spec.author is not the resource's to set; remove it",
+		cf.Name)}
 }
 
 // AdminsPermission decides whether obj may make, adopt or keep site

@@ -145,3 +145,30 @@ func TestTenantErrors(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestPermitsAuthor: a ClusterForge that pins its commits' author refuses
+// a resource whose spec names one, and says so naming itself; one that
+// pins none, or a resource that names none, is let through.
+func TestPermitsAuthor(t *testing.T) {
+	pinned := sharedForge()
+	pinned.Spec.CommitAuthor = &forgev1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.com"}
+	chosen := &forgev1.CommitAuthor{Name: "Release Manager", Email: "release@example.com"}
+	for _, c := range []struct {
+		name    string
+		cf      *forgev1.ClusterForge
+		author  *forgev1.CommitAuthor
+		allowed bool
+	}{
+		{"pinned, the spec names none", pinned, nil, true},
+		{"nothing pinned, the spec names one", sharedForge(), chosen, true},
+		{"pinned, the spec names one", pinned, chosen, false},
+	} {
+		p := PermitsAuthor(c.cf, c.author)
+		if p.Allowed != c.allowed {
+			t.Errorf("%s: allowed %v, want %v (%s)", c.name, p.Allowed, c.allowed, p.Why)
+		}
+		if !c.allowed && (!strings.Contains(p.Why, `ClusterForge "shared" pins the author`) || !strings.Contains(p.Why, "spec.author")) {
+			t.Errorf("%s: why %q names neither the ClusterForge nor spec.author", c.name, p.Why)
+		}
+	}
+}
