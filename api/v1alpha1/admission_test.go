@@ -174,6 +174,8 @@ var _ = Describe("admission", func() {
 				map[string]any{"path": ".gitea/workflows/ci.yaml", "configMapRef": map[string]any{"name": "ci", "key": "ci.yaml"}},
 				map[string]any{"path": "LICENSE", "content": ""}}))),
 		Entry("FileSet: the base object", obj("FileSet")),
+		Entry("FileSet: a message with trailers and words of Kept-by", obj("FileSet",
+			set("spec.message", "chore: files kept by the platform\n\nSigned-off-by: Platform <platform@example.com>"))),
 		Entry("FileSet: every field, by topics, a file from a ConfigMap", obj("FileSet",
 			set("spec.repositories.topics", strs("service")), set("spec.branch", "main"), set("spec.mode", "CreateOnly"),
 			set("spec.message", "chore: starter files"), set("spec.author", map[string]any{"name": "Platform Bot", "email": "bot@example.com"}),
@@ -525,6 +527,8 @@ var _ = Describe("admission", func() {
 			map[string]any{"path": "x", "content": "a"}, map[string]any{"path": "x", "content": "b"}})), "spec.files[1]"),
 		Entry("RepositoryFile: unknown mode", obj("RepositoryFile", set("spec.mode", "Append")), "spec.mode"),
 		Entry("RepositoryFile: author without email", obj("RepositoryFile", set("spec.author", map[string]any{"name": "Bot"})), "spec.author.email"),
+		Entry("RepositoryFile: a message with a Kept-by trailer of its own", obj("RepositoryFile",
+			set("spec.message", "chore: files\n\nKept-by: FileSet platform/codeowners")), "spec.message"),
 
 		// Project
 		Entry("Project: unknown cardType", obj("Project", set("spec.cardType", "images")), "spec.cardType"),
@@ -559,6 +563,8 @@ var _ = Describe("admission", func() {
 			map[string]any{"path": "docs/../x", "content": "x"}})), "spec.files[0].path"),
 		Entry("FileSet: no repositories selected", obj("FileSet", unset("spec.repositories.organization")), "exactly one of names and organization"),
 		Entry("FileSet: unknown mode", obj("FileSet", set("spec.mode", "Append")), "spec.mode"),
+		Entry("FileSet: a message with a Kept-by line in another case", obj("FileSet",
+			set("spec.message", "chore: files\nkept-by : RepositoryFile platform/owners")), "spec.message"),
 		// RepositorySet
 		Entry("RepositorySet: nothing to apply", obj("RepositorySet", unset("spec.settings")), "at least one of settings, topics and teams"),
 		Entry("RepositorySet: an unknown merge style", obj("RepositorySet", set("spec.settings.defaultMergeStyle", "bogus")), "spec.settings.defaultMergeStyle"),

@@ -114,8 +114,11 @@ type FilesSpec struct {
 	// +optional
 	Mode FileMode `json:"mode,omitempty"`
 
-	// message of the operator's commits.
+	// message of the operator's commits, which end with the trailer
+	// "Kept-by: <kind> <namespace>/<name>" naming the resource; the message
+	// may carry no Kept-by line of its own.
 	// +kubebuilder:default="chore: files kept by forge-operator"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(?im)^ *kept-by *:')",message="must not hold a Kept-by line: the operator ends every commit's message with the one naming the resource"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1000
 	// +optional
