@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -132,10 +133,10 @@ var _ = Describe("References to what the same apply declares", func() {
 		Consistently(readyCondition(bp), 2*syncInterval, poll).Should(HaveField("Reason", forgev1.ReasonRejected))
 	})
 
-	It("a Team naming a member waits while a User resource of its server, in another namespace, is not Ready", func() {
-		tenant := newTenant(nil)
+	It("a Team naming a member waits while a User resource under the same ClusterForge, in another namespace, is not Ready", func() {
+		tenant, other := newTenant(nil), newTenant(nil)
 		cf := newClusterForge(forgev1.ClusterForgeTenant{Namespaces: []string{tenant}, Owners: []forgev1.OwnerGlob{"ci-*"},
-			SiteAdmin: true, GrantAdmin: true})
+			SiteAdmin: true, GrantAdmin: true}, forgev1.ClusterForgeTenant{Namespaces: []string{other}, Owners: []forgev1.OwnerGlob{"acme"}})
 		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/admin/users", Count: -1, Status: http.StatusInternalServerError})
 		u := &forgev1.User{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "ci-dev"},
 			Spec: forgev1.UserSpec{ManagedSpec: onCluster(cf), Username: "ci-dev", Email: "ci-dev@example.com"}}
@@ -143,6 +144,7 @@ var _ = Describe("References to what the same apply declares", func() {
 		expectReason(u, metav1.ConditionFalse, forgev1.ReasonForgeError)
 
 		team := newTeam("developers")
+		team.Namespace, team.Spec.ManagedSpec = other, onCluster(cf)
 		team.Spec.Members = []forgev1.OwnerName{"ci-dev"}
 		Expect(k8s.Create(ctx, team)).To(Succeed())
 		msg := expectReason(team, metav1.ConditionFalse, forgev1.ReasonUserNotFound)
@@ -157,5 +159,99 @@ var _ = Describe("References to what the same apply declares", func() {
 		expectReady(team)
 		Expect(fake.TeamMembers("acme", "developers")).To(ConsistOf("ci-dev"))
 		Expect(team.Status.Failures).To(BeEmpty())
+	})
+})
+
+// A reference waits only for a declaration that could be honoured (DESIGN
+// "References wait for what the same apply declares"): another tenant's
+// (its own namespace, its own Forge) makes nothing of the platform's wait.
+var _ = Describe("References to what another tenant declares", func() {
+	var platform, tenant string
+	ctx := context.Background()
+
+	// The platform's namespace with its Forge "gitea" (the site admin's
+	// token) and a tenant's with its own Forge "gitea" as dev, a member of
+	// acme (its team readers) and no owner. acme has web and no team
+	// developers; the forge fails every create of a team in acme, so a
+	// Team declaring developers is never Ready, and never Stalled.
+	BeforeEach(func() {
+		platform = newNamespace(fakeforge.WithUser("dev", "dev-token"))
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
+		fc := forgeClient()
+		readers, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "readers", UnitsMap: map[string]string{"repo.code": "read"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fc.AddTeamMember(ctx, readers.ID, "dev")).To(Succeed())
+		tenant = newTenant(nil)
+		tokenForge(tenant, "gitea", "dev-token")
+		fake.InjectFault(fakeforge.Fault{Method: http.MethodPost, Path: "/orgs/acme/teams", Count: -1, Status: http.StatusInternalServerError})
+	})
+
+	developers := func(ns string) *forgev1.Team {
+		return &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "developers"},
+			Spec: forgev1.TeamSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Organization: "acme", Units: &forgev1.TeamUnits{Code: "write"}}}
+	}
+	privateWithDevelopers := func() *forgev1.RepositorySet {
+		return &forgev1.RepositorySet{ObjectMeta: metav1.ObjectMeta{Namespace: platform, Name: "policy"},
+			Spec: forgev1.RepositorySetSpec{
+				ManagedSpec:  forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}, SyncInterval: every(syncInterval)},
+				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}},
+				Settings:     &forgev1.RepositorySettings{Private: ptr(true)},
+				Teams:        []forgev1.TeamName{"developers"},
+			}}
+	}
+	private := func() bool {
+		r, ok := fake.Repo("acme", "web")
+		Expect(ok).To(BeTrue())
+		return r.Private
+	}
+	// failing is the set's failures as "repository reason: message".
+	failing := func(s *forgev1.RepositorySet) func(Gomega) []string {
+		return func(g Gomega) []string {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			var out []string
+			for _, f := range s.Status.Failures {
+				out = append(out, f.Repository+" "+f.Reason+": "+f.Message)
+			}
+			return out
+		}
+	}
+
+	It("a RepositorySet of the platform does not wait for a tenant's Team that is never Ready: it makes web private, reports the team missing on the forge as TeamNotFound, and gives it access once the forge has it", func() {
+		team := developers(tenant)
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		expectReason(team, metav1.ConditionFalse, forgev1.ReasonForgeError)
+
+		s := privateWithDevelopers()
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		Eventually(private, timeout, poll).Should(BeTrue(), "the set's settings are applied")
+		Eventually(failing(s), timeout, poll).Should(ConsistOf(
+			`acme/web TeamNotFound: team "developers" not found in organization acme: the set gives access only to a team that exists`))
+		Consistently(readyCondition(s), 2*syncInterval, poll).Should(And(HaveField("Reason", forgev1.ReasonTeamNotFound),
+			HaveField("Message", Not(ContainSubstring("declared by")))), "the forge's answer, no wait for the tenant's Team")
+		Expect(condStatus(team, forgev1.ConditionReady)).To(Equal(metav1.ConditionFalse), "the tenant's Team is still on its way")
+		Expect(condStatus(team, forgev1.ConditionStalled)).NotTo(Equal(metav1.ConditionTrue))
+
+		By("the forge gets team developers: the set gives it access")
+		fake.ClearFaults()
+		_, err := forgeClient().CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "developers", UnitsMap: map[string]string{"repo.code": "write"}})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() []string { return fake.TeamRepos("acme", "developers") }, timeout, poll).Should(Equal([]string{"web"}))
+		Eventually(failing(s), timeout, poll).Should(BeEmpty())
+	})
+
+	It("a RepositorySet waits, writing nothing, for a Team of its own namespace and Forge that is not Ready yet (the control)", func() {
+		team := developers(platform)
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		expectReason(team, metav1.ConditionFalse, forgev1.ReasonForgeError)
+
+		s := privateWithDevelopers()
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTeamNotFound)
+		Expect(msg).To(Equal(`waiting for Team "developers" in acme, declared by Team ` + platform + `/developers, which is not Ready yet`))
+		Expect(condStatus(s, forgev1.ConditionReconciling)).To(Equal(metav1.ConditionTrue), "waiting, not stalled")
+		Consistently(private, 2*syncInterval, poll).Should(BeFalse(), "nothing is written while the team is on its way")
 	})
 })

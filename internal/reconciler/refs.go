@@ -43,15 +43,18 @@ import (
 // "Reconciliation semantics"). A resource references forge objects (its
 // repository, the teams and users of an allow-list, a team's members, a
 // template) and a resource of the Repository, Team, User and Organization
-// kinds declares one (its own). While a resource of the same server (any
-// namespace, any Forge or ClusterForge pointing at it) declares an object
-// that a resource references, and has neither become Ready nor recorded
-// its object on the forge, the referencing resource writes nothing: it
-// waits (Reconciling, TeamNotFound, UserNotFound or ParentNotFound, naming
-// the declaring resource), is retried at its sync interval without
-// backing off, and goes on at once when the declaring resource becomes
-// Ready (a watch on the declaring kinds, through the index of references).
-// A reference nothing declares is left to the forge's answer, as before.
+// kinds declares one (its own). While a resource of the same server
+// declares an object that a resource references, in a way that could be
+// honoured (claims.Servers.Awaits: its connection Ready and permitted, in
+// the referencing resource's namespace or under the same ClusterForge),
+// and has neither become Ready nor recorded its object on the forge, the
+// referencing resource writes nothing: it waits (Reconciling,
+// TeamNotFound, UserNotFound or ParentNotFound, naming the declaring
+// resource), is retried at its sync interval without backing off, and
+// goes on at once when the declaring resource becomes Ready (a watch on
+// the declaring kinds, through the index of references). A reference
+// nothing declares, or only another tenant declares, is left to the
+// forge's answer, as before.
 
 // Ref is a forge object one resource references or declares.
 type Ref struct {
@@ -322,8 +325,8 @@ func (r *Reconciler[T]) awaitFor(ctx context.Context, obj T, refs []Ref, afterNo
 }
 
 // onItsWay returns the oldest resource of obj's server (and its kind)
-// that declares ref and waits on it (waitsOn), nil when none does or one
-// declaring it is settled.
+// that declares ref in a way obj awaits (claims.Servers.Awaits) and waits
+// on it (waitsOn), nil when none does or one declaring it is settled.
 func (r *Reconciler[T]) onItsWay(ctx context.Context, obj T, kinds []declaring, ref Ref,
 	serversOf func() (*claims.Servers, error), afterNotFound bool) (client.Object, string, error) {
 	var waiting client.Object
@@ -346,10 +349,10 @@ func (r *Reconciler[T]) onItsWay(ctx context.Context, obj T, kinds []declaring, 
 			if err != nil {
 				return nil, "", err
 			}
-			// Through a connection of another server, or one that does not
-			// let it act, it makes nothing here.
-			if !servers.Reach(d.GetNamespace(), d.GetManagedSpec().ForgeRef) || !servers.Permitted(ctx, d) ||
-				(forgev1.NeedsSiteAdmin(d) && !d.GetManagedSpec().ForgeRef.Cluster()) {
+			// A declaration that could not be honoured here (another
+			// server, a connection not Ready or not permitted, another
+			// tenant's) makes nothing wait, not even by being settled.
+			if !servers.Awaits(ctx, obj, d) {
 				continue
 			}
 			if !waitsOn(d, afterNotFound) {
@@ -412,9 +415,10 @@ func stalled(d forgev1.Managed) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == d.GetGeneration()
 }
 
-// forDeclarer enqueues the resources, in any namespace, that reference
-// what declaring resource o declares through a connection of o's server,
-// and are not Ready.
+// forDeclarer enqueues the resources that reference what declaring
+// resource o declares and would wait for it (claims.Servers.Awaits: those
+// of its namespace, or under the same ClusterForge), and are not Ready:
+// another tenant's resource becoming Ready wakes nothing of the platform's.
 func (r *Reconciler[T]) forDeclarer(ctx context.Context, o client.Object) []ctrl.Request {
 	var refs []Ref
 	for _, k := range r.declarers.all() {
@@ -435,7 +439,8 @@ func (r *Reconciler[T]) forDeclarer(ctx context.Context, o client.Object) []ctrl
 		reqs = append(reqs, r.requestsOf(ctx, "", indexReferences, refValue(ref), func(o client.Object) bool {
 			t, ok := o.(T)
 			key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
-			if !ok || seen[key] || readyAtGeneration(t) || !servers.Reach(t.GetNamespace(), t.GetManagedSpec().ForgeRef) {
+			if !ok || seen[key] || readyAtGeneration(t) || !servers.Reach(t.GetNamespace(), t.GetManagedSpec().ForgeRef) ||
+				!servers.Awaits(ctx, t, d) {
 				return false
 			}
 			seen[key] = true

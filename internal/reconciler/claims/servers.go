@@ -229,6 +229,25 @@ func (s *Servers) Wins(ctx context.Context, holder forgev1.Managed, recorded boo
 	return recorded && s.Sees(holder) && s.Permitted(ctx, holder)
 }
 
+// Awaits decides whether a reference of waiter waits for declarer, a
+// resource of the same server that declares the object referenced and is
+// on its way (DESIGN "References wait for what the same apply declares"):
+// only a declaration that could be honoured makes anything wait, one
+// whose connection is Ready, permitted for the owner (a ClusterForge's
+// tenants entries; a kind that needs a site administrator only through a
+// ClusterForge), and shared with waiter: its namespace, or the same
+// ClusterForge. Another tenant's declaration (another namespace, its own
+// Forge) makes nothing wait, as a tenant must not hold up the platform's
+// resources with a resource that can never become Ready; the reference is
+// then as one nothing declares, and the forge's answer decides.
+func (s *Servers) Awaits(ctx context.Context, waiter, declarer forgev1.Managed) bool {
+	ref := declarer.GetManagedSpec().ForgeRef
+	if !s.Sees(declarer) || !s.Permitted(ctx, declarer) || (forgev1.NeedsSiteAdmin(declarer) && !ref.Cluster()) {
+		return false
+	}
+	return declarer.GetNamespace() == waiter.GetNamespace() || (ref.Cluster() && ForgeKey(declarer) == ForgeKey(waiter))
+}
+
 // Sees reports whether other's connection can see the server's objects
 // (it is Ready): a resource whose connection cannot holds only what its
 // status recorded.

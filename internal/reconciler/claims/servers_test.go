@@ -23,6 +23,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
@@ -79,6 +81,52 @@ func TestWins(t *testing.T) {
 	for _, tt := range tests {
 		if got := s.Wins(context.Background(), holder(tt.at), tt.recorded); got != tt.want {
 			t.Errorf("%s: Wins = %t, want %t", tt.reason, got, tt.want)
+		}
+	}
+}
+
+// TestAwaits: a reference waits only for a declaration that could be
+// honoured: through a Ready connection permitted for the owner, in the
+// waiting resource's namespace or under its ClusterForge. Another
+// tenant's declaration makes nothing wait.
+func TestAwaits(t *testing.T) {
+	platform := types.NamespacedName{Namespace: "platform", Name: "gitea"}
+	other := types.NamespacedName{Namespace: "platform", Name: "admin"}
+	down := types.NamespacedName{Namespace: "platform", Name: "down"}
+	tenant := types.NamespacedName{Namespace: "tenant", Name: "gitea"}
+	shared := types.NamespacedName{Name: "shared"}
+	cf := &forgev1.ClusterForge{ObjectMeta: metav1.ObjectMeta{Name: "shared"}, Spec: forgev1.ClusterForgeSpec{Tenants: []forgev1.ClusterForgeTenant{
+		{Namespaces: []string{"platform", "tenant"}, Owners: []forgev1.OwnerGlob{"acme"}},
+		{Namespaces: []string{"team-c"}, Owners: []forgev1.OwnerGlob{"team-c-*"}}}}}
+	s := &Servers{own: platform, same: map[types.NamespacedName]bool{platform: true, other: true, down: true, tenant: true, shared: true},
+		ready:    map[types.NamespacedName]bool{platform: true, other: true, tenant: true, shared: true},
+		clusters: map[string]*forgev1.ClusterForge{"shared": cf}, c: fakeclient.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()}
+	at := func(ns string, conn types.NamespacedName) *forgev1.Team {
+		tm := &forgev1.Team{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "developers"}}
+		tm.Spec.Organization = "acme"
+		tm.Spec.ForgeRef.Name = conn.Name
+		if conn.Namespace == "" {
+			tm.Spec.ForgeRef.Kind = forgev1.ClusterForgeKind
+		}
+		return tm
+	}
+	tests := []struct {
+		reason           string
+		waiter, declarer *forgev1.Team
+		want             bool
+	}{
+		{"the same namespace and Forge", at("platform", platform), at("platform", platform), true},
+		{"the same namespace, another Forge of the server", at("platform", platform), at("platform", other), true},
+		{"the same namespace, a Forge that is not Ready", at("platform", platform), at("platform", down), false},
+		{"another tenant: another namespace, its own Forge", at("platform", platform), at("tenant", tenant), false},
+		{"another namespace under the same ClusterForge, permitted", at("platform", shared), at("tenant", shared), true},
+		{"another namespace under the ClusterForge, the waiter under its own Forge", at("platform", platform), at("tenant", shared), false},
+		{"another namespace under its own Forge, the waiter under the ClusterForge", at("platform", shared), at("tenant", tenant), false},
+		{"under the same ClusterForge, not permitted for the owner", at("platform", shared), at("team-c", shared), false},
+	}
+	for _, tt := range tests {
+		if got := s.Awaits(context.Background(), tt.waiter, tt.declarer); got != tt.want {
+			t.Errorf("%s: Awaits = %t, want %t", tt.reason, got, tt.want)
 		}
 	}
 }
