@@ -115,12 +115,49 @@ func (c *rc) isOrgOwner(o *org) bool {
 	return c.doer != nil && (c.doer.admin || o.owners[c.doer.id])
 }
 
+// isOrgMember: the site admin, an owner, or a member of any team of the
+// organization (Gitea's IsOrganizationMember: its org_user rows are the
+// members of its teams).
+func (c *rc) isOrgMember(o *org) bool {
+	if c.isOrgOwner(o) {
+		return true
+	}
+	if c.doer == nil {
+		return false
+	}
+	for _, t := range c.s.st.teams.in(owner{id: o.id}) {
+		if t.members[c.doer.id] {
+			return true
+		}
+	}
+	return false
+}
+
+// canSeeOrg: a private organization is its members' (and the site
+// admin's) to see, a limited one any signed-in user's (Gitea's
+// HasOrgOrUserVisible; probed on 1.27.3: a member of a team who is no
+// owner reads GET /orgs/{org} of a private organization, 200).
 func (c *rc) canSeeOrg(o *org) bool {
 	switch o.visibility {
 	case "limited":
 		return c.doer != nil
 	case "private":
-		return c.isOrgOwner(o)
+		return c.isOrgMember(o)
+	}
+	return true
+}
+
+// requireOrgMember checks the caller is signed in and a member of the
+// organization, as Gitea's reqOrgMembership does on the routes of an
+// organization's teams: 403 "Must be an organization member", whatever
+// the organization's visibility.
+func (c *rc) requireOrgMember(o *org) bool {
+	if !c.requireToken() {
+		return false
+	}
+	if !c.isOrgMember(o) {
+		c.error(http.StatusForbidden, "Must be an organization member")
+		return false
 	}
 	return true
 }
@@ -188,11 +225,21 @@ func (c *rc) requireRepoAdmin(r *repo) bool {
 
 // org resolves {org}; unknown or invisible organizations are 404.
 func (c *rc) org() *org {
+	o := c.orgUnseen()
+	if o != nil && !c.canSeeOrg(o) {
+		c.notFound("org does not exist [id: 0, name: " + c.r.PathValue("org") + "]")
+		return nil
+	}
+	return o
+}
+
+// orgUnseen resolves {org} whether or not the caller may see it (Gitea's
+// orgAssignment, before a route's own checks); unknown ones are 404.
+func (c *rc) orgUnseen() *org {
 	name := c.r.PathValue("org")
 	o := c.s.orgByName(name)
-	if o == nil || !c.canSeeOrg(o) {
+	if o == nil {
 		c.notFound("org does not exist [id: 0, name: " + name + "]")
-		return nil
 	}
 	return o
 }
@@ -610,10 +657,11 @@ func (s *Server) deleteRepo(c *rc) {
 	c.noContent()
 }
 
-// scope resolves the org or repo a scoped route names.
-func (c *rc) scope() (owner, *org, *repo, bool) {
+// scope resolves the org (through org: c.org, or c.orgUnseen) or repo a
+// scoped route names.
+func (c *rc) scope(org func() *org) (owner, *org, *repo, bool) {
 	if c.r.PathValue("org") != "" {
-		o := c.org()
+		o := org()
 		if o == nil {
 			return owner{}, nil, nil, false
 		}

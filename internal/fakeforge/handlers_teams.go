@@ -108,12 +108,30 @@ func (t *team) toForge() forge.Team {
 
 // teamRes serves GET /orgs/{org}/teams (by name, X-Total-Count and Link)
 // and /teams/{id}, which is for the owners of the team's organization.
+//
+// An organization's teams are its members' to list, whatever its
+// visibility (Gitea's routers/api/v1/api.go: the /orgs/{org}/teams group,
+// its listing, create and search, goes through reqToken and
+// reqOrgMembership, never reqOrgVisible; the same in 1.24.6 and 1.27.3).
+// Probed on 1.27.3, a signed-in user who is no member gets, for a private
+// and a public organization alike, 403 {"message":"Must be an organization
+// member"} from GET /orgs/{org}/teams and /orgs/{org}/teams/search?q=...,
+// while GET /orgs/{org} of the private one answers that user 404; an
+// unknown organization is 404 and no token 401 "token is required". So a
+// Forge whose user is no member sees the organization's teams refused,
+// never missing. A create by a member who is no owner is 403 "Must be an
+// organization owner".
 var teamRes = &resource[*team]{
-	route: forge.RouteOf("teams"), scopes: []string{forge.OrgRoute},
+	route: forge.RouteOf("teams"), scopes: []string{forge.OrgRoute}, unseenOrg: true,
 	table: func(st *state) *table[*team] { return st.teams },
 	may: func(c *rc, o *org, _ *repo, verb string) bool {
-		if verb == "list" {
-			return c.requireToken()
+		switch verb {
+		case "list":
+			return c.requireOrgMember(o)
+		case "create":
+			if !c.requireOrgMember(o) {
+				return false
+			}
 		}
 		return c.requireOrgOwner(o)
 	},

@@ -116,6 +116,10 @@ type resource[P object] struct {
 	// "delete") in the organization o or the repository r, answering the
 	// refusal itself.
 	may func(c *rc, o *org, r *repo, verb string) bool
+	// unseenOrg: {org} resolves an organization the caller cannot see
+	// too, and may decides (the teams' routes check membership, not
+	// visibility).
+	unseenOrg bool
 	// missing answers an object not found in ow; other is the object of
 	// that id in another scope, if any.
 	missing func(c *rc, ow owner, other P)
@@ -194,7 +198,11 @@ func (k *resource[P]) scope(c *rc, verb string) (owner, bool) {
 		c.routeNotFound()
 		return owner{}, false
 	}
-	ow, o, r, ok := c.scope()
+	resolve := c.org
+	if k.unseenOrg {
+		resolve = c.orgUnseen
+	}
+	ow, o, r, ok := c.scope(resolve)
 	return ow, ok && k.may(c, o, r, verb)
 }
 

@@ -339,9 +339,12 @@ func teamCall(id int64, op, method, suffix string, extra ...any) call {
 	return call{op: op, method: method, route: teams.outside + suffix, args: append([]any{id}, extra...)}
 }
 
-// ListTeams implements TeamsClient.
+// ListTeams implements TeamsClient. A user who is no member of org is
+// refused its teams (KindForbidden, with ErrNotOrgMember), whatever org's
+// visibility, not told org is missing.
 func (c *Client) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	return teams.list(ctx, c, OrgScope(org))
+	ts, err := teams.list(ctx, c, OrgScope(org))
+	return ts, notOrgMember(err)
 }
 
 // GetTeam implements TeamsClient. Teams are read by id outside their

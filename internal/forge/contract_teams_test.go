@@ -17,7 +17,10 @@ limitations under the License.
 package forge_test
 
 import (
+	"context"
+	"errors"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +37,7 @@ var _ = registerBehaviours("team", []behaviour{
 	{"teams/members: added users join the organization, the last owner stays, paged", contractTeamMembers, nil},
 	{"teams/repositories added and removed; unknown is 404; delete is 204 then 404", contractTeamRepos, nil},
 	{"teams/repositories: adding one twice and removing one it lacks are 204; an include-all team lists every repository and keeps them", contractTeamReposIdempotent, nil},
+	{"teams/a user who is no member is refused an organization's teams, 403 Must be an organization member, private or public; a member lists them", contractTeamsOfNonMember, nil},
 })
 
 func teamNamed(t *testing.T, tg *target, org, name string) *forge.Team {
@@ -215,4 +219,60 @@ func contractTeamReposIdempotent(t *testing.T, tg *target) {
 			t.Fatalf("include-all team lists %v, without %s", names, want)
 		}
 	}
+}
+
+// contractTeamsOfNonMember: Gitea lists an organization's teams to its
+// members only, whatever its visibility (routers/api/v1/api.go: the
+// /orgs/{org}/teams group goes through reqToken and reqOrgMembership, not
+// reqOrgVisible; the same in 1.24.6 and 1.27.3). Probed on 1.27.3, a
+// signed-in user who is no member gets, for a private and a public
+// organization alike, 403 {"message":"Must be an organization member"}
+// from GET /orgs/{org}/teams and from /orgs/{org}/teams/search?q=... (which
+// the client does not call), while GET /orgs/{org} of the private one is
+// 404 "not found"; an unknown organization is 404 on every route. The
+// client gives that 403 as KindForbidden with ErrNotOrgMember, so that a
+// caller takes it for neither a missing organization nor a missing team.
+// A member of one of its teams who is no owner lists them all, and reads
+// the private organization.
+func contractTeamsOfNonMember(t *testing.T, tg *target) {
+	name, password := tg.createUser("plain")
+	as := tg.client(forge.Config{Username: name, Password: password})
+	for _, vis := range []string{"private", "public"} {
+		org := uniqueName("ct")
+		_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: org, Visibility: vis})
+		mustNoErr(t, err)
+		t.Cleanup(func() { _ = tg.c.DeleteOrg(context.Background(), org) })
+		tm, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "developers", UnitsMap: map[string]string{"repo.code": "read"}})
+		mustNoErr(t, err)
+
+		_, err = as.ListTeams(ctx(t), org)
+		wantKind(t, err, forge.KindForbidden)
+		if !errors.Is(err, forge.ErrNotOrgMember) || !strings.Contains(err.Error(), "403 Must be an organization member") {
+			t.Fatalf("%s organization's teams to a user who is no member: %v, want the 403 with ErrNotOrgMember", vis, err)
+		}
+		_, err = as.GetOrg(ctx(t), org)
+		if vis == "private" {
+			wantKind(t, err, forge.KindNotFound)
+		} else {
+			mustNoErr(t, err)
+		}
+		basic := func(req *http.Request) { req.SetBasicAuth(name, password) }
+		status, data := tg.rawWith(basic, http.MethodGet, "/api/v1/orgs/"+org+"/teams", nil)
+		wantAnswer(t, vis+": GET teams", status, data, http.StatusForbidden, "Must be an organization member")
+		status, data = tg.rawWith(basic, http.MethodPost, "/api/v1/orgs/"+org+"/teams", map[string]any{"name": "x", "units_map": map[string]string{"repo.code": "read"}})
+		wantAnswer(t, vis+": POST teams", status, data, http.StatusForbidden, "Must be an organization member")
+
+		// A member of one of its teams, no owner, lists them.
+		mustNoErr(t, tg.c.AddTeamMember(ctx(t), tm.ID, name))
+		ts, err := as.ListTeams(ctx(t), org)
+		mustNoErr(t, err)
+		if !slices.ContainsFunc(ts, func(x forge.Team) bool { return x.Name == "developers" }) {
+			t.Fatalf("%s organization's teams to a member: %+v", vis, ts)
+		}
+		_, err = as.GetOrg(ctx(t), org)
+		mustNoErr(t, err)
+		mustNoErr(t, tg.c.RemoveTeamMember(ctx(t), tm.ID, name))
+	}
+	_, err := as.ListTeams(ctx(t), uniqueName("nosuch"))
+	wantKind(t, err, forge.KindNotFound)
 }

@@ -162,7 +162,9 @@ type ReposClient interface {
 // repositories. Teams are addressed by id outside the organization
 // (/teams/{id}); org names the organization for the listing cache only.
 type TeamsClient interface {
-	// ListTeams lists the organization's teams, by name, Owners included.
+	// ListTeams lists the organization's teams, by name, Owners included;
+	// to a user who is no member it is KindForbidden (ErrNotOrgMember),
+	// even where GET of the organization answers 404.
 	ListTeams(ctx context.Context, org string) ([]Team, error)
 	GetTeam(ctx context.Context, org string, id int64) (*Team, error)
 	// CreateTeam answers a taken name (any case) with 422.
