@@ -167,6 +167,7 @@ var _ = Describe("References to what the same apply declares", func() {
 // (its own namespace, its own Forge) makes nothing of the platform's wait.
 var _ = Describe("References to what another tenant declares", func() {
 	var platform, tenant string
+	var readers *forge.Team
 	ctx := context.Background()
 
 	// The platform's namespace with its Forge "gitea" (the site admin's
@@ -180,7 +181,7 @@ var _ = Describe("References to what another tenant declares", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fake.CreateRepo("acme", "web")).To(Succeed())
 		fc := forgeClient()
-		readers, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "readers", UnitsMap: map[string]string{"repo.code": "read"}})
+		readers, err = fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "readers", UnitsMap: map[string]string{"repo.code": "read"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fc.AddTeamMember(ctx, readers.ID, "dev")).To(Succeed())
 		tenant = newTenant(nil)
@@ -240,6 +241,20 @@ var _ = Describe("References to what another tenant declares", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func() []string { return fake.TeamRepos("acme", "developers") }, timeout, poll).Should(Equal([]string{"web"}))
 		Eventually(failing(s), timeout, poll).Should(BeEmpty())
+	})
+
+	It("a tenant's Team whose user is no member of acme stalls, refused acme's teams as the forge refuses them (403, not a missing organization), and the platform's set goes on", func() {
+		Expect(forgeClient().RemoveTeamMember(ctx, readers.ID, "dev")).To(Succeed())
+		team := developers(tenant)
+		Expect(k8s.Create(ctx, team)).To(Succeed())
+		msg := expectReason(team, metav1.ConditionFalse, forgev1.ReasonUnauthorized)
+		Expect(msg).To(ContainSubstring("403 Must be an organization member"))
+		Expect(condStatus(team, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
+
+		s := privateWithDevelopers()
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		Eventually(private, timeout, poll).Should(BeTrue())
+		Eventually(failing(s), timeout, poll).Should(ConsistOf(HavePrefix("acme/web TeamNotFound: ")))
 	})
 
 	It("a RepositorySet waits, writing nothing, for a Team of its own namespace and Forge that is not Ready yet (the control)", func() {
