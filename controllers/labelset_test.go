@@ -92,11 +92,12 @@ func TestLabelSetGivesWayWhole(t *testing.T) {
 	}
 }
 
-// TestLabelSetClaimsNeedASeeingConnection: a resource whose connection is
-// not Ready (a token that does not work) sees nothing on the server: a
-// Label of it claims only the id its status recorded, never a name, and a
-// LabelSet of it (which records no ids) claims nothing; under a Ready
-// connection both claim their names.
+// TestLabelSetClaimsNeedASeeingConnection: a Label or LabelSet claims
+// only with its status's record (a Label's id, a set's status.matched)
+// through a Ready connection: a resource whose connection is not Ready (a
+// token that does not work) claims nothing, recorded or not, and neither
+// does one with a spec alone under a Ready connection; a recorded Label
+// claims its id and its name, a recorded set its names.
 func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := forgev1.AddToScheme(scheme); err != nil {
@@ -121,18 +122,22 @@ func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
 				Repository: &repoName, Name: name, Color: "#ff0000"},
 			Status: forgev1.LabelStatus{ManagedStatus: forgev1.ManagedStatus{ID: id}}}
 	}
-	set := func(ns string) *forgev1.LabelSet {
-		return &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "std", UID: types.UID(ns + "/std")},
+	set := func(ns, name string, recorded bool) *forgev1.LabelSet {
+		s := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name)},
 			Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}},
 				Repositories: forgev1.RepositorySelector{Names: []forgev1.RepositoryName{repoName}},
-				Labels:       []forgev1.LabelSetLabel{{Name: "std-" + forgev1.LabelName(ns), Color: "#ff0000"}}}}
+				Labels:       []forgev1.LabelSetLabel{{Name: forgev1.LabelName(name + "-" + ns), Color: "#ff0000"}}}}
+		if recorded {
+			s.Status.Matched = &forgev1.MatchedRepositories{Count: 1, IDs: "7"}
+		}
+		return s
 	}
 	cache := fake.NewClientBuilder().WithScheme(scheme).
 		WithIndex(&forgev1.Label{}, claims.IndexForgeRef, forgeRef).
 		WithIndex(&forgev1.LabelSet{}, claims.IndexForgeRef, forgeRef).
 		WithObjects(conn("team", true), conn("blind", false), conn("seeing", true),
-			lbl("blind", "unseen", 0), lbl("blind", "recorded", 7), set("blind"),
-			lbl("seeing", "seen", 0), set("seeing")).Build()
+			lbl("blind", "unseen", 0), lbl("blind", "recorded", 7), set("blind", "std", true),
+			lbl("seeing", "seen", 0), lbl("seeing", "held", 9), set("seeing", "std", false), set("seeing", "rec", true)).Build()
 	own := &forgev1.LabelSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "mine", UID: "team/mine"},
 		Spec: forgev1.LabelSetSpec{ManagedSpec: forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}}}
 	e := &labelSet{obj: own, Set: sets.Set{Cache: cache}}
@@ -153,9 +158,8 @@ func TestLabelSetClaimsNeedASeeingConnection(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"a Label in another namespace: names [] id 7",
-		"a Label in another namespace: names [seen] id 0",
-		"a LabelSet in another namespace: names [std-seeing] id 0",
+		"a Label in another namespace: names [held] id 9",
+		"a LabelSet in another namespace: names [rec-seeing] id 0",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("claims (-want +got):\n%s", diff)
