@@ -63,7 +63,7 @@ type delivery struct {
 // own) that want it; branch is the branch of a create or push. Call it
 // with s.mu held.
 func (s *Server) deliver(event string, r *repo, payload map[string]any, branch string) {
-	payload["repository"] = s.repoJSON(r)
+	payload["repository"] = s.ownedRepoJSON(r)
 	payload["sender"] = s.senderJSON()
 	if o := s.st.orgs[r.orgID]; r.orgID != 0 && o != nil && event == "repository" {
 		payload["organization"] = s.orgJSON(o)

@@ -644,7 +644,7 @@ func (s *Server) createUserRepo(c *rc) {
 
 func (s *Server) getRepo(c *rc) {
 	if r := c.repo(); r != nil {
-		c.json(http.StatusOK, s.repoJSON(r))
+		c.json(http.StatusOK, c.repoJSON(r))
 	}
 }
 

@@ -88,7 +88,7 @@ func (s *Server) listOrgRepos(c *rc) {
 		if !c.canSeeRepo(r) {
 			return nil
 		}
-		return s.repoJSON(r)
+		return c.repoJSON(r)
 	})
 }
 

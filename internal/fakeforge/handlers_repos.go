@@ -47,7 +47,7 @@ type repoSettings struct {
 	allowFastForwardOnlyMerge, allowManualMerge, autodetectManualMerge, allowRebaseUpdate  bool
 	defaultDeleteBranchAfterMerge, defaultAllowMaintainerEdit, ignoreWhitespaceConflicts   bool
 	// hasCode is answered from Gitea 1.25, allowMergeUpdate and
-	// defaultUpdateStyle from 1.27 (repoJSON).
+	// defaultUpdateStyle from 1.27 (repoFieldsJSON).
 	hasCode, allowMergeUpdate bool
 	defaultUpdateStyle        string
 }
@@ -64,7 +64,39 @@ func defaultRepoSettings() repoSettings {
 	}
 }
 
-func (s *Server) repoJSON(r *repo) map[string]any {
+// repoJSON is r as Gitea answers it to the caller: with the caller's own
+// access in "permissions" (convert.ToRepo with the doer's access mode, on
+// GET /repos/{o}/{r}, GET /repositories/{id}, the listings and an edit).
+func (c *rc) repoJSON(r *repo) map[string]any {
+	out := c.s.repoFieldsJSON(r)
+	out["permissions"] = c.repoPermissions(r)
+	return out
+}
+
+// ownedRepoJSON is r as Gitea answers it with an owner's access (all three
+// permissions): the answer to a create or a generate, and the repository
+// of a webhook delivery.
+func (s *Server) ownedRepoJSON(r *repo) map[string]any {
+	out := s.repoFieldsJSON(r)
+	out["permissions"] = map[string]any{"admin": true, "push": true, "pull": true}
+	return out
+}
+
+// repoPermissions is the caller's own access to r as "permissions" says
+// it (probed on Gitea 1.27.3): admin for whom the fake lets administer it
+// (isRepoAdmin: a site admin, an owner of its organization, the owner of a
+// user's repository), push also for a collaborator or a member of a team
+// given the repository with write to its code, pull for whoever sees it
+// (an anonymous caller too, on a public repository).
+func (c *rc) repoPermissions(r *repo) map[string]any {
+	admin := c.isRepoAdmin(r)
+	push := admin || c.doer != nil && modeRank[c.s.userUnitMode(r, c.doer, "repo.code")] >= modeRank["write"]
+	return map[string]any{"admin": admin, "push": push, "pull": push || c.canSeeRepo(r)}
+}
+
+// repoFieldsJSON is r as Gitea answers it, but for "permissions", which
+// depend on the caller (repoJSON, ownedRepoJSON).
+func (s *Server) repoFieldsJSON(r *repo) map[string]any {
 	fr := s.repoToForge(r)
 	out := map[string]any{
 		"id": fr.ID, "name": fr.Name, "full_name": fr.FullName, "description": fr.Description,
@@ -150,7 +182,7 @@ func (s *Server) createRepoFor(c *rc, r *repo) {
 	}
 	r.empty = !req.AutoInit
 	s.addRepo(r)
-	c.json(http.StatusCreated, s.repoJSON(r))
+	c.json(http.StatusCreated, s.ownedRepoJSON(r))
 }
 
 // repoByOldName finds the repository a renamed one's old path redirects to.
@@ -346,7 +378,7 @@ func (s *Server) editRepo(c *rc) {
 	set(&st.defaultDeleteBranchAfterMerge, req.DefaultDeleteBranchAfterMerge)
 	set(&st.defaultAllowMaintainerEdit, req.DefaultAllowMaintainerEdit)
 	set(&st.ignoreWhitespaceConflicts, req.IgnoreWhitespaceConflicts)
-	c.json(http.StatusOK, s.repoJSON(r))
+	c.json(http.StatusOK, c.repoJSON(r))
 }
 
 // pullSettingsNeedUnit: Gitea 1.25 applies the pull request settings of a
@@ -368,7 +400,7 @@ func (s *Server) getRepoByID(c *rc) {
 		c.notFound("")
 		return
 	}
-	c.json(http.StatusOK, s.repoJSON(r))
+	c.json(http.StatusOK, c.repoJSON(r))
 }
 
 // listUserRepos is GET /users/{user}/repos: the user's own repositories the
@@ -380,7 +412,7 @@ func (s *Server) listUserRepos(c *rc) {
 		return
 	}
 	all := sortedByID(s.st.repos, func(r *repo) bool { return r.userID == u.id && c.canSeeRepo(r) })
-	servePage(c, all, true, s.repoJSON)
+	servePage(c, all, true, c.repoJSON)
 }
 
 var topicPattern = regexp.MustCompile(`^[a-z0-9][-.a-z0-9]*$`)
@@ -557,7 +589,7 @@ func (s *Server) generateRepo(c *rc) {
 		}
 	}
 	s.addRepo(r)
-	answer := s.repoJSON(r)
+	answer := s.ownedRepoJSON(r)
 	answer["topics"] = []string{}
 	if req.DefaultBranch == "" && (s.versionIs("1.24.") || s.versionIs("1.25.")) {
 		// They set the template's branch on a copy they read again.

@@ -376,7 +376,7 @@ func (s *Server) listTeamRepos(c *rc) {
 		return
 	}
 	all := sortedByID(s.st.repos, func(r *repo) bool { return t.repos[r.id] || (t.includesAll && r.orgID == t.owner.id) })
-	servePage(c, all, true, s.repoJSON)
+	servePage(c, all, true, c.repoJSON)
 }
 
 // teamRepo resolves {org}/{repo} of a team's organization; 404 otherwise.

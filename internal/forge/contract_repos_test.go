@@ -17,6 +17,8 @@ limitations under the License.
 package forge_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"reflect"
@@ -37,7 +39,104 @@ var _ = registerBehaviours("repository", []behaviour{
 	{"repos/topics in the organization's listing", contractRepoTopicsListed, nil},
 	{"repos/the organization's listing carries every setting an edit wrote, as GET does", contractRepoSettingsListed, nil},
 	{"repos/collaborators: direct list without permission, PUT changes in place", contractRepoCollaborators, nil},
+	{"repos/permissions are the caller's own: owner, stranger, team writer, read collaborator, anonymous", contractRepoPermissions, nil},
 })
+
+// contractRepoPermissions: every repository answer carries the caller's own
+// access (convert.ToRepo with the doer's access mode), on GET by name and by
+// id and in the organization's listing; probed on Gitea 1.27.3: the site
+// admin and an organization owner {admin, push, pull}, a member of a team
+// with write to the code {push, pull}, a stranger, a read collaborator and an
+// anonymous caller {pull} on a public repository, the creator all three in
+// the create's answer.
+func contractRepoPermissions(t *testing.T, tg *target) {
+	org := tg.org()
+	made, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: uniqueName("web")})
+	mustNoErr(t, err)
+	web := made.Name
+	t.Cleanup(func() { _ = tg.c.DeleteRepo(context.Background(), org, web) })
+	all := forge.RepoPermissions{Admin: true, Push: true, Pull: true}
+	if made.Permissions == nil || *made.Permissions != all {
+		t.Fatalf("the create's answer: permissions %+v", made.Permissions)
+	}
+	secret, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: uniqueName("secret"), Private: true})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteRepo(context.Background(), org, secret.Name) })
+
+	client := func(role string) (string, *forge.Client) {
+		login, _, token := tg.scopedToken("all")
+		t.Logf("%s: %s", role, login)
+		return login, tg.client(forge.Config{Token: token})
+	}
+	ownerLogin, owner := client("owner")
+	writerLogin, writer := client("writer")
+	readerLogin, reader := client("read collaborator")
+	_, stranger := client("stranger")
+	teams, err := tg.c.ListTeams(ctx(t), org)
+	mustNoErr(t, err)
+	for _, tm := range teams {
+		if tm.Name == "Owners" {
+			mustNoErr(t, tg.c.AddTeamMember(ctx(t), tm.ID, ownerLogin))
+		}
+	}
+	team, err := tg.c.CreateTeam(ctx(t), org, forge.CreateTeamOption{Name: "writers", Permission: "write",
+		UnitsMap: map[string]string{"repo.code": "write"}})
+	mustNoErr(t, err)
+	mustNoErr(t, tg.c.AddTeamMember(ctx(t), team.ID, writerLogin))
+	mustNoErr(t, tg.c.AddTeamRepo(ctx(t), team.ID, org, web))
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, web, readerLogin, "read"))
+
+	for _, tc := range []struct {
+		who    string
+		c      *forge.Client
+		public forge.RepoPermissions
+		// private is the answer on the private repository (which the
+		// team is not given), nil for a 404.
+		private *forge.RepoPermissions
+	}{
+		{"the site admin", tg.c, all, &all},
+		{"an organization owner", owner, all, &all},
+		{"a team member with write", writer, forge.RepoPermissions{Push: true, Pull: true}, nil},
+		{"a read collaborator", reader, forge.RepoPermissions{Pull: true}, nil},
+		{"a stranger", stranger, forge.RepoPermissions{Pull: true}, nil},
+	} {
+		got := map[string]*forge.RepoPermissions{}
+		r, err := tc.c.GetRepo(ctx(t), org, web)
+		mustNoErr(t, err)
+		got["GET /repos/{o}/{r}"] = r.Permissions
+		r, err = tc.c.GetRepoByID(ctx(t), made.ID)
+		mustNoErr(t, err)
+		got["GET /repositories/{id}"] = r.Permissions
+		listed, err := tc.c.ListOrgRepos(ctx(t), org)
+		mustNoErr(t, err)
+		for _, l := range listed {
+			if l.ID == made.ID {
+				got["GET /orgs/{org}/repos"] = l.Permissions
+			}
+		}
+		for _, route := range []string{"GET /repos/{o}/{r}", "GET /repositories/{id}", "GET /orgs/{org}/repos"} {
+			if p := got[route]; p == nil || *p != tc.public {
+				t.Errorf("%s: %s of a public repository: permissions %+v, want %+v", tc.who, route, p, tc.public)
+			}
+		}
+		r, err = tc.c.GetRepo(ctx(t), org, secret.Name)
+		switch {
+		case tc.private == nil && !forge.IsNotFound(err):
+			t.Errorf("%s: GET of a private repository: want 404, got %+v, %v", tc.who, r, err)
+		case tc.private != nil && (err != nil || r.Permissions == nil || *r.Permissions != *tc.private):
+			t.Errorf("%s: GET of a private repository: %+v, %v, want permissions %+v", tc.who, r, err, *tc.private)
+		}
+	}
+	// An anonymous caller reads a public repository with pull only.
+	status, body := tg.rawWith(nil, http.MethodGet, "/api/v1/repos/"+org+"/"+web, nil)
+	var anon struct {
+		Permissions *forge.RepoPermissions `json:"permissions"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &anon) != nil || anon.Permissions == nil ||
+		*anon.Permissions != (forge.RepoPermissions{Pull: true}) {
+		t.Errorf("anonymous GET of a public repository: %d %s", status, body)
+	}
+}
 
 func contractRepoCreateInit(t *testing.T, tg *target) {
 	org := tg.org()

@@ -301,6 +301,24 @@ type Repository struct {
 	// (Gitea 1.24.6 to 1.27.3): sets select by them with no read per
 	// repository.
 	Topics []string `json:"topics"`
+	// Permissions are the caller's own access to the repository: the forge
+	// answers each caller its own (convert.ToRepo with the doer's access
+	// mode) on GET /repos/{o}/{r}, GET /repositories/{id} and the
+	// listings, and the creator's (all true) on a create. nil from a forge
+	// that omits them.
+	Permissions *RepoPermissions `json:"permissions,omitempty"`
+}
+
+// RepoPermissions is what the authenticated user may do in a repository:
+// administer it (its settings, hooks and collaborators), push to its code,
+// pull its code. A stranger to a public repository has pull only, a team
+// member or collaborator with write push and pull, an organization owner,
+// the owner of a user's repository and a site admin all three (probed on
+// Gitea 1.27.3).
+type RepoPermissions struct {
+	Admin bool `json:"admin"`
+	Push  bool `json:"push"`
+	Pull  bool `json:"pull"`
 }
 
 // CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.
