@@ -139,7 +139,9 @@ type Keeper interface {
 type External interface {
 	// Observe reads the forge object: by status.id when known, otherwise by
 	// natural key (adoption). It never writes. It may fill kind-specific
-	// status fields of the object.
+	// status fields of the object. It may return the object it found with
+	// an error that ends the pass before any write (a stall): the loop
+	// records the object's identity all the same.
 	Observe(ctx context.Context) (Observation, error)
 	// Create creates the forge object and returns what Observe would.
 	Create(ctx context.Context) (Observation, error)

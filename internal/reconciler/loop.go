@@ -351,11 +351,13 @@ func (r *Reconciler[T]) pass(ctx context.Context, obj T, reads *forge.ReadPolicy
 	}
 	obs, err := ext.Observe(ctx)
 	if err != nil {
-		return Outcome{}, err
+		// An Observe that found its object and refuses to go on (a
+		// Repository whose token may not administer it) still records it.
+		return Outcome{}, keepIdentity(obj, obs, err)
 	}
 	if !obs.Exists && !observe && pass.reads.Paged() {
 		if ext, obs, err = r.confirmAbsent(ctx, obj, pass); err != nil {
-			return Outcome{}, err
+			return Outcome{}, keepIdentity(obj, obs, err)
 		}
 	}
 	// Conflicts are decided after Observe, so that a resource that yields

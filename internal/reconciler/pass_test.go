@@ -278,6 +278,15 @@ func TestPass(t *testing.T) {
 				Calls:  []string{"Observe", "Update 5"},
 				Events: []string{`Warning UserNotFound user nobody does not exist`}},
 		},
+		"IdentityKeptWhenObserveRefuses": {
+			reason: "An Observe that finds its object and stalls before any write (a token that may read it but not administer it) still records its id, and takes no finalizer: it never wrote to the forge.",
+			ext: &fakeExternal{observe: Observation{Exists: true, ID: 5},
+				observeErr: Stall(forgev1.ReasonUnauthorized, "the token may not administer it")},
+			obj: label(),
+			want: passResult{Ready: `False Unauthorized: the token may not administer it`, Stalled: true, ID: 5,
+				Calls:  []string{"Observe"},
+				Events: []string{`Warning Unauthorized the token may not administer it`}},
+		},
 		"IdentityKeptWhenCreateFailsAfterMaking": {
 			reason: "A create that made the object and failed after it records the id it made; its create-pending mark stays, so the next pass looks first.",
 			ext: &fakeExternal{created: Observation{Exists: true, ID: 7},

@@ -189,10 +189,11 @@ func (s *Servers) Permitted(ctx context.Context, other forgev1.Managed) bool {
 // credentials cannot see an object does not hold it. A resource whose
 // connection is not Ready sees nothing: it holds only what its status
 // recorded (HoldsRecorded), by name for a kind the forge addresses by name.
-// A resource its ClusterForge does not permit holds nothing.
+// A resource its ClusterForge does not permit holds nothing, and neither
+// does one the forge refused (Refused).
 func (s *Servers) Holds(ctx context.Context, other forgev1.Managed) bool {
 	key := ForgeKey(other)
-	if !s.same[key] || !s.Permitted(ctx, other) {
+	if !s.same[key] || !s.Permitted(ctx, other) || Refused(other) {
 		return false
 	}
 	st := other.GetManagedStatus()
@@ -211,9 +212,22 @@ func createPending(st *forgev1.ManagedStatus) bool {
 
 // HoldsRecorded reports whether other, a resource using the same server,
 // holds the forge object its status records (status.id): always, whether
-// its connection is Ready or not, unless its ClusterForge does not permit it.
+// its connection is Ready or not, unless its ClusterForge does not permit it
+// or the forge refused it (Refused).
 func (s *Servers) HoldsRecorded(ctx context.Context, other forgev1.Managed) bool {
-	return s.same[ForgeKey(other)] && s.Permitted(ctx, other)
+	return s.same[ForgeKey(other)] && s.Permitted(ctx, other) && !Refused(other)
+}
+
+// Refused reports whether the forge refused other's credentials what it
+// asked of its object (its Ready condition says Unauthorized: a 401 or
+// 403, or a Repository whose token may read its repository but not
+// administer it). Such a resource holds nothing, whatever its status
+// recorded: a token that can read a public repository does not make a
+// tenant's resource keep its fields from the platform or conflict with
+// the platform's own resource for it.
+func Refused(other forgev1.Managed) bool {
+	reason, _ := conditions.ReadyReason(other)
+	return reason == forgev1.ReasonUnauthorized
 }
 
 // Wins decides, where a resource of one kind yields to another (a
@@ -224,9 +238,9 @@ func (s *Servers) HoldsRecorded(ctx context.Context, other forgev1.Managed) bool
 // externalName for that repository): a spec alone holds nothing, a
 // connection that is not Ready wins nothing, and neither does one its
 // ClusterForge does not permit for the owner (DESIGN "Precedence and
-// enforcement").
+// enforcement") or one the forge refused (Refused).
 func (s *Servers) Wins(ctx context.Context, holder forgev1.Managed, recorded bool) bool {
-	return recorded && s.Sees(holder) && s.Permitted(ctx, holder)
+	return recorded && s.Sees(holder) && s.Permitted(ctx, holder) && !Refused(holder)
 }
 
 // Awaits decides whether a reference of waiter waits for declarer, a

@@ -61,25 +61,32 @@ func TestWins(t *testing.T) {
 	elsewhere := types.NamespacedName{Namespace: "other", Name: "gitea"}
 	s := &Servers{own: ready, same: map[types.NamespacedName]bool{ready: true, notReady: true},
 		ready: map[types.NamespacedName]bool{ready: true, notReady: false}}
-	holder := func(at types.NamespacedName) *forgev1.Repository {
+	holder := func(at types.NamespacedName, ready string) *forgev1.Repository {
 		r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: at.Namespace, Name: "web"}}
 		r.Spec.ForgeRef.Name = at.Name
+		if ready != "" {
+			r.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionFalse, Reason: ready}}
+		}
 		return r
 	}
 	tests := []struct {
 		reason   string
 		at       types.NamespacedName
 		recorded bool
-		want     bool
+		// ready is the holder's own Ready reason, "" for none yet.
+		ready string
+		want  bool
 	}{
-		{"a record through a Ready connection wins", ready, true, true},
-		{"a spec with no record holds nothing", ready, false, false},
-		{"a connection that is not Ready wins nothing, record or not", notReady, true, false},
-		{"a spec under a connection that is not Ready holds nothing", notReady, false, false},
-		{"a connection of another server holds nothing", elsewhere, true, false},
+		{"a record through a Ready connection wins", ready, true, "", true},
+		{"a spec with no record holds nothing", ready, false, "", false},
+		{"a connection that is not Ready wins nothing, record or not", notReady, true, "", false},
+		{"a spec under a connection that is not Ready holds nothing", notReady, false, "", false},
+		{"a connection of another server holds nothing", elsewhere, true, "", false},
+		{"a record the forge refused to act on (a token that reads but may not administer) holds nothing", ready, true, forgev1.ReasonUnauthorized, false},
+		{"a record whose last pass failed otherwise still wins", ready, true, forgev1.ReasonRejected, true},
 	}
 	for _, tt := range tests {
-		if got := s.Wins(context.Background(), holder(tt.at), tt.recorded); got != tt.want {
+		if got := s.Wins(context.Background(), holder(tt.at, tt.ready), tt.recorded); got != tt.want {
 			t.Errorf("%s: Wins = %t, want %t", tt.reason, got, tt.want)
 		}
 	}
@@ -127,6 +134,27 @@ func TestAwaits(t *testing.T) {
 	for _, tt := range tests {
 		if got := s.Awaits(context.Background(), tt.waiter, tt.declarer); got != tt.want {
 			t.Errorf("%s: Awaits = %t, want %t", tt.reason, got, tt.want)
+		}
+	}
+}
+
+// TestRefusedHoldsNothing: a resource whose last pass the forge refused
+// (Ready reason Unauthorized) holds neither its natural key nor the id its
+// status recorded, so it blocks no other resource of the server.
+func TestRefusedHoldsNothing(t *testing.T) {
+	at := types.NamespacedName{Namespace: "tenant", Name: "gitea"}
+	s := &Servers{own: at, same: map[types.NamespacedName]bool{at: true}, ready: map[types.NamespacedName]bool{at: true}}
+	for _, reason := range []string{forgev1.ReasonSynced, forgev1.ReasonUnauthorized} {
+		r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: at.Namespace, Name: "web"}}
+		r.Spec.ForgeRef.Name = at.Name
+		r.Status.ID = 7
+		r.Status.Conditions = []metav1.Condition{{Type: forgev1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason}}
+		want := reason != forgev1.ReasonUnauthorized
+		if got := s.Holds(context.Background(), r); got != want {
+			t.Errorf("Ready reason %s: Holds = %t, want %t", reason, got, want)
+		}
+		if got := s.HoldsRecorded(context.Background(), r); got != want {
+			t.Errorf("Ready reason %s: HoldsRecorded = %t, want %t", reason, got, want)
 		}
 	}
 }
