@@ -151,6 +151,10 @@ func (e *repository) observeIn(ctx context.Context, all []forge.Repository) (rec
 	}
 	e.found = found
 	e.settleCreated(found)
+	if err := e.administered(found); err != nil {
+		e.report(found)
+		return reconciler.Observation{Exists: true, ID: found.ID, URL: found.HTMLURL}, err
+	}
 	var cache client.Reader
 	if e.pass != nil {
 		cache = e.pass.Cache
@@ -233,6 +237,45 @@ func (e *repository) locate(ctx context.Context, all []forge.Repository) (*forge
 		return byName, nil
 	}
 	return byPrev, nil
+}
+
+// administered stalls a Repository that manages (managementPolicy Manage)
+// a repository its token may read but not administer, before any write and
+// also when the spec happens to match: the forge answers each caller its
+// own access (permissions), and a plain user's token reads a public
+// repository of an organization it has no part in. Such a Repository
+// records the repository's id all the same (the loop keeps it), and the
+// stall (Unauthorized) makes it hold nothing (claims.Refused): it keeps
+// no field from a RepositorySet and blocks no other Repository. A forge
+// that answers no permissions is taken at its word, as before.
+func (e *repository) administered(r *forge.Repository) error {
+	p := r.Permissions
+	if p == nil || p.Admin || e.obj.Spec.ManagementPolicy == forgev1.ManagementPolicyObserve || !e.obj.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	return reconciler.Stall(forgev1.ReasonUnauthorized,
+		"the token of %s may not administer %s (the forge grants it %s): a Repository manages only a repository its token administers; nothing is written (managementPolicy Observe only reads it)",
+		e.obj.Spec.ForgeRef, repoPath(e.owner(), r), grantOf(p))
+}
+
+// grantOf names the access permissions give short of admin: "write",
+// "read" or "no access".
+func grantOf(p *forge.RepoPermissions) string {
+	switch {
+	case p.Push:
+		return "write"
+	case p.Pull:
+		return "read"
+	}
+	return "no access"
+}
+
+// repoPath is owner/name of r as the forge names it.
+func repoPath(owner string, r *forge.Repository) string {
+	if r.Owner != nil {
+		owner = r.Owner.Login
+	}
+	return owner + "/" + r.Name
 }
 
 // report copies what the forge says into status.
@@ -499,6 +542,13 @@ func (e *repository) Delete(ctx context.Context, obs reconciler.Observation) err
 	}
 	if moved != "" {
 		return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonMoved, "left the repository on the forge: %s since it was managed here", moved)
+	}
+	if p := r.Permissions; p != nil && !p.Admin {
+		// Neither archived nor deleted by a token the forge would refuse:
+		// the resource goes, the repository stays as it is.
+		return reconciler.Leave(corev1.EventTypeWarning, forgev1.ReasonUnauthorized,
+			"left repository %s on the forge: the token of %s may not administer it (the forge grants it %s)",
+			repoPath(e.owner(), r), e.obj.Spec.ForgeRef, grantOf(p))
 	}
 	name := r.Name
 	switch policy {
