@@ -117,11 +117,15 @@ var _ = Describe("Policy a tenant cannot switch off", func() {
 			{Repository: "acme/api", Items: []string{"hasWiki"}, HeldBy: "Repository " + ns + "/api"}}}))
 		Expect(s.Status.InSync).To(BeEquivalentTo(1), "api is governed by the Repository for hasWiki")
 
+		By("a hand edit making web public is written back: the tenant's Repository, which can read it then, still holds nothing")
+		Expect(fc.EditRepo(ctx, "acme", "web", forge.EditRepoOption{Private: ptr(false)})).Error().NotTo(HaveOccurred())
+		Eventually(func() bool { return repoOf("web").Private }, 5*syncInterval, poll).Should(BeTrue())
+
 		By("the set drops the team: its grant is taken back, though the tenant's Team lists web")
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		s.Spec.Teams = nil
-		s.Spec.Removals = forgev1.RemovalsApply
-		Expect(k8s.Update(ctx, s)).To(Succeed())
+		change(s, func(s *forgev1.RepositorySet) {
+			s.Spec.Teams = nil
+			s.Spec.Removals = forgev1.RemovalsApply
+		})
 		Eventually(func() []string { return fake.TeamRepos("acme", "developers") }, timeout, poll).Should(BeEmpty())
 		expectReady(s)
 		Expect(s.Status.TeamGrants).To(BeEmpty())
@@ -250,12 +254,8 @@ var _ = Describe("Policy a tenant cannot switch off", func() {
 		Expect(fake.Files("acme", "web", "")).To(HaveKeyWithValue("docs/web.md", "web\n"))
 
 		By("the two keep working for the rest")
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(own), own)).To(Succeed())
-		own.Spec.Description = ptr("the storefront")
-		Expect(k8s.Update(ctx, own)).To(Succeed())
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(file), file)).To(Succeed())
-		file.Spec.Files[1].Content = ptr("storefront\n")
-		Expect(k8s.Update(ctx, file)).To(Succeed())
+		change(own, func(r *forgev1.Repository) { r.Spec.Description = ptr("the storefront") })
+		change(file, func(f *forgev1.RepositoryFile) { f.Spec.Files[1].Content = ptr("storefront\n") })
 		Eventually(func(g Gomega) {
 			g.Expect(repoOf("web").Description).To(Equal("the storefront"))
 			g.Expect(fake.Files("acme", "web", "")).To(HaveKeyWithValue("docs/web.md", "storefront\n"))
