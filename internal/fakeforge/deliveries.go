@@ -155,7 +155,7 @@ func (s *Server) CreateBranch(ownerName, repoName, branch string) error {
 	r.empty = false
 	sha := strings.Repeat("0", 40)
 	s.deliver("create", r, map[string]any{"ref": branch, "ref_type": "branch", "sha": sha}, branch)
-	s.pushed(r, branch)
+	s.pushed(r, branch, "")
 	return nil
 }
 
@@ -167,12 +167,20 @@ func (s *Server) Push(ownerName, repoName, branch string) error {
 	if r == nil {
 		return fmt.Errorf("push: no repository %s/%s", ownerName, repoName)
 	}
-	s.pushed(r, branch)
+	s.pushed(r, branch, "")
 	return nil
 }
 
-func (s *Server) pushed(r *repo, branch string) {
+// pushed delivers a push to branch whose new head is commit after; ""
+// stands for a commit the fake does not keep (a push from outside), which
+// gets an id of its own. As Gitea's, no two pushes' payloads are the same:
+// each names the commit it brought.
+func (s *Server) pushed(r *repo, branch, after string) {
 	zero := strings.Repeat("0", 40)
-	s.deliver("push", r, map[string]any{"ref": "refs/heads/" + branch, "before": zero, "after": zero,
+	if after == "" {
+		s.pushes++
+		after = fmt.Sprintf("%040x", s.pushes)
+	}
+	s.deliver("push", r, map[string]any{"ref": "refs/heads/" + branch, "before": zero, "after": after,
 		"compare_url": "", "commits": []any{}, "total_commits": 0, "head_commit": nil, "pusher": s.senderJSON()}, branch)
 }

@@ -344,7 +344,7 @@ func (s *Server) changeFiles(c *rc) {
 	}
 	// A commit through the contents API is a push to its branch, as
 	// Gitea's hooks see it (the operator's own commits too).
-	s.pushed(r, branch)
+	s.pushed(r, branch, cm.sha)
 	c.json(http.StatusCreated, map[string]any{"files": answered, "commit": s.commitJSON(r, cm)})
 }
 

@@ -101,6 +101,9 @@ func WithoutRunnerEdit() Option { return func(s *Server) { s.runnerEdit = false 
 type Server struct {
 	// mu guards the forge state and configuration below.
 	mu sync.Mutex
+	// pushes numbers the pushes from outside (Push, CreateBranch), whose
+	// deliveries name a commit id of their own.
+	pushes int
 	// users are the accounts the forge has now: the configured ones
 	// (accounts) and those created through the admin API
 	// (handlers_users.go), less those deleted through it.
