@@ -15,10 +15,11 @@ limitations under the License.
 */
 
 // Package receiver serves the forge's webhook deliveries to Receivers: it
-// checks each one (its path, its signature, its delivery id, its
-// organization) before it reads its body, and turns an accepted one into
-// requests for passes (reconciler.Wakes). A delivery never carries data
-// the operator writes: it only says where to look again.
+// checks each one (its path and the form of its signature before it reads
+// its body, then the signature, its delivery id and body, its
+// organization), and turns an accepted one into requests for passes
+// (reconciler.Wakes). A delivery never carries data the operator writes:
+// it only says where to look again.
 package receiver
 
 import (
@@ -37,6 +38,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -50,21 +52,27 @@ import (
 // Receiver asks for carry a repository and a few commits at most.
 const MaxBody = 1 << 20
 
-// ReplayWindow is how long a delivery id is remembered: a delivery
-// repeated within it (the forge's redelivery, or a replay) is ignored.
-// MaxRemembered bounds that memory: the oldest ids go first.
+// ReplayWindow is how long a delivery is remembered, by its id and by its
+// body's HMAC: a delivery repeated within it (the forge's redelivery, or a
+// replay under another id, which the forge does not sign) is ignored.
+// MaxRemembered bounds that memory: the oldest go first.
 const (
 	ReplayWindow  = time.Hour
 	MaxRemembered = 100_000
 )
+
+// MaxConnections bounds the connections the endpoint serves at once: more
+// wait to be accepted, so that a flood of slow or idle connections cannot
+// hold the manager's memory or file descriptors.
+const MaxConnections = 64
 
 // Results of a delivery, as the deliveries metric counts them.
 const (
 	ResultAccepted     = "accepted"     // checked: its passes were requested
 	ResultUnknownPath  = "unknownPath"  // 404: no Receiver's path
 	ResultTooLarge     = "tooLarge"     // 413
-	ResultBadSignature = "badSignature" // 401: missing or wrong signature
-	ResultReplayed     = "replayed"     // 200: a delivery id seen in the last hour
+	ResultBadSignature = "badSignature" // 401: missing, malformed or wrong signature
+	ResultReplayed     = "replayed"     // 200: a delivery id or signed body seen in the last hour
 	ResultIgnored      = "ignored"      // 200: an event the Receiver does not ask for
 	ResultForeign      = "foreign"      // 200: an organization the Receiver does not name
 	ResultMalformed    = "malformed"    // 400: a signed body that is no event payload
@@ -98,6 +106,8 @@ type Endpoint struct {
 	// Addr is --receiver-bind-address; empty, nothing is served.
 	Addr  string
 	wakes *reconciler.Wakes
+	// maxConns is MaxConnections (tests lower it).
+	maxConns int
 
 	mu     sync.RWMutex
 	byPath map[string]*Entry
@@ -112,7 +122,7 @@ type Endpoint struct {
 // New makes the endpoint of addr (--receiver-bind-address; empty serves
 // nothing), which hands accepted events to the controllers through Wakes.
 func New(addr string) *Endpoint {
-	return &Endpoint{Addr: addr, wakes: reconciler.NewWakes(), byPath: map[string]*Entry{}, paths: map[types.NamespacedName]string{},
+	return &Endpoint{Addr: addr, wakes: reconciler.NewWakes(), maxConns: MaxConnections, byPath: map[string]*Entry{}, paths: map[types.NamespacedName]string{},
 		last: map[types.NamespacedName]forgev1.ReceiverLastEvent{}, listening: make(chan struct{})}
 }
 
@@ -176,6 +186,7 @@ func (e *Endpoint) Start(ctx context.Context) error {
 		return err
 	}
 	e.bound = l.Addr()
+	l = netutil.LimitListener(l, e.maxConns)
 	close(e.listening)
 	ctrl.Log.WithName("receiver").Info("serving webhook deliveries", "address", l.Addr().String())
 	done := make(chan error, 1)
@@ -200,8 +211,9 @@ func (e *Endpoint) BoundAddr(ctx context.Context) (net.Addr, error) {
 	}
 }
 
-// ServeHTTP checks one delivery: path, then size, then signature (before
-// anything of the body is parsed), then delivery id, event and
+// ServeHTTP checks one delivery: path and the form of its signature
+// headers (before anything of the body is read), then size, then the
+// signature, then delivery id and signed body (replays), event and
 // organization. Nothing of the body reaches logs or the metric.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.mu.RLock()
@@ -214,6 +226,19 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	who := entry.Receiver.String()
 	event := eventName(r.Header)
+	given := signatures(r.Header)
+	if len(given) == 0 || len(entry.Secret) == 0 {
+		// Unsigned, or signed in no form an HMAC-SHA256 has: the body,
+		// which only the signature could vouch for, is not read at all.
+		count(who, event, ResultBadSignature)
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	if r.ContentLength > MaxBody {
+		count(who, event, ResultTooLarge)
+		http.Error(w, "delivery too large", http.StatusRequestEntityTooLarge)
+		return
+	}
 	body, err := readBody(w, r)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -226,14 +251,21 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "delivery not read", http.StatusBadRequest)
 		return
 	}
-	if !Signed(r.Header, body, entry.Secret) {
+	mac, ok := signedBy(given, body, entry.Secret)
+	if !ok {
 		count(who, event, ResultBadSignature)
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return
 	}
 	id := deliveryID(r.Header)
 	now := time.Now()
-	if id != "" && !e.seen.first(who+"/"+id, now) {
+	// The delivery id is not signed: the same signed body under a new id
+	// is the same delivery replayed.
+	keys := []string{who + "\x00body\x00" + hex.EncodeToString(mac)}
+	if id != "" {
+		keys = append(keys, who+"\x00id\x00"+id)
+	}
+	if !e.seen.first(now, keys...) {
 		count(who, event, ResultReplayed)
 		w.WriteHeader(http.StatusOK)
 		return
@@ -329,12 +361,15 @@ func Signature(secret, body []byte) string {
 // body under secret, compared in constant time. A delivery without one is
 // not signed; an empty secret signs nothing.
 func Signed(h http.Header, body, secret []byte) bool {
-	if len(secret) == 0 {
-		return false
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	want := m.Sum(nil)
+	_, ok := signedBy(signatures(h), body, secret)
+	return ok
+}
+
+// signatures are the well-formed signatures of a delivery's headers:
+// X-Gitea-Signature, X-Forgejo-Signature and X-Hub-Signature-256 (with
+// its sha256= prefix), each the hex of 32 bytes. Anything else there is
+// no signature.
+func signatures(h http.Header) [][]byte {
 	var given []string
 	for _, n := range []string{"X-Gitea-Signature", "X-Forgejo-Signature"} {
 		if v := h.Get(n); v != "" {
@@ -344,14 +379,34 @@ func Signed(h http.Header, body, secret []byte) bool {
 	if v, ok := strings.CutPrefix(h.Get("X-Hub-Signature-256"), "sha256="); ok {
 		given = append(given, v)
 	}
-	ok := false
+	var out [][]byte
 	for _, g := range given {
-		sig, err := hex.DecodeString(g)
-		if err == nil && hmac.Equal(sig, want) {
+		if len(g) != 2*sha256.Size {
+			continue
+		}
+		if sig, err := hex.DecodeString(g); err == nil {
+			out = append(out, sig)
+		}
+	}
+	return out
+}
+
+// signedBy reports whether one of given is the HMAC-SHA256 of body under
+// secret, and returns that HMAC.
+func signedBy(given [][]byte, body, secret []byte) ([]byte, bool) {
+	if len(secret) == 0 || len(given) == 0 {
+		return nil, false
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	want := m.Sum(nil)
+	ok := false
+	for _, sig := range given {
+		if hmac.Equal(sig, want) {
 			ok = true
 		}
 	}
-	return ok
+	return want, ok
 }
 
 // Payload holds the fields of a delivery the endpoint reads: where the
@@ -400,28 +455,42 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// seen remembers delivery ids for ReplayWindow, at most MaxRemembered.
+// seen remembers deliveries (their ids and signed bodies) for
+// ReplayWindow, at most MaxRemembered.
 type seen struct {
 	mu    sync.Mutex
 	at    map[string]time.Time
-	order []string
+	order []seenKey
 }
 
-// first records id and reports whether it was not seen in the window.
-func (s *seen) first(id string, now time.Time) bool {
+type seenKey struct {
+	key string
+	at  time.Time
+}
+
+// first records keys and reports whether none of them was seen in the
+// window.
+func (s *seen) first(now time.Time, keys ...string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.at == nil {
 		s.at = map[string]time.Time{}
 	}
-	for len(s.order) > 0 && (len(s.order) >= MaxRemembered || now.Sub(s.at[s.order[0]]) > ReplayWindow) {
-		delete(s.at, s.order[0])
+	for len(s.order) > 0 && (len(s.order)+len(keys) > MaxRemembered || now.Sub(s.order[0].at) > ReplayWindow) {
+		// A key recorded again since keeps its later time.
+		if old := s.order[0]; s.at[old.key].Equal(old.at) {
+			delete(s.at, old.key)
+		}
 		s.order = s.order[1:]
 	}
-	if t, ok := s.at[id]; ok && now.Sub(t) <= ReplayWindow {
-		return false
+	for _, k := range keys {
+		if t, ok := s.at[k]; ok && now.Sub(t) <= ReplayWindow {
+			return false
+		}
 	}
-	s.at[id] = now
-	s.order = append(s.order, id)
+	for _, k := range keys {
+		s.at[k] = now
+		s.order = append(s.order, seenKey{key: k, at: now})
+	}
 	return true
 }
