@@ -280,8 +280,15 @@ type receiverOutcome struct {
 }
 
 // add records one organization's outcome; an error of the Kubernetes API
-// stops the pass.
+// stops the pass, and so does a read that gave way (a routine check's
+// turn in the forge's drift lane comes later, as a set's does): that is no
+// failure of the organization, and the loop brings the whole check back
+// on its turn, which it holds, rather than reporting it not ready.
 func (o *receiverOutcome) add(org string, id int64, change string, err error) error {
+	c, ok := reconciler.Classify(err)
+	if err != nil && (!ok || c.Yield) {
+		return err
+	}
 	if id != 0 {
 		o.kept = append(o.kept, forgev1.ReceiverHook{Organization: org, ID: id})
 	}
@@ -290,10 +297,6 @@ func (o *receiverOutcome) add(org string, id int64, change string, err error) er
 	}
 	if err == nil {
 		return nil
-	}
-	c, ok := reconciler.Classify(err)
-	if !ok {
-		return err
 	}
 	o.failures = append(o.failures, reconciler.MemberFailure{Member: org, Reason: c.Reason, Message: words.Bound(c.Message),
 		Stall: c.State == conditions.Stalled})

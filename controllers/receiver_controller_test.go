@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -208,6 +209,70 @@ var _ = Describe("Receiver", func() {
 			g.Expect(r.Status.Hooks).To(Equal([]forgev1.ReceiverHook{{Organization: "acme", ID: hooks[0].ID}}))
 		}, timeout, poll).Should(Succeed())
 		expectReady(r)
+	})
+
+	It("after a manager restart, on a forge whose drift lane is short, takes its turn as every check does: no check is said not ready for giving way, and a hook edited on the forge is set back", Serial, func() {
+		// Half of one request a second for drift checks, four Receivers
+		// checking one organization each: after the restart their checks
+		// fall due together, and those whose turn in the lane comes later
+		// must give way and come back for it.
+		f := &forgev1.Forge{}
+		Expect(k8s.Get(ctx, key(ns, "gitea"), f)).To(Succeed())
+		change(f, func(f *forgev1.Forge) { f.Spec.RateLimit = &forgev1.RateLimit{QPS: 1, Burst: 2} })
+		expectReady(f)
+		var rs []*forgev1.Receiver
+		for _, org := range []forgev1.OwnerName{"acme", "beta", "gamma", "delta"} {
+			if org == "gamma" || org == "delta" {
+				_, err := fake.CreateOrg(string(org))
+				Expect(err).NotTo(HaveOccurred())
+			}
+			r := newReceiver("events-"+string(org), org)
+			Expect(k8s.Create(ctx, r)).To(Succeed())
+			rs = append(rs, r)
+		}
+		for _, r := range rs {
+			expectReady(r)
+		}
+		r := rs[0]
+		id := r.Status.Hooks[0].ID
+
+		By("restarting the manager: stop it, start a new one on the same control plane")
+		stopManager()
+		from := len(logs.String())
+		startSuiteManager()
+		gaveWay := func() []string {
+			var out []string
+			for _, line := range strings.Split(logs.String()[from:], "\n") {
+				if strings.Contains(line, ns) && strings.Contains(line, "not ready") &&
+					(strings.Contains(line, "yielding the forge's rate budget") || strings.Contains(line, `"reason": ""`)) {
+					out = append(out, line)
+				}
+			}
+			return out
+		}
+		// The first passes, then a round of drift checks.
+		Consistently(func(g Gomega) {
+			for _, r := range rs {
+				c := readyCondition(r)(g)
+				g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "Ready is %s: %s: %s", c.Status, c.Reason, c.Message)
+			}
+			g.Expect(gaveWay()).To(BeEmpty(), "a check that gave way was said not ready")
+		}, 12*time.Second, poll).Should(Succeed())
+
+		fc, err := forge.New(forge.Config{URL: fakeURL, Token: token})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = fc.EditHook(ctx, forge.OrgScope("acme"), id, forge.EditHookOption{
+			Config: map[string]string{"url": url + r.Status.Path, "content_type": "json"}, Events: []string{"push"}, Active: ptr(false)})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			hooks := fake.OrgHooks("acme")
+			g.Expect(hooks).To(HaveLen(1))
+			g.Expect(hooks[0].ID).To(Equal(id))
+			g.Expect(hooks[0].Active).To(BeTrue())
+			g.Expect(hooks[0].Events).To(ConsistOf("create", "push", "repository"))
+		}, 2*timeout, poll).Should(Succeed(), "the restarted manager's drift check sets the hook back")
+		eventWithReason(r, forgev1.ReasonDriftCorrected)
+		Expect(gaveWay()).To(BeEmpty(), "a check that gave way was said not ready")
 	})
 
 	It("never writes a hook an OrgHook holds: that organization is a Conflict", func() {

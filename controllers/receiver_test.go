@@ -18,14 +18,17 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/internal/conditions"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
@@ -75,5 +78,38 @@ func TestReceiverOrganizationsAreItsOwners(t *testing.T) {
 	p := claims.Permits(cf, r.Namespace, nil, r.ForgeOwners(), forgev1.NeedsSiteAdmin(r))
 	if p.Allowed || !strings.Contains(p.Why, "beta") {
 		t.Fatalf("a Receiver also naming beta, which the tenants entry does not allow: allowed %v (%s)", p.Allowed, p.Why)
+	}
+}
+
+// turnLaterHooks answers a hook listing as Snapshots do for a routine
+// check whose turn in the forge's drift lane comes later.
+type turnLaterHooks struct{ forge.HooksClient }
+
+func (turnLaterHooks) ListHooks(context.Context, forge.Scope) ([]forge.Hook, error) {
+	return nil, &forge.TurnError{At: time.Now().Add(10 * time.Second)}
+}
+
+// A Receiver's check whose hook listing gives way gives way whole, as a
+// set's does: no organization fails (a failure without a reason, which
+// left the last Ready standing and the check never taking its turn), and
+// the hooks recorded stay.
+func TestReceiverGivesWayWhole(t *testing.T) {
+	r := &forgev1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "events", UID: "u1"},
+		Spec: forgev1.ReceiverSpec{Organizations: []forgev1.OwnerName{"acme"}, URL: "https://receiver.example.com"}}
+	r.Status.Hooks = []forgev1.ReceiverHook{{Organization: "acme", ID: 7}}
+	e := &receiverSet{obj: r, pass: &reconciler.Pass{}, endpoint: receiver.New("127.0.0.1:0"), fc: turnLaterHooks{},
+		secretValue: "s3cret", path: receiverPath(r.UID, "s3cret")}
+	res, err := e.Sync(context.Background(), true)
+	if !errors.Is(err, forge.ErrYield) {
+		t.Fatalf("Sync = %+v, %v; want the check to give way", res, err)
+	}
+	if c, ok := reconciler.Classify(err); !ok || !c.Yield {
+		t.Fatalf("giving way classified as %+v (known %v), want a yield", c, ok)
+	}
+	if len(r.Status.Failures) != 0 || len(res.Failures) != 0 {
+		t.Errorf("failures recorded for a check that gave way: %+v %+v", r.Status.Failures, res.Failures)
+	}
+	if len(r.Status.Hooks) != 1 || r.Status.Hooks[0].ID != 7 {
+		t.Errorf("hooks = %+v, want the recorded one kept", r.Status.Hooks)
 	}
 }

@@ -180,6 +180,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	}
 	if len(res.Failures) > 0 {
 		first := res.Failures[0]
+		first.Reason = reasonOf(first)
 		msg := fmt.Sprintf("%d of %s match the spec; failing: %s", res.InSync, res.nouns(res.Members), failureText(res.Failures))
 		state := failedState(res.Failures, observe)
 		out.Summary = conditions.Summary{State: state, Reason: first.Reason, Message: msg}
@@ -210,6 +211,16 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		}
 	}
 	return out, nil
+}
+
+// reasonOf is the Ready reason a failing member gives its set: its own,
+// Progressing when it has none, since a condition without a reason is
+// not written and the last pass's Ready would stand.
+func reasonOf(f MemberFailure) string {
+	if f.Reason == "" {
+		return forgev1.ReasonProgressing
+	}
+	return f.Reason
 }
 
 // failedState is the state of a set with failing members: Stalled when

@@ -20,11 +20,13 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // fakeSet is a set kind of Labels whose Sync answers what the case scripts.
@@ -134,6 +136,21 @@ func TestSetPass(t *testing.T) {
 				Finalizer: true, Calls: []string{"Sync write=true"},
 				Events: []string{"Normal Updated 1 repository: created 2 labels",
 					`Warning Conflict 1 of 3 repositories match the spec; failing: acme/api: Conflict: label "bug" is managed by Label default/bug; acme/web: ForgeError: list labels: 502`}},
+		},
+		"FailureWithoutReason": {
+			reason: "A Ready set's member failing without a reason still takes Ready away, waiting with a reason: a condition without one is not written, and the last pass's Ready would stand.",
+			ext: &fakeSetExternal{result: repos(SetResult{Members: 1, FailuresChanged: true,
+				Failures: []MemberFailure{{Member: "acme", Message: "hook read gave no answer"}}})},
+			obj: label(readyAt(0)),
+			want: passResult{Ready: "False Progressing: 0 of 1 repository match the spec; failing: acme: : hook read gave no answer",
+				Finalizer: true, Calls: []string{"Sync write=true"},
+				Events: []string{"Warning Progressing 0 of 1 repository match the spec; failing: acme: : hook read gave no answer"}},
+		},
+		"GaveWay": {
+			reason: "A Sync that gave way to the forge's drift lane (its turn comes later) writes nothing: the Ready of the last check stands until the check comes back on its turn.",
+			ext:    &fakeSetExternal{syncErr: &forge.TurnError{At: t0.Add(time.Hour)}},
+			obj:    label(readyAt(0)),
+			want:   passResult{Ready: "True Created: created", Finalizer: true, Calls: []string{"Sync write=true"}},
 		},
 		"Rejected": {
 			reason: "An error of the whole set (a spec the forge cannot take) stalls it like any kind's.",
