@@ -130,6 +130,10 @@ type receiverSet struct {
 	fc          forge.HooksClient
 	secretValue string
 	path        string
+	// held are the organizations (lower case) where this pass found the
+	// Receiver's hook delivering to its URL, or made it with its secret:
+	// the only ones it is served for.
+	held map[string]bool
 }
 
 // secret reads the hooks' secret: spec.secretRef's, or the one generated
@@ -206,7 +210,8 @@ func (e *receiverSet) hookEvents() []string {
 func (e *receiverSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, error) {
 	r := e.obj
 	st := &r.Status
-	e.register(write)
+	e.record()
+	e.held = map[string]bool{}
 	holders, err := e.orgHooks(ctx)
 	if err != nil {
 		return reconciler.SetResult{}, err
@@ -232,26 +237,49 @@ func (e *receiverSet) Sync(ctx context.Context, write bool) (reconciler.SetResul
 			e.drop(ctx, h, write, &out)
 		}
 	}
-	return out.result(st, orgs), nil
+	res := out.result(st, orgs)
+	e.register(write, orgs)
+	return res, nil
 }
 
-// register serves the Receiver at its path (a pass that writes, with
-// its secret), and records in status the path and the last delivery.
-func (e *receiverSet) register(write bool) {
+// key is the Receiver's name.
+func (e *receiverSet) key() types.NamespacedName {
+	return types.NamespacedName{Namespace: e.obj.Namespace, Name: e.obj.Name}
+}
+
+// record records in status the path and the last delivery.
+func (e *receiverSet) record() {
 	r := e.obj
-	key := types.NamespacedName{Namespace: r.Namespace, Name: r.Name}
-	if write && e.secretValue != "" && e.endpoint != nil {
-		e.endpoint.Register(e.path, receiver.Entry{Receiver: key, ForgeRef: r.Spec.ForgeRef, Secret: []byte(e.secretValue),
-			Organizations: r.Spec.Organizations, Events: r.ReceiverEvents()})
-	}
 	if e.path != "" {
 		r.Status.Path = e.path
 	}
 	if e.endpoint != nil {
-		if l, ok := e.endpoint.LastEvent(key); ok {
+		if l, ok := e.endpoint.LastEvent(e.key()); ok {
 			r.Status.LastEvent = &l
 		}
 	}
+}
+
+// register serves the Receiver at its path (a pass that writes, with its
+// secret) for the organizations of orgs where it holds its hook, and for
+// no other: one whose hook the forge refused, or that another resource
+// holds, is not the Receiver's to speak for, though its spec names it and
+// its secret signs anything.
+func (e *receiverSet) register(write bool, orgs []forgev1.OwnerName) {
+	r := e.obj
+	if !write || e.secretValue == "" || e.endpoint == nil {
+		return
+	}
+	var served []forgev1.OwnerName
+	for _, o := range orgs {
+		if e.held[strings.ToLower(string(o))] && slices.ContainsFunc(r.Status.Hooks, func(h forgev1.ReceiverHook) bool {
+			return strings.EqualFold(h.Organization, string(o))
+		}) {
+			served = append(served, o)
+		}
+	}
+	e.endpoint.Register(e.path, receiver.Entry{Receiver: e.key(), ForgeRef: r.Spec.ForgeRef, Secret: []byte(e.secretValue),
+		Organizations: served, Events: r.ReceiverEvents()})
 }
 
 // drop deletes the hook of an organization no longer listed (a plan
@@ -379,6 +407,12 @@ func (e *receiverSet) keep(ctx context.Context, org string, recorded int64, hold
 	url := e.hookURL()
 	found, err := e.find(ctx, sc, recorded, holders[strings.ToLower(org)])
 	if err != nil {
+		if c, _ := reconciler.Classify(err); c.State == conditions.Waiting && c.Reason != forgev1.ReasonParentNotFound &&
+			e.endpoint != nil && e.endpoint.Serves(e.key(), org) {
+			// The forge did not answer this time (a rate limit, an
+			// error): the hook found before is still served.
+			e.held[strings.ToLower(org)] = true
+		}
 		return recorded, "", err
 	}
 	events := e.hookEvents()
@@ -387,7 +421,11 @@ func (e *receiverSet) keep(ctx context.Context, org string, recorded int64, hold
 		return 0, "", reconciler.Wait(forgev1.ReasonDriftDetected, "no hook: one would be created")
 	case found == nil:
 		id, err := e.create(ctx, sc, url, events)
-		return id, "hook created", err
+		if err != nil {
+			return 0, "", err
+		}
+		e.held[strings.ToLower(org)] = true
+		return id, "hook created", nil
 	case found.Type != hookTypeGitea || (e.path != "" && found.Config["url"] != url):
 		// A new secret (its path moved with it) or a new spec.url: the
 		// forge cannot change a hook's secret (nor its type), so the hook
@@ -395,8 +433,15 @@ func (e *receiverSet) keep(ctx context.Context, org string, recorded int64, hold
 		if !write {
 			return found.ID, "", reconciler.Wait(forgev1.ReasonDriftDetected, "the hook's URL or type differs: it would be replaced")
 		}
-		return e.replace(ctx, sc, found.ID, url, events)
+		id, change, err := e.replace(ctx, sc, found.ID, url, events)
+		if id != found.ID {
+			e.held[strings.ToLower(org)] = true
+		}
+		return id, change, err
 	}
+	// The hook delivers to the Receiver's URL, whose path only its secret
+	// derives.
+	e.held[strings.ToLower(org)] = true
 	change := "hook adopted"
 	if found.ID == recorded {
 		change = ""

@@ -92,6 +92,8 @@ func Collectors() []prometheus.Collector { return []prometheus.Collector{deliver
 
 // Entry is what the endpoint knows of one Receiver, registered by its
 // pass: the secret its hooks sign with, what it accepts, where it wakes.
+// Organizations are those where the Receiver holds its hook, not every
+// one its spec names: a delivery for another is ignored.
 type Entry struct {
 	Receiver      types.NamespacedName
 	ForgeRef      forgev1.ForgeReference
@@ -142,6 +144,14 @@ func (e *Endpoint) Register(path string, entry Entry) {
 	}
 	e.paths[entry.Receiver] = path
 	e.byPath[path] = &entry
+}
+
+// Serves reports whether the Receiver key is served for organization org.
+func (e *Endpoint) Serves(key types.NamespacedName, org string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	entry := e.byPath[e.paths[key]]
+	return entry != nil && slices.ContainsFunc(entry.Organizations, func(o forgev1.OwnerName) bool { return strings.EqualFold(string(o), org) })
 }
 
 // Forget stops serving a Receiver that is gone.

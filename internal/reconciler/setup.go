@@ -322,7 +322,7 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 		return nil
 	}
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel, nil)
+		return r.forSelecting(ctx, repo, sel, nil, "")
 	}
 	ref := repo.Spec.ForgeRef.Key()
 	// Those Ready already have their repository: only the ones waiting
@@ -335,17 +335,17 @@ func (r *Reconciler[T]) forRepository(ctx context.Context, o client.Object) []ct
 	return append(reqs, r.requestsOf(ctx, o.GetNamespace(), indexRepo, repoRefKey(ref, string(repo.Spec.Owner)+"/*"), waiting)...)
 }
 
-// forSelecting enqueues the sets, in every namespace and under every
-// Forge of repo's server, whose selector picks repo (and keep, when set,
-// keeps), and records its arrival for them: their next listing of
-// repositories is taken afresh.
-func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T], keep func(T) bool) []ctrl.Request {
+// forSelecting enqueues the sets, in namespace ns (every namespace when
+// "") and under every Forge of repo's server, whose selector picks repo
+// (and keep, when set, keeps), and records its arrival for them: their
+// next listing of repositories is taken afresh.
+func (r *Reconciler[T]) forSelecting(ctx context.Context, repo *forgev1.Repository, sel RepoSelector[T], keep func(T) bool, ns string) []ctrl.Request {
 	servers, err := claims.ServersOf(ctx, r.client, repo)
 	if err != nil {
 		return nil
 	}
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil
 	}
 	items, err := meta.ExtractList(list)

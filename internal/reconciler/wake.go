@@ -143,13 +143,13 @@ func (r *Reconciler[T]) wake(ctx context.Context, wk Wake) int {
 	case isA[DeliveryKeeper](r.kind):
 		reqs, spacing = []ctrl.Request{{NamespacedName: wk.Receiver}}, ReceiverSpacing
 	case wk.Event == forgev1.ReceiverEventRepository:
-		reqs = r.forRepositoryEvent(ctx, wk)
+		reqs = r.forRepositoryEvent(ctx, wk, r.wakeScope(ctx, wk))
 	case wk.Event == forgev1.ReceiverEventCreate && isA[BranchWoken](r.kind),
 		wk.Event == forgev1.ReceiverEventPush && isA[PushWoken](r.kind):
 		// Every resource of the repository (or set selecting it; of a
 		// PushRecomparer, those of the pushed branch): the pass compares its
 		// own branch afresh.
-		reqs = r.forBranchEvent(ctx, wk)
+		reqs = r.forBranchEvent(ctx, wk, r.wakeScope(ctx, wk))
 	}
 	now := time.Now()
 	for _, req := range reqs {
@@ -159,6 +159,23 @@ func (r *Reconciler[T]) wake(ctx context.Context, wk Wake) int {
 		r.woken.add(req, now, spacing)
 	}
 	return len(reqs)
+}
+
+// wakeScope is the namespace whose resources wk may wake: the
+// Receiver's own, or every one ("") when the Receiver goes through a
+// ClusterForge that grants its namespace the event's organization. A
+// Receiver on a Forge of its namespace's own speaks for that namespace
+// alone: its secret is its tenant's, who can sign anything with it, and
+// its passes must not spend other tenants' forge budget.
+func (r *Reconciler[T]) wakeScope(ctx context.Context, wk Wake) string {
+	everywhere, err := claims.GrantsEverywhere(ctx, r.client, wk.Receiver.Namespace, wk.ForgeRef, wk.Owner)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "decide which namespaces a delivery wakes", "receiver", wk.Receiver.String())
+	}
+	if everywhere {
+		return ""
+	}
+	return wk.Receiver.Namespace
 }
 
 func isA[I any](kind any) bool {
@@ -182,14 +199,14 @@ func eventRepository(wk Wake) *forgev1.Repository {
 // forRepositoryEvent: a repository created or deleted concerns the sets
 // selecting its organization (by organization: topics are read in the
 // pass), the Repository resources naming it and the resources waiting
-// for it.
-func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake) []ctrl.Request {
+// for it, of namespace ns ("": every namespace).
+func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake, ns string) []ctrl.Request {
 	repo := eventRepository(wk)
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel, nil)
+		return r.forSelecting(ctx, repo, sel, nil, ns)
 	}
 	if t, ok := any(repo).(T); ok {
-		return r.sameServer(ctx, repo, r.requests(ctx, "", indexKey, r.kind.Key(t)))
+		return r.sameServer(ctx, repo, r.requests(ctx, ns, indexKey, r.kind.Key(t)))
 	}
 	if _, ok := any(r.kind).(RepoScoped[T]); ok {
 		return r.forRepository(ctx, repo)
@@ -199,15 +216,17 @@ func (r *Reconciler[T]) forRepositoryEvent(ctx context.Context, wk Wake) []ctrl.
 
 // forBranchEvent: a branch created concerns the branch rules of its
 // repository, of sets selecting it too; a push the kept files of its
-// repository, of sets selecting it too (those keeping files on its branch).
-func (r *Reconciler[T]) forBranchEvent(ctx context.Context, wk Wake) []ctrl.Request {
+// repository, of sets selecting it too (those keeping files on its
+// branch); sets of namespace ns ("": every namespace), the others of the
+// Receiver's.
+func (r *Reconciler[T]) forBranchEvent(ctx context.Context, wk Wake, ns string) []ctrl.Request {
 	repo := eventRepository(wk)
 	var keep func(T) bool
 	if p, ok := any(r.kind).(PushRecomparer[T]); ok && wk.Event == forgev1.ReceiverEventPush {
 		keep = func(obj T) bool { return p.Pushed(obj, wk) }
 	}
 	if sel, ok := any(r.kind).(RepoSelector[T]); ok {
-		return r.forSelecting(ctx, repo, sel, keep)
+		return r.forSelecting(ctx, repo, sel, keep, ns)
 	}
 	var keepObj func(client.Object) bool
 	if keep != nil {

@@ -257,3 +257,25 @@ func AdminsPermission(ctx context.Context, c client.Reader, name string, obj for
 	}
 	return PermitsAdmins(&cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners()), nil
 }
+
+// GrantsEverywhere reports whether a resource of namespace ns on
+// connection ref speaks for owner in every namespace: ref is a
+// ClusterForge (the platform's connection) and an entry of its tenants
+// that selects ns grants owner, reading both from c (the manager's
+// cache). A Forge of a namespace's own speaks for that namespace alone,
+// whatever its token may do on the forge.
+func GrantsEverywhere(ctx context.Context, c client.Reader, ns string, ref forgev1.ForgeReference, owner string) (bool, error) {
+	if !ref.Cluster() || owner == "" {
+		return false, nil
+	}
+	var cf forgev1.ClusterForge
+	if err := c.Get(ctx, types.NamespacedName{Name: ref.Name}, &cf); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	var nsObj metav1.PartialObjectMetadata
+	nsObj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := c.Get(ctx, types.NamespacedName{Name: ns}, &nsObj); err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("read namespace %s: %w", ns, err)
+	}
+	return Permits(&cf, ns, nsObj.Labels, []string{owner}, false).Allowed, nil
+}
