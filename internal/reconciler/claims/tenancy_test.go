@@ -17,10 +17,14 @@ limitations under the License.
 package claims
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 )
@@ -169,6 +173,42 @@ func TestPermitsAuthor(t *testing.T) {
 		}
 		if !c.allowed && (!strings.Contains(p.Why, `ClusterForge "shared" pins the author`) || !strings.Contains(p.Why, "spec.author")) {
 			t.Errorf("%s: why %q names neither the ClusterForge nor spec.author", c.name, p.Why)
+		}
+	}
+}
+
+// TestGrantsEverywhere: a Receiver's delivery wakes every namespace only
+// through a ClusterForge whose entry for its namespace grants the
+// organization; a Forge of a namespace's own, an organization not granted,
+// or a ClusterForge that is gone keeps it to its namespace.
+func TestGrantsEverywhere(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(sharedForge(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Labels: map[string]string{"tenant": "b"}}}).Build()
+	cluster := func(name string) forgev1.ForgeReference {
+		return forgev1.ForgeReference{Kind: forgev1.ClusterForgeKind, Name: name}
+	}
+	for _, tc := range []struct {
+		name, ns, owner string
+		ref             forgev1.ForgeReference
+		want            bool
+	}{
+		{"granted by name, any case", "team-a", "acme", cluster("shared"), true},
+		{"granted by labels", "team-b", "team-b-1", cluster("shared"), true},
+		{"an organization the entry does not grant", "team-a", "platform", cluster("shared"), false},
+		{"a namespace no entry selects", "team-c", "acme", cluster("shared"), false},
+		{"a Forge of the namespace's own", "team-a", "acme", forgev1.ForgeReference{Name: "shared"}, false},
+		{"a ClusterForge that is gone", "team-a", "acme", cluster("gone"), false},
+	} {
+		got, err := GrantsEverywhere(context.Background(), c, tc.ns, tc.ref, tc.owner)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }
