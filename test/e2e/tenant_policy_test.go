@@ -110,7 +110,7 @@ var _ = Describe("Policy a tenant cannot switch off, end to end", func() {
 		expectReady(files)
 		Eventually(teamRepos, timeout, poll).Should(ConsistOf("web", "api"))
 		for _, r := range []string{"web", "api"} {
-			Eventually(func(g Gomega) string { return codeowners(g, r) }, timeout, poll).Should(Equal(blob("* @" + org + "/platform\n")), r)
+			Eventually(func(g Gomega) string { return codeowners(g, r) }, timeout, poll).Should(Equal(blob("* @"+org+"/platform\n")), r)
 		}
 		Expect(set.Status.Yielded).To(BeNil())
 		Expect(files.Status.Yielded).To(BeNil())
