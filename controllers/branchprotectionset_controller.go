@@ -114,10 +114,14 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 		}
 		for _, b := range rules.Items {
 			// It holds the rule its status recorded reading or writing
-			// (status.externalName), by that name.
-			name := b.Status.ExternalName
-			if name == "" || !servers.HoldsOver(ctx, &b) {
+			// (status.externalName), by that name; under the set's own
+			// Forge, before it recorded one, its spec's.
+			if !servers.HoldsOver(ctx, &b) {
 				continue
+			}
+			name := b.Status.ExternalName
+			if name == "" {
+				name = string(b.Spec.RuleName)
 			}
 			target := string(b.Spec.Repository)
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtection", &b), older: true,
@@ -139,7 +143,7 @@ func (e *branchProtectionSet) claims(ctx context.Context) ([]claim, error) {
 				names[string(r.RuleName)] = true
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "BranchProtectionSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
+				matches: setWhere(servers, s, s.Spec.Repositories)})
 		}
 	}
 	return out, nil

@@ -133,3 +133,33 @@ func leftToEnforcers(what string, left map[string]string) error {
 	return reconciler.Stall(forgev1.ReasonConflict, "%s: %s; this resource leaves them and keeps the rest (drop them from its spec, or the set's enforce)",
 		what, strings.Join(parts, "; "))
 }
+
+// setWhere says where another set s holds what it sets: under the
+// yielding resource's own Forge, wherever its selector picks; under
+// another connection, only in the repositories its record
+// (status.matched) says it applied to (sets.HeldIn).
+func setWhere(servers *claims.Servers, s forgev1.Managed, sel forgev1.RepositorySelector) func(sets.Repo) bool {
+	if servers.SameForge(s) {
+		return sets.Matches(sel)
+	}
+	return sets.HeldIn(sel, s.(interface{ GetSetStatus() *forgev1.SetStatus }).GetSetStatus())
+}
+
+// recordedBranch is the branch RepositoryFile f holds: the one its status
+// recorded, else (under the yielding resource's own Forge) its spec's, nil
+// for the repository's default.
+func recordedBranch(f *forgev1.RepositoryFile) *string {
+	if f.Status.ExternalName != "" {
+		return &f.Status.ExternalName
+	}
+	return f.Spec.Branch
+}
+
+// branchOf is the name of the branch RepositoryFile f holds in a
+// repository whose default branch is def.
+func branchOf(f *forgev1.RepositoryFile, def string) string {
+	if b := recordedBranch(f); b != nil {
+		return *b
+	}
+	return def
+}

@@ -153,11 +153,11 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 			f := &files.Items[i]
 			// Only a RepositoryFile that read or wrote its branch (its
 			// status names it) keeps its paths: a spec alone holds nothing.
-			if f.Status.ExternalName == "" || !servers.HoldsOver(ctx, f) {
+			if !servers.HoldsOver(ctx, f) {
 				continue
 			}
 			owner, name, _ := strings.Cut(string(f.Spec.Repository), "/")
-			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: &f.Status.ExternalName,
+			out.files = append(out.files, fileHold{who: claims.HolderFor(e.obj.Namespace, "RepositoryFile", f), branch: recordedBranch(f),
 				paths: pathSet(f.Spec.Files), matches: func(r sets.Repo) bool {
 					return strings.EqualFold(r.Owner, owner) && strings.EqualFold(r.Name, name)
 				}})
@@ -173,7 +173,7 @@ func (e *fileSet) readHolds(ctx context.Context) (fileHolds, error) {
 				continue
 			}
 			out.sets = append(out.sets, fileHold{who: claims.HolderFor(e.obj.Namespace, "FileSet", s), older: claims.Older(s, e.obj),
-				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
+				branch: s.Spec.Branch, paths: pathSet(s.Spec.Files), matches: setWhere(servers, s, s.Spec.Repositories)})
 		}
 	}
 	return out, nil

@@ -64,7 +64,8 @@ func recordMatched(m forgev1.Managed) {
 
 // TestEveryYieldHoldsFromRecords: for every pair of kinds where one yields
 // to the other, the holder (a tenant's, in another namespace, through a
-// connection of the same server) holds nothing with a spec and no record,
+// connection of the same server) holds nothing with a spec and no record
+// (under the yielding resource's own Forge its spec holds),
 // nothing through a connection that is not Ready or that its ClusterForge
 // does not permit, nothing while being deleted, and holds with a record
 // through a Ready connection. A pair the registry declares without a row
@@ -128,6 +129,7 @@ func TestEveryYieldHoldsFromRecords(t *testing.T) {
 			}
 			return h
 		}
+		ownForge := func(h forgev1.Managed) { h.SetNamespace("platform") }
 		observes := func(h forgev1.Managed) { h.GetManagedSpec().ManagementPolicy = forgev1.ManagementPolicyObserve }
 		refusedByForge := func(h forgev1.Managed) {
 			h.SetGeneration(2)
@@ -144,6 +146,7 @@ func TestEveryYieldHoldsFromRecords(t *testing.T) {
 			want               bool
 			edit               []func(forgev1.Managed)
 		}{
+			{"a spec under the yielding resource's own Forge (its namespace, its credentials) holds", ready, false, false, true, []func(forgev1.Managed){ownForge}},
 			{"a record of a holder that only observes holds nothing", ready, true, false, false, []func(forgev1.Managed){observes}},
 			{"a record of a holder the forge refused (a read-only token) holds nothing", ready, true, false, false, []func(forgev1.Managed){refusedByForge}},
 			{"a spec with no record holds nothing", ready, false, false, false, nil},

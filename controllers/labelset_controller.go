@@ -148,7 +148,7 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 				}
 			}
 			out = append(out, claim{who: claims.HolderFor(e.obj.Namespace, "LabelSet", s), older: claims.Older(s, e.obj), names: names,
-				matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
+				matches: setWhere(servers, s, s.Spec.Repositories)})
 		}
 	}
 	return out, nil
@@ -156,10 +156,11 @@ func (e *labelSet) claims(ctx context.Context) ([]claim, error) {
 
 // labelClaim is what Label l of the set's server claims: the label its
 // status recorded (status.id) in its repository, by that id and by its
-// name; nothing without a record, nor when it is being deleted, its
+// name (under the set's own Forge its name alone claims); nothing without
+// a record under another connection, nor when it is being deleted, its
 // connection is not Ready or not permitted (claims.Servers.HoldsOver).
 func labelClaim(ctx context.Context, servers *claims.Servers, reader string, l *forgev1.Label) (claim, bool) {
-	if l.Spec.Repository == nil || l.Status.ID == 0 || !servers.HoldsOver(ctx, l) {
+	if l.Spec.Repository == nil || !servers.HoldsOver(ctx, l) {
 		return claim{}, false
 	}
 	names := map[string]bool{l.LabelName(): true}

@@ -311,8 +311,9 @@ func (e *repoFiles) heldElsewhere(ctx context.Context) (map[string]bool, string,
 	for i := range all.Items {
 		o := &all.Items[i]
 		// It holds the branch its status recorded writing or reading
-		// (status.externalName), in its repository (immutable).
-		if o.UID == e.obj.UID || !claims.Older(o, e.obj) || o.Status.ExternalName != e.BranchName ||
+		// (status.externalName, or under this one's Forge its spec's), in
+		// its repository (immutable).
+		if o.UID == e.obj.UID || !claims.Older(o, e.obj) || branchOf(o, e.Repository.DefaultBranch) != e.BranchName ||
 			!strings.EqualFold(string(o.Spec.Repository), string(e.obj.Spec.Repository)) || !servers.HoldsOver(ctx, o) {
 			continue
 		}

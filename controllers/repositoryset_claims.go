@@ -143,7 +143,7 @@ func (e *repositorySet) setHolds(ctx context.Context, servers *claims.Servers, i
 			teams[strings.ToLower(string(t))] = true
 		}
 		out.sets = append(out.sets, setHold{who: claims.HolderFor(e.obj.Namespace, "RepositorySet", s), older: claims.Older(s, e.obj),
-			values: settingValues(s.Spec.Settings), teams: teams, matches: sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)})
+			values: settingValues(s.Spec.Settings), teams: teams, matches: setWhere(servers, s, s.Spec.Repositories)})
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (e *repositorySet) teamHolds(ctx context.Context, servers *claims.Servers, 
 		t := &teams.Items[i]
 		// Only a Team that read its team (status.id) keeps an access: a
 		// spec alone holds nothing.
-		if t.Spec.Repositories == nil || t.Status.ID == 0 || !servers.HoldsOver(ctx, t) {
+		if t.Spec.Repositories == nil || !servers.HoldsOver(ctx, t) {
 			continue
 		}
 		h := teamHold{who: claims.HolderFor(e.obj.Namespace, "Team", t), org: strings.ToLower(string(t.Spec.Organization)),

@@ -233,14 +233,26 @@ func Refused(other forgev1.Managed) bool {
 // Wins decides, where a resource of one kind yields to another (a
 // RepositorySet to a Repository or a Team, a FileSet to a RepositoryFile,
 // a RepositoryFile to an older one), whether holder wins a field, a path
-// or a team's access, or keeps what is taken back. recorded says whether holder's status records having read
-// or written that very object (its status.id matched by id, a commit or
-// externalName for that repository): a spec alone holds nothing, a
-// connection that is not Ready wins nothing, and neither does one its
-// ClusterForge does not permit for the owner (DESIGN "Precedence and
-// enforcement") or one the forge refused (Refused).
+// or a team's access, or keeps what is taken back. recorded says whether
+// holder's status records having read or written that very object (its
+// status.id matched by id, a commit or externalName for that repository):
+// under another connection a spec alone holds nothing (DESIGN "Precedence
+// and enforcement"); under the yielding resource's own Forge (its
+// namespace, its credentials) the spec holds, so that a Label or a rule
+// applied with an Authoritative set is not deleted before its first pass
+// records it. A connection that is not Ready wins nothing, and neither
+// does one its ClusterForge does not permit for the owner or one the forge
+// refused (Refused).
 func (s *Servers) Wins(ctx context.Context, holder forgev1.Managed, recorded bool) bool {
-	return recorded && s.Sees(holder) && s.Permitted(ctx, holder) && !Refused(holder)
+	return (recorded || s.SameForge(holder)) && s.Sees(holder) && s.Permitted(ctx, holder) && !Refused(holder)
+}
+
+// SameForge reports whether holder goes through the very Forge these
+// Servers are of: the same namespace and the same credentials (never a
+// ClusterForge, which many tenants share).
+func (s *Servers) SameForge(holder forgev1.Managed) bool {
+	k := ForgeKey(holder)
+	return k == s.own && k.Namespace != ""
 }
 
 // Awaits decides whether a reference of waiter waits for declarer, a

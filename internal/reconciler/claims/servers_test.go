@@ -54,13 +54,15 @@ func TestOlder(t *testing.T) {
 }
 
 // TestWins: a holder wins only with a record of the object, through a
-// connection of the same server that is Ready; a spec alone holds nothing.
+// connection of the same server that is Ready; under another connection a
+// spec alone holds nothing, under the yielding resource's own Forge it does.
 func TestWins(t *testing.T) {
 	ready := types.NamespacedName{Namespace: "platform", Name: "gitea"}
 	notReady := types.NamespacedName{Namespace: "tenant", Name: "gitea"}
 	elsewhere := types.NamespacedName{Namespace: "other", Name: "gitea"}
-	s := &Servers{own: ready, same: map[types.NamespacedName]bool{ready: true, notReady: true},
-		ready: map[types.NamespacedName]bool{ready: true, notReady: false}}
+	tenant := types.NamespacedName{Namespace: "tenant", Name: "own"}
+	s := &Servers{own: ready, same: map[types.NamespacedName]bool{ready: true, notReady: true, tenant: true},
+		ready: map[types.NamespacedName]bool{ready: true, notReady: false, tenant: true}}
 	holder := func(at types.NamespacedName, ready string) *forgev1.Repository {
 		r := &forgev1.Repository{ObjectMeta: metav1.ObjectMeta{Namespace: at.Namespace, Name: "web"}}
 		r.Spec.ForgeRef.Name = at.Name
@@ -78,7 +80,9 @@ func TestWins(t *testing.T) {
 		want  bool
 	}{
 		{"a record through a Ready connection wins", ready, true, "", true},
-		{"a spec with no record holds nothing", ready, false, "", false},
+		{"a spec with no record under another Ready connection holds nothing", tenant, false, "", false},
+		{"a record under another Ready connection wins", tenant, true, "", true},
+		{"a spec under the yielding resource's own Forge holds (its namespace, its credentials)", ready, false, "", true},
 		{"a connection that is not Ready wins nothing, record or not", notReady, true, "", false},
 		{"a spec under a connection that is not Ready holds nothing", notReady, false, "", false},
 		{"a connection of another server holds nothing", elsewhere, true, "", false},
