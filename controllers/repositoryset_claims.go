@@ -26,6 +26,7 @@ import (
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
+	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 )
 
@@ -46,15 +47,20 @@ type repoSetHolds struct {
 
 // repositoryHold is a Repository resource: the settings it sets (and
 // "topics" when it lists its topics) in its repository, by its recorded id
-// alone (a name in a spec holds nothing).
+// (a name in a spec holds nothing), or, under the set's own Forge before
+// its first pass recorded one, by its spec's owner and name.
 type repositoryHold struct {
-	fields map[string]bool
-	id     int64
-	who    string
+	fields      map[string]bool
+	id          int64
+	owner, name string
+	who         string
 }
 
-func (h repositoryHold) holds(id int64) bool {
-	return h.id != 0 && h.id == id
+func (h repositoryHold) holds(owner string, r *forge.Repository) bool {
+	if h.id != 0 {
+		return h.id == r.ID
+	}
+	return strings.EqualFold(h.owner, owner) && strings.EqualFold(h.name, r.Name)
 }
 
 // setHold is another RepositorySet: the values it sets and the teams it
@@ -106,8 +112,9 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 	for i := range repos.Items {
 		r := &repos.Items[i]
 		// Only a Repository that read its repository (status.id), through a
-		// connection that is Ready, holds its fields there: by that id.
-		if r.Status.ID == 0 || !servers.HoldsOver(ctx, r) {
+		// connection that is Ready, holds its fields there: by that id
+		// (under the set's own Forge, before it read it, by its name).
+		if !servers.HoldsOver(ctx, r) || r.Status.ID == 0 && !servers.SameForge(r) {
 			continue
 		}
 		fields := map[string]bool{}
@@ -120,7 +127,7 @@ func (e *repositorySet) repositoryHolds(ctx context.Context, servers *claims.Ser
 		if len(fields) == 0 {
 			continue
 		}
-		out.repositories = append(out.repositories, repositoryHold{fields: fields, id: r.Status.ID,
+		out.repositories = append(out.repositories, repositoryHold{fields: fields, id: r.Status.ID, owner: string(r.Spec.Owner), name: r.RepoName(),
 			who: claims.HolderFor(e.obj.Namespace, "Repository", r)})
 	}
 	return nil
@@ -202,12 +209,12 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// heldFields are the fields a Repository resource holds in repository
-// id, each with that resource's name for the set's reader.
-func (h repoSetHolds) heldFields(id int64) map[string]string {
+// heldFields are the fields a Repository resource holds in repository r
+// of owner, each with that resource's name for the set's reader.
+func (h repoSetHolds) heldFields(owner string, r *forge.Repository) map[string]string {
 	out := map[string]string{}
 	for _, rh := range h.repositories {
-		if rh.holds(id) {
+		if rh.holds(owner, r) {
 			for f := range rh.fields {
 				out[f] = rh.who
 			}

@@ -122,7 +122,7 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 	// Topics as the listing has them: with them, another set's selector
 	// decides whether it holds here.
 	r.Topics, r.TopicsRead = found.Topics, true
-	held := e.leaveHeld(o, found.ID)
+	held := e.leaveHeld(o, r.Owner, found)
 	e.syncSettings(ctx, o, r, found, held, write)
 	if o.Yielded != nil || o.Cut {
 		return o
@@ -145,9 +145,9 @@ func (e *repositorySet) syncRepo(ctx context.Context, r sets.Repo, write bool) *
 }
 
 // leaveHeld is what Repository resources hold of the set's settings and
-// topics in repository id (their own win, without a failure), each left to
+// topics in repository found of owner (their own win, without a failure), each left to
 // its holder in o (status.yielded).
-func (e *repositorySet) leaveHeld(o *sets.Outcome, id int64) map[string]bool {
+func (e *repositorySet) leaveHeld(o *sets.Outcome, owner string, found *forge.Repository) map[string]bool {
 	if e.obj.Spec.Enforce {
 		return map[string]bool{} // an enforced set's values win; the Repository leaves them
 	}
@@ -156,7 +156,7 @@ func (e *repositorySet) leaveHeld(o *sets.Outcome, id int64) map[string]bool {
 		mine["topics"] = true
 	}
 	held := map[string]bool{}
-	for f, who := range e.holds.heldFields(id) {
+	for f, who := range e.holds.heldFields(owner, found) {
 		held[f] = true
 		if _, ok := mine[f]; ok {
 			o.LeaveTo(who, f)
