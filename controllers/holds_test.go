@@ -147,6 +147,7 @@ func TestEveryYieldHoldsFromRecords(t *testing.T) {
 			edit               []func(forgev1.Managed)
 		}{
 			{"a spec under the yielding resource's own Forge (its namespace, its credentials) holds", ready, false, false, true, []func(forgev1.Managed){ownForge}},
+			{"a holder of the yielding resource's own Forge that only observes holds", ready, false, false, true, []func(forgev1.Managed){ownForge, observes}},
 			{"a record of a holder that only observes holds nothing", ready, true, false, false, []func(forgev1.Managed){observes}},
 			{"a record of a holder the forge refused (a read-only token) holds nothing", ready, true, false, false, []func(forgev1.Managed){refusedByForge}},
 			{"a spec with no record holds nothing", ready, false, false, false, nil},

@@ -53,10 +53,12 @@ var refusedReasons = map[string]bool{
 	forgev1.ReasonNotPermitted: true, forgev1.ReasonMoved: true,
 }
 
-// writes reports whether holder writes its object: it manages it (does
-// not only observe), and the forge did not refuse its last pass.
-func writes(holder forgev1.Managed) bool {
-	if holder.GetManagedSpec().ManagementPolicy == forgev1.ManagementPolicyObserve {
+// writes reports whether holder writes its object: it manages it (under
+// another connection than the yielding resource's own Forge, one that only
+// observes holds nothing: a tenant's read-only token observes as well as
+// anyone), and the forge did not refuse its last pass.
+func (s *Servers) writes(holder forgev1.Managed) bool {
+	if holder.GetManagedSpec().ManagementPolicy == forgev1.ManagementPolicyObserve && !s.SameForge(holder) {
 		return false
 	}
 	reason, _ := conditions.ReadyReason(holder)
@@ -72,9 +74,10 @@ func writes(holder forgev1.Managed) bool {
 // is not being deleted, writes its object (it does not only observe, and
 // the forge did not refuse it: a tenant's read-only token records a public
 // repository's id as well as anyone) and Wins with its record (Recorded):
-// a spec alone holds nothing, and neither does a connection that is not
-// Ready or that its ClusterForge does not permit (DESIGN "Precedence and
-// enforcement").
+// under another connection a spec alone holds nothing, and neither does a
+// connection that is not Ready or that its ClusterForge does not permit
+// (DESIGN "Precedence and enforcement"); under the yielding resource's own
+// Forge an observing resource and a spec hold as they always did.
 func (s *Servers) HoldsOver(ctx context.Context, holder forgev1.Managed) bool {
-	return holder.GetDeletionTimestamp().IsZero() && writes(holder) && s.Wins(ctx, holder, Recorded(holder))
+	return holder.GetDeletionTimestamp().IsZero() && s.writes(holder) && s.Wins(ctx, holder, Recorded(holder))
 }
