@@ -44,25 +44,25 @@ func Recorded(holder forgev1.Managed) bool {
 	return st.ID != 0 || st.ExternalName != ""
 }
 
-// refusedReasons are the Ready reasons of a resource the forge or its
-// ClusterForge refused: its credentials cannot write its object, so it
-// holds none of it (a read-only token reads a public repository, and so
-// records its id, as well as anyone).
-var refusedReasons = map[string]bool{
-	forgev1.ReasonUnauthorized: true, forgev1.ReasonInsufficientScope: true,
-	forgev1.ReasonNotPermitted: true, forgev1.ReasonMoved: true,
+// withheldReasons are the Ready reasons, besides Unauthorized (Refused,
+// which Wins checks), of a resource its token's scopes, its ClusterForge
+// or a move keep from writing its object: it holds none of it (a
+// read-only token reads a public repository, and so records its id, as
+// well as anyone).
+var withheldReasons = map[string]bool{
+	forgev1.ReasonInsufficientScope: true, forgev1.ReasonNotPermitted: true, forgev1.ReasonMoved: true,
 }
 
 // writes reports whether holder writes its object: it manages it (under
 // another connection than the yielding resource's own Forge, one that only
 // observes holds nothing: a tenant's read-only token observes as well as
-// anyone), and the forge did not refuse its last pass.
+// anyone), and nothing withheld its last pass.
 func (s *Servers) writes(holder forgev1.Managed) bool {
 	if holder.GetManagedSpec().ManagementPolicy == forgev1.ManagementPolicyObserve && !s.SameForge(holder) {
 		return false
 	}
 	reason, _ := conditions.ReadyReason(holder)
-	return !refusedReasons[reason] || conditions.IsReady(holder, holder.GetGeneration())
+	return !withheldReasons[reason]
 }
 
 // HoldsOver is the one decision of every pair of kinds where one yields

@@ -214,12 +214,11 @@ func TenantErrors(cf *forgev1.ClusterForge) []string {
 // its namespace's labels from c (the manager's cache). A namespace that is
 // gone has no labels.
 func PermissionOf(ctx context.Context, c client.Reader, cf *forgev1.ClusterForge, obj forgev1.Managed) (Permission, error) {
-	var ns metav1.PartialObjectMetadata
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
-		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
+	labels, err := namespaceLabels(ctx, c, obj.GetNamespace())
+	if err != nil {
+		return Permission{}, err
 	}
-	p := Permits(cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj))
+	p := Permits(cf, obj.GetNamespace(), labels, obj.ForgeOwners(), forgev1.NeedsSiteAdmin(obj))
 	if p.Allowed {
 		p = PermitsAuthor(cf, forgev1.SpecAuthorOf(obj))
 	}
@@ -250,12 +249,22 @@ func AdminsPermission(ctx context.Context, c client.Reader, name string, obj for
 		}
 		return Permission{}, err
 	}
-	var ns metav1.PartialObjectMetadata
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if err := c.Get(ctx, types.NamespacedName{Name: obj.GetNamespace()}, &ns); err != nil && !apierrors.IsNotFound(err) {
-		return Permission{}, fmt.Errorf("read namespace %s: %w", obj.GetNamespace(), err)
+	labels, err := namespaceLabels(ctx, c, obj.GetNamespace())
+	if err != nil {
+		return Permission{}, err
 	}
-	return PermitsAdmins(&cf, obj.GetNamespace(), ns.Labels, obj.ForgeOwners()), nil
+	return PermitsAdmins(&cf, obj.GetNamespace(), labels, obj.ForgeOwners()), nil
+}
+
+// namespaceLabels are the labels of namespace ns, read from c (the
+// manager's cache) as metadata; none for a namespace that is gone.
+func namespaceLabels(ctx context.Context, c client.Reader, ns string) (map[string]string, error) {
+	var obj metav1.PartialObjectMetadata
+	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := c.Get(ctx, types.NamespacedName{Name: ns}, &obj); err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("read namespace %s: %w", ns, err)
+	}
+	return obj.Labels, nil
 }
 
 // GrantsEverywhere reports whether a resource of namespace ns on
@@ -272,10 +281,9 @@ func GrantsEverywhere(ctx context.Context, c client.Reader, ns string, ref forge
 	if err := c.Get(ctx, types.NamespacedName{Name: ref.Name}, &cf); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	var nsObj metav1.PartialObjectMetadata
-	nsObj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if err := c.Get(ctx, types.NamespacedName{Name: ns}, &nsObj); err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("read namespace %s: %w", ns, err)
+	labels, err := namespaceLabels(ctx, c, ns)
+	if err != nil {
+		return false, err
 	}
-	return Permits(&cf, ns, nsObj.Labels, []string{owner}, false).Allowed, nil
+	return Permits(&cf, ns, labels, []string{owner}, false).Allowed, nil
 }
