@@ -38,14 +38,17 @@ import (
 // applied to. Those resources leave it (Observation.Left) and keep the
 // rest.
 
-// enforcers lists the sets of kind L (items T) on obj's server that
-// enforce (enforce(t)) and hold over obj (claims.Servers.HoldsOver) in
-// repository r, oldest first, each with its name for obj's reader.
+// enforcers lists the sets of a kind (list, whose items are T) on obj's
+// server that enforce (enforce(t)) and hold over obj
+// (claims.Servers.HoldsOver) in repository r, where their selector (sel)
+// picks it and their record says they applied (sets.HeldIn), oldest
+// first, each with its name for obj's reader.
 func enforcers[T any, PT interface {
 	*T
 	forgev1.Managed
+	GetSetStatus() *forgev1.SetStatus
 }](ctx context.Context, cache client.Reader, obj forgev1.Managed, list client.ObjectList, items func() []T,
-	enforce func(PT) bool, where func(PT) func(sets.Repo) bool, r sets.Repo, kind string) ([]PT, []string, error) {
+	enforce func(PT) bool, sel func(PT) forgev1.RepositorySelector, r sets.Repo, kind string) ([]PT, []string, error) {
 	if cache == nil {
 		return nil, nil, nil // plan: no cache of the other resources
 	}
@@ -61,7 +64,7 @@ func enforcers[T any, PT interface {
 		all := items()
 		for i := range all {
 			s := PT(&all[i])
-			if enforce(s) && servers.HoldsOver(ctx, s) && where(s)(r) {
+			if enforce(s) && servers.HoldsOver(ctx, s) && sets.HeldIn(sel(s), s.GetSetStatus())(r) {
 				out = append(out, s)
 			}
 		}
@@ -87,10 +90,7 @@ func enforcedSettings(ctx context.Context, cache client.Reader, obj *forgev1.Rep
 	r := sets.Repo{Owner: string(obj.Spec.Owner), Name: found.Name, ID: found.ID, Topics: found.Topics, TopicsRead: true}
 	holders, who, err := enforcers(ctx, cache, obj, &list, func() []forgev1.RepositorySet { return list.Items },
 		func(s *forgev1.RepositorySet) bool { return s.Spec.Enforce },
-		func(s *forgev1.RepositorySet) func(sets.Repo) bool {
-			return sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)
-		},
-		r, "RepositorySet")
+		func(s *forgev1.RepositorySet) forgev1.RepositorySelector { return s.Spec.Repositories }, r, "RepositorySet")
 	if err != nil {
 		return nil, err
 	}

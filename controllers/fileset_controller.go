@@ -247,7 +247,7 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.
 func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (b *files.Branch, left map[string][]string, conflicts []string) {
 	s := e.obj.Spec
 	b = &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
-		Repository: found, FilesSpec: s.FilesSpec, Contents: e.contents, Deleting: releasing, KeptBy: files.KeptByOf("FileSet", e.obj),
+		Repository: found, FilesSpec: s.FilesSpec, Contents: e.contents, Deleting: releasing, KeptBy: claims.Holder("FileSet", e.obj),
 		Pinned: e.pass.CommitAuthor}
 	b.On(found.DefaultBranch)
 	b.Held, left, conflicts = e.held(r, found, b.BranchName, releasing)

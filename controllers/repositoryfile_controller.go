@@ -113,7 +113,7 @@ func filePaths(f *forgev1.RepositoryFile) string {
 func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
 	e := &repoFiles{obj: f, cache: pass.Cache, Branch: files.Branch{Forge: pass.Forge, At: at,
 		FilesSpec: f.Spec.FilesSpec, Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{},
-		KeptBy: files.KeptByOf("RepositoryFile", f), Pinned: pass.CommitAuthor}}
+		KeptBy: claims.Holder("RepositoryFile", f), Pinned: pass.CommitAuthor}}
 	if e.Deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}
@@ -180,10 +180,7 @@ func (e *repoFiles) enforcedPaths(ctx context.Context) (map[string]string, error
 	r := sets.Repo{Owner: e.Owner, Name: found.Name, ID: found.ID, Topics: found.Topics, TopicsRead: true}
 	holders, who, err := enforcers(ctx, e.cache, e.obj, &list, func() []forgev1.FileSet { return list.Items },
 		func(s *forgev1.FileSet) bool { return s.Spec.Enforce },
-		func(s *forgev1.FileSet) func(sets.Repo) bool {
-			return sets.HeldIn(s.Spec.Repositories, &s.Status.SetStatus)
-		},
-		r, "FileSet")
+		func(s *forgev1.FileSet) forgev1.RepositorySelector { return s.Spec.Repositories }, r, "FileSet")
 	if err != nil {
 		return nil, err
 	}

@@ -65,8 +65,9 @@ type Branch struct {
 	Deleting bool
 	// Held are the paths another resource holds here: left alone.
 	Held map[string]bool
-	// KeptBy names the resource the commits are made for (KeptByOf), in
-	// the trailer every commit's message ends with.
+	// KeptBy names the resource the commits are made for, "<kind>
+	// <namespace>/<name>" (claims.Holder), in the trailer every commit's
+	// message ends with.
 	KeptBy string
 	// Pinned is the author the connection pins for every commit
 	// (reconciler.Pass.CommitAuthor): it stands for the spec's, which such a
@@ -192,12 +193,6 @@ func (b *Branch) author() *forgev1.CommitAuthor {
 // who reads a repository's history can tell which resource, in which
 // namespace, to ask about a commit, whoever its author says it is.
 const TrailerKey = "Kept-by"
-
-// KeptByOf names obj of kind in a commit's trailer, "<kind>
-// <namespace>/<name>": "FileSet platform/codeowners".
-func KeptByOf(kind string, obj client.Object) string {
-	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
-}
 
 // Message is message ending in the trailer "Kept-by: keptBy", placed as
 // git interpret-trailers places one: in the message's trailer block when
