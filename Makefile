@@ -56,6 +56,7 @@ generate: ## Generate deepcopy code, the kinds' accessors, PROJECT and docs/refe
 manifests: ## Generate CRDs, their kustomization, RBAC from the kubebuilder markers, the samples' kustomization, and the Helm chart's copies of the CRDs and manager role.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true rbac:roleName=manager-role paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	go run ./hack/crdversions config/crd/bases
 	hack/crd-kustomization.sh > config/crd/kustomization.yaml.tmp && mv config/crd/kustomization.yaml.tmp config/crd/kustomization.yaml
 	hack/samples-kustomization.sh > config/samples/kustomization.yaml.tmp && mv config/samples/kustomization.yaml.tmp config/samples/kustomization.yaml
 	rm -f $(CHART)/files/crds/*.yaml && cp config/crd/bases/*.yaml $(CHART)/files/crds/

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/reconciler"

@@ -63,7 +63,7 @@ func TestPlanDeployKeys(t *testing.T) {
 	}
 	ff.ClearRequests()
 	doc := func(name, rest string) string {
-		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1alpha1\nkind: DeployKey\nmetadata: {name: %s, namespace: team}\n"+
+		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1beta1\nkind: DeployKey\nmetadata: {name: %s, namespace: team}\n"+
 			"spec:\n  forgeRef: {name: gitea}\n  repository: acme/web\n%s", name, rest)
 	}
 	manifests := planObjects(t, strings.Join([]string{

@@ -259,7 +259,7 @@ func TestExportRepositories(t *testing.T) {
 		"templateType: basic_kanban\n  title: Roadmap",
 		"kind: RunnerSetting\nmetadata:\n  name: acme-api-runner-",
 		"repository: acme/api\n  runner:\n    name: api-runner",
-		"# 2 repositories hold exactly these labels.\napiVersion: forge.forgeops.dev/v1alpha1\nkind: LabelSet\nmetadata:\n  name: acme-labels-2-repositories",
+		"# 2 repositories hold exactly these labels.\napiVersion: forge.forgeops.dev/v1beta1\nkind: LabelSet\nmetadata:\n  name: acme-labels-2-repositories",
 		"repositories:\n    names:\n    - acme/api\n    - acme/web",
 		"- color: '#d73a4a'\n    exclusive: true\n    name: kind/bug\n  - color: '#a2eeef'\n    exclusive: true\n    name: kind/feature",
 		"# acme/docs has 2 labels named \"dup\": left out, a LabelSet cannot adopt one of several.",
@@ -298,7 +298,7 @@ func TestExportBranchProtections(t *testing.T) {
 
 	out := run(t, fc, "acme")
 	for _, want := range []string{
-		"# 2 repositories hold exactly these branch protection rules.\napiVersion: forge.forgeops.dev/v1alpha1\nkind: BranchProtectionSet\nmetadata:\n  name: acme-branch-rules-2-repositories",
+		"# 2 repositories hold exactly these branch protection rules.\napiVersion: forge.forgeops.dev/v1beta1\nkind: BranchProtectionSet\nmetadata:\n  name: acme-branch-rules-2-repositories",
 		"repositories:\n    names:\n    - acme/api\n    - acme/web",
 		"enableStatusCheck: true",
 		"protectedFilePatterns: '*.lock'",

@@ -56,7 +56,7 @@ func TestPlanFileSets(t *testing.T) {
 	ff.SetArchived("acme", "old", true)
 	ff.ClearRequests()
 	doc := func(name, rest string) string {
-		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1alpha1\nkind: FileSet\nmetadata: {name: %s, namespace: team}\n"+
+		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1beta1\nkind: FileSet\nmetadata: {name: %s, namespace: team}\n"+
 			"spec:\n  forgeRef: {name: gitea}\n%s", name, rest)
 	}
 	manifests := planObjects(t, strings.Join([]string{

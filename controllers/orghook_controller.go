@@ -17,7 +17,7 @@ limitations under the License.
 package controllers
 
 import (
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers/internal/child"
 	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -114,17 +114,17 @@ func TestPlanHooks(t *testing.T) {
 	}
 	ff.ClearRequests()
 
-	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: signed, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "https://signed.example.com/hook", secretRef: {name: hook, key: secret}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: chat, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: slack, urlSecretRef: {name: hook, key: url}, config: {channel: "#dev"}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: plain-a, namespace: team}
 spec:
@@ -135,12 +135,12 @@ spec:
   events: [release]
   authorizationHeaderSecretRef: {name: hook, key: header}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: plain-b, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "https://plain.example.com/hook"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: dup, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, color: "#000000"}`)
@@ -280,7 +280,7 @@ func TestPlanHookCredentialURL(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(&forgev1.OrgHook{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ci", UID: "uid-ci"},
 		Status:     forgev1.HookStatus{ManagedStatus: forgev1.ManagedStatus{ID: h.ID}}}).Build()
-	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: ci, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "`+newURL+`"}`)
@@ -334,17 +334,17 @@ func compareItems(t *testing.T, want, got map[string]plan.Item) {
 // not (a set whole), reading and writing nothing for those.
 func TestPlanReleaseGates(t *testing.T) {
 	ctx := context.Background()
-	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1beta1
 kind: Team
 metadata: {name: platform, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, visibility: limited, units: {code: read}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Repository
 metadata: {name: web, namespace: team}
 spec: {forgeRef: {name: gitea}, owner: acme, hasCode: false, defaultUpdateStyle: rebase}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtectionSet
 metadata: {name: protect, namespace: team}
 spec:

@@ -20,7 +20,7 @@ import (
 	"slices"
 	"testing"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 

@@ -39,7 +39,7 @@ func TestPlanRepositoryFromTemplate(t *testing.T) {
 	}
 	ff.ClearRequests()
 	doc := func(name, rest string) string {
-		return "apiVersion: forge.forgeops.dev/v1alpha1\nkind: Repository\nmetadata: {name: " + name + ", namespace: team}\n" +
+		return "apiVersion: forge.forgeops.dev/v1beta1\nkind: Repository\nmetadata: {name: " + name + ", namespace: team}\n" +
 			"spec:\n  forgeRef: {name: gitea}\n  owner: acme\n  init: {template: {repository: acme/go-service, labels: true}}\n" + rest
 	}
 	manifests := planObjects(t, strings.Join([]string{

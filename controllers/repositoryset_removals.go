@@ -22,7 +22,7 @@ import (
 	"slices"
 	"strings"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/controllers/internal/words"
 	"github.com/forgeops/forge-operator/internal/forge"

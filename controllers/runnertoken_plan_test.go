@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
@@ -62,7 +62,7 @@ func TestPlanRunnerRegistrationTokens(t *testing.T) {
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "theirs"}, Data: map[string][]byte{"token": []byte("x")}},
 	).Build()
 	doc := func(name, annotations string) string {
-		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1alpha1\nkind: RunnerRegistrationToken\nmetadata: {name: %s, namespace: team%s}\n"+
+		return fmt.Sprintf("apiVersion: forge.forgeops.dev/v1beta1\nkind: RunnerRegistrationToken\nmetadata: {name: %s, namespace: team%s}\n"+
 			"spec:\n  forgeRef: {name: gitea}\n  organization: acme\n  secretName: %s\n", name, annotations, name)
 	}
 	manifests := planObjects(t, strings.Join([]string{

@@ -29,7 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers/internal/secrets"
 	"github.com/forgeops/forge-operator/internal/conditions"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -375,17 +375,17 @@ func TestPlanUsers(t *testing.T) {
 	ff.AddUser("CI-Existing")
 	ff.AddUser("ci-drift")
 	ff.ClearRequests()
-	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1alpha1
+	manifests := planObjects(t, `apiVersion: forge.forgeops.dev/v1beta1
 kind: User
 metadata: {name: new, namespace: team}
 spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-new, email: ci-new@example.com}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: User
 metadata: {name: existing, namespace: team}
 spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-existing, email: ci-existing@example.com}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: User
 metadata: {name: drift, namespace: team}
 spec:

@@ -14,50 +14,48 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha1 holds the forge.forgeops.dev/v1alpha1 API: the
-// connections to a forge (Forge, and the cluster-scoped ClusterForge a
-// platform shares with its tenants) and every kind of forge object the
-// operator keeps equal to its resource: organizations, repositories,
-// teams, users, webhooks, labels and label sets, branch and tag
-// protection, deploy keys, Actions secrets and variables, projects,
-// runner settings, runner registration tokens and push mirrors.
-// docs/reference.md is generated from this package.
-// +kubebuilder:object:generate=true
-// +groupName=forge.forgeops.dev
+// Package v1alpha1 is the deprecated forge.forgeops.dev/v1alpha1 API.
+// Its schema is v1beta1's, field for field: the API review (docs/api.md)
+// changed no field, so the API server converts between the two versions
+// with `conversion: None` and no webhook, and this package holds no types
+// of its own. `make manifests` (hack/crdversions) serves every CRD's
+// v1beta1 schema a second time under this version, deprecated, with
+// DeprecationWarning; AddToScheme registers v1beta1's kinds under this
+// version for the clients that still read or write it (plan reading a
+// v1alpha1 manifest, the suites that write at v1alpha1 to exercise the
+// conversion).
+//
+// A field that v1beta1 changes after this point ends that: this package
+// then gets types of its own and conversion functions, and the CRDs a
+// conversion webhook (docs/api.md, "Deprecation policy").
 package v1alpha1
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-var (
-	// GroupVersion is the group and version of every kind in this package.
-	GroupVersion = schema.GroupVersion{Group: "forge.forgeops.dev", Version: "v1alpha1"}
+// GroupVersion is the deprecated version every kind is still served at.
+var GroupVersion = schema.GroupVersion{Group: v1beta1.GroupVersion.Group, Version: "v1alpha1"}
 
-	// SchemeBuilder registers the kinds of this package with a scheme.
-	SchemeBuilder = &schemeBuilder{}
-
-	// AddToScheme adds the kinds of this package to a scheme.
-	AddToScheme = SchemeBuilder.AddToScheme
-)
-
-// schemeBuilder collects the kinds each types file registers in its init.
-// Own code rather than controller-runtime's deprecated scheme.Builder, so
-// that this package depends on k8s.io/apimachinery only.
-type schemeBuilder struct {
-	objects []runtime.Object
+// DeprecationWarning is what the API server answers every request at
+// v1alpha1 with (a Warning header kubectl prints), naming the version
+// that replaces it.
+func DeprecationWarning(kind string) string {
+	return fmt.Sprintf("%s %s is deprecated; use %s %s (docs/api.md)", GroupVersion, kind, v1beta1.GroupVersion, kind)
 }
 
-// Register adds objects (a kind and its list) to those AddToScheme adds.
-func (b *schemeBuilder) Register(objects ...runtime.Object) {
-	b.objects = append(b.objects, objects...)
-}
-
-// AddToScheme adds every registered kind to s.
-func (b *schemeBuilder) AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, b.objects...)
+// AddToScheme registers every kind of v1beta1, with its list, under
+// v1alpha1: the same Go types, as the schemas are the same. A scheme
+// holds either this or v1beta1.AddToScheme, not both, as a client could
+// not tell which version a typed object is meant for.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, v1beta1.SchemeBuilder.Objects()...)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -49,7 +49,7 @@ func TestPlanRepository(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Repository
 metadata: {name: site, namespace: team}
 spec:
@@ -61,7 +61,7 @@ spec:
   topics: [go]
   collaborators: [{user: alice, permission: write}]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Repository
 metadata: {name: docs, namespace: team}
 spec:
@@ -96,7 +96,7 @@ func TestPlanTeam(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Team
 metadata: {name: platform, namespace: team}
 spec:
@@ -106,7 +106,7 @@ spec:
   units: {code: write, issues: read}
   members: [alice]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Team
 metadata: {name: docs, namespace: team}
 spec:
@@ -151,7 +151,7 @@ func TestPlanActions(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsSecret
 metadata: {name: deploy-token, namespace: team}
 spec:
@@ -159,7 +159,7 @@ spec:
   repository: acme/web
   valueFrom: {secretKeyRef: {name: web-ci, key: token}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsVariable
 metadata: {name: go-version, namespace: team}
 spec:
@@ -167,7 +167,7 @@ spec:
   organization: acme
   value: "1.26"
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsVariable
 metadata: {name: new-one, namespace: team}
 spec:
@@ -218,7 +218,7 @@ func TestPlanBranchProtections(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtection
 metadata: {name: web-main, namespace: team}
 spec:
@@ -229,7 +229,7 @@ spec:
   enableStatusCheck: true
   statusCheckContexts: [a, b]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtectionSet
 metadata: {name: protect, namespace: team}
 spec:
@@ -286,7 +286,7 @@ func TestPlanTagProtections(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: TagProtection
 metadata: {name: web-v, namespace: team}
 spec:
@@ -295,7 +295,7 @@ spec:
   namePattern: v*
   whitelistTeams: [OWNERS]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: TagProtection
 metadata: {name: web-release, namespace: team}
 spec:
@@ -304,7 +304,7 @@ spec:
   namePattern: release-*
   whitelistTeams: []
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: TagProtection
 metadata: {name: web-nightly, namespace: team}
 spec:
@@ -352,17 +352,17 @@ func TestPlanClusterForgeReference(t *testing.T) {
 		return code, out.String()
 	}
 	const resources = `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: acme, namespace: team}
 spec: {forgeRef: REF, description: new}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: bug, namespace: team}
 spec: {forgeRef: REF, organization: acme, color: "#FF0000"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: web-feature, namespace: team}
 spec: {forgeRef: REF, repository: acme/web, name: feature, color: "#00ff00"}
@@ -372,7 +372,7 @@ spec: {forgeRef: REF, repository: acme/web, name: feature, color: "#00ff00"}
 		"Organization team/acme: update\n  description: \"old\" -> \"new\"\n" +
 		"Plan: 1 create, 1 update, 1 in sync.\n"
 	forgeCode, forgeText := plan(strings.ReplaceAll(resources, "REF", "{name: shared}"))
-	clusterCode, clusterText := plan(`apiVersion: forge.forgeops.dev/v1alpha1
+	clusterCode, clusterText := plan(`apiVersion: forge.forgeops.dev/v1beta1
 kind: ClusterForge
 metadata: {name: shared}
 spec:
@@ -388,7 +388,7 @@ spec:
 	}
 
 	const oneLabel = `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: NAME, namespace: team}
 spec: {forgeRef: REF, organization: acme, name: bug, color: "#ff0000"}
@@ -428,7 +428,7 @@ func TestPlanPushMirrors(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	manifests := `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: PushMirror
 metadata: {name: web-github, namespace: team}
 spec:
@@ -436,7 +436,7 @@ spec:
   repository: acme/web
   remoteAddress: https://github.com/acme/web.git
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: PushMirror
 metadata: {name: web-mirror, namespace: team}
 spec:
@@ -445,7 +445,7 @@ spec:
   remoteAddress: https://mirror.example.com/web.git
   interval: 1h
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: PushMirror
 metadata: {name: web-backup, namespace: team}
 spec:

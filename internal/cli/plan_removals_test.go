@@ -25,7 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/plan"
@@ -34,7 +34,7 @@ import (
 // removalsManifests: each kind that removes what it does not list, with
 // removals Report, over a forge holding one object it would remove.
 const removalsManifests = `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: api-labels, namespace: team}
 spec:
@@ -44,7 +44,7 @@ spec:
   removals: Report
   labels: [{name: keep, color: "#123456"}]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Team
 metadata: {name: platform, namespace: team}
 spec:
@@ -54,7 +54,7 @@ spec:
   members: [alice]
   removals: Report
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Repository
 metadata: {name: web, namespace: team}
 spec:

@@ -101,57 +101,57 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: not-ours, namespace: team}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Forge
 metadata: {name: gitea, namespace: team}
 spec: {url: https://git.example.com, auth: {tokenSecretRef: {name: gitea-token}}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: acme, namespace: team}
 spec: {forgeRef: {name: gitea}, description: new}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: newco, namespace: team}
 spec: {forgeRef: {name: gitea}, fullName: New Co}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: bug, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, color: "#FF0000"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: bug-again, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, name: bug, color: "#00ff00"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: web-feature, namespace: team}
 spec: {forgeRef: {name: gitea}, repository: acme/web, name: feature, color: "#00ff00"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: newco-bug, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: newco, name: bug, color: "#00ff00"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: paused, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, name: paused, color: "#00ff00", suspend: true}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: watched, namespace: audit}
 spec: {forgeRef: {name: gitea}, name: acme, location: Lisbon, managementPolicy: Observe}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: ci, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "https://ci.example.com/hook"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: signed, namespace: team}
 spec:
@@ -161,7 +161,7 @@ spec:
   url: "https://signed.example.com/hook"
   secretRef: {name: hook-secret, key: secret}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: chat, namespace: team}
 spec:
@@ -171,27 +171,27 @@ spec:
   urlSecretRef: {name: slack-url, key: url}
   config: {channel: "#dev"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: RepoHook
 metadata: {name: web-deploy, namespace: team}
 spec: {forgeRef: {name: gitea}, repository: acme/web, type: gitea, url: "https://deploy.example.com/hook", events: [release]}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Project
 metadata: {name: roadmap, namespace: team}
 spec: {forgeRef: {name: gitea}, repository: acme/web, title: Roadmap, state: closed}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: RunnerSetting
 metadata: {name: r1, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, runner: {name: r1}, disabled: true}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: RunnerSetting
 metadata: {name: r9, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, runner: {name: r9}, disabled: true}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: web-labels, namespace: team}
 spec:
@@ -199,7 +199,7 @@ spec:
   repositories: {names: [acme/web]}
   labels: [{name: bug, color: "#ff0000"}]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: api-labels, namespace: team}
 spec:
@@ -288,7 +288,7 @@ func TestPlanExclusiveMerge(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1alpha1
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: web-labels, namespace: team}
 spec:
@@ -324,18 +324,18 @@ func TestPlanExitCodes(t *testing.T) {
 		}
 		return p
 	}
-	inSync := write("sync/org.yaml", `apiVersion: forge.forgeops.dev/v1alpha1
+	inSync := write("sync/org.yaml", `apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: acme}
 spec: {forgeRef: {name: gitea}, description: old}
 `)
-	write("sync/nested/label.yml", `apiVersion: forge.forgeops.dev/v1alpha1
+	write("sync/nested/label.yml", `apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: bug}
 spec: {forgeRef: {name: gitea}, organization: acme, color: "ff0000"}
 `)
 	write("sync/README.md", "not a manifest: skipped in a directory")
-	pending := write("pending.json", `{"apiVersion":"forge.forgeops.dev/v1alpha1","kind":"Label","metadata":{"name":"wip"},
+	pending := write("pending.json", `{"apiVersion":"forge.forgeops.dev/v1beta1","kind":"Label","metadata":{"name":"wip"},
 "spec":{"forgeRef":{"name":"gitea"},"organization":"acme","color":"#123456"}}`)
 	cases := []struct {
 		name   string
@@ -394,17 +394,17 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "ff0000"}
 func TestPlanJSON(t *testing.T) {
 	fake, url := seedPlanForge(t)
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
-	manifests := `apiVersion: forge.forgeops.dev/v1alpha1
+	manifests := `apiVersion: forge.forgeops.dev/v1beta1
 kind: Project
 metadata: {name: roadmap, namespace: team}
 spec: {forgeRef: {name: gitea}, repository: acme/web, title: Roadmap, description: Plans, cardType: images_and_text}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: signed, namespace: team}
 spec: {forgeRef: {name: gitea}, organization: acme, type: gitea, url: "https://signed.example.com/hook", secretRef: {name: s, key: k}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: acme, namespace: team}
 spec: {forgeRef: {name: gitea}, description: old}

@@ -52,7 +52,7 @@ func TestPlanTopics(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", srv.URL, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1alpha1
+	code := cli.RunWithInput(ctx, "plan", []string{"--url", srv.URL, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: services, namespace: team}
 spec:
@@ -60,7 +60,7 @@ spec:
   repositories: {organization: acme, topics: [go, service]}
   labels: [{name: bug, color: "#ff0000"}]
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtectionSet
 metadata: {name: services, namespace: team}
 spec:

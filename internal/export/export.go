@@ -43,7 +43,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 

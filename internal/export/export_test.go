@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -115,7 +115,7 @@ func TestExportWalk(t *testing.T) {
 			t.Errorf("the walk ran\n  %s\nwant\n  %s", strings.Join(tr.log, "\n  "), strings.Join(want, "\n  "))
 		}
 		for _, w := range []string{"# forge-operator export of organization acme from https://git.example.com (server version ",
-			"---\n# a comment\napiVersion: forge.forgeops.dev/v1alpha1\nkind: Organization\nmetadata:\n  name: acme\n  namespace: team-a\nspec:\n  forgeRef:\n    name: gitea\n  name: acme\n"} {
+			"---\n# a comment\napiVersion: forge.forgeops.dev/v1beta1\nkind: Organization\nmetadata:\n  name: acme\n  namespace: team-a\nspec:\n  forgeRef:\n    name: gitea\n  name: acme\n"} {
 			if !strings.Contains(out.String(), w) {
 				t.Errorf("the export lacks %q:\n%s", w, out.String())
 			}

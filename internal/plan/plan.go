@@ -29,7 +29,7 @@ import (
 	"slices"
 	"strings"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 // Version is the version of the JSON form. It changes only when a field

@@ -25,10 +25,10 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Kinds are the kinds of forge.forgeops.dev/v1alpha1, read from the
+// Kinds are the kinds of forge.forgeops.dev/v1beta1, read from the
 // scheme the API package registers: every kind with its list type, sorted,
 // the Forge last (the others refer to it, so that deleting in this order
 // removes a Forge after what uses it). Test lists of kinds come from here,

@@ -43,8 +43,8 @@ func TestKindsAreTheAPIPackagesKinds(t *testing.T) {
 		t.Fatalf("%d lists for %d kinds", len(lists), len(kinds))
 	}
 	for i, l := range lists {
-		if got := fmt.Sprintf("%T", l); got != "*v1alpha1."+kinds[i]+"List" {
-			t.Errorf("list %d is a %s, want *v1alpha1.%sList", i, got, kinds[i])
+		if got := fmt.Sprintf("%T", l); got != "*v1beta1."+kinds[i]+"List" {
+			t.Errorf("list %d is a %s, want *v1beta1.%sList", i, got, kinds[i])
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/manager"
 )
 

@@ -30,7 +30,7 @@ import (
 	"sync"
 	"time"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 // What a run records (the forge calls and the Kubernetes requests it made)
@@ -84,7 +84,7 @@ type kubeTransport struct {
 }
 
 var (
-	forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1alpha1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
+	forgeResource = regexp.MustCompile(`^/apis/forge\.forgeops\.dev/v1beta1/namespaces/[^/]+/([a-z]+)(/[^/?]+)?(/status)?`)
 	leaseResource = regexp.MustCompile(`^/apis/coordination\.k8s\.io/v1/namespaces/[^/]+/leases(/forge-operator-server-[^/?]*)?$`)
 )
 

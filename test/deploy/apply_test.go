@@ -44,7 +44,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
@@ -311,7 +311,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 	}
 	label := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(`
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: kind-bug, namespace: acme}
 spec: {forgeRef: {name: gitea}, organization: acme, name: kind/bug, color: d73a4a}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -149,7 +149,7 @@ type healthCase struct {
 // healthCases are the objects both health checks are tested on.
 func healthCases() []healthCase {
 	const head = `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: kind-bug, namespace: acme, generation: 3}
 `
@@ -236,7 +236,7 @@ metadata: {name: kind-bug, namespace: acme, generation: 3}
   - {type: Ready, status: "False", reason: Conflict, message: also managed by Label acme/kind-bug-2, observedGeneration: 3}`,
 			"Degraded", "also managed by Label acme/kind-bug-2"},
 		{"deletion refused by the forge", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: acme, generation: 2, deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [forge.forgeops.dev/finalizer]}
 status:
@@ -245,7 +245,7 @@ status:
   - {type: Ready, status: "False", reason: DeleteBlocked, message: organization acme still owns 3 repositories, observedGeneration: 2}`,
 			"Degraded", "organization acme still owns 3 repositories"},
 		{"forge without the projects API", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Project
 metadata: {name: board, generation: 1}
 status:
@@ -338,7 +338,7 @@ status:
   - {type: Stalled, status: "True", reason: NotPermitted, message: "ClusterForge \"shared\" does not let namespace acme manage owner acme: add a tenants entry selecting the namespace with an owners glob matching acme", observedGeneration: 3}`,
 			"Degraded", `ClusterForge "shared" does not let namespace acme manage owner acme: add a tenants entry selecting the namespace with an owners glob matching acme`},
 		{"not permitted, without Stalled", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: User
 metadata: {name: ci-bot, namespace: platform, generation: 1}
 spec: {forgeRef: {kind: ClusterForge, name: shared}, username: ci-bot, email: ci-bot@example.com}
@@ -348,7 +348,7 @@ status:
   - {type: Ready, status: "False", reason: NotPermitted, message: "ClusterForge \"shared\" has no tenants entry with siteAdmin: true for namespace platform and user ci-bot", observedGeneration: 1}`,
 			"Degraded", `ClusterForge "shared" has no tenants entry with siteAdmin: true for namespace platform and user ci-bot`},
 		{"ClusterForge connected", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ClusterForge
 metadata: {name: shared, generation: 2}
 spec: {url: "https://git.example.com", auth: {tokenSecretRef: {name: shared-token}}, tenants: [{namespaces: [team-a], owners: [team-a-*]}]}
@@ -359,7 +359,7 @@ status:
   - {type: Ready, status: "True", reason: Connected, message: connected as platform-bot to gitea 1.26.4, observedGeneration: 2}`,
 			"Healthy", "connected as platform-bot to gitea 1.26.4"},
 		{"ClusterForge deleted while in use", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ClusterForge
 metadata: {name: shared, generation: 2, deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [forge.forgeops.dev/finalizer]}
 status:
@@ -370,7 +370,7 @@ status:
   - {type: Reconciling, status: "True", reason: InUse, message: "in use by Organization team-a/acme and Repository team-a/web: deleting waits for them", observedGeneration: 2}`,
 			"Progressing", "in use by Organization team-a/acme and Repository team-a/web: deleting waits for them"},
 		{"Forge connected", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Forge
 metadata: {name: gitea, generation: 1}
 spec: {url: "https://git.example.com", auth: {tokenSecretRef: {name: gitea-token}}}
@@ -381,7 +381,7 @@ status:
   - {type: Ready, status: "True", reason: Connected, message: connected as admin to gitea 1.22.0, observedGeneration: 1}`,
 			"Healthy", "connected as admin to gitea 1.22.0"},
 		{"no generation (not from an API server)", `
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: x}
 status:
@@ -500,7 +500,7 @@ func combination(suspend, staleGeneration bool, ready, reason, reconciling, stal
 		status["conditions"] = conds
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "forge.forgeops.dev/v1alpha1",
+		"apiVersion": "forge.forgeops.dev/v1beta1",
 		"kind":       "OrgHook",
 		"metadata":   map[string]any{"name": "ci", "namespace": "acme", "generation": int64(generation)},
 		"spec":       map[string]any{"suspend": suspend, "organization": "acme"},

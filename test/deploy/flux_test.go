@@ -145,7 +145,7 @@ func fluxHealthFile(group string, kinds []string, e fluxExprs) string {
 		"# Generated from the snippet in docs/gitops.md: go test ./test/deploy -run TestFluxHealthCheckExprs -update\n" +
 		"healthCheckExprs:\n")
 	for _, k := range kinds {
-		fmt.Fprintf(&b, "- apiVersion: %s/v1alpha1\n  kind: %s\n  inProgress: %q\n  failed: %q\n  current: %q\n", group, k, e.InProgress, e.Failed, e.Current)
+		fmt.Fprintf(&b, "- apiVersion: %s/v1beta1\n  kind: %s\n  inProgress: %q\n  failed: %q\n  current: %q\n", group, k, e.InProgress, e.Failed, e.Current)
 	}
 	return b.String()
 }

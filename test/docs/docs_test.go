@@ -17,7 +17,7 @@ limitations under the License.
 // Package docs holds the documentation to what a reader relies on: the
 // README stays an entry page, every kind has its row and its section, and
 // the links between the pages lead somewhere. (That their examples are
-// valid is checked against the CRDs in api/v1alpha1.)
+// valid is checked against the CRDs in api/v1beta1.)
 package docs
 
 import (

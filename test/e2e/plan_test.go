@@ -54,32 +54,32 @@ var _ = Describe("forge-operator plan", func() {
 		const hookSecret = "plan-e2e-hook-secret-value"
 		putSecret(sc.ns, "hook", "secret", hookSecret)
 
-		manifests := fmt.Sprintf(`apiVersion: forge.forgeops.dev/v1alpha1
+		manifests := fmt.Sprintf(`apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
 metadata: {name: org}
 spec: {forgeRef: {name: gitea}, name: %[1]s, description: after}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: bug}
 spec: {forgeRef: {name: gitea}, organization: %[1]s, color: "#FF0000"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
 metadata: {name: feature}
 spec: {forgeRef: {name: gitea}, repository: %[2]s, color: "#00ff00"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: Milestone
 metadata: {name: v1}
 spec: {forgeRef: {name: gitea}, repository: %[2]s, title: v1.0, state: closed}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: ci}
 spec: {forgeRef: {name: gitea}, organization: %[1]s, type: gitea, url: "https://ci.example.com/%[1]s"}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
 metadata: {name: signed}
 spec:
@@ -96,7 +96,7 @@ spec:
 		runners := runnerEditSupported()
 		if runners {
 			manifests += fmt.Sprintf(`---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: RunnerSetting
 metadata: {name: r1}
 spec: {forgeRef: {name: gitea}, organization: %[1]s, runner: {name: r1}, disabled: true}
@@ -195,7 +195,7 @@ Plan: 7 in sync.
 		putSecret(sc.ns, "ci-values", "token", value)
 		putSecret(sc.ns, "ci-copy", "token", value)
 		putSecret(sc.ns, "ci-rotated", "token", rotated)
-		manifests := fmt.Sprintf(`apiVersion: forge.forgeops.dev/v1alpha1
+		manifests := fmt.Sprintf(`apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsSecret
 metadata: {name: deploy-token}
 spec:
@@ -203,7 +203,7 @@ spec:
   repository: %[2]s
   valueFrom: {secretKeyRef: {name: ci-values, key: token}}
 ---
-apiVersion: forge.forgeops.dev/v1alpha1
+apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsVariable
 metadata: {name: go-version}
 spec: {forgeRef: {name: gitea}, organization: %[1]s, value: "1.26"}

@@ -19,7 +19,7 @@ package secrets
 import (
 	"testing"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 // TestDiffers: a value differs from the one last sent when its digest does,

@@ -19,7 +19,7 @@ package secrets
 import (
 	"testing"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 // TestSent: the memory answers only for the forge object it was

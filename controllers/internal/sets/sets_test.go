@@ -19,7 +19,7 @@ package sets
 import (
 	"testing"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 func TestSelected(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	forgev1 "github.com/forgeops/forge-operator/api/v1alpha1"
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
 func sharedForge() *forgev1.ClusterForge {
