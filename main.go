@@ -210,6 +210,9 @@ func main() {
 		MaxReconcilesPerForge:   maxReconcilesPerForge,
 		SecretDigestKey:         digestKey,
 		Shard:                   shard,
+		// The cluster-wide default manager moves what an earlier release
+		// stored at v1alpha1 to v1beta1 (docs/api.md).
+		MigrateStorage: len(namespaces) == 0 && shard == "",
 		Receiver:                receiver.New(receiverAddr),
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
