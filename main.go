@@ -213,7 +213,7 @@ func main() {
 		// The cluster-wide default manager moves what an earlier release
 		// stored at v1alpha1 to v1beta1 (docs/api.md).
 		MigrateStorage: len(namespaces) == 0 && shard == "",
-		Receiver:                receiver.New(receiverAddr),
+		Receiver:       receiver.New(receiverAddr),
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)
