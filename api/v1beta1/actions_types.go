@@ -88,7 +88,7 @@ type ActionsSecretSpec struct {
 	ActionsScope `json:",inline"`
 
 	// deletionPolicy: Delete (default) deletes the secret on the forge; Orphan leaves it.
-	// +forge:default=Delete
+	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
@@ -148,7 +148,7 @@ type ActionsVariableSpec struct {
 	ActionsScope `json:",inline"`
 
 	// deletionPolicy: Delete (default) deletes the variable on the forge; Orphan leaves it.
-	// +forge:default=Delete
+	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 

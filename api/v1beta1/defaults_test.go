@@ -73,6 +73,18 @@ var _ = Describe("defaults", func() {
 		Expect(f.Spec.RateLimit).To(Equal(&forgev1.RateLimit{QPS: 2.5, Burst: 20}))
 	})
 
+	// The API review (docs/api.md): every kind stores the deletionPolicy it
+	// acts on, these four included, which defaulted in code alone before.
+	It("ActionsSecret, ActionsVariable, Team and RunnerRegistrationToken store deletionPolicy Delete", func(ctx SpecContext) {
+		for _, kind := range []string{"ActionsSecret", "ActionsVariable", "Team", "RunnerRegistrationToken"} {
+			u := obj(kind)
+			stored := &unstructured.Unstructured{}
+			stored.SetGroupVersionKind(u.GroupVersionKind())
+			storedAs(ctx, u, stored)
+			Expect(stored.Object).To(HaveKeyWithValue("spec", HaveKeyWithValue("deletionPolicy", "Delete")), kind)
+		}
+	})
+
 	It("Organization: Manage, Orphan, and no other field filled in", func(ctx SpecContext) {
 		var o forgev1.Organization
 		storedAs(ctx, obj("Organization"), &o)

@@ -123,6 +123,7 @@ type DeployKeyStatus struct {
 // +kubebuilder:printcolumn:name="Title",type=string,JSONPath=`.spec.title`
 // +kubebuilder:printcolumn:name="Fingerprint",type=string,JSONPath=`.status.fingerprint`
 // +kubebuilder:printcolumn:name="ReadOnly",type=boolean,JSONPath=`.spec.readOnly`
+// +kubebuilder:printcolumn:name="ID",type=integer,JSONPath=`.status.id`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

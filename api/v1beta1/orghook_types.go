@@ -158,7 +158,7 @@ type AppliedSecret struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:storageversion
-// +kubebuilder:resource:shortName=fhook,categories=forge
+// +kubebuilder:resource:shortName={fhook,forghook},categories=forge
 // +kubebuilder:printcolumn:name="Org",type=string,JSONPath=`.spec.organization`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
 // +kubebuilder:printcolumn:name="ID",type=integer,JSONPath=`.status.id`

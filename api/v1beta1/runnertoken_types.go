@@ -40,7 +40,7 @@ type RunnerRegistrationTokenSpec struct {
 	// deletionPolicy has nothing to act on: a registration token is no
 	// object on the forge (runners registered with it stay). The Secret is
 	// the resource's own (owner reference) and goes with it either way.
-	// +forge:default=Delete
+	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 

@@ -101,7 +101,7 @@ type TeamSpec struct {
 
 	// deletionPolicy: Delete (default) deletes the team (never its members'
 	// accounts); Orphan leaves it. The Owners team is never deleted.
-	// +forge:default=Delete
+	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
@@ -217,6 +217,7 @@ type TeamStatus struct {
 // +kubebuilder:printcolumn:name="Org",type=string,JSONPath=`.spec.organization`
 // +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.name`,description="forge name; metadata.name when empty"
 // +kubebuilder:printcolumn:name="Members",type=integer,JSONPath=`.status.members`
+// +kubebuilder:printcolumn:name="ID",type=integer,JSONPath=`.status.id`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

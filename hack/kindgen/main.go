@@ -20,8 +20,8 @@ limitations under the License.
 //     uses (conditions for every kind; for a kind whose spec embeds
 //     ManagedSpec also GetManagedSpec, GetManagedStatus and
 //     GetDeletionPolicy, whose default is the deletionPolicy field's
-//     `+kubebuilder:default=` marker or, where the CRD has no default,
-//     its `+forge:default=` marker; for a kind whose status embeds
+//     `+kubebuilder:default=` marker (which every kind has: the CRD
+//     stores the default); for a kind whose status embeds
 //     SetStatus also GetSetStatus, which the claims mechanism reads a
 //     set's record of its repositories through);
 //   - PROJECT: kubebuilder's project file, one resource per kind.
@@ -200,8 +200,8 @@ func (t *types) kinds() ([]kind, error) {
 				return nil, fmt.Errorf("%s embeds %s but has no deletionPolicy", spec.typ, managed)
 			}
 			k.policy = f.typ
-			if k.defPolicy = marker(f.doc, "+kubebuilder:default=", "+forge:default="); k.defPolicy == "" {
-				return nil, fmt.Errorf("%s.DeletionPolicy has no default: give it +kubebuilder:default= or, to keep it out of the CRD, +forge:default=", spec.typ)
+			if k.defPolicy = marker(f.doc, "+kubebuilder:default="); k.defPolicy == "" {
+				return nil, fmt.Errorf("%s.DeletionPolicy has no default: give it +kubebuilder:default=, so that the CRD stores it (docs/api.md)", spec.typ)
 			}
 		}
 		out = append(out, k)
