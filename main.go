@@ -210,7 +210,10 @@ func main() {
 		MaxReconcilesPerForge:   maxReconcilesPerForge,
 		SecretDigestKey:         digestKey,
 		Shard:                   shard,
-		Receiver:                receiver.New(receiverAddr),
+		// The cluster-wide default manager moves what an earlier release
+		// stored at v1alpha1 to v1beta1 (docs/api.md).
+		MigrateStorage: len(namespaces) == 0 && shard == "",
+		Receiver:       receiver.New(receiverAddr),
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)

@@ -26,14 +26,19 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/conditions"
@@ -43,6 +48,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler/claims"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
+	"github.com/forgeops/forge-operator/internal/storageversion"
 )
 
 // RBAC of the Forge controller.
@@ -57,6 +63,9 @@ import (
 // by internal/reconciler.
 type ForgeReconciler struct {
 	connectionChecks
+	// versions is the storage migration, nil when the manager runs none.
+	versions        *storageversion.Migrator
+	versionsChanged chan event.GenericEvent
 }
 
 // connectionChecks is what the Forge and ClusterForge controllers share:
@@ -177,6 +186,17 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret), builder.OnlyMetadata).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Options.MaxConcurrentReconciles, 1), ReconciliationTimeout: r.Options.ReconcileTimeout})
 	b = r.watchLeases(b, false)
+	if r.versions != nil {
+		// Every Forge again when the storage migration's outcome changes.
+		r.versionsChanged = make(chan event.GenericEvent, 1)
+		r.versions.Changed = func() {
+			select {
+			case r.versionsChanged <- event.GenericEvent{Object: &forgev1.Forge{}}:
+			default: // one pending is enough
+			}
+		}
+		b = b.WatchesRawSource(source.Channel(r.versionsChanged, handler.EnqueueRequestsFromMapFunc(r.everyForge)))
+	}
 	return fairness.CompleteFair(b, r, r.Options.Fairness, r.tenantOf, r.Options.ReconcileTimeout)
 }
 
@@ -185,6 +205,39 @@ func (r *ForgeReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // its server, as its resources' passes do.
 func (r *ForgeReconciler) tenantOf(ctx context.Context, req ctrl.Request) (fairness.Tenant, bool, error) {
 	return fairness.Tenant{Forge: req.NamespacedName, Server: claims.ServerOf(ctx, r.client, req.NamespacedName)}, true, nil
+}
+
+// everyForge lists every Forge the manager caches.
+func (r *ForgeReconciler) everyForge(ctx context.Context, _ client.Object) []ctrl.Request {
+	var forges forgev1.ForgeList
+	if err := r.client.List(ctx, &forges); err != nil {
+		log.FromContext(ctx).Error(err, "list the Forges to check them again")
+		return nil
+	}
+	reqs := make([]ctrl.Request, 0, len(forges.Items))
+	for _, f := range forges.Items {
+		reqs = append(reqs, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}})
+	}
+	return reqs
+}
+
+// deprecatedVersions sets DeprecatedVersionsStored on f while the storage
+// migration has CRDs left, and removes it once it has none; unknown (a
+// namespaced manager, which runs none) leaves f as it is.
+func (r *ForgeReconciler) deprecatedVersions(f *forgev1.Forge) {
+	pending, known := r.versions.Pending()
+	switch {
+	case !known:
+	case len(pending) == 0:
+		meta.RemoveStatusCondition(&f.Status.Conditions, forgev1.ConditionDeprecatedVersionsStored)
+	default:
+		meta.SetStatusCondition(&f.Status.Conditions, metav1.Condition{
+			Type: forgev1.ConditionDeprecatedVersionsStored, Status: metav1.ConditionTrue,
+			Reason: forgev1.ReasonMigrationPending, ObservedGeneration: f.Generation,
+			Message: "still stored at a deprecated version: " + strings.Join(pending, ", ") +
+				"; the manager writes them back at " + storageversion.Stored + " (its log says why it has not yet), or run `forge-operator migrate` (docs/api.md)",
+		})
+	}
 }
 
 func (r *ForgeReconciler) forSecret(ctx context.Context, o client.Object) []ctrl.Request {
@@ -212,6 +265,7 @@ func (r *ForgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	orig := f.DeepCopy()
 	out, err := r.check(ctx, &f)
 	out = withNote(out, err, note)
+	r.deprecatedVersions(&f)
 	return r.write(ctx, req, orig, &f, out, err)
 }
 

@@ -46,6 +46,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
+	"github.com/forgeops/forge-operator/internal/storageversion"
 )
 
 // Options configure every controller.
@@ -83,6 +84,11 @@ type Options struct {
 	// ShardRecheck is how often a manager awaiting a server from another
 	// shard looks whether that shard still runs (default 15 s).
 	ShardRecheck time.Duration
+	// MigrateStorage runs the storage version migration once elected
+	// (internal/storageversion): the cluster-wide default manager does; a
+	// namespaced or sharded one does not (it may not touch CRDs, or is not
+	// the one for it), and `forge-operator migrate` does it there.
+	MigrateStorage bool
 	// Receiver is the manager's webhook endpoint (--receiver-bind-address):
 	// Receivers register with it and the events it accepts pass over the
 	// resources they concern at once. Nil, or one without an address,
@@ -100,6 +106,25 @@ type Options struct {
 //
 // Creating the secret digest key Secret needs "create" on Secrets in the
 // operator's own namespace only: config/rbac/secret_digest_key_role.yaml.
+
+// storageMigrator adds the storage version migration to mgr, with a
+// client of its own: it reads CRDs and pages of every kind once, which the
+// manager's cache should not keep.
+func storageMigrator(mgr ctrl.Manager) (*storageversion.Migrator, error) {
+	scheme, err := storageversion.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme, HTTPClient: mgr.GetHTTPClient()})
+	if err != nil {
+		return nil, fmt.Errorf("storage version migration client: %w", err)
+	}
+	m := &storageversion.Migrator{Client: c, Log: mgr.GetLogger().WithName("storage-version")}
+	if err := mgr.Add(m); err != nil {
+		return nil, fmt.Errorf("add the storage version migration: %w", err)
+	}
+	return m, nil
+}
 
 // Setup registers every controller with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
@@ -144,7 +169,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if err := reconciler.SetupForgeIndexes(ctx, mgr, pool); err != nil {
 		return fmt.Errorf("index Forges: %w", err)
 	}
-	if err := (&ForgeReconciler{connectionChecks{Pool: pool, Options: ropts}}).SetupWithManager(mgr); err != nil {
+	var versions *storageversion.Migrator
+	if opts.MigrateStorage {
+		var err error
+		if versions, err = storageMigrator(mgr); err != nil {
+			return err
+		}
+	}
+	if err := (&ForgeReconciler{connectionChecks: connectionChecks{Pool: pool, Options: ropts}, versions: versions}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the Forge controller: %w", err)
 	}
 	for _, k := range kinds {

@@ -120,7 +120,7 @@ func TestForgeOfAnotherShardIsNotChecked(t *testing.T) {
 		}
 		c := b.Build()
 		opts := reconciler.Options{Shards: shards.New(shards.Options{Shard: tc.shard, Namespace: "ops"}, c, c, c, nil)}.WithDefaults()
-		r := &ForgeReconciler{connectionChecks{Pool: &connection.Pool{Reader: c}, Options: opts,
+		r := &ForgeReconciler{connectionChecks: connectionChecks{Pool: &connection.Pool{Reader: c}, Options: opts,
 			client: c, status: reconciler.StatusWriter{Client: c, Recorder: events.NewFakeRecorder(10)}, backoff: reconciler.NewBackoff(opts)}}
 		hits.Store(0)
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {

@@ -24,11 +24,19 @@ const (
 	ConditionReady       = "Ready"
 	ConditionReconciling = "Reconciling"
 	ConditionStalled     = "Stalled"
+	// ConditionDeprecatedVersionsStored is True on every Forge while a CRD
+	// of the operator still stores a deprecated version (status.storedVersions
+	// beyond v1beta1): its message names them and the command that
+	// migrates them (docs/api.md). Absent otherwise.
+	ConditionDeprecatedVersionsStored = "DeprecatedVersionsStored"
 )
 
 // Condition reasons, CamelCase, shared by every kind. They also serve as
 // Event reasons.
 const (
+	// ReasonMigrationPending: objects are still stored at a deprecated
+	// version (ConditionDeprecatedVersionsStored).
+	ReasonMigrationPending = "MigrationPending"
 	// ReasonSynced: the forge object equals the spec.
 	ReasonSynced = "Synced"
 	// ReasonCreated: the object was created on the forge in this pass.

@@ -36,7 +36,7 @@ import (
 )
 
 // Subcommands names the subcommands Run knows.
-var Subcommands = []string{"export", "plan"}
+var Subcommands = []string{"export", "plan", "migrate"}
 
 // Run runs subcommand name with args and returns the exit code; plan
 // reads `-f -` from standard input.
@@ -51,6 +51,8 @@ func RunWithInput(ctx context.Context, name string, args []string, stdin io.Read
 		return runExport(ctx, args, stdout, stderr)
 	case "plan":
 		return runPlan(ctx, args, stdin, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args, stdout, stderr)
 	}
 	_, _ = fmt.Fprintf(stderr, "unknown subcommand %q (known: %s)\n", name, strings.Join(Subcommands, ", "))
 	return 1
