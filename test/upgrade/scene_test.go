@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -133,25 +134,27 @@ func applySamples(ctx context.Context, t *testing.T, k8s client.Client, oldDir, 
 // (hack/demo), so that every sample can be Ready: repositories the sets
 // select beside the Repository sample's, the team the RepositorySet gives
 // access, and a runner registered with an organization token.
-func setScene(ctx context.Context, t *testing.T, fc *forge.Client) {
-	t.Helper()
+func setScene(ctx context.Context, g Gomega, fc *forge.Client) {
 	// The Repository sample "web" creates acme/web when it is missing: the
 	// operator may get there first.
-	if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web", Description: "Acme's web site"}); err != nil && !forge.IsConflict(err) {
-		t.Fatalf("create repository acme/web: %v", err)
+	_, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: "web", Description: "Acme's web site"})
+	if !forge.IsConflict(err) {
+		g.Expect(err).NotTo(HaveOccurred(), "create repository acme/web")
 	}
 	for _, name := range []string{"api", "sandbox-play"} {
-		if _, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: name}); err != nil {
-			t.Fatalf("create repository acme/%s: %v", name, err)
-		}
+		_, err := fc.CreateOrgRepo(ctx, "acme", forge.CreateRepoOption{Name: name})
+		g.Expect(err).NotTo(HaveOccurred(), "create repository acme/%s", name)
 	}
-	if _, err := fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "developers", Permission: "write",
-		UnitsMap: map[string]string{"repo.code": "write", "repo.pulls": "write", "repo.issues": "write"}}); err != nil {
-		t.Fatalf("create team acme/developers: %v", err)
-	}
-	if _, err := fc.RegisterRunner(ctx, forge.OrgScope("acme"), "acme-runner-1", "ubuntu-latest", "linux"); err != nil {
-		t.Fatalf("register runner acme-runner-1: %v", err)
-	}
+	_, err = fc.CreateTeam(ctx, "acme", forge.CreateTeamOption{Name: "developers", Permission: "write",
+		UnitsMap: map[string]string{"repo.code": "write", "repo.pulls": "write", "repo.issues": "write"}})
+	g.Expect(err).NotTo(HaveOccurred(), "create team acme/developers")
+	// A runner retries its registration, as act_runner does: the
+	// RunnerRegistrationToken sample may ask for the organization's token
+	// between this read of it and its use.
+	g.Eventually(func() error {
+		_, err := fc.RegisterRunner(ctx, forge.OrgScope("acme"), "acme-runner-1", "ubuntu-latest", "linux")
+		return err
+	}, 30*time.Second, poll).Should(Succeed(), "register runner acme-runner-1")
 }
 
 // state is what a user reads of one object: its Ready condition, the
@@ -189,10 +192,15 @@ func read(ctx context.Context, k8s client.Client, version string, r ref) (state,
 
 // recordOf is what the object's status holds of its forge object, empty
 // while it holds none: the id most kinds have, the name of an object the
-// forge gives no id (a file, a setting), how many repositories a set
-// covers and, for a Receiver, its hooks.
+// forge gives no id (a secret, a branch rule), how many repositories a set
+// covers, a Receiver's hooks and, for a connection, the account its token
+// signs in as.
 func recordOf(kind string, u *unstructured.Unstructured) string {
 	var parts []string
+	if login, ok, _ := unstructured.NestedString(u.Object, "status", "login"); ok && login != "" {
+		id, _, _ := unstructured.NestedInt64(u.Object, "status", "userID")
+		parts = append(parts, fmt.Sprintf("login=%s userID=%d", login, id))
+	}
 	if id, ok, _ := unstructured.NestedInt64(u.Object, "status", "id"); ok && id != 0 {
 		parts = append(parts, fmt.Sprintf("id=%d", id))
 	}
@@ -210,10 +218,6 @@ func recordOf(kind string, u *unstructured.Unstructured) string {
 	return strings.Join(parts, " ")
 }
 
-// connection reports whether kind is a connection to the forge, Ready
-// with no forge object of its own to record.
-func connection(kind string) bool { return kind == "Forge" || kind == "ClusterForge" }
-
 // readyAll reads every object and reports those not yet Ready with a
 // record (a set: with its repositories counted), each with its reason.
 func readyAll(ctx context.Context, k8s client.Client, version string, refs []ref) (map[ref]state, []string, error) {
@@ -228,7 +232,7 @@ func readyAll(ctx context.Context, k8s client.Client, version string, refs []ref
 		switch {
 		case s.ready != "True":
 			waiting = append(waiting, fmt.Sprintf("%s: Ready %s %s: %s", r, s.ready, s.reason, s.message))
-		case s.record == "" && !connection(r.kind):
+		case s.record == "":
 			waiting = append(waiting, fmt.Sprintf("%s: Ready with no record of its forge object in status", r))
 		}
 	}

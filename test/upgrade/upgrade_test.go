@@ -31,6 +31,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/forgeops/forge-operator/api/v1alpha1"
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
@@ -77,6 +79,9 @@ func TestUpgradeFromV1alpha1(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
+	// The test's own clients log nothing worth reading; the managers log
+	// to files of their own.
+	log.SetLogger(logr.Discard())
 
 	// Both builds first, once for both cases.
 	old := release{commit: oldCommit(t), dir: t.TempDir()}
@@ -109,28 +114,33 @@ func upgrade(ctx context.Context, t *testing.T, inst installer, old, cur release
 	oldManager := startManager(t, "old manager", old.manager, inst.managerConfig(t, c))
 	refs := applySamples(ctx, t, c.admin, old.dir, forgeURL)
 	g.Eventually(func() error {
-		_, waiting, err := readyAll(ctx, c.admin, oldVersion, []ref{{"Organization", "acme", namespace}})
-		return notReady(waiting, err)
+		return oldManager.ready(ctx, c.admin, oldVersion, []ref{{"Organization", "acme", namespace}})
 	}, readyTimeout, poll).Should(Succeed(), "the old manager makes organization acme")
-	setScene(ctx, t, fc)
-	var before map[ref]state
+	setScene(ctx, g, fc)
 	g.Eventually(func() error {
-		if done, err := oldManager.exited(); done {
-			return StopTrying(fmt.Sprintf("the old manager exited: %v", err))
-		}
-		var waiting []string
-		var err error
-		before, waiting, err = readyAll(ctx, c.admin, oldVersion, refs)
-		return notReady(waiting, err)
+		return oldManager.ready(ctx, c.admin, oldVersion, refs)
 	}, readyTimeout, poll).Should(Succeed(), "every sample Ready under the old manager")
-	forgeBefore := inventory(ctx, t, fc)
+	t.Logf("%d objects of %d kinds Ready under the old manager", len(refs), len(kindsOf(refs)))
 
-	// The new release over it.
+	// The new release over it. What the old manager left, read once it
+	// stopped: nothing changes it until the new one starts.
 	oldManager.stop(t)
+	before, waiting, err := readyAll(ctx, c.admin, oldVersion, refs)
+	if err := notReady(waiting, err); err != nil {
+		t.Fatalf("after the old manager stopped: %v", err)
+	}
+	forgeBefore := inventory(ctx, t, fc)
 	mark := len(fake.Requests())
 	inst.install(t, c, cur.dir, true)
 	after := c.client(t, nil) // discovers v1beta1
 	waitServed(ctx, g, after, newVersion)
+	// What the migration has to do: every CRD stores both versions after
+	// the install, as the API server stored the objects at v1alpha1.
+	for name, crd := range c.crds(ctx, t) {
+		if !slices.Contains(crd.Status.StoredVersions, forgev1.GroupVersion.Version) || !slices.Contains(crd.Status.StoredVersions, v1alpha1.GroupVersion.Version) {
+			t.Errorf("CRD %s after the install stores %v, want v1alpha1 and v1beta1 before the new manager migrates", name, crd.Status.StoredVersions)
+		}
+	}
 	newManager := startManager(t, "new manager", cur.manager, inst.managerConfig(t, c))
 
 	// Every object handles a reconcile requested after the new manager
@@ -142,21 +152,29 @@ func upgrade(ctx context.Context, t *testing.T, inst installer, old, cur release
 		requestReconcile(ctx, t, after, r, requested)
 	}
 	g.Eventually(func() error {
-		if done, err := newManager.exited(); done {
-			return StopTrying(fmt.Sprintf("the new manager exited: %v", err))
-		}
-		states, waiting, err := readyAll(ctx, after, newVersion, refs)
-		for _, r := range refs {
-			if s := states[r]; err == nil && s.handled != requested {
-				waiting = append(waiting, fmt.Sprintf("%s: reconcile request not handled yet (status.lastHandledReconcileAt %q)", r, s.handled))
+		return newManager.ready(ctx, after, newVersion, refs, func(s state) string {
+			if s.handled != requested {
+				return fmt.Sprintf("reconcile request not handled yet (status.lastHandledReconcileAt %q)", s.handled)
 			}
-		}
-		return notReady(waiting, err)
+			return ""
+		})
 	}, readyTimeout, poll).Should(Succeed(), "every object Ready after handling a reconcile under the new manager")
-	expectNoWrites(t, fake, mark, "after every object's reconcile under the new manager")
+	// Only the new manager has called the forge since the mark: it did
+	// read what it compared.
+	if reads := len(fake.Requests()) - mark; reads == 0 {
+		t.Errorf("the new manager reconciled every object without reading the forge")
+	} else {
+		t.Logf("the new manager read the forge %d times while every object handled its reconcile", reads)
+	}
+	mark = expectNoWrites(t, fake, mark, "while every object handled its reconcile under the new manager")
 	expectSameRecords(ctx, t, after, refs, before)
+	if diff := cmp.Diff(forgeBefore, inventory(ctx, t, fc)); diff != "" {
+		t.Errorf("the forge's objects changed across the upgrade (-before +after):\n%s", diff)
+	}
+	expectDeprecationWarnings(ctx, t, c, refs)
 
-	// The stored versions migrate to v1beta1, by the new manager.
+	// The stored versions migrate to v1beta1, by the new manager, which
+	// writes every object back meanwhile: still no forge write after it.
 	g.Eventually(func() map[string][]string {
 		out := map[string][]string{}
 		for name, crd := range c.crds(ctx, t) {
@@ -165,13 +183,29 @@ func upgrade(ctx context.Context, t *testing.T, inst installer, old, cur release
 		return out
 	}, 3*time.Minute, poll).Should(And(HaveLen(len(kindsOf(refs))), HaveEach(Equal([]string{forgev1.GroupVersion.Version}))),
 		"every CRD's status.storedVersions ends at [v1beta1]")
-
-	expectDeprecationWarnings(ctx, t, c, refs)
 	expectSameRecords(ctx, t, after, refs, before)
-	if diff := cmp.Diff(forgeBefore, inventory(ctx, t, fc)); diff != "" {
-		t.Errorf("the forge's objects changed across the upgrade (-before +after):\n%s", diff)
+	expectNoWrites(t, fake, mark, "since then, until every CRD stored v1beta1 alone")
+}
+
+// ready is nil once every object of refs is Ready with its record and
+// passes each of also (which says what it waits for, or ""); else an
+// error listing what waits, or stopping the wait if the manager exited.
+func (p *process) ready(ctx context.Context, k8s client.Client, version string, refs []ref, also ...func(state) string) error {
+	if done, err := p.exited(); done {
+		return StopTrying(fmt.Sprintf("the %s exited: %v", p.name, err))
 	}
-	expectNoWrites(t, fake, mark, "over the whole upgrade")
+	states, waiting, err := readyAll(ctx, k8s, version, refs)
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		for _, check := range also {
+			if why := check(states[r]); why != "" {
+				waiting = append(waiting, fmt.Sprintf("%s: %s", r, why))
+			}
+		}
+	}
+	return notReady(waiting, nil)
 }
 
 // notReady is an error listing what is waiting, or err.
@@ -217,11 +251,13 @@ func requestReconcile(ctx context.Context, t *testing.T, k8s client.Client, r re
 }
 
 // expectNoWrites fails on any request since mark that could have changed
-// the forge: the upgrade reads, and writes nothing.
-func expectNoWrites(t *testing.T, fake *fakeforge.Server, mark int, when string) {
+// the forge (the upgrade reads, and writes nothing), and returns the next
+// mark.
+func expectNoWrites(t *testing.T, fake *fakeforge.Server, mark int, when string) int {
 	t.Helper()
 	var writes []string
-	for _, r := range fake.Requests()[mark:] {
+	reqs := fake.Requests()
+	for _, r := range reqs[mark:] {
 		if r.IsWrite() {
 			writes = append(writes, fmt.Sprintf("%s %s -> %d", r.Method, r.Path, r.Status))
 		}
@@ -229,6 +265,7 @@ func expectNoWrites(t *testing.T, fake *fakeforge.Server, mark int, when string)
 	if len(writes) > 0 {
 		t.Errorf("%d forge writes %s, want none:\n  %s", len(writes), when, strings.Join(writes, "\n  "))
 	}
+	return len(reqs)
 }
 
 // expectSameRecords fails on an object that is not Ready or whose forge
@@ -294,7 +331,7 @@ func expectDeprecationWarnings(ctx context.Context, t *testing.T, c *cluster, re
 		if !strings.Contains(want, newVersion) {
 			t.Errorf("the deprecation warning %q does not name %s", want, newVersion)
 		}
-		if s.ready != "True" || s.record == "" && !connection(r.kind) {
+		if s.ready != "True" || s.record == "" {
 			t.Errorf("%s read at %s: Ready %s, record %q", r, oldVersion, s.ready, s.record)
 		}
 	}
