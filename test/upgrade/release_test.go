@@ -126,7 +126,9 @@ type process struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
-	done chan error
+	// done is closed once the process ended, err then says how.
+	done chan struct{}
+	err  error
 }
 
 // startManager runs bin against the API server of kubeconfig, with the
@@ -158,10 +160,11 @@ func startManager(t *testing.T, name, bin, kubeconfig string) *process {
 		_ = f.Close()
 		t.Fatalf("start the %s: %v", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: log, done: make(chan error, 1)}
+	p := &process{name: name, cmd: cmd, log: log, done: make(chan struct{})}
 	go func() {
-		p.done <- cmd.Wait()
+		p.err = cmd.Wait()
 		_ = f.Close()
+		close(p.done)
 	}()
 	t.Cleanup(func() {
 		p.stop(t)
@@ -176,7 +179,7 @@ func startManager(t *testing.T, name, bin, kubeconfig string) *process {
 // after a grace period. Stopping twice is stopping once.
 func (p *process) stop(t *testing.T) {
 	t.Helper()
-	if p.cmd.ProcessState != nil {
+	if done, _ := p.exited(); done {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -193,9 +196,8 @@ func (p *process) stop(t *testing.T) {
 // while the test runs), and how.
 func (p *process) exited() (bool, error) {
 	select {
-	case err := <-p.done:
-		p.done <- err
-		return true, err
+	case <-p.done:
+		return true, p.err
 	default:
 		return false, nil
 	}
