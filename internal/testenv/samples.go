@@ -40,8 +40,12 @@ func SamplesDir() string { return filepath.Join(RepoRoot(), "config", "samples")
 
 // Samples decodes every object of the files config/samples/kustomization.yaml
 // lists, in its order: what the demo applies and the tests count.
-func Samples() ([]Sample, error) {
-	raw, err := os.ReadFile(filepath.Join(SamplesDir(), "kustomization.yaml"))
+func Samples() ([]Sample, error) { return SamplesIn(SamplesDir()) }
+
+// SamplesIn is Samples of another checkout's samples directory dir (the
+// upgrade test's older commit).
+func SamplesIn(dir string) ([]Sample, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +57,7 @@ func Samples() ([]Sample, error) {
 	}
 	var out []Sample
 	for _, file := range kust.Resources {
-		raw, err := os.ReadFile(filepath.Join(SamplesDir(), file))
+		raw, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			return nil, err
 		}
