@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/forgeops/forge-operator/api/v1alpha1"
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/forge"
@@ -100,6 +101,9 @@ func runPlan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			o.SetNamespace(namespace)
 		}
 	}
+	if err := versions(objs, stderr); err != nil {
+		return fail(err)
+	}
 	fc, err := conn.client()
 	if err != nil {
 		return fail(err)
@@ -140,6 +144,35 @@ func parseDigestKey(v string) (types.NamespacedName, error) {
 		return types.NamespacedName{}, fmt.Errorf("--secret-digest-key %q: want namespace/name", v)
 	}
 	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// versions says, for every manifest at the deprecated v1alpha1, what the
+// API server would warn on applying it (it is planned as at v1beta1: the
+// schemas are the same), and refuses a version of the group that no
+// release serves, before a forge call.
+func versions(objs []*unstructured.Unstructured, stderr io.Writer) error {
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		if gvk.Group != forgev1.GroupVersion.Group {
+			continue
+		}
+		switch gvk.Version {
+		case forgev1.GroupVersion.Version:
+		case v1alpha1.GroupVersion.Version:
+			_, _ = fmt.Fprintf(stderr, "plan: %s: %s\n", objectName(o), v1alpha1.DeprecationWarning(gvk.Kind))
+		default:
+			return fmt.Errorf("%s: apiVersion %s is not served (%s, or the deprecated %s)", objectName(o), o.GetAPIVersion(), forgev1.GroupVersion, v1alpha1.GroupVersion)
+		}
+	}
+	return nil
+}
+
+// objectName is kind namespace/name, or kind name without a namespace.
+func objectName(o *unstructured.Unstructured) string {
+	if o.GetNamespace() == "" {
+		return o.GetKind() + " " + o.GetName()
+	}
+	return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
 }
 
 // clusterReader is a client that plan only ever reads with.

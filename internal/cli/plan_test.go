@@ -440,3 +440,51 @@ spec: {forgeRef: {name: gitea}, description: old}
 		t.Fatalf("plan wrote to the forge: %v", w)
 	}
 }
+
+// TestPlanReadsDeprecatedV1alpha1: the same manifests at the deprecated
+// v1alpha1 are planned exactly as at v1beta1 (same output, same exit code,
+// no forge write), and plan names every one of them with the warning the
+// API server would give on applying it; a version no release serves is
+// refused before any forge call.
+func TestPlanReadsDeprecatedV1alpha1(t *testing.T) {
+	fake, url := seedPlanForge(t)
+	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
+	run := func(manifests string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	code, text, errText := run(planManifests)
+	if strings.Contains(errText, "deprecated") {
+		t.Errorf("at v1beta1, plan warns: %s", errText)
+	}
+	old := strings.ReplaceAll(planManifests, "forge.forgeops.dev/v1beta1", "forge.forgeops.dev/v1alpha1")
+	oldCode, oldText, oldErr := run(old)
+	if oldCode != code || oldText != text {
+		t.Errorf("at v1alpha1: exit %d and\n%s\nwant exit %d and the v1beta1 plan\n%s", oldCode, oldText, code, text)
+	}
+	for _, w := range []string{
+		"plan: Label team/bug: forge.forgeops.dev/v1alpha1 Label is deprecated; use forge.forgeops.dev/v1beta1 Label (docs/api.md)\n",
+		"plan: LabelSet team/api-labels: forge.forgeops.dev/v1alpha1 LabelSet is deprecated; use forge.forgeops.dev/v1beta1 LabelSet (docs/api.md)\n",
+		"plan: Organization audit/watched: forge.forgeops.dev/v1alpha1 Organization is deprecated",
+	} {
+		if !strings.Contains(oldErr, w) {
+			t.Errorf("stderr at v1alpha1 lacks %q:\n%s", w, oldErr)
+		}
+	}
+	if got, want := strings.Count(oldErr, "is deprecated"), strings.Count(planManifests, "forge.forgeops.dev/v1beta1"); got != want {
+		t.Errorf("%d deprecation lines, want one per manifest at v1alpha1 (%d)", got, want)
+	}
+	if w := fake.WriteRequests(); len(w) != 0 {
+		t.Fatalf("plan wrote to the forge: %v", w)
+	}
+
+	reads := len(fake.Requests())
+	code, _, errText = run(strings.Replace(planManifests, "forge.forgeops.dev/v1beta1", "forge.forgeops.dev/v2", 1))
+	if code != 1 || !strings.Contains(errText, "apiVersion forge.forgeops.dev/v2 is not served") {
+		t.Errorf("an unserved version: exit %d, stderr %q; want a failure naming it", code, errText)
+	}
+	if len(fake.Requests()) != reads {
+		t.Error("plan called the forge for manifests it refused")
+	}
+}
