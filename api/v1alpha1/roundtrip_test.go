@@ -64,7 +64,9 @@ func served(t *testing.T, data []byte, from, to schema.GroupVersion) []byte {
 func TestEveryKindRoundTripsBetweenV1alpha1AndV1beta1(t *testing.T) {
 	alpha, alphaCodecs := codecOf(t, v1alpha1.AddToScheme, v1alpha1.GroupVersion)
 	beta, _ := codecOf(t, v1beta1.AddToScheme, v1beta1.GroupVersion)
-	fill := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(rand.Int63()), alphaCodecs)
+	seed := rand.Int63()
+	t.Logf("fuzzed with seed %d", seed) // printed with a failure, to reproduce it
+	fill := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), alphaCodecs)
 	objects := v1beta1.SchemeBuilder.Objects()
 	if len(objects) != 50 {
 		t.Fatalf("%d objects registered, want 25 kinds and their lists", len(objects))
