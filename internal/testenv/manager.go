@@ -17,13 +17,19 @@ limitations under the License.
 package testenv
 
 import (
+	"context"
+	"strings"
+	"sync/atomic"
+
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/forgeops/forge-operator/api/v1alpha1"
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/manager"
 )
@@ -36,6 +42,37 @@ func Scheme() *k8sruntime.Scheme {
 	utilruntime.Must(forgev1.AddToScheme(s))
 	return s
 }
+
+// DeprecatedScheme is Scheme with the operator's kinds at the deprecated
+// v1alpha1: a client of it writes and reads every object through that
+// version (the API server converting), as a user whose manifests still
+// say v1alpha1 does.
+func DeprecatedScheme() *k8sruntime.Scheme {
+	s := k8sruntime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(v1alpha1.AddToScheme(s))
+	return s
+}
+
+// DeprecationWarnings counts the API server's warnings that a request was
+// at v1alpha1 (v1alpha1.DeprecationWarning), and hands every other warning
+// to client-go's logger; the rest.Config of a DeprecatedScheme client sets
+// it, so that a suite's output is not one warning per request.
+type DeprecationWarnings struct {
+	n atomic.Int64
+}
+
+// HandleWarningHeaderWithContext implements rest.WarningHandlerWithContext.
+func (d *DeprecationWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, agent, text string) {
+	if strings.HasPrefix(text, v1alpha1.GroupVersion.String()+" ") && strings.Contains(text, "is deprecated; use "+forgev1.GroupVersion.String()) {
+		d.n.Add(1)
+		return
+	}
+	rest.WarningLogger{}.HandleWarningHeaderWithContext(ctx, code, agent, text)
+}
+
+// Count is how many requests were answered with the deprecation warning.
+func (d *DeprecationWarnings) Count() int64 { return d.n.Load() }
 
 // OperatorNamespace is the operator's namespace in the suites: the secret
 // digest key's, and the shards' Leases'.

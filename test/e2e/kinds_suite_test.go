@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -84,6 +85,8 @@ var (
 	version  string            // what the forge's /version answers
 	// receiverEndpoint is the manager's webhook receiver.
 	receiverEndpoint *receiver.Endpoint
+	// deprecations counts the requests k8s made at v1alpha1 and was warned.
+	deprecations = &testenv.DeprecationWarnings{}
 )
 
 var _ = BeforeSuite(func() {
@@ -115,7 +118,12 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	restCfg, err := env.Start()
 	Expect(err).NotTo(HaveOccurred())
-	k8s, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()})
+	// The suite writes and reads every object at the deprecated v1alpha1,
+	// as a user whose manifests still say so, while the manager speaks
+	// v1beta1: every spec crosses the API server's conversion both ways.
+	userCfg := rest.CopyConfig(restCfg)
+	userCfg.WarningHandlerWithContext = deprecations
+	k8s, err = client.New(userCfg, client.Options{Scheme: testenv.DeprecatedScheme()})
 	Expect(err).NotTo(HaveOccurred())
 
 	// The operator's own namespace, where it keeps its secret digest key.
@@ -136,6 +144,10 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	if k8s != nil {
+		Expect(deprecations.Count()).To(BeNumerically(">", 0),
+			"the suite's requests at v1alpha1 were answered with the deprecation warning naming v1beta1")
+	}
 	if cancel != nil {
 		cancel()
 	}
