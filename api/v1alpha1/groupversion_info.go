@@ -28,6 +28,7 @@ limitations under the License.
 // A field that v1beta1 changes after this point ends that: this package
 // then gets types of its own and conversion functions, and the CRDs a
 // conversion webhook (docs/api.md, "Deprecation policy").
+// +groupName=forge.forgeops.dev
 package v1alpha1
 
 import (

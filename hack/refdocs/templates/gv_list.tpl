@@ -13,7 +13,14 @@ prints) and its description. What each kind does with them is in
 [kinds.md](kinds.md).
 
 {{ range $groupVersions }}
+{{- if .Kinds }}
 {{ template "gvDetails" . }}
 {{ end }}
+{{- end }}
+{{- range $groupVersions }}
+{{- if not .Kinds }}
+{{ template "gvDeprecated" (dict "gv" . "all" $groupVersions) }}
+{{ end }}
+{{- end }}
 
 {{- end -}}
