@@ -23,7 +23,6 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/forgeops/forge-operator/api/v1alpha1"
 	"github.com/forgeops/forge-operator/api/v1beta1"
@@ -40,7 +39,7 @@ import (
 func TestCRDVersionsAreTheGoTypes(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, o := range v1beta1.SchemeBuilder.Objects() {
-		if _, isList := o.(runtime.Object).(interface{ GetContinue() string }); isList {
+		if _, isList := o.(interface{ GetContinue() string }); isList {
 			continue
 		}
 		kinds[reflect.TypeOf(o).Elem().Name()] = true
