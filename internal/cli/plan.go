@@ -160,6 +160,9 @@ func versions(objs []*unstructured.Unstructured, stderr io.Writer) error {
 		case forgev1.GroupVersion.Version:
 		case v1alpha1.GroupVersion.Version:
 			_, _ = fmt.Fprintf(stderr, "plan: %s: %s\n", objectName(o), v1alpha1.DeprecationWarning(gvk.Kind))
+			// Planned, and read from the cluster with --kubeconfig, at
+			// v1beta1: the same object, without a warning per read.
+			o.SetAPIVersion(forgev1.GroupVersion.String())
 		default:
 			return fmt.Errorf("%s: apiVersion %s is not served (%s, or the deprecated %s)", objectName(o), o.GetAPIVersion(), forgev1.GroupVersion, v1alpha1.GroupVersion)
 		}
