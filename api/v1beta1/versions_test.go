@@ -17,9 +17,6 @@ limitations under the License.
 package v1beta1_test
 
 import (
-	"context"
-	"sync"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,28 +27,8 @@ import (
 
 	"github.com/forgeops/forge-operator/api/v1alpha1"
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
+	"github.com/forgeops/forge-operator/internal/testenv"
 )
-
-// recorded keeps the API server's warnings.
-type recorded struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (r *recorded) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.list = append(r.list, text)
-}
-
-// take returns the warnings since the last take.
-func (r *recorded) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.list
-	r.list = nil
-	return out
-}
 
 // Both versions through the real API server: every kind's sample written
 // at one version, its status too, reads back the same at the other (spec,
@@ -59,7 +36,7 @@ func (r *recorded) take() []string {
 // the deprecation warning naming v1beta1, and none at v1beta1 does.
 var _ = Describe("API versions", func() {
 	It("every sample reads back identically at v1alpha1 and v1beta1, status included, and only v1alpha1 warns", func(ctx SpecContext) {
-		warnings := &recorded{}
+		warnings := &testenv.Warnings{}
 		cfg := rest.CopyConfig(env.Config)
 		cfg.WarningHandlerWithContext = warnings
 		c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme, FieldValidation: metav1.FieldValidationStrict})
@@ -81,7 +58,7 @@ var _ = Describe("API versions", func() {
 		}
 		expectWarned := func(kind string, want bool, what string) {
 			GinkgoHelper()
-			got := warnings.take()
+			got := warnings.Take()
 			if !want {
 				Expect(got).To(BeEmpty(), "%s at v1beta1", what)
 				return

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -50,27 +49,6 @@ import (
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
-
-// warnings collects the Warning headers of API responses (PodSecurity
-// admission answers a non-compliant Deployment with one).
-type warnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *warnings) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, msg string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, msg)
-}
-
-func (w *warnings) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	m := w.msgs
-	w.msgs = nil
-	return m
-}
 
 func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
@@ -132,7 +110,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 	defer cancel()
 
 	scheme := testenv.Scheme()
-	warn := &warnings{}
+	warn := &testenv.Warnings{}
 	adminCfg := rest.CopyConfig(cfg)
 	adminCfg.WarningHandlerWithContext = warn
 	admin, err := client.New(adminCfg, client.Options{Scheme: scheme})
@@ -148,7 +126,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		if err := admin.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 			t.Fatalf("create %s %s: %v", o.Kind, o.Name, err)
 		}
-		if w := warn.take(); len(w) > 0 {
+		if w := warn.Take(); len(w) > 0 {
 			t.Errorf("create %s %s: API server warnings %q", o.Kind, o.Name, w)
 		}
 	}
@@ -166,7 +144,7 @@ func TestDefaultOnAnAPIServer(t *testing.T) {
 		if err := admin.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
 			t.Fatalf("apply config/shards' %s %s: %v", o.Kind, o.Name, err)
 		}
-		if w := warn.take(); len(w) > 0 {
+		if w := warn.Take(); len(w) > 0 {
 			t.Errorf("apply config/shards' %s %s: API server warnings %q", o.Kind, o.Name, w)
 		}
 	}

@@ -54,7 +54,7 @@ func TestChartOnAnAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	warn := &warnings{}
+	warn := &testenv.Warnings{}
 	adminCfg := rest.CopyConfig(cfg)
 	adminCfg.WarningHandlerWithContext = warn
 	scheme := testenv.Scheme()
@@ -89,7 +89,7 @@ func TestChartOnAnAPIServer(t *testing.T) {
 					client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
 					t.Errorf("apply %s: %v", o.id(), err)
 				}
-				if w := warn.take(); len(w) > 0 {
+				if w := warn.Take(); len(w) > 0 {
 					t.Errorf("apply %s: API server warnings %q", o.id(), w)
 				}
 			}

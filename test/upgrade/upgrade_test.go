@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -288,32 +287,12 @@ func expectSameRecords(ctx context.Context, t *testing.T, k8s client.Client, ref
 	}
 }
 
-// warnings collects the API server's Warning headers.
-type warnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *warnings) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, msg string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, msg)
-}
-
-func (w *warnings) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	m := w.msgs
-	w.msgs = nil
-	return m
-}
-
 // expectDeprecationWarnings reads every object at v1alpha1, as a client
 // holding v1alpha1 manifests does, and expects the API server's warning
 // naming v1beta1 on each GET, and the object Ready with its record.
 func expectDeprecationWarnings(ctx context.Context, t *testing.T, c *cluster, refs []ref) {
 	t.Helper()
-	warn := &warnings{}
+	warn := &testenv.Warnings{}
 	alpha := c.client(t, warn)
 	for _, r := range refs {
 		s, u, err := read(ctx, alpha, oldVersion, r)
@@ -325,7 +304,7 @@ func expectDeprecationWarnings(ctx context.Context, t *testing.T, c *cluster, re
 			t.Errorf("get %s at %s answered %s", r, oldVersion, u.GetAPIVersion())
 		}
 		want := v1alpha1.DeprecationWarning(r.kind)
-		if got := warn.take(); !slices.Contains(got, want) {
+		if got := warn.Take(); !slices.Contains(got, want) {
 			t.Errorf("get %s at %s: warnings %q, want %q", r, oldVersion, got, want)
 		}
 		if !strings.Contains(want, newVersion) {
