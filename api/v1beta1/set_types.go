@@ -206,6 +206,11 @@ type SetStatus struct {
 	// +optional
 	Yielded *SetYields `json:"yielded,omitempty"`
 
+	// failing is how many repositories the set could not be applied to
+	// (failures shows at most 20 of them).
+	// +optional
+	Failing int32 `json:"failing,omitempty"`
+
 	// failures lists repositories where the set could not be applied, at
 	// most 20, sorted by repository.
 	// +kubebuilder:validation:MaxItems=20

@@ -172,7 +172,7 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 		next[i] = forgev1.SetFailure{Repository: f.Member, Reason: f.Reason, Message: f.Message}
 	}
 	res.FailuresChanged = !slices.Equal(st.Failures, next)
-	st.Failures = next
+	st.Failures, st.Failing = next, int32(len(failures))
 	// The round's, as its failures are: a pass that compared some
 	// repositories reports what the others' last comparison planned.
 	var pending []forgev1.PendingRemoval
