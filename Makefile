@@ -38,6 +38,10 @@ GO_TEST_FLAGS ?=
 # Helm is pinned in a module of its own (hack/helm/go.mod), for the same
 # reason as golangci-lint; the chart tests of test/deploy run the same build.
 HELM := go tool -modfile=hack/helm/go.mod helm
+# promtool is pinned in a module of its own (hack/promtool/go.mod) too: the
+# chart's alert rules are checked and unit-tested with it, and the dashboard
+# test parses every query with the same module's PromQL parser.
+PROMTOOL := go tool -modfile=hack/promtool/go.mod promtool
 CHART := charts/forge-operator
 
 .PHONY: all
@@ -78,8 +82,16 @@ lint: ## Run golangci-lint with .golangci.yml (govet, staticcheck, errcheck, goc
 helm: ## Build the pinned Helm into Go's build cache (once; several minutes cold): make test's chart tests run it.
 	@$(HELM) version >/dev/null
 
+.PHONY: promtool
+promtool: ## Build the pinned promtool into Go's build cache (once; a few minutes cold): make test's alert and dashboard tests run it.
+	@$(PROMTOOL) --version >/dev/null
+
+.PHONY: promtool-check
+promtool-check: ## Check the chart's Prometheus alert rules (charts/forge-operator/files/prometheus/rules.yaml) with promtool.
+	$(PROMTOOL) check rules $(CHART)/files/prometheus/rules.yaml
+
 .PHONY: helm-lint
-helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespaced, with shards, and with the NetworkPolicy and a verifying ServiceMonitor.
+helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespaced, with shards, with the NetworkPolicy and a verifying ServiceMonitor, and with the operations kit (alerts, dashboards, kube-state-metrics).
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'manager.watchNamespaces={team-a,team-b}'
 	$(HELM) lint --strict $(CHART) --set 'shards={eu-1,eu-2}'
@@ -87,6 +99,10 @@ helm-lint: ## Lint the Helm chart (charts/forge-operator), cluster-wide, namespa
 		--set 'networkPolicy.forges[0].cidrs={192.0.2.7/32}' --set metrics.serviceMonitor.enabled=true \
 		--set metrics.certSecret=metrics-cert --set metrics.serviceMonitor.tlsConfig.ca.secret.name=metrics-cert \
 		--set metrics.serviceMonitor.tlsConfig.ca.secret.key=ca.crt
+	$(HELM) lint --strict $(CHART) --set prometheusRule.enabled=true --set dashboards.enabled=true \
+		--set kubeStateMetrics.customResourceState.enabled=true \
+		--set kubeStateMetrics.customResourceState.serviceAccount.name=kube-state-metrics \
+		--set kubeStateMetrics.customResourceState.serviceAccount.namespace=monitoring
 
 .PHONY: helm-template
 helm-template: ## Render the Helm chart into bin/chart.yaml (HELM_ARGS adds flags, e.g. --set image.tag=v0.1.0).
@@ -98,7 +114,7 @@ envtest: ## Build kube-apiserver and etcd for envtest into ENVTEST_ASSETS_DIR (o
 	@hack/envtest/build.sh >/dev/null
 
 .PHONY: test
-test: envtest helm ## Run the unit and envtest suites (each package may take 30 minutes: the controllers suite takes close to go test's default limit of 10 on a loaded 2-core machine).
+test: envtest helm promtool ## Run the unit and envtest suites (each package may take 30 minutes: the controllers suite takes close to go test's default limit of 10 on a loaded 2-core machine).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS_DIR)" go test -timeout 30m $(GO_TEST_FLAGS) ./...
 
 .PHONY: gitea

@@ -46,33 +46,43 @@ const chartDir = "charts/forge-operator"
 // The namespaced install of config/namespaced, as chart values.
 var namespacedValues = []string{"--set", "manager.watchNamespaces={team-a,team-b}"}
 
-var helmOnce struct {
-	sync.Once
-	path string
-	err  error
+// pinnedTools are the tools of hack/<module>/go.mod the tests run, each
+// built once per test binary.
+var pinnedTools struct {
+	sync.Mutex
+	paths map[string]string
 }
 
-// helmBinary is the Helm of hack/helm/go.mod, built once per test binary
-// (go tool -n builds it into Go's build cache and prints its path; later
-// runs reuse it), never downloaded.
+// pinnedTool is the binary of tool name pinned by modfile (go tool -n builds
+// it into Go's build cache and prints its path; later runs reuse it), never
+// downloaded.
+func pinnedTool(t *testing.T, modfile, name string) string {
+	t.Helper()
+	pinnedTools.Lock()
+	defer pinnedTools.Unlock()
+	key := modfile + " " + name
+	if p, ok := pinnedTools.paths[key]; ok {
+		return p
+	}
+	cmd := exec.Command("go", "tool", "-n", "-modfile="+modfile, name)
+	cmd.Dir = repoPath()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool -n -modfile=%s %s: %v\n%s", modfile, name, err, stderr.String())
+	}
+	if pinnedTools.paths == nil {
+		pinnedTools.paths = map[string]string{}
+	}
+	pinnedTools.paths[key] = strings.TrimSpace(string(out))
+	return pinnedTools.paths[key]
+}
+
+// helmBinary is the Helm of hack/helm/go.mod.
 func helmBinary(t *testing.T) string {
 	t.Helper()
-	helmOnce.Do(func() {
-		cmd := exec.Command("go", "tool", "-n", "-modfile=hack/helm/go.mod", "helm")
-		cmd.Dir = repoPath()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			helmOnce.err = fmt.Errorf("go tool -n -modfile=hack/helm/go.mod helm: %v\n%s", err, stderr.String())
-			return
-		}
-		helmOnce.path = strings.TrimSpace(string(out))
-	})
-	if helmOnce.err != nil {
-		t.Fatal(helmOnce.err)
-	}
-	return helmOnce.path
+	return pinnedTool(t, "hack/helm/go.mod", "helm")
 }
 
 // helm runs the pinned Helm in the repository root with its own cache and

@@ -138,10 +138,14 @@ func TestTargetsRunWhatTheySay(t *testing.T) {
 		// The linter's version comes from its own module, never from PATH.
 		{args: []string{"lint"}, want: []string{"go tool -modfile=hack/tools/go.mod golangci-lint run ./..."}},
 		// So is Helm's, and the chart is linted in both installs, with shards,
-		// and with the values that add a NetworkPolicy and a ServiceMonitor.
+		// with the values that add a NetworkPolicy and a ServiceMonitor, and
+		// with the operations kit.
 		{args: []string{"helm-lint"}, want: []string{"go tool -modfile=hack/helm/go.mod helm lint --strict charts/forge-operator",
 			"--set 'manager.watchNamespaces={team-a,team-b}'", "--set 'shards={eu-1,eu-2}'",
-			"--set networkPolicy.enabled=true", "--set metrics.serviceMonitor.enabled=true"}},
+			"--set networkPolicy.enabled=true", "--set metrics.serviceMonitor.enabled=true",
+			"--set prometheusRule.enabled=true --set dashboards.enabled=true", "--set kubeStateMetrics.customResourceState.enabled=true"}},
+		// promtool comes from its own module as well.
+		{args: []string{"promtool-check"}, want: []string{"go tool -modfile=hack/promtool/go.mod promtool check rules charts/forge-operator/files/prometheus/rules.yaml"}},
 		{args: []string{"helm-template", "HELM_ARGS=--set image.tag=v1"}, want: []string{
 			"go tool -modfile=hack/helm/go.mod helm template forge-operator charts/forge-operator --namespace forge-operator-system --set image.tag=v1 > bin/chart.yaml"}},
 		// make manifests keeps the chart's copies of the generated manifests current.
