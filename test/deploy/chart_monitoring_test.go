@@ -30,14 +30,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The values that add the operations kit (docs/operations.md), each off by
-// default.
-var operationsKit = []string{
-	"--set", "prometheusRule.enabled=true",
-	"--set", "dashboards.enabled=true",
-	"--set", "kubeStateMetrics.customResourceState.enabled=true",
-}
-
 // promtool runs the promtool of hack/promtool/go.mod with args in dir and
 // returns its combined output.
 func promtool(t *testing.T, dir string, args ...string) (string, error) {
