@@ -224,6 +224,20 @@ func PolicyExporters() []export.Writer {
 	return []export.Writer{repositorySetExport}
 }
 
+// SetLists are empty lists of the set kinds whose status embeds
+// SetStatus (the sets over repositories), in the registry's order: report
+// reads their compliance from there, so that a new set kind is in it
+// without an edit.
+func SetLists() []client.ObjectList {
+	var lists []client.ObjectList
+	for _, k := range registry(nil, nil) {
+		if _, ok := k.object().(interface{ GetSetStatus() *forgev1.SetStatus }); ok {
+			lists = append(lists, k.list())
+		}
+	}
+	return lists
+}
+
 // PlanEnv is what Plan works with.
 type PlanEnv = planning.Env
 

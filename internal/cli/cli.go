@@ -14,10 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cli holds the manager binary's subcommands, which work on a
-// forge from outside the cluster: `forge-operator export`. Without a
-// subcommand the binary is the manager, so the image does not change.
-// `forge-operator plan` tells what the operator would change.
+// Package cli holds the manager binary's subcommands, which work from
+// outside the cluster: `forge-operator export` writes resources for what a
+// forge holds, `forge-operator plan` tells what the operator would change,
+// `forge-operator migrate` stores every object at the storage version, and
+// `forge-operator report` prints the sets' compliance from their status.
+// Without a subcommand the binary is the manager, so the image does not
+// change.
 package cli
 
 import (
@@ -30,13 +33,19 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/export"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // Subcommands names the subcommands Run knows.
-var Subcommands = []string{"export", "plan", "migrate"}
+var Subcommands = []string{"export", "plan", "migrate", "report"}
 
 // Run runs subcommand name with args and returns the exit code; plan
 // reads `-f -` from standard input.
@@ -53,6 +62,8 @@ func RunWithInput(ctx context.Context, name string, args []string, stdin io.Read
 		return runPlan(ctx, args, stdin, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, stdout, stderr)
+	case "report":
+		return runReport(ctx, args, stdout, stderr)
 	}
 	_, _ = fmt.Fprintf(stderr, "unknown subcommand %q (known: %s)\n", name, strings.Join(Subcommands, ", "))
 	return 1
@@ -88,6 +99,36 @@ func (c *connection) client() (*forge.Client, error) {
 		return nil, errors.New("no token: set FORGE_TOKEN or --token-file")
 	}
 	return forge.New(forge.Config{URL: c.url, Token: token, Timeout: c.timeout, QPS: 20, Burst: 20})
+}
+
+// kubeConfig is the kubeconfig at path, or kubectl's ($KUBECONFIG, else
+// ~/.kube/config) when path is empty: its context gives the cluster and,
+// as for kubectl, the default namespace.
+func kubeConfig(path string) clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil)
+}
+
+// clusterReader is a client of the cluster kc names that plan and report
+// only ever read with: Secrets and the operator's kinds.
+func clusterReader(kc clientcmd.ClientConfig) (client.Reader, error) {
+	cfg, err := kc.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("read the kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := forgev1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connect to the cluster: %w", err)
+	}
+	return c, nil
 }
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -24,7 +24,6 @@ import (
 	"io"
 	"strings"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/forgeops/forge-operator/internal/storageversion"
@@ -56,9 +55,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		_, _ = fmt.Fprintf(stderr, "migrate: unexpected arguments %q\n", fs.Args())
 		return 1
 	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = *kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
+	cfg, err := kubeConfig(*kubeconfig).ClientConfig()
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "migrate: read the kubeconfig: %v\n", err)
 		return 1

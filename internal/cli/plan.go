@@ -28,13 +28,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/forgeops/forge-operator/api/v1alpha1"
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
@@ -119,7 +115,7 @@ func runPlan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		Namespace: namespace,
 	}
 	if kubeconfig != "" {
-		if env.Reader, err = clusterReader(kubeconfig); err != nil {
+		if env.Reader, err = clusterReader(kubeConfig(kubeconfig)); err != nil {
 			return fail(err)
 		}
 		if env.DigestKey, err = parseDigestKey(digestKey); err != nil {
@@ -176,26 +172,6 @@ func objectName(o *unstructured.Unstructured) string {
 		return o.GetKind() + " " + o.GetName()
 	}
 	return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
-}
-
-// clusterReader is a client that plan only ever reads with.
-func clusterReader(kubeconfig string) (client.Reader, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("read --kubeconfig: %w", err)
-	}
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := forgev1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, fmt.Errorf("connect to the cluster: %w", err)
-	}
-	return c, nil
 }
 
 // readManifests reads every object of the inputs: files, directories
