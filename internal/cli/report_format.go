@@ -69,7 +69,7 @@ func (t totals) cells(first string) []string {
 	if t.stalled > 0 {
 		state = append(state, fmt.Sprintf("%d Stalled", t.stalled))
 	}
-	row := []string{first, "", "", plural(t.sets, "set", "sets")}
+	row := []string{first, plural(t.namespaces, "namespace", "namespaces"), "", plural(t.sets, "set", "sets")}
 	for _, n := range []int64{t.selected, t.inSync, t.failing, t.removals, t.yield} {
 		row = append(row, strconv.FormatInt(n, 10))
 	}
@@ -78,9 +78,11 @@ func (t totals) cells(first string) []string {
 
 // failureLine is one line of the failing list: a repository, or the set
 // itself when it is Stalled with no repository failing (its Ready says
-// why), or how many more repositories fail than status shows.
+// why: repository is empty), or how many more repositories fail than
+// status shows (more).
 type failureLine struct {
 	set, repository, reason, message string
+	more                             int
 }
 
 // failureLines are the failing sets' lines, in the report's order.
@@ -92,14 +94,14 @@ func (r *report) failureLines() []failureLine {
 		}
 		set := s.kind + " " + s.namespace + "/" + s.name
 		if len(s.failures) == 0 {
-			out = append(out, failureLine{set: set, repository: noCount, reason: s.ready, message: s.message})
+			out = append(out, failureLine{set: set, reason: s.ready, message: s.message})
 			continue
 		}
 		for _, f := range s.failures {
 			out = append(out, failureLine{set: set, repository: f.Repository, reason: f.Reason, message: f.Message})
 		}
 		if more := int(s.failing) - len(s.failures); more > 0 {
-			out = append(out, failureLine{set: set, repository: fmt.Sprintf("and %d more", more)})
+			out = append(out, failureLine{set: set, more: more})
 		}
 	}
 	return out
@@ -126,7 +128,7 @@ func (r *report) writeTable(w io.Writer) error {
 		line(s.cells()...)
 	}
 	t := r.totals()
-	line(t.cells("TOTAL " + plural(t.namespaces, "namespace", "namespaces"))...)
+	line(t.cells("TOTAL")...)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -138,7 +140,14 @@ func (r *report) writeTable(w io.Writer) error {
 	_, _ = fmt.Fprintln(w, "\nFailing:")
 	line("SET", "REPOSITORY", "REASON", "MESSAGE")
 	for _, l := range lines {
-		line(l.set, l.repository, l.reason, oneLine(l.message))
+		switch {
+		case l.more > 0:
+			line(l.set, fmt.Sprintf("and %d more", l.more), noCount, "status lists the first failing repositories only")
+		case l.repository == "":
+			line(l.set, noCount, l.reason, oneLine(l.message))
+		default:
+			line(l.set, l.repository, l.reason, oneLine(l.message))
+		}
 	}
 	return tw.Flush()
 }
@@ -192,11 +201,15 @@ func (r *report) writeMarkdown(w io.Writer) error {
 				set = l.set
 				fmt.Fprintf(&b, "\n- **%s**\n", mdCell(set))
 			}
-			if l.reason == "" {
-				fmt.Fprintf(&b, "  - %s\n", mdCell(l.repository))
+			switch {
+			case l.more > 0:
+				fmt.Fprintf(&b, "  - and %d more\n", l.more)
 				continue
+			case l.repository == "":
+				fmt.Fprintf(&b, "  - %s", mdCell(l.reason))
+			default:
+				fmt.Fprintf(&b, "  - %s: %s", mdCell(l.repository), mdCell(l.reason))
 			}
-			fmt.Fprintf(&b, "  - %s: %s", mdCell(l.repository), mdCell(l.reason))
 			if m := oneLine(l.message); m != "" {
 				b.WriteString(": " + mdCell(m))
 			}

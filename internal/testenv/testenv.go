@@ -30,6 +30,8 @@ import (
 
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
@@ -94,4 +96,16 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 		return nil, nil, fmt.Errorf("start envtest control plane from %s: %w", env.BinaryAssetsDirectory, err)
 	}
 	return env, cfg, nil
+}
+
+// WriteKubeconfig writes to file a kubeconfig of the control plane cfg
+// reaches, as its user, whose one context's default namespace is
+// namespace (none when empty): what the subcommands are given.
+func WriteKubeconfig(cfg *rest.Config, namespace, file string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin", Namespace: namespace}
+	kc.CurrentContext = "envtest"
+	return clientcmd.WriteToFile(*kc, file)
 }
