@@ -23,8 +23,12 @@ limitations under the License.
 // --reconcile-timeout, --max-reconciles-per-forge, --forge-deny-cidrs (the
 // addresses no Forge may reach), --secret-digest-key, --pprof-bind-address
 // (Go's profiles, for memory and CPU), --shard (docs/shards.md), and for least
-// privilege --watch-namespaces and --metrics-secure. `forge-operator export
-// ...` (package cli) works on a forge from outside the cluster instead.
+// privilege --watch-namespaces and --metrics-secure. A subcommand (package
+// cli) runs instead of the manager, from outside the cluster:
+// `forge-operator export` writes resources for what a forge holds, `plan`
+// tells what applying manifests would change, `migrate` stores every object
+// at the storage version, and `report` prints the sets' compliance from
+// their status (docs/report.md).
 package main
 
 import (
@@ -74,8 +78,8 @@ func init() {
 }
 
 func main() {
-	// `forge-operator export ...` works on a forge from outside the cluster;
-	// with no subcommand (flags only) the binary is the manager.
+	// `forge-operator export|plan|migrate|report ...` (cli.Subcommands)
+	// runs a subcommand; with none (flags only) the binary is the manager.
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
 		os.Exit(cli.Run(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
 	}

@@ -55,7 +55,9 @@ func selector(org string) forgev1.RepositorySelector {
 	return forgev1.RepositorySelector{Organization: &o}
 }
 
-func objectMeta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+func objectMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
 
 var gitea = forgev1.ManagedSpec{ForgeRef: forgev1.ForgeReference{Name: "gitea"}}
 
