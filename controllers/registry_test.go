@@ -17,7 +17,9 @@ limitations under the License.
 package controllers
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
@@ -42,6 +44,20 @@ func TestRegistryHoldsEveryKind(t *testing.T) {
 	})
 	if !slices.Equal(got, want) {
 		t.Errorf("registry holds %v, the API's managed kinds are %v", got, want)
+	}
+}
+
+// TestSetListsAreTheSetsOverRepositories: report reads every kind whose
+// status embeds SetStatus, and only those (a Receiver is a set of
+// organizations, with no repositories to report).
+func TestSetListsAreTheSetsOverRepositories(t *testing.T) {
+	var got []string
+	for _, l := range SetLists() {
+		got = append(got, strings.TrimSuffix(reflect.TypeOf(l).Elem().Name(), "List"))
+	}
+	want := []string{"LabelSet", "BranchProtectionSet", "RepositorySet", "FileSet"}
+	if !slices.Equal(got, want) {
+		t.Errorf("SetLists holds %v, want %v", got, want)
 	}
 }
 
