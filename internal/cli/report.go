@@ -169,11 +169,11 @@ func readReport(ctx context.Context, c client.Reader, namespace string) (*report
 	rep := &report{namespace: namespace}
 	for _, list := range controllers.SetLists() {
 		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-			kind := reflect.TypeOf(list).Elem().Name()
+			kinds := strings.TrimSuffix(reflect.TypeOf(list).Elem().Name(), "List") + "s" // every set kind ends in Set
 			if namespace == "" {
-				return nil, fmt.Errorf("list %s in every namespace: %w", kind, err)
+				return nil, fmt.Errorf("list %s in every namespace: %w", kinds, err)
 			}
-			return nil, fmt.Errorf("list %s in namespace %s: %w", kind, namespace, err)
+			return nil, fmt.Errorf("list %s in namespace %s: %w", kinds, namespace, err)
 		}
 		items, err := meta.ExtractList(list)
 		if err != nil {

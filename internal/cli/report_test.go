@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/cli"
@@ -190,6 +191,15 @@ func TestReport(t *testing.T) {
 	if err := testenv.WriteKubeconfig(unreachable, "team-a", down); err != nil {
 		t.Fatal(err)
 	}
+	// A user the API server knows and RBAC grants nothing.
+	nobody, err := env.AddUser(envtest.User{Name: "nobody"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := filepath.Join(dir, "forbidden")
+	if err := testenv.WriteKubeconfig(nobody.Config(), "team-a", forbidden); err != nil {
+		t.Fatal(err)
+	}
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
 		code := cli.Run(ctx, "report", args, &out, &errOut)
@@ -244,6 +254,10 @@ func TestReport(t *testing.T) {
 		{name: "an argument", args: []string{"--kubeconfig", kc, "team-a"}, code: 2, stderr: `unexpected arguments ["team-a"]`},
 		{name: "an unknown flag", args: []string{"--kubeconfig", kc, "--org", "acme"}, code: 2, stderr: "flag provided but not defined: -org"},
 		{name: "no kubeconfig", args: []string{"--kubeconfig", filepath.Join(dir, "missing")}, code: 2, stderr: "report: read the kubeconfig"},
+		{name: "no permission to list the sets", args: []string{"--kubeconfig", forbidden, "--fail-on", "failing"}, code: 2,
+			stderr: "report: list LabelSets in namespace team-a: "},
+		{name: "no permission to list the sets of every namespace", args: []string{"--kubeconfig", forbidden, "-A"}, code: 2,
+			stderr: "report: list LabelSets in every namespace: "},
 		{name: "the cluster unreachable", args: []string{"--kubeconfig", down, "--fail-on", "failing"}, code: 2, stderr: "report: list "},
 	}
 	for _, tc := range cases {
