@@ -33,7 +33,8 @@ import (
 // holds up to a kilobyte, which would make a table row unreadable.
 const reportMessage = 120
 
-// notObserved is what a pending set shows for each count and its Ready.
+// noCount and pending are what a set not observed yet shows for each
+// count and for Ready (and noCount a list line's missing cell).
 const (
 	noCount = "-"
 	pending = "pending"
