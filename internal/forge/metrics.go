@@ -17,9 +17,13 @@ limitations under the License.
 package forge
 
 import (
+	"maps"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -57,7 +61,47 @@ func init() {
 
 // Collectors gives the client's metrics, for registering in another registry.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{requestsTotal, requestDuration, driftCheckIntervals, driftScopes}
+	return []prometheus.Collector{requestsTotal, requestDuration, driftCheckIntervals, driftScopes, budgetShares}
+}
+
+// budgetUsed is the share of each forge's rate budget (its token bucket,
+// shared by every client of the forge: limiterFor) spent: 1 - tokens/burst,
+// read when scraped, so that a forge Forget drops has no series left.
+var budgetUsed = prometheus.NewDesc("forge_rate_budget_used_ratio",
+	"Share of a forge's rate budget (its token bucket of QPS and burst) spent, 0 to 1: 1 when calls wait for tokens.",
+	[]string{"forge"}, nil)
+
+// budgetShares collects budgetUsed from limiters at scrape time.
+var budgetShares prometheus.Collector = budgetCollector{}
+
+type budgetCollector struct{}
+
+func (budgetCollector) Describe(ch chan<- *prometheus.Desc) { ch <- budgetUsed }
+
+func (budgetCollector) Collect(ch chan<- prometheus.Metric) {
+	limitersMu.Lock()
+	used := make(map[string]float64, len(limiters))
+	for name, b := range limiters {
+		used[name] = usedShare(b.limiter)
+	}
+	limitersMu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		ch <- prometheus.MustNewConstMetric(budgetUsed, prometheus.GaugeValue, used[name], name)
+	}
+}
+
+// usedShare is 1 - tokens/burst of l, within [0, 1]: negative tokens
+// (calls waiting on reservations) count as all spent. An unlimited bucket
+// (a negative QPS) spends nothing.
+func usedShare(l *rate.Limiter) float64 {
+	if l.Limit() == rate.Inf || l.Burst() <= 0 {
+		return 0
+	}
+	v := 1 - l.Tokens()/float64(l.Burst())
+	if math.IsNaN(v) {
+		return 0
+	}
+	return min(max(v, 0), 1)
 }
 
 func observe(forge, method, route, code string, d time.Duration) {

@@ -191,7 +191,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			r.schedule.holdTurn(req.NamespacedName, te.At)
 			delay = max(time.Until(te.At), 0)
 		}
-		passes.WithLabelValues(r.kindName, "turn").Inc()
+		passEnded(r.kindName, "turn")
 		return ctrl.Result{RequeueAfter: delay, Priority: new(handler.LowPriority)}, nil
 	}
 	// The status of a pass cut short by the reconcile timeout is still written.
@@ -200,7 +200,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err != nil {
 		if !ok {
 			// A Kubernetes API failure: let controller-runtime retry with its backoff.
-			passes.WithLabelValues(r.kindName, "error").Inc()
+			passEnded(r.kindName, "error")
 			return ctrl.Result{}, err
 		}
 		if w := r.awaiting(ctx, obj, err, c); w != nil {
@@ -214,7 +214,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	} else if out.Summary.State == conditions.Ready {
 		r.backoff.Succeeded(req.NamespacedName)
 	}
-	passes.WithLabelValues(r.kindName, outcomeName(out.Summary.State)).Inc()
+	passEnded(r.kindName, outcomeName(out.Summary.State))
 	// Told from status itself, also of a pass that failed after finding
 	// them: the next pass compares with what this one recorded.
 	out.More = append(out.More, removalsEvent(orig, obj)...)

@@ -39,6 +39,19 @@ var passes = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Passes over resources that ran, by kind and outcome (ready, waiting, stalled, idle, turn, error).",
 }, []string{"kind", "outcome"})
 
+// lastPass is when a pass of each kind last ended (the passes counted),
+// so that an alert can tell a kind whose passes stopped.
+var lastPass = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: "forge_last_pass_timestamp_seconds",
+	Help: "Unix time a pass over a resource of the kind last ended, whatever its outcome.",
+}, []string{"kind"})
+
+// passEnded counts a pass of kind that ended in outcome, and records when.
+func passEnded(kind, outcome string) {
+	passes.WithLabelValues(kind, outcome).Inc()
+	lastPass.WithLabelValues(kind).SetToCurrentTime()
+}
+
 func init() {
 	ctrlmetrics.Registry.MustRegister(Collectors()...)
 }
@@ -46,7 +59,7 @@ func init() {
 // Collectors gives the loop's metrics (main registers them again with the
 // shard label, manager.ShardMetrics).
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{driftCorrections, passes}
+	return []prometheus.Collector{driftCorrections, passes, lastPass}
 }
 
 // outcomeName names a pass's outcome for the passes metric.
