@@ -40,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +55,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
+	"github.com/forgeops/forge-operator/internal/opsmetrics"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
@@ -179,7 +181,11 @@ func main() {
 		os.Exit(2)
 	}
 	// Before the manager is made: its metrics server serves this registry.
-	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard, slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors())...); err != nil {
+	// The resources' metrics read the manager's cache once Setup has it.
+	resourceMetrics := opsmetrics.New()
+	ctrlmetrics.Registry.MustRegister(resourceMetrics)
+	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard,
+		slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors(), []prometheus.Collector{resourceMetrics})...); err != nil {
 		log.Error(err, "unable to label the metrics with the shard")
 		os.Exit(1)
 	}
@@ -218,6 +224,7 @@ func main() {
 		// stored at v1alpha1 to v1beta1 (docs/api.md).
 		MigrateStorage: len(namespaces) == 0 && shard == "",
 		Receiver:       receiver.New(receiverAddr),
+		Metrics:        resourceMetrics,
 	}); err != nil {
 		log.Error(err, "unable to set up the controllers")
 		os.Exit(1)

@@ -41,6 +41,7 @@ import (
 
 	"github.com/forgeops/forge-operator/internal/connection"
 	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/opsmetrics"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/fairness"
@@ -94,6 +95,10 @@ type Options struct {
 	// resources they concern at once. Nil, or one without an address,
 	// serves nothing, and every Receiver is Stalled saying so.
 	Receiver *receiver.Endpoint
+	// Metrics, when set, is the collector of the resources' compliance and
+	// health metrics (registered by main before the manager existed): it
+	// reads the manager's cache from Setup on.
+	Metrics *opsmetrics.Collector
 }
 
 // RBAC the manager needs, and nothing more: its own kinds, their status and
@@ -138,6 +143,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		pool.ClusterSecrets = opts.SecretDigestKey.Namespace
 	}
 	kinds := registry(digests, opts.Receiver)
+	if opts.Metrics != nil {
+		opts.Metrics.Read(mgr.GetCache(), !opts.NoClusterForges)
+	}
 	fair := fairness.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, fairness.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
 	lists := make([]func() client.ObjectList, 0, len(kinds))
 	for _, k := range kinds {
