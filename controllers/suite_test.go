@@ -167,6 +167,8 @@ func startSuiteManager() {
 	mo := testenv.ManagerOptions()
 	mo.Cache.ByObject[&forgev1.Forge{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
 	mo.Cache.ByObject[&forgev1.Receiver{}] = cache.ByObject{Label: labels.NewSelector().Add(*notOwn)}
+	// Served over HTTP, with the resources' metrics, as main serves them.
+	mo.Metrics.BindAddress = suiteMetricsAddr()
 	cfg := rest.CopyConfig(restCfg)
 	cfg.Wrap(apiGets.wrap)
 	receiverEndpoint = receiver.New("127.0.0.1:0")
@@ -179,6 +181,7 @@ func startSuiteManager() {
 		RequestTimeout:          2 * time.Second,
 		DenyCIDRs:               []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
 		SecretDigestKey:         digestKey,
+		Metrics:                 suiteMetrics,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	stopManager = func() { Expect(stop()).To(Succeed(), "the manager stopped with an error") }

@@ -48,7 +48,7 @@ func cond(typ string, status metav1.ConditionStatus, reason string) metav1.Condi
 // removals, a LabelSet naming its repositories, a stalled Label and a
 // Repository before its first pass.
 func resourcesFixture() []client.Object {
-	ready := []metav1.Condition{cond(forgev1.ConditionReady, metav1.ConditionTrue, "Ready")}
+	ready := []metav1.Condition{cond(forgev1.ConditionReady, metav1.ConditionTrue, forgev1.ReasonSynced)}
 	return []client.Object{
 		&forgev1.Forge{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gitea"},
 			Status: forgev1.ForgeStatus{Conditions: ready}},
@@ -91,11 +91,11 @@ forge_connection_ready{kind="Forge",name="gitea",namespace="team-a"} 1
 forge_connection_ready{kind="Forge",name="gitea",namespace="team-b"} 0
 # HELP forge_resources Resources of the operator's kinds, by kind and the status (True, False, Unknown) and reason of their Ready condition; Unknown with no reason before the first pass.
 # TYPE forge_resources gauge
-forge_resources{kind="ClusterForge",ready="True",reason="Ready"} 1
+forge_resources{kind="ClusterForge",ready="True",reason="Synced"} 1
 forge_resources{kind="Forge",ready="False",reason="Unauthorized"} 1
-forge_resources{kind="Forge",ready="True",reason="Ready"} 1
+forge_resources{kind="Forge",ready="True",reason="Synced"} 1
 forge_resources{kind="Label",ready="False",reason="Invalid"} 1
-forge_resources{kind="LabelSet",ready="True",reason="Ready"} 1
+forge_resources{kind="LabelSet",ready="True",reason="Synced"} 1
 forge_resources{kind="Repository",ready="Unknown",reason=""} 1
 forge_resources{kind="RepositorySet",ready="False",reason="Failing"} 1
 # HELP forge_resources_stalled Resources whose Stalled condition is True (they wait for a change of their spec or the forge), by kind and reason.
