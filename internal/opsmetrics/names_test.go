@@ -17,6 +17,9 @@ limitations under the License.
 package opsmetrics_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,6 +34,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/opsmetrics"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/reconciler"
+	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
 // vec is what every *Vec of client_golang has: a child per label values.
@@ -128,3 +132,41 @@ func TestNamesAreWhatIsGathered(t *testing.T) {
 		t.Error("Names() is not sorted")
 	}
 }
+
+// TestMetricsAreDocumented: docs/metrics.md has a row for every metric of
+// Names (a histogram's once, by its own name) and none besides.
+func TestMetricsAreDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for line := range strings.Lines(string(raw)) {
+		if m := docRow.FindStringSubmatch(line); m != nil {
+			documented = append(documented, m[1])
+		}
+	}
+	slices.Sort(documented)
+	var want []string
+	names := opsmetrics.Names()
+	for _, n := range names {
+		if base, ok := strings.CutSuffix(n, "_bucket"); ok {
+			want = append(want, base)
+			continue
+		}
+		if base, ok := strings.CutSuffix(n, "_sum"); ok && slices.Contains(names, base+"_bucket") {
+			continue
+		}
+		if base, ok := strings.CutSuffix(n, "_count"); ok && slices.Contains(names, base+"_bucket") {
+			continue
+		}
+		want = append(want, n)
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, documented); diff != "" {
+		t.Errorf("docs/metrics.md's tables differ from Names() (-Names +documented):\n%s", diff)
+	}
+}
+
+// docRow is a row of a table of docs/metrics.md: the metric's name first.
+var docRow = regexp.MustCompile("^\\| `(forge_[a-z_]+)` \\|")
