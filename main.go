@@ -40,7 +40,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,7 +56,6 @@ import (
 	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/opsmetrics"
 	"github.com/forgeops/forge-operator/internal/receiver"
-	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/reconciler/shards"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
@@ -184,8 +182,7 @@ func main() {
 	// The resources' metrics read the manager's cache once Setup has it.
 	resourceMetrics := opsmetrics.New()
 	ctrlmetrics.Registry.MustRegister(resourceMetrics)
-	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard,
-		slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors(), []prometheus.Collector{resourceMetrics})...); err != nil {
+	if ctrlmetrics.Registry, err = manager.ShardMetrics(ctrlmetrics.Registry, shard, opsmetrics.Collectors(resourceMetrics)...); err != nil {
 		log.Error(err, "unable to label the metrics with the shard")
 		os.Exit(1)
 	}

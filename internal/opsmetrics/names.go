@@ -16,6 +16,24 @@ limitations under the License.
 
 package opsmetrics
 
+import (
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forgeops/forge-operator/internal/forge"
+	"github.com/forgeops/forge-operator/internal/receiver"
+	"github.com/forgeops/forge-operator/internal/reconciler"
+)
+
+// Collectors are every collector of the manager's forge_* metrics: the
+// forge client's, the loop's, the receiver's and resources (this
+// package's): main gives them the shard label (manager.ShardMetrics), and
+// TestNamesAreWhatIsGathered gathers them, so that the two cannot differ.
+func Collectors(resources *Collector) []prometheus.Collector {
+	return slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors(), []prometheus.Collector{resources})
+}
+
 // Names are the names of every forge_* series the manager serves, from
 // every package that registers them (forge, reconciler, receiver and this
 // one), a histogram's as its _bucket, _sum and _count, sorted: what a

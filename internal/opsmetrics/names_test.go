@@ -32,8 +32,6 @@ import (
 
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/opsmetrics"
-	"github.com/forgeops/forge-operator/internal/receiver"
-	"github.com/forgeops/forge-operator/internal/reconciler"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -97,12 +95,14 @@ func gatheredNames(t *testing.T, reg prometheus.Gatherer) []string {
 }
 
 // TestNamesAreWhatIsGathered: Names lists every forge_* series the
-// collectors main registers give once each has one, and nothing else,
+// collectors main registers (Collectors) give once each has one, and nothing else,
 // so that a dashboard checked against Names names only what exists.
 func TestNamesAreWhatIsGathered(t *testing.T) {
+	// The resources' metrics: the fixture gives each of them a series.
+	ops := opsmetrics.New()
+	ops.Read(fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(resourcesFixture()...).Build(), true)
 	reg := prometheus.NewPedanticRegistry()
-	collectors := slices.Concat(forge.Collectors(), reconciler.Collectors(), receiver.Collectors())
-	for _, c := range collectors {
+	for _, c := range opsmetrics.Collectors(ops) {
 		reg.MustRegister(c)
 		exercise(t, c)
 	}
@@ -112,10 +112,6 @@ func TestNamesAreWhatIsGathered(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { forge.Forget(name) })
-	// The resources' metrics: a Forge and a stalled RepositorySet give each.
-	ops := opsmetrics.New()
-	ops.Read(fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(resourcesFixture()...).Build(), true)
-	reg.MustRegister(ops)
 
 	if diff := cmp.Diff(opsmetrics.Names(), gatheredNames(t, reg)); diff != "" {
 		t.Errorf("Names() differs from what the registered collectors give (-Names +gathered):\n%s", diff)
