@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
+	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/opsmetrics"
 )
 
@@ -185,5 +187,27 @@ func TestEveryKindIsCounted(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(c, "forge_set_repositories"); n != sets || sets != 4 {
 		t.Errorf("forge_set_repositories has %d series of %d set kinds, want 4", n, sets)
+	}
+}
+
+// TestShardLabel: on a shard's manager the resources' series carry the
+// shard, as the other forge_* series do (main hands the collector to
+// manager.ShardMetrics).
+func TestShardLabel(t *testing.T) {
+	c := opsmetrics.New()
+	c.Read(fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(resourcesFixture()...).Build(), true)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+	served, err := manager.ShardMetrics(reg, "eu-1", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.GatherAndCompare(served, strings.NewReader(`
+# HELP forge_set_repositories_failing Repositories a set could not be applied to (status.failing).
+# TYPE forge_set_repositories_failing gauge
+forge_set_repositories_failing{kind="LabelSet",name="labels",namespace="team-b",organization="",shard="eu-1"} 0
+forge_set_repositories_failing{kind="RepositorySet",name="policy",namespace="team-a",organization="acme",shard="eu-1"} 3
+`), "forge_set_repositories_failing"); err != nil {
+		t.Error(err)
 	}
 }
