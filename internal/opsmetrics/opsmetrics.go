@@ -68,7 +68,7 @@ var (
 		"Resources whose Stalled condition is True (they wait for a change of their spec or the forge), by kind and reason.",
 		[]string{"kind", "reason"}, nil)
 	connectionReady = prometheus.NewDesc("forge_connection_ready",
-		"1 while a Forge or ClusterForge is Ready (the forge answers with a token that may do what its resources ask), else 0; namespace is empty for a ClusterForge.",
+		"1 while a Forge or ClusterForge is Ready (the resources naming it wait while it is not), else 0; namespace is empty for a ClusterForge.",
 		[]string{"kind", "namespace", "name"}, nil)
 )
 

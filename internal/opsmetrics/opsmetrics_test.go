@@ -86,7 +86,7 @@ func TestCollect(t *testing.T) {
 	c := opsmetrics.New()
 	c.Read(r, true)
 	want := `
-# HELP forge_connection_ready 1 while a Forge or ClusterForge is Ready (the forge answers with a token that may do what its resources ask), else 0; namespace is empty for a ClusterForge.
+# HELP forge_connection_ready 1 while a Forge or ClusterForge is Ready (the resources naming it wait while it is not), else 0; namespace is empty for a ClusterForge.
 # TYPE forge_connection_ready gauge
 forge_connection_ready{kind="ClusterForge",name="shared",namespace=""} 1
 forge_connection_ready{kind="Forge",name="gitea",namespace="team-a"} 1
@@ -131,7 +131,7 @@ forge_set_repositories_yielded{kind="RepositorySet",name="policy",namespace="tea
 	// A namespaced install reads no ClusterForge.
 	c.Read(r, false)
 	if err := testutil.CollectAndCompare(c, strings.NewReader(`
-# HELP forge_connection_ready 1 while a Forge or ClusterForge is Ready (the forge answers with a token that may do what its resources ask), else 0; namespace is empty for a ClusterForge.
+# HELP forge_connection_ready 1 while a Forge or ClusterForge is Ready (the resources naming it wait while it is not), else 0; namespace is empty for a ClusterForge.
 # TYPE forge_connection_ready gauge
 forge_connection_ready{kind="Forge",name="gitea",namespace="team-a"} 1
 forge_connection_ready{kind="Forge",name="gitea",namespace="team-b"} 0
