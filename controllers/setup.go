@@ -97,7 +97,7 @@ type Options struct {
 	Receiver *receiver.Endpoint
 	// Metrics, when set, is the collector of the resources' compliance and
 	// health metrics (registered by main before the manager existed): it
-	// reads the manager's cache from Setup on.
+	// reads the manager's cache while the manager leads.
 	Metrics *opsmetrics.Collector
 }
 
@@ -144,7 +144,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	}
 	kinds := registry(digests, opts.Receiver)
 	if opts.Metrics != nil {
-		opts.Metrics.Read(mgr.GetCache(), !opts.NoClusterForges)
+		if err := mgr.Add(opts.Metrics.WhileLeader(mgr.GetCache(), !opts.NoClusterForges)); err != nil {
+			return err
+		}
 	}
 	fair := fairness.NewFairness(cmp.Or(opts.MaxReconcilesPerForge, fairness.DefaultForgeLimit(opts.MaxConcurrentReconciles)))
 	lists := make([]func() client.ObjectList, 0, len(kinds))

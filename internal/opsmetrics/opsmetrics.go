@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
@@ -128,6 +129,29 @@ func New() *Collector {
 func (c *Collector) Read(r client.Reader, clusterForges bool) {
 	c.from.Store(&source{reader: r, clusterForges: clusterForges})
 }
+
+// WhileLeader is a runnable of the manager that makes c collect from r
+// (Read) while the manager leads, and nothing once it stops. Every replica
+// has a cache, but only the leader's reconciles: were every replica to
+// serve the resources' series, each Deployment replica would count every
+// set and Forge again, and its alerts fire once per replica.
+func (c *Collector) WhileLeader(r client.Reader, clusterForges bool) manager.Runnable {
+	return leaderRunnable(func(ctx context.Context) error {
+		c.Read(r, clusterForges)
+		<-ctx.Done()
+		c.from.Store(nil)
+		return nil
+	})
+}
+
+// leaderRunnable is a runnable the manager starts only once elected.
+type leaderRunnable func(context.Context) error
+
+func (f leaderRunnable) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is true: the manager starts it once elected (at once
+// without leader election).
+func (leaderRunnable) NeedLeaderElection() bool { return true }
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {

@@ -17,8 +17,10 @@ limitations under the License.
 package opsmetrics_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -144,6 +146,36 @@ forge_connection_ready{kind="Forge",name="gitea",namespace="team-b"} 0
 func TestCollectBeforeRead(t *testing.T) {
 	if n := testutil.CollectAndCount(opsmetrics.New()); n != 0 {
 		t.Errorf("%d series before Read, want none", n)
+	}
+}
+
+// TestWhileLeader: the runnable main adds waits for leadership, serves the
+// series while it runs, and none once the manager stops.
+func TestWhileLeader(t *testing.T) {
+	c := opsmetrics.New()
+	run := c.WhileLeader(fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(resourcesFixture()...).Build(), true)
+	if le, ok := run.(interface{ NeedLeaderElection() bool }); !ok || !le.NeedLeaderElection() {
+		t.Fatal("the runnable does not wait for leader election: every replica would serve the series")
+	}
+	if n := testutil.CollectAndCount(c); n != 0 {
+		t.Errorf("%d series before the manager leads, want none", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- run.Start(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for testutil.CollectAndCount(c, "forge_connection_ready") != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("forge_connection_ready: %d series while leading, want 3", testutil.CollectAndCount(c, "forge_connection_ready"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(c); n != 0 {
+		t.Errorf("%d series after the manager stopped, want none", n)
 	}
 }
 
