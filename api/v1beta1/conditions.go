@@ -47,6 +47,11 @@ const (
 	ReasonUpdated = "Updated"
 	// ReasonDriftCorrected: the forge object had been changed outside the operator and was set back.
 	ReasonDriftCorrected = "DriftCorrected"
+	// ReasonApplied: a set governs repositories it did not cover before (made
+	// on the forge, or come to match its selector: not in status.matched) and
+	// applied its spec there. DriftCorrected stays for what was changed on the
+	// forge in repositories the set governed already.
+	ReasonApplied = "Applied"
 	// ReasonReplaced: a hook or deploy key was replaced because a field the forge cannot change did.
 	ReasonReplaced = "Replaced"
 	// ReasonDeleted: the forge object was removed.
