@@ -276,7 +276,8 @@ var _ = Describe("BranchProtection and BranchProtectionSet", func() {
 		newer := newSet("yielding", mainRule)
 		newer.Spec.Repositories = forgev1.RepositorySelector{Names: []forgev1.RepositoryName{"acme/web"}}
 		Expect(k8s.Create(ctx, newer)).To(Succeed())
-		Expect(expectReason(newer, metav1.ConditionFalse, forgev1.ReasonConflict)).To(ContainSubstring("BranchProtectionSet " + ns + "/protect-main"))
+		Expect(expectReason(newer, metav1.ConditionFalse, forgev1.ReasonConflict)).To(Equal("0 of 1 repository in sync; 1 failing: acme/web (Conflict)"))
+		Expect(newer.Status.Failures).To(ConsistOf(HaveField("Message", ContainSubstring("BranchProtectionSet "+ns+"/protect-main"))))
 
 		By("deleting the set removes its listed rules only")
 		Expect(k8s.Delete(ctx, newer)).To(Succeed())

@@ -377,7 +377,7 @@ var _ = Describe("LabelSet", func() {
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 
 		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
-		Expect(msg).To(ContainSubstring("1 of 2 repositories match the spec"))
+		Expect(msg).To(Equal("1 of 2 repositories in sync; 1 failing: acme/web (TooManyDeletions)"))
 		Expect(condStatus(s, forgev1.ConditionStalled)).To(Equal(metav1.ConditionTrue))
 		Eventually(failures(s), timeout, poll).Should(Equal([]forgev1.SetFailure{{Repository: "acme/web",
 			Reason:  forgev1.ReasonTooManyDeletions,
@@ -583,7 +583,7 @@ var _ = Describe("LabelSet", func() {
 		s.Spec.DeletionPolicy = forgev1.DeletionPolicyDelete
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		expectReady(s)
-		Expect(readyCondition(s)(Default).Message).To(Equal("0 repositories match the spec"))
+		Expect(readyCondition(s)(Default).Message).To(Equal("0 of 0 repositories in sync"))
 		Expect(fc.DeleteOrg(ctx, "gone")).To(Succeed())
 		Expect(k8s.Delete(ctx, s)).To(Succeed())
 		gone(s)

@@ -126,6 +126,7 @@ var _ = Describe("Receiver", func() {
 		r := newReceiver("events", "acme", "beta")
 		Expect(k8s.Create(ctx, r)).To(Succeed())
 		expectReady(r)
+		Expect(readyCondition(r)(Default).Message).To(HavePrefix("2 of 2 organizations in sync"), "the compliance, in organizations")
 		Expect(r.Status.Path).To(MatchRegexp(`^/hook/[0-9a-f]{40}$`))
 		secret := secretOf(r)
 		ids := map[string]int64{}
@@ -287,8 +288,11 @@ var _ = Describe("Receiver", func() {
 		expectReady(h)
 		change(r, func(r *forgev1.Receiver) { r.Spec.Organizations = []forgev1.OwnerName{"acme", "beta"} })
 		msg := expectReason(r, metav1.ConditionFalse, forgev1.ReasonConflict)
-		Expect(msg).To(ContainSubstring("beta"))
-		Expect(msg).To(ContainSubstring("OrgHook " + ns + "/copy"))
+		Expect(msg).To(Equal("1 of 2 organizations in sync; 1 failing: beta (Conflict)"))
+		Expect(r.Status.Failures).To(ConsistOf(And(HaveField("Organization", "beta"), HaveField("Reason", forgev1.ReasonConflict),
+			HaveField("Message", ContainSubstring("OrgHook "+ns+"/copy")))))
+		Eventually(func() []string { return events(r) }, timeout, poll).Should(ContainElement(MatchRegexp(
+			`^Conflict: 1 of 2 organizations in sync; 1 failing: beta: Conflict: .*OrgHook ` + ns + `/copy`)))
 		Expect(fake.OrgHooks("beta")).To(HaveLen(1), "only the OrgHook's")
 		Expect(fake.OrgHooks("beta")[0].ID).To(Equal(h.Status.ID))
 	})

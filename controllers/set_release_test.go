@@ -273,9 +273,12 @@ var _ = Describe("LabelSet and BranchProtectionSet releasing the repositories th
 			requestPass(s)
 			Eventually(failing(k, s), timeout, poll).Should(Equal([]string{"acme/api TooManyDeletions"}))
 			msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonTooManyDeletions)
-			Expect(msg).To(ContainSubstring("released (no longer matched): it would lose 2 " + k.nouns))
+			Expect(msg).To(Equal("4 of 4 repositories in sync; 1 failing: acme/api (TooManyDeletions)"),
+				"a release failing counts in neither number, and is named")
 			Expect(k.objectsIn("acme", "api")).To(Equal(all))
 			get(s)
+			Expect(k.status(s).Failures).To(ConsistOf(HaveField("Message",
+				ContainSubstring("released (no longer matched): it would lose 2 "+k.nouns))))
 			Expect(k.status(s).Matched.Count).To(BeEquivalentTo(5), "api stays in the record")
 
 			change(s, func(o client.Object) { k.setLimit(o, 2) })

@@ -57,19 +57,27 @@ type SetExternal interface {
 
 // SetResult is what one Sync found and did.
 type SetResult struct {
-	// Members matched, and how many of them match the spec with no failure.
+	// Members matched, and how many of them are in sync: they match the
+	// spec with no failure.
 	Members, InSync int
-	// Yielded counts the members that match the spec but for what the set
-	// leaves to other resources holding it there (not in InSync).
+	// Yielded counts the members in sync but for what the set leaves to
+	// other resources holding it there (not in InSync).
 	Yielded int
 	// Failures of members, sorted by member: the first one names the Ready reason.
 	Failures []MemberFailure
 	// FailuresChanged is true when the failures differ from those the
 	// resource's status held before: only then is a Warning Event emitted.
 	FailuresChanged bool
-	// Changes summarises the writes made, "" when none. When not writing,
-	// members that differ from the spec are failures (reason DriftDetected).
+	// Changes summarises the writes made to members the set governed
+	// already, "" when none: drift corrected, or a spec change applied.
+	// When not writing, members that differ from the spec are failures
+	// (reason DriftDetected).
 	Changes string
+	// Applied summarises the writes made to members the set newly covers
+	// (made on the forge, or come to match its selector), "" when none:
+	// "1 repository governed: 4 settings, 1 team access", reason Applied,
+	// never DriftCorrected.
+	Applied string
 	// Noun names the members in messages: "repository"/"repositories".
 	Noun, Nouns string
 	// Pending counts the members no pass compared yet; Unfinished is true
@@ -103,23 +111,51 @@ func (s SetResult) nouns(n int) string {
 	return fmt.Sprintf("%d %s", n, s.Nouns)
 }
 
-// match is "N members match", in the number's grammar.
-func (s SetResult) match(n int) string {
-	if n == 1 {
-		return s.nouns(n) + " matches"
+// compliance summarises the members: how many of them are in sync, and
+// how many are governed in part by other resources holding some of what
+// the set sets there (status.yielded): "24 of 25 repositories in sync".
+// Every Ready message of a set begins with it.
+func (s SetResult) compliance() string {
+	msg := fmt.Sprintf("%d of %s in sync", s.InSync, s.nouns(s.Members))
+	if s.Yielded > 0 {
+		msg += fmt.Sprintf("; %d governed in part by other resources holding what the set would set there (status.yielded)", s.Yielded)
 	}
-	return s.nouns(n) + " match"
+	return msg
 }
 
-// matching says how many members match the spec: all, or those in sync
-// and those governed in part by other resources holding some of what the
-// set sets there (status.yielded).
-func (s SetResult) matching() string {
-	if s.Yielded == 0 {
-		return s.match(s.Members) + " the spec"
+// failing is the Ready message of a set with failing members: its
+// compliance and the failing members, at most three named with their
+// reason ("24 of 25 repositories in sync; 1 failing: acme/web (Rejected)");
+// status.failures and the Warning Event (failingInDetail) say more.
+func (s SetResult) failing() string {
+	const named = 3
+	parts := make([]string, 0, named)
+	for _, f := range s.Failures[:min(len(s.Failures), named)] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Member, reasonOf(f)))
 	}
-	return fmt.Sprintf("%d of %s match the spec; %d governed in part by other resources holding what the set would set there (status.yielded)",
-		s.InSync, s.nouns(s.Members), s.Yielded)
+	msg := fmt.Sprintf("%s; %d failing: %s", s.compliance(), len(s.Failures), strings.Join(parts, ", "))
+	if more := len(s.Failures) - named; more > 0 {
+		msg += fmt.Sprintf(" and %d more", more)
+	}
+	return msg
+}
+
+// failingInDetail is the Warning Event of a set with failing members: its
+// compliance and each failure's reason and message, bounded.
+func (s SetResult) failingInDetail() string {
+	return fmt.Sprintf("%s; %d failing: %s", s.compliance(), len(s.Failures), failureText(s.Failures))
+}
+
+// done is the Ready message of a pass that wrote: the compliance, then
+// what was done.
+func (s SetResult) done() string {
+	msg := s.compliance()
+	for _, d := range []string{s.Changes, s.Applied} {
+		if d != "" {
+			msg += "; " + d
+		}
+	}
+	return msg
 }
 
 // syncSet is pass for a set kind, from the point where the Forge is
@@ -149,21 +185,7 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		out.Requeue = r.schedule.next(key, obj.GetUID(), r.checkEvery(pass, obj), res.Since, time.Now())
 	}
 	wasReady := readyAtGeneration(obj)
-	if res.Changes != "" {
-		out.Event = Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
-		if wasReady {
-			out.Event.Reason = forgev1.ReasonDriftCorrected
-			driftCorrections.WithLabelValues(r.kindName).Inc()
-		}
-	}
-	if res.Released != "" {
-		released := Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonReleased, Action: "Release", Note: res.Released}
-		if out.Event.Reason == "" {
-			out.Event = released
-		} else {
-			out.More = append(out.More, released)
-		}
-	}
+	out.Event, out.More = r.setEvents(res, wasReady)
 	if res.Unfinished {
 		// The round goes on in the next pass, at once: it does what this
 		// one had no time for, and only that.
@@ -181,10 +203,9 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 	if len(res.Failures) > 0 {
 		first := res.Failures[0]
 		first.Reason = reasonOf(first)
-		msg := fmt.Sprintf("%d of %s match the spec; failing: %s", res.InSync, res.nouns(res.Members), failureText(res.Failures))
 		state := failedState(res.Failures, observe)
-		out.Summary = conditions.Summary{State: state, Reason: first.Reason, Message: msg}
-		warn := Event{Type: corev1.EventTypeWarning, Reason: first.Reason, Action: "Reconcile", Note: msg, Always: res.FailuresChanged}
+		out.Summary = conditions.Summary{State: state, Reason: first.Reason, Message: res.failing()}
+		warn := Event{Type: corev1.EventTypeWarning, Reason: first.Reason, Action: "Reconcile", Note: res.failingInDetail(), Always: res.FailuresChanged}
 		if out.Event.Reason == "" {
 			out.Event = warn
 		} else {
@@ -195,22 +216,60 @@ func (r *Reconciler[T]) syncSet(ctx context.Context, sk SetKind[T], obj T, pass 
 		}
 		return out, nil
 	}
+	out.Summary = settled(res, obj, out.Event.Reason, observe, wasReady)
+	return out, nil
+}
+
+// setEvents are the Normal Events of what a set's pass did, the first
+// its main one (and the Ready reason): changes to members governed
+// already (drift corrected when the set was Ready for its spec, else the
+// spec applied), members newly governed (Applied, never counted as drift
+// corrected), members released.
+func (r *Reconciler[T]) setEvents(res SetResult, wasReady bool) (Event, []Event) {
+	var evs []Event
+	if res.Changes != "" {
+		ev := Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonUpdated, Action: "Update", Note: res.Changes}
+		if wasReady {
+			ev.Reason = forgev1.ReasonDriftCorrected
+			driftCorrections.WithLabelValues(r.kindName).Inc()
+		}
+		evs = append(evs, ev)
+	}
+	if res.Applied != "" {
+		evs = append(evs, Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonApplied, Action: "Update", Note: res.Applied})
+	}
+	if res.Released != "" {
+		evs = append(evs, Event{Type: corev1.EventTypeNormal, Reason: forgev1.ReasonReleased, Action: "Release", Note: res.Released})
+	}
+	if len(evs) == 0 {
+		return Event{}, nil
+	}
+	return evs[0], evs[1:]
+}
+
+// settled is the Ready of a set whose members all are in sync: observed,
+// or what the pass did (reason, its main Event's), or at rest.
+func settled(res SetResult, obj forgev1.Managed, reason string, observe, wasReady bool) conditions.Summary {
 	switch {
 	case observe:
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
-			Message: res.matching() + " (observed, not managed)"}
-	case res.Changes != "":
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: out.Event.Reason, Message: res.Changes}
-	default:
-		out.Summary = conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced,
-			Message: res.matching()}
-		// Keep the reason of the pass that made the change until the spec
-		// changes, as one object does: a set at rest writes nothing.
-		if reason, msg := conditions.ReadyReason(obj); wasReady && reason != forgev1.ReasonSynced {
-			out.Summary.Reason, out.Summary.Message = reason, msg
+		return conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonObserved,
+			Message: res.compliance() + " (observed, not managed)"}
+	case res.Changes != "" || res.Applied != "":
+		return conditions.Summary{State: conditions.Ready, Reason: reason, Message: res.done()}
+	}
+	now := res.compliance()
+	sum := conditions.Summary{State: conditions.Ready, Reason: forgev1.ReasonSynced, Message: now}
+	// Keep the reason of the pass that made the change until the spec
+	// changes, as one object does: a set at rest writes nothing. Its
+	// message says what that pass did while the compliance it began
+	// with holds; once that changes, the compliance is said anew.
+	if reason, msg := conditions.ReadyReason(obj); wasReady && reason != forgev1.ReasonSynced {
+		sum.Reason = reason
+		if msg == now || strings.HasPrefix(msg, now+"; ") {
+			sum.Message = msg
 		}
 	}
-	return out, nil
+	return sum
 }
 
 // reasonOf is the Ready reason a failing member gives its set: its own,
@@ -242,7 +301,7 @@ func failedState(fs []MemberFailure, observe bool) conditions.State {
 func progressing(res SetResult, observe bool) conditions.Summary {
 	done := res.Members - res.Pending
 	sum := conditions.Summary{State: conditions.Waiting, Reason: forgev1.ReasonProgressing,
-		Message: fmt.Sprintf("%d of %s compared so far, %d matching the spec; the next pass goes on with the rest", done, res.nouns(res.Members), res.InSync)}
+		Message: fmt.Sprintf("%d of %s compared so far, %d in sync; the next pass goes on with the rest", done, res.nouns(res.Members), res.InSync)}
 	if observe {
 		sum.State = conditions.Idle
 	}
@@ -262,7 +321,7 @@ func failureText(fs []MemberFailure) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-shown))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s: %s", f.Member, f.Reason, f.Message))
+		parts = append(parts, fmt.Sprintf("%s: %s: %s", f.Member, reasonOf(f), f.Message))
 	}
 	return strings.Join(parts, "; ")
 }
