@@ -295,7 +295,7 @@ func (e *repositorySet) syncTopics(ctx context.Context, o *sets.Outcome, r sets.
 		o.FailErr(err)
 		return
 	}
-	o.Updated++
+	o.Count("added", len(add), "topic", "topics")
 }
 
 // ClaimKinds: a Repository yields to a RepositorySet with enforce for the

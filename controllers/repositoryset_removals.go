@@ -159,7 +159,7 @@ func (e *repositorySet) takeBack(ctx context.Context, o *sets.Outcome, r sets.Re
 	if e.tookFrom != nil {
 		e.tookFrom[g.ID] = true
 	}
-	o.Deleted++
+	o.Across(fmt.Sprintf("took back team %s's access to", g.Team))
 	return nil
 }
 
@@ -187,7 +187,7 @@ func (e *repositorySet) takeBackIn(ctx context.Context, o *sets.Outcome, r sets.
 func (e *repositorySet) RemoveIn(ctx context.Context, _ forge.Interface, r sets.Repo) (int, error) {
 	var o sets.Outcome
 	err := e.takeBackIn(ctx, &o, r, r.ID, true)
-	return o.Deleted, err
+	return o.Acts(), err
 }
 
 // RemovedNote: a release under Delete takes back team access, in the
@@ -245,5 +245,5 @@ func (e *repositorySet) Remove(ctx context.Context) (string, error) {
 		}
 	}
 	e.tidyGrants()
-	return tookBack(o.Deleted, fmt.Sprintf("%d %s", len(e.tookFrom), words.Plural(len(e.tookFrom), "team", "teams"))), nil
+	return tookBack(o.Acts(), fmt.Sprintf("%d %s", len(e.tookFrom), words.Plural(len(e.tookFrom), "team", "teams"))), nil
 }

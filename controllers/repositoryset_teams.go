@@ -130,7 +130,7 @@ func (e *repositorySet) syncTeams(ctx context.Context, o *sets.Outcome, r sets.R
 		}
 		e.teamRepos[t.ID] = append(have, *found)
 		e.recordGrant(r.Owner, t, found.ID)
-		o.Updated++
+		o.Count("gave", 1, "team access", "team accesses")
 	}
 }
 

@@ -98,6 +98,11 @@ type Round[R fmt.Stringer] struct {
 	// left by repository (lower case): what the last comparison of it left
 	// to other resources holding it, kept as removals are.
 	left map[string][]forgev1.SetYield
+	// fresh holds the repositories (lower case) the set newly covers and
+	// has not compared without a failure yet: what a later pass writes
+	// there is still their first governing, though the set's record lists
+	// them by then. Kept across rounds and specs of one resource.
+	fresh map[string]bool
 }
 
 // Begin returns the round obj's pass at now goes on with, beginning a new
@@ -106,7 +111,7 @@ type Round[R fmt.Stringer] struct {
 func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass, now time.Time) *Round[R] {
 	fresh := &Round[R]{uid: obj.GetUID(), generation: obj.GetGeneration(), write: write, started: now,
 		found: map[string]*reconciler.MemberFailure{}, removals: map[string][]forgev1.PendingRemoval{},
-		left: map[string][]forgev1.SetYield{}}
+		left: map[string][]forgev1.SetYield{}, fresh: map[string]bool{}}
 	if rs == nil || pass == nil {
 		return fresh
 	}
@@ -117,6 +122,9 @@ func (rs *Store[R]) Begin(obj forgev1.Managed, write bool, pass *reconciler.Pass
 	due := rd == nil || rd.uid != obj.GetUID() || rd.generation != obj.GetGeneration() || rd.write != write || pass.Afresh ||
 		(rd.finished && !now.Before(rd.started.Add(pass.Interval)))
 	if due {
+		if rd != nil && rd.uid == obj.GetUID() {
+			fresh.fresh = rd.fresh
+		}
 		if rd != nil && rd.uid == obj.GetUID() && rd.generation == obj.GetGeneration() && rd.write == write {
 			// What the last round found is told until this one gets
 			// there; what the old spec found says nothing of this one.
@@ -184,6 +192,19 @@ func (rd *Round[R]) RecordLeft(r R, left []forgev1.SetYield) {
 	}
 	rd.left[keyOf(r)] = left
 }
+
+// MarkFresh marks r newly covered by the set and not yet compared
+// without a failure (fresh), or no longer so.
+func (rd *Round[R]) MarkFresh(r R, fresh bool) {
+	if fresh {
+		rd.fresh[keyOf(r)] = true
+		return
+	}
+	delete(rd.fresh, keyOf(r))
+}
+
+// Fresh reports whether r is marked newly covered (MarkFresh).
+func (rd *Round[R]) Fresh(r R) bool { return rd.fresh[keyOf(r)] }
 
 // Left is what the last comparison of r left to other resources.
 func (rd *Round[R]) Left(r R) []forgev1.SetYield { return rd.left[keyOf(r)] }

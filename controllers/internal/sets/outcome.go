@@ -58,6 +58,10 @@ type Outcome struct {
 	// left are the fields or paths the set leaves here to another
 	// resource holding them, by that resource (LeaveTo).
 	left map[string][]string
+	// counts are the writes of objects the kind names otherwise than the
+	// set's own (Count); across the writes it words itself (Across).
+	counts []count
+	across []string
 }
 
 // LeaveTo records that the set leaves items (fields, paths) in this
@@ -102,7 +106,7 @@ func (o *Outcome) ReportRemovals(items ...forgev1.PendingRemoval) {
 }
 
 func (o *Outcome) wrote() bool {
-	return o.Created+o.Updated+o.Renamed+o.Merged+o.Deleted > 0
+	return o.counted() > 0 || len(o.across) > 0
 }
 
 // Fail records a problem of the repository: its reason, whether only a

@@ -103,7 +103,7 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 	if err != nil {
 		return res, err
 	}
-	w := &roundWork{rd: rd, clock: rounds.NewClock(ctx, start), write: write, each: each}
+	w := &roundWork{rd: rd, clock: rounds.NewClock(ctx, start), write: write, each: each, newcomer: newcomers(st)}
 	listed, relists := start, 0
 	for {
 		if err := w.compare(ctx, repos); err != nil {
@@ -136,6 +136,13 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 		rs.listed, rs.seen, rs.partial = fresh.listed, fresh.seen, fresh.partial
 	}
 	total, changed, unfinished := w.total, w.changed, w.unfinished
+	// A repository newly covered that this pass did not reach is still
+	// new to the pass that does, though the record lists it by then.
+	for _, r := range repos {
+		if !rd.Done(r) && w.newcomer(r) {
+			rd.MarkFresh(r, true)
+		}
+	}
 
 	// Named repositories that were not found count as matched, and failing.
 	res.Members = len(repos) + len(failures)
@@ -162,8 +169,11 @@ func (rs *Set) Run(ctx context.Context, write bool, st *forgev1.SetStatus,
 	failures = append(failures, releaseFailures...)
 	slices.SortFunc(failures, func(a, b reconciler.MemberFailure) int { return strings.Compare(a.Member, b.Member) })
 	res.Failures = failures
-	if changed > 0 {
+	if total.wrote() {
 		res.Changes = summaryOf(changed, total, rs.noun, rs.nouns)
+	}
+	if w.applied.wrote() {
+		res.Applied = appliedOf(w.governed, w.applied, rs.noun, rs.nouns)
 	}
 
 	shown := failures[:min(len(failures), maxFailures)]
@@ -193,11 +203,28 @@ type roundWork struct {
 	clock *rounds.Clock
 	write bool
 	each  func(ctx context.Context, r Repo) *Outcome
-	// total sums the writes, changed counts the repositories written to;
+	// newcomer says whether the set's record (status.matched, as the pass
+	// began) lacks a repository: the set newly covers it.
+	newcomer func(r Repo) bool
+	// total sums the writes to repositories the set governed already,
+	// changed counts those of them it counted writes in; applied and
+	// governed are the same for the repositories it newly covers.
 	// unfinished is set when the pass stopped short of repositories left.
-	total      Outcome
-	changed    int
-	unfinished bool
+	total, applied    Outcome
+	changed, governed int
+	unfinished        bool
+}
+
+// newcomers says, from the set's record of what it matched (status.matched)
+// as a pass begins, which repositories the set newly covers: those the
+// record lacks. Without a record (a set's first pass, or one made by an
+// earlier version) none: the pass cannot tell.
+func newcomers(st *forgev1.SetStatus) func(r Repo) bool {
+	ids, ok := decodeMatched(st.Matched)
+	return func(r Repo) bool {
+		_, found := slices.BinarySearch(ids, r.ID)
+		return ok && r.ID != 0 && !found
+	}
 }
 
 // compare does what the round has not done of repos. An error is a
@@ -222,14 +249,18 @@ func (w *roundWork) compare(ctx context.Context, repos []Repo) error {
 			return nil
 		}
 		w.clock.Took(time.Since(began))
-		w.total.Created += o.Created
-		w.total.Updated += o.Updated
-		w.total.Renamed += o.Renamed
-		w.total.Merged += o.Merged
-		w.total.Deleted += o.Deleted
-		if o.wrote() {
-			w.changed++
+		// A repository the set newly covers is newly governed until a
+		// comparison of it has no failure.
+		fresh := w.rd.Fresh(r) || w.newcomer(r)
+		total, changed := &w.total, &w.changed
+		if fresh {
+			total, changed = &w.applied, &w.governed
 		}
+		total.add(o)
+		if o.counted() > 0 {
+			*changed++
+		}
+		w.rd.MarkFresh(r, fresh && len(o.problems) > 0)
 		if !w.write && len(o.problems) == 0 && len(o.Diffs) > 0 {
 			o.Fail(forgev1.ReasonDriftDetected, false, "%s", strings.Join(o.Diffs, ", "))
 		}
@@ -304,23 +335,6 @@ type Repo struct {
 
 // String is the repository's full name, owner/name.
 func (r Repo) String() string { return r.Owner + "/" + r.Name }
-
-// summaryOf is the Event of a set's pass that wrote, its objects named by
-// noun1 and nouns: "3 repositories: created 12, updated 4, renamed 1,
-// deleted 2 labels".
-func summaryOf(repos int, t Outcome, noun1, nouns string) string {
-	var parts []string
-	for _, c := range []struct {
-		verb string
-		n    int
-	}{{"created", t.Created}, {"updated", t.Updated}, {"renamed", t.Renamed}, {"merged", t.Merged}, {"deleted", t.Deleted}} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", c.verb, c.n))
-		}
-	}
-	return fmt.Sprintf("%d %s: %s %s", repos, words.Plural(repos, "repository", "repositories"), strings.Join(parts, ", "),
-		words.Plural(t.Created+t.Updated+t.Renamed+t.Merged+t.Deleted, noun1, nouns))
-}
 
 // Repositories resolves the set's repositories afresh: one repository
 // listing per owner. Archived ones are skipped; named repositories that do
