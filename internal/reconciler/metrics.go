@@ -24,7 +24,9 @@ import (
 )
 
 // driftCorrections counts forge objects set back to their spec after a
-// change made outside the operator.
+// change made outside the operator: for a set, a pass that corrected drift
+// in repositories it governed already, not one that governed new ones
+// (Applied).
 var driftCorrections = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "forge_drift_corrections_total",
 	Help: "Forge objects set back to their spec after a change made outside the operator, by kind.",
