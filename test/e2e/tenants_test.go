@@ -128,6 +128,14 @@ var _ = Describe("Tenants sharing one server", func() {
 			GinkgoHelper()
 			for _, o := range objs {
 				msg := expectReason(o, metav1.ConditionFalse, forgev1.ReasonConflict)
+				if set, ok := o.(interface{ GetSetStatus() *forgev1.SetStatus }); ok {
+					// A set's Ready summarises compliance; each repository's
+					// detail is in status.failures.
+					Expect(msg).To(HaveSuffix("(Conflict)"))
+					Expect(k8s.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+					Expect(set.GetSetStatus().Failures).NotTo(BeEmpty())
+					msg = set.GetSetStatus().Failures[0].Message
+				}
 				Expect(msg).To(ContainSubstring("in another namespace"), "%s %s says who holds it", o.GetObjectKind().GroupVersionKind().Kind, o.GetName())
 				Expect(msg).NotTo(ContainSubstring(holderNS), "%s %s names another tenant's resource", o.GetObjectKind().GroupVersionKind().Kind, o.GetName())
 			}
