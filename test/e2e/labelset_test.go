@@ -200,7 +200,7 @@ var _ = Describe("LabelSet end to end", func() {
 		s := newSet(sc, forgev1.LabelSetLabel{Name: "kind/bug", Color: "ededed", Exclusive: ptr(true), PreviousNames: []forgev1.LabelName{"bug"}})
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		msg := expectReason(s, metav1.ConditionFalse, forgev1.ReasonConflict)
-		Expect(msg).To(Equal(fmt.Sprintf("0 of 1 repositories in sync; 1 failing: %s/web (Conflict)", sc.org)))
+		Expect(msg).To(Equal(fmt.Sprintf("0 of 1 repository in sync; 1 failing: %s/web (Conflict)", sc.org)))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 		Expect(s.Status.Failures).To(HaveLen(1))
 		Expect(s.Status.Failures[0].Message).To(And(ContainSubstring(fmt.Sprintf("#%d", both)), ContainSubstring(`"kind/feature"`)))
