@@ -24,7 +24,7 @@ limitations under the License.
 // addresses no Forge may reach), --secret-digest-key, --pprof-bind-address
 // (Go's profiles, for memory and CPU), --shard (docs/shards.md), and for least
 // privilege --watch-namespaces and --metrics-secure. A subcommand (package
-// cli) runs instead of the manager, from outside the cluster:
+// cmd) runs instead of the manager, from outside the cluster:
 // `forge-operator export` writes resources for what a forge holds, `plan`
 // tells what applying manifests would change, `migrate` stores every object
 // at the storage version, and `report` prints the sets' compliance from
@@ -50,8 +50,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/controllers"
-	"github.com/forgeops/forge-operator/internal/cli"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/manager"
 	"github.com/forgeops/forge-operator/internal/opsmetrics"
@@ -78,10 +78,10 @@ func init() {
 }
 
 func main() {
-	// `forge-operator export|plan|migrate|report ...` (cli.Subcommands)
+	// `forge-operator export|plan|migrate|report ...` (cmd.Subcommands)
 	// runs a subcommand; with none (flags only) the binary is the manager.
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
-		os.Exit(cli.Run(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
+		os.Exit(cmd.Run(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
 	}
 	var (
 		metricsAddr             string

@@ -46,7 +46,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/testenv"
-	"github.com/forgeops/forge-operator/internal/testmanager"
+	"github.com/forgeops/forge-operator/test/testmanager"
 )
 
 // The suite runs one control plane, one fake forge over real HTTP and one

@@ -36,7 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -165,7 +165,7 @@ var _ = Describe("forge-operator export", func() {
 		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
 		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
 		var out, errOut bytes.Buffer
-		code := cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)
+		code := cmd.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)
 		Expect(code).To(Equal(0), "stderr: %s", errOut.String())
 		exported := out.String()
 		GinkgoWriter.Println(exported)
@@ -219,7 +219,7 @@ var _ = Describe("forge-operator export", func() {
 		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
 		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
 		var out, errOut bytes.Buffer
-		Expect(cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)).
+		Expect(cmd.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--token-file", tokenFile}, &out, &errOut)).
 			To(Equal(0), "stderr: %s", errOut.String())
 		exported := out.String()
 		GinkgoWriter.Println(exported)

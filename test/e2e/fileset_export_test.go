@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -64,7 +64,7 @@ var _ = Describe("FileSet export", func() {
 		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
 		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
 		var out, errOut bytes.Buffer
-		Expect(cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--files", "LICENSE,.gitea/CODEOWNERS", "--token-file", tokenFile}, &out, &errOut)).
+		Expect(cmd.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--files", "LICENSE,.gitea/CODEOWNERS", "--token-file", tokenFile}, &out, &errOut)).
 			To(Equal(0), "stderr: %s", errOut.String())
 		Expect(out.String()).To(ContainSubstring("#   .gitea/CODEOWNERS: missing in " + sc.org + "/api\n"))
 		var sets []*unstructured.Unstructured

@@ -51,7 +51,7 @@ import (
 	"github.com/forgeops/forge-operator/internal/receiver"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
-	"github.com/forgeops/forge-operator/internal/testmanager"
+	"github.com/forgeops/forge-operator/test/testmanager"
 )
 
 // TestKinds runs every kind end to end: envtest, the manager with every

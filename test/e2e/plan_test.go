@@ -31,7 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -116,7 +116,7 @@ spec: {forgeRef: {name: gitea}, organization: %[1]s, runner: {name: r1}, disable
 			GinkgoHelper()
 			var out, errOut bytes.Buffer
 			args := append([]string{"--url", counter.srv.URL, "--token-file", tokenFile, "-f", "-", "-n", sc.ns}, extra...)
-			code := cli.RunWithInput(ctx, "plan", args, strings.NewReader(manifests), &out, &errOut)
+			code := cmd.RunWithInput(ctx, "plan", args, strings.NewReader(manifests), &out, &errOut)
 			GinkgoWriter.Println(out.String(), errOut.String())
 			Expect(out.String() + errOut.String()).NotTo(ContainSubstring(token))
 			Expect(out.String() + errOut.String()).NotTo(ContainSubstring(hookSecret))
@@ -215,7 +215,7 @@ spec: {forgeRef: {name: gitea}, organization: %[1]s, value: "1.26"}
 			GinkgoHelper()
 			var out, errOut bytes.Buffer
 			args := append([]string{"--url", counter.srv.URL, "--token-file", tokenFile, "-f", "-", "-n", sc.ns}, extra...)
-			code := cli.RunWithInput(ctx, "plan", args, strings.NewReader(manifests), &out, &errOut)
+			code := cmd.RunWithInput(ctx, "plan", args, strings.NewReader(manifests), &out, &errOut)
 			GinkgoWriter.Println(out.String(), errOut.String())
 			for _, v := range []string{value, rotated, base64.StdEncoding.EncodeToString([]byte(value)), base64.StdEncoding.EncodeToString([]byte(rotated))} {
 				Expect(out.String() + errOut.String()).NotTo(ContainSubstring(v))

@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
@@ -130,7 +130,7 @@ var _ = Describe("RepositorySet end to end", func() {
 		tokenFile := filepath.Join(GinkgoT().TempDir(), "token")
 		Expect(os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)).To(Succeed())
 		var out, errOut bytes.Buffer
-		Expect(cli.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--sets", "--token-file", tokenFile}, &out, &errOut)).
+		Expect(cmd.Run(ctx, "export", []string{"--url", forgeURL, "--org", sc.org, "-n", ns, "--sets", "--token-file", tokenFile}, &out, &errOut)).
 			To(Equal(0), "stderr: %s", errOut.String())
 		var sets int
 		for _, o := range decodeStream(out.String()) {

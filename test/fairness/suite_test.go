@@ -49,7 +49,7 @@ import (
 	"github.com/forgeops/forge-operator/controllers"
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 	"github.com/forgeops/forge-operator/internal/testenv"
-	"github.com/forgeops/forge-operator/internal/testmanager"
+	"github.com/forgeops/forge-operator/test/testmanager"
 )
 
 const (

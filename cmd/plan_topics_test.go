@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -52,7 +52,7 @@ func TestPlanTopics(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", srv.URL, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", srv.URL, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: services, namespace: team}
 spec:

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 )
 
@@ -86,7 +86,7 @@ func TestExportCommand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("FORGE_TOKEN", c.env)
 			var out, errOut bytes.Buffer
-			code := cli.Run(context.Background(), "export", c.args, &out, &errOut)
+			code := cmd.Run(context.Background(), "export", c.args, &out, &errOut)
 			if code != c.code {
 				t.Fatalf("exit code %d, want %d; stderr: %s", code, c.code, errOut.String())
 			}
@@ -102,7 +102,7 @@ func TestExportCommand(t *testing.T) {
 		})
 	}
 	var errOut bytes.Buffer
-	if code := cli.Run(context.Background(), "exprot", nil, &bytes.Buffer{}, &errOut); code != 1 || !strings.Contains(errOut.String(), `unknown subcommand "exprot"`) {
+	if code := cmd.Run(context.Background(), "exprot", nil, &bytes.Buffer{}, &errOut); code != 1 || !strings.Contains(errOut.String(), `unknown subcommand "exprot"`) {
 		t.Fatalf("unknown subcommand: %d %s", code, errOut.String())
 	}
 }

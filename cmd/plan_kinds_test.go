@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 )
@@ -69,7 +69,7 @@ spec:
   owner: acme
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -114,7 +114,7 @@ spec:
   organization: acme
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -176,7 +176,7 @@ spec:
   value: "x"
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -241,7 +241,7 @@ spec:
     blockOnOutdatedBranch: true
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -314,7 +314,7 @@ spec:
   whitelistTeams: [Owners]
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -345,7 +345,7 @@ func TestPlanClusterForgeReference(t *testing.T) {
 	plan := func(manifests string) (int, string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+		code := cmd.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 		if errOut.Len() > 0 {
 			t.Errorf("stderr: %s", errOut.String())
 		}
@@ -455,7 +455,7 @@ spec:
   auth: {passwordSecretRef: {name: backup, key: token}}
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {

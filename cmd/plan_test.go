@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/forge"
 	"github.com/forgeops/forge-operator/internal/plan"
@@ -216,7 +216,7 @@ func TestPlanEveryVerb(t *testing.T) {
 	fake, url := seedPlanForge(t)
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(planManifests), &out, &errOut)
+	code := cmd.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(planManifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 1 {
@@ -288,7 +288,7 @@ func TestPlanExclusiveMerge(t *testing.T) {
 	fake.ClearRequests()
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(`apiVersion: forge.forgeops.dev/v1beta1
 kind: LabelSet
 metadata: {name: web-labels, namespace: team}
 spec:
@@ -372,7 +372,7 @@ spec: {forgeRef: {name: gitea}, organization: acme, color: "ff0000"}
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("FORGE_TOKEN", c.env)
 			var out, errOut bytes.Buffer
-			code := cli.RunWithInput(context.Background(), "plan", c.args, strings.NewReader(""), &out, &errOut)
+			code := cmd.RunWithInput(context.Background(), "plan", c.args, strings.NewReader(""), &out, &errOut)
 			if code != c.code {
 				t.Fatalf("exit code %d, want %d; stdout: %s; stderr: %s", code, c.code, out.String(), errOut.String())
 			}
@@ -410,7 +410,7 @@ metadata: {name: acme, namespace: team}
 spec: {forgeRef: {name: gitea}, description: old}
 `
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-", "-o", "json"}, strings.NewReader(manifests), &out, &errOut)
+	code := cmd.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-", "-o", "json"}, strings.NewReader(manifests), &out, &errOut)
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2; stderr: %s", code, errOut.String())
 	}
@@ -451,7 +451,7 @@ func TestPlanReadsDeprecatedV1alpha1(t *testing.T) {
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 	run := func(manifests string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := cli.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
+		code := cmd.RunWithInput(context.Background(), "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(manifests), &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
 	code, text, errText := run(planManifests)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
 	"github.com/forgeops/forge-operator/internal/plan"
 )
@@ -77,7 +77,7 @@ func TestPlanRemovalsReport(t *testing.T) {
 	t.Setenv("FORGE_TOKEN", fakeforge.DefaultToken)
 
 	var out, errOut bytes.Buffer
-	code := cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(removalsManifests), &out, &errOut)
+	code := cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-"}, strings.NewReader(removalsManifests), &out, &errOut)
 	text := out.String()
 	t.Log(text)
 	if code != 2 {
@@ -95,7 +95,7 @@ func TestPlanRemovalsReport(t *testing.T) {
 	}
 
 	out.Reset()
-	code = cli.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-", "-o", "json"}, strings.NewReader(removalsManifests), &out, &errOut)
+	code = cmd.RunWithInput(ctx, "plan", []string{"--url", url, "-f", "-", "-o", "json"}, strings.NewReader(removalsManifests), &out, &errOut)
 	var p plan.Plan
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatalf("exit code %d, not JSON: %v\n%s", code, err, out.String())

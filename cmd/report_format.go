@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli
+package cmd
 
 // How report prints: an aligned table for a terminal, Markdown for a CI
 // job's summary ($GITHUB_STEP_SUMMARY). Both show the same columns, a

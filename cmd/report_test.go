@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli_test
+package cmd_test
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
 
@@ -202,7 +202,7 @@ func TestReport(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := cli.Run(ctx, "report", args, &out, &errOut)
+		code := cmd.Run(ctx, "report", args, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
 

@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testmanager starts the operator's manager for tests (kept apart
-// from testenv, which the controllers' own tests import).
+// Package testmanager starts the operator's manager for the suites: the
+// controllers' envtest specs and those of test/ (kept apart from
+// internal/testenv, which is below package controllers and must not import
+// it).
 package testmanager
 
 import (

@@ -14,14 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cli holds the manager binary's subcommands, which work from
+// Package cmd holds the manager binary's subcommands, which work from
 // outside the cluster: `forge-operator export` writes resources for what a
 // forge holds, `forge-operator plan` tells what the operator would change,
 // `forge-operator migrate` stores every object at the storage version, and
 // `forge-operator report` prints the sets' compliance from their status.
 // Without a subcommand the binary is the manager, so the image does not
-// change.
-package cli
+// change. It sits beside main.go, above package controllers, whose
+// registry it reads (the export writers, the planners, the set kinds):
+// no package under internal/ imports controllers (test/layering).
+package cmd
 
 import (
 	"context"

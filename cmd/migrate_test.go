@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package storageversion_test
+package cmd_test
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/forgeops/forge-operator/internal/cli"
+	"github.com/forgeops/forge-operator/cmd"
 	"github.com/forgeops/forge-operator/internal/storageversion"
 	"github.com/forgeops/forge-operator/internal/testenv"
 )
@@ -238,7 +238,7 @@ func TestMigrateStoresEveryObjectAtV1beta1(t *testing.T) {
 	})
 	kc := kubeconfig(t, cfg)
 	var stdout, stderr bytes.Buffer
-	if code := cli.Run(ctx, "migrate", []string{"--kubeconfig", kc}, &stdout, &stderr); code != 0 {
+	if code := cmd.Run(ctx, "migrate", []string{"--kubeconfig", kc}, &stdout, &stderr); code != 0 {
 		t.Fatalf("forge-operator migrate: exit %d, stderr %q", code, stderr.String())
 	}
 	if want := "labels.forge.forgeops.dev: 2 objects written back; stored versions [v1beta1], were [v1alpha1, v1beta1]"; !strings.Contains(stdout.String(), want) {
@@ -282,7 +282,7 @@ func TestMigrateStoresEveryObjectAtV1beta1(t *testing.T) {
 		t.Errorf("Migrator.Pending once done: %q, %v (%d changes); want none, known, one change", pending, known, len(changed))
 	}
 	stdout.Reset()
-	if code := cli.Run(ctx, "migrate", []string{"--kubeconfig", kc}, &stdout, &stderr); code != 0 ||
+	if code := cmd.Run(ctx, "migrate", []string{"--kubeconfig", kc}, &stdout, &stderr); code != 0 ||
 		strings.Count(stdout.String(), "stored at v1beta1 already") != 2 {
 		t.Errorf("migrate run again: exit %d, printed %q; want 0 and both CRDs already stored at v1beta1", code, stdout.String())
 	}
