@@ -166,33 +166,26 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	opts.ForgeRef = ref
-	var filesWriter *export.Writer
+	ask := controllers.ExportAsk{Sets: *sets}
 	if *files != "" {
-		var paths []string
+		ask.Files = []string{} // asked, if for no path (an error)
 		for _, p := range strings.Split(*files, ",") {
 			if p = strings.TrimSpace(p); p != "" {
-				paths = append(paths, p)
+				ask.Files = append(ask.Files, p)
 			}
 		}
-		w, err := controllers.FileSetExporter(paths)
-		if err != nil {
-			_, _ = fmt.Fprintf(stderr, "export: --files: %v\n", err)
-			return 1
-		}
-		filesWriter = &w
+	}
+	writers, err := controllers.Exporters(ask)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
+		return 1
 	}
 	fc, err := conn.client()
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
 		return 1
 	}
-	opts.Server, opts.Now, opts.Writers = conn.url, time.Now(), controllers.Exporters()
-	if *sets {
-		opts.Writers = append(opts.Writers, controllers.PolicyExporters()...)
-	}
-	if filesWriter != nil {
-		opts.Writers = append(opts.Writers, *filesWriter)
-	}
+	opts.Server, opts.Now, opts.Writers = conn.url, time.Now(), writers
 	if err := export.Export(ctx, fc, opts, stdout); err != nil {
 		_, _ = fmt.Fprintf(stderr, "export: %v\n", err)
 		return 1

@@ -50,8 +50,8 @@ var notExported = map[string]string{
 	// Which files of a repository a user keeps is no fact of the forge:
 	// export is to propose them for the paths a user names, as a FileSet.
 	"RepositoryFile": "kept files are chosen by the user, not found on the forge",
-	"FileSet":        "proposed only for the paths a user names (export --files, FileSetExporter): TestExportFileSet",
-	"RepositorySet":  "a policy is proposed only when asked (export --sets, PolicyExporters): TestExportRepositorySet",
+	"FileSet":        "proposed only for the paths a user names (export --files, ExportAsk.Files): TestExportFileSet",
+	"RepositorySet":  "a policy is proposed only when asked (export --sets, ExportAsk.Sets): TestExportRepositorySet",
 }
 
 // TestExportWritesEveryKind: an organization holding one of everything is
@@ -203,7 +203,7 @@ func TestExportRepositorySet(t *testing.T) {
 
 	var out bytes.Buffer
 	opts := export.Options{Org: "acme", Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
-		Writers: controllers.PolicyExporters()}
+		Writers: writers(t, controllers.ExportAsk{Sets: true})}
 	if err := export.Export(ctx, fc, opts, &out); err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,16 @@ func newForge(t *testing.T) (*fakeforge.Server, *forge.Client, func(any, error))
 	}
 }
 
+// writers are the registry's export writers, with what ask asks for.
+func writers(t *testing.T, ask controllers.ExportAsk) []export.Writer {
+	t.Helper()
+	w, err := controllers.Exporters(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // seed gives an organization with what a real one holds: hooks of several
 // kinds (one with a secret, a chat hook whose URL is a credential, one with
 // an authorization header), labels with names no Kubernetes name allows and
@@ -88,7 +98,7 @@ func run(t *testing.T, fc *forge.Client, org string) string {
 	t.Helper()
 	var out bytes.Buffer
 	opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
-		Writers: controllers.Exporters()}
+		Writers: writers(t, controllers.ExportAsk{})}
 	if err := export.Export(context.Background(), fc, opts, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +434,7 @@ func TestExportForgeRef(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Writers: controllers.Exporters()}
+			opts := export.Options{Org: org, Namespace: "team-a", Server: "https://git.example.com", Writers: writers(t, controllers.ExportAsk{})}
 			if c.flag != "" {
 				ref, err := export.ParseForgeRef(c.flag)
 				if err != nil {

@@ -42,7 +42,8 @@ import (
 	"github.com/forgeops/forge-operator/internal/secretdigest"
 )
 
-// registered is one managed kind as the manager and plan know it.
+// registered is one managed kind with every part of it the manager,
+// plan, export and report use, so that a kind is registered once.
 type registered struct {
 	// kind is the API kind's name ("Label").
 	kind string
@@ -58,6 +59,11 @@ type registered struct {
 	users func(ctx context.Context, c client.Reader, key string) ([]forgev1.Managed, error)
 	// planner reads the kind for plan, given every object being planned.
 	planner func(objs []*unstructured.Unstructured) (planning.Planner, error)
+	// export is the kind's export writer, given what the user asked
+	// export for (nil Writer: nothing asked of it); nil when the kind has
+	// none of its own (TestExportWritesEveryKind's notExported says why,
+	// or names the kind whose writer writes it).
+	export func(ExportAsk) (*export.Writer, error)
 	// inRepos says the kind's spec names a repository (a `repository`
 	// field) or selects repositories (`repositories`); repoScoped and
 	// guarded, that it waits for them (reconciler.RepoScoped) and checks
@@ -125,58 +131,78 @@ func hasJSONField(t reflect.Type, name string) bool {
 }
 
 // registry is the one list of the managed kinds (every kind of the API but
-// Forge and ClusterForge, which have controllers of their own): Setup runs a controller for
-// each and Plan plans each. TestRegistryHoldsEveryKind fails when a kind of
-// the API is missing here. digests keeps the hook kinds' secret digests;
-// endpoint is the manager's receiver (nil for plan, which serves nothing).
+// Forge and ClusterForge, which have controllers of their own), one entry
+// per kind with all its parts: Setup runs its controller, Plan plans it,
+// Exporters writes it, report reads the sets' compliance from it.
+// TestRegistryHoldsEveryKind fails when a kind of the API is missing here
+// or lacks a controller or a planner, TestExportWritesEveryKind when
+// export does not write it. The order is the export's output (see
+// export.Options.Writers): in the organization's pass the organization's
+// own and its scope's, then the teams; in each repository's pass the
+// Repository, then what the repository holds; the sets last; the kinds
+// export does not write after them. digests keeps the hook kinds' secret
+// digests; endpoint is the manager's receiver (nil for plan and export,
+// which serve nothing).
 func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []registered {
 	return []registered{
-		managedKind[*forgev1.Organization](organizationKind{}, true),
-		managedKind[*forgev1.Label](labelKind(), true),
-		managedKind[*forgev1.OrgHook](orgHookKind(digests), true),
-		managedKind[*forgev1.RepoHook](repoHookKind(digests), true),
-		managedKind[*forgev1.Project](projectKind(), true),
-		managedKind[*forgev1.RunnerSetting](runnerSettingKind(), false),
-		managedKind[*forgev1.Repository](repositoryKind{}, true),
-		managedKind[*forgev1.Team](teamKind{}, true),
-		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, secrets.NewSent()), true),
-		managedKind[*forgev1.ActionsVariable](newActionsVariableKind(), true),
-		managedKind[*forgev1.BranchProtection](branchWoken[*forgev1.BranchProtection]{branchProtectionKind()}, true),
-		managedKind[*forgev1.DeployKey](deployKeyKind(), true),
-		managedKind[*forgev1.TagProtection](tagProtectionKind(), true),
-		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, secrets.NewSent()), true),
-		managedKind[*forgev1.Milestone](milestoneKind(), true),
-		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), true),
-		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, true),
-		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind(), true),
-		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[sets.Repo]()}),
-		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}),
-		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}),
-		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[sets.Repo]()}),
-		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo]()}),
+		managedKind[*forgev1.Organization](organizationKind{}, creates, exports(organizationExport)),
+		managedKind[*forgev1.OrgHook](orgHookKind(digests), creates, exports(hooks.OrgExport)),
+		managedKind[*forgev1.Label](labelKind(), creates, exports(labelExport)),
+		managedKind[*forgev1.Repository](repositoryKind{}, creates, exports(repositoryExport)),
+		managedKind[*forgev1.RepoHook](repoHookKind(digests), creates, exports(hooks.RepoExport)),
+		managedKind[*forgev1.RunnerSetting](runnerSettingKind(), selects, exports(runnerSettingExport)),
+		managedKind[*forgev1.ActionsVariable](newActionsVariableKind(), creates, exports(actionsVariableExport)),
+		managedKind[*forgev1.ActionsSecret](actionsSecretKind(digests, secrets.NewSent()), creates, exports(actionsSecretExport)),
+		managedKind[*forgev1.Team](teamKind{}, creates, exports(teamExport)),
+		managedKind[*forgev1.Project](projectKind(), creates, exports(projectExport)),
+		managedKind[*forgev1.DeployKey](deployKeyKind(), creates, exports(deployKeyExport)),
+		managedKind[*forgev1.TagProtection](tagProtectionKind(), creates, exports(tagProtectionExport)),
+		managedKind[*forgev1.PushMirror](pushMirrorKind(digests, secrets.NewSent()), creates, exports(pushMirrorExport)),
+		managedKind[*forgev1.Milestone](milestoneKind(), creates, exports(milestoneExport)),
+		setKind[*forgev1.LabelSet](labelSetKind{Store: rounds.NewStore[sets.Repo]()}, exports(labelSetExport)),
+		// Its writer proposes the BranchProtectionSets too, for the
+		// repositories whose rules are equal.
+		managedKind[*forgev1.BranchProtection](branchWoken[*forgev1.BranchProtection]{branchProtectionKind()}, creates, exports(branchProtectionExport)),
+		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}, nil),
+		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[sets.Repo]()}, repositorySetExports),
+		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo]()}, fileSetExports),
+		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), creates, nil),
+		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, creates, nil),
+		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind(), creates, nil),
+		setKind[*forgev1.Receiver](receiverKind{endpoint: endpoint}, nil),
 	}
 }
 
-// setKind registers a set kind (one resource, many repositories).
-func setKind[T forgev1.Managed](kind reconciler.SetKind[T]) registered {
+// Whether plan may report a create for a kind of one forge object per
+// resource: RunnerSetting only selects a runner that registers itself.
+const (
+	creates = true
+	selects = false
+)
+
+// setKind registers a set kind (one resource, many repositories) with its
+// export writer.
+func setKind[T forgev1.Managed](kind reconciler.SetKind[T], exporter func(ExportAsk) (*export.Writer, error)) registered {
 	return repoParts[T](registered{
 		kind:  kindName[T](kind),
 		setup: setupOf[T](kind),
 		planner: func(objs []*unstructured.Unstructured) (planning.Planner, error) {
 			return planning.ForSet(kind, objs)
 		},
+		export: exporter,
 	}, kind)
 }
 
-// managedKind registers a kind of one forge object per resource; creates
-// says whether plan may report a create (RunnerSetting only selects).
-func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool) registered {
+// managedKind registers a kind of one forge object per resource with its
+// export writer; creates says whether plan may report a create.
+func managedKind[T forgev1.Managed](kind reconciler.Kind[T], creates bool, exporter func(ExportAsk) (*export.Writer, error)) registered {
 	return repoParts[T](registered{
 		kind:  kindName(kind),
 		setup: setupOf(kind),
 		planner: func([]*unstructured.Unstructured) (planning.Planner, error) {
 			return planning.ForKind(kind, creates), nil
 		},
+		export: exporter,
 	}, kind)
 }
 
@@ -191,37 +217,63 @@ func kindName[T forgev1.Managed](kind reconciler.Kind[T]) string {
 	return reflect.TypeOf(kind.New()).Elem().Name()
 }
 
-// Exporters are the kinds' export writers (each in its kind's file), in
-// the order of the export's output (see export.Options.Writers): in the
-// organization's pass the organization's own and its scope's, then the
-// teams; in each repository's pass the Repository, then what the
-// repository holds; the sets last.
-func Exporters() []export.Writer {
-	return []export.Writer{
-		organizationExport,
-		hooks.OrgExport,
-		labelExport,
-		repositoryExport,
-		hooks.RepoExport,
-		runnerSettingExport,
-		actionsVariableExport,
-		actionsSecretExport,
-		teamExport,
-		projectExport,
-		deployKeyExport,
-		tagProtectionExport,
-		pushMirrorExport,
-		milestoneExport,
-		labelSetExport,
-		branchProtectionExport,
-	}
+// ExportAsk is what export proposes beyond what the forge holds, only
+// when the user asks for it.
+type ExportAsk struct {
+	// Sets asks for a RepositorySet holding the settings every repository
+	// shares (export --sets).
+	Sets bool
+	// Files asks, when not nil, for a FileSet holding those of these paths
+	// that are alike in every repository (export --files; empty is an
+	// error: no path).
+	Files []string
 }
 
-// PolicyExporters are the writers export runs only when asked (--sets):
-// a policy proposed from what the repositories share, beside the
-// Repositories that hold each one's settings.
-func PolicyExporters() []export.Writer {
-	return []export.Writer{repositorySetExport}
+// exports is the export part of a kind whose writer always writes.
+func exports(w export.Writer) func(ExportAsk) (*export.Writer, error) {
+	return func(ExportAsk) (*export.Writer, error) { return &w, nil }
+}
+
+// repositorySetExports proposes a policy (repositorySetExport) only when
+// asked.
+func repositorySetExports(ask ExportAsk) (*export.Writer, error) {
+	if !ask.Sets {
+		return nil, nil
+	}
+	return &repositorySetExport, nil
+}
+
+// fileSetExports proposes the files named (FileSetExporter) only when
+// asked.
+func fileSetExports(ask ExportAsk) (*export.Writer, error) {
+	if ask.Files == nil {
+		return nil, nil
+	}
+	w, err := FileSetExporter(ask.Files)
+	if err != nil {
+		return nil, fmt.Errorf("--files: %w", err)
+	}
+	return &w, nil
+}
+
+// Exporters are the export writers of the registry's kinds, in its order
+// (the output's), with those proposed only when asked if ask asks for
+// them; an error says what of ask is invalid.
+func Exporters(ask ExportAsk) ([]export.Writer, error) {
+	var writers []export.Writer
+	for _, k := range registry(nil, nil) {
+		if k.export == nil {
+			continue
+		}
+		w, err := k.export(ask)
+		if err != nil {
+			return nil, err
+		}
+		if w != nil {
+			writers = append(writers, *w)
+		}
+	}
+	return writers, nil
 }
 
 // SetLists are empty lists of the set kinds whose status embeds

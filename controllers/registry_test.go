@@ -28,13 +28,14 @@ import (
 
 // TestRegistryHoldsEveryKind: every kind of the API but Forge and
 // ClusterForge (the connections, with controllers of their own) is in the
-// registry, once, so the manager runs it and plan plans it; a kind added to
-// the API and forgotten here fails.
+// registry, once, with a controller and a planner, so the manager runs it
+// and plan plans it; a kind added to the API and forgotten here fails (and
+// one without its export writer fails TestExportWritesEveryKind).
 func TestRegistryHoldsEveryKind(t *testing.T) {
 	var got []string
 	for _, k := range registry(nil, nil) {
-		if k.setup == nil || k.planner == nil {
-			t.Errorf("%s: registered without a controller or a planner", k.kind)
+		if k.setup == nil || k.planner == nil || k.object == nil || k.list == nil || k.users == nil {
+			t.Errorf("%s: registered without a controller, a planner or its objects", k.kind)
 		}
 		got = append(got, k.kind)
 	}

@@ -20,8 +20,10 @@ limitations under the License.
 //
 // A kind lives in <kind>_controller.go (a large one split into
 // <kind>_<part>.go files beside it); registry.go is the one list of kinds
-// the manager, export and plan read, and this file the options every
-// controller shares. What kinds share lives under controllers/internal,
+// the manager, export, plan and report read, one entry per kind with its
+// controller, planner and export writer, and this file the options every
+// controller shares. The subcommands (package cmd, above this one) read
+// the registry through Exporters, Plan and SetLists. What kinds share lives under controllers/internal,
 // which imports nothing of this package: a repository's child declared
 // once (child), the base and references of every kind (kinds), the sets
 // over repositories (sets), hooks, a branch's files, plan's machinery
