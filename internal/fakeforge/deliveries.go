@@ -171,6 +171,45 @@ func (s *Server) Push(ownerName, repoName, branch string) error {
 	return nil
 }
 
+// PushFiles pushes a commit to a branch of a repository as git push
+// does on Gitea: the branch's head becomes a commit whose files are the
+// branch's with files applied (nil content: the file deleted), the
+// repository's updated_at moves (Gitea's push service calls
+// UpdateRepositoryUpdatedTime) and the hooks get push. With force the
+// commit has no parent: the branch's history is replaced, as a
+// force-push of an unrelated commit does.
+func (s *Server) PushFiles(ownerName, repoName, branch string, files map[string]*string, force bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repoByName(ownerName, repoName)
+	if r == nil {
+		return fmt.Errorf("push: no repository %s/%s", ownerName, repoName)
+	}
+	if branch == "" {
+		branch = r.settings.defaultBranch
+	}
+	next := map[string][]byte{}
+	if b := s.branches(r)[branch]; b != nil {
+		for p, c := range b.files {
+			next[p] = c
+		}
+		if force {
+			delete(r.git, branch)
+		}
+	}
+	for p, c := range files {
+		if c == nil {
+			delete(next, p)
+			continue
+		}
+		next[p] = []byte(*c)
+	}
+	r.empty = false
+	cm := s.commitTo(r, branch, "pushed", "pusher", "pusher@example.com", next)
+	s.pushed(r, branch, cm.sha)
+	return nil
+}
+
 // pushed delivers a push to branch whose new head is commit after; ""
 // stands for a commit the fake does not keep (a push from outside), which
 // gets an id of its own. As Gitea's, no two pushes' payloads are the same:

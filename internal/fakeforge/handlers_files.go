@@ -65,7 +65,9 @@ func (s *Server) branches(r *repo) map[string]*gitBranch {
 		r.git = map[string]*gitBranch{}
 		if !r.empty {
 			files := map[string][]byte{"README.md": []byte("# " + r.name + "\n\n" + r.description)}
+			updated := r.updated // the commit the repository was made with, not a move
 			s.commitTo(r, r.settings.defaultBranch, "Initial commit", "", "", files)
+			r.updated = updated
 		}
 	}
 	return r.git
@@ -86,6 +88,7 @@ func (s *Server) commitTo(r *repo, branch, message, name, email string, files ma
 	c.sha = hexSHA1(fmt.Sprintf("commit %d %s %s %s", s.st.next("commit"), treeID(files), strings.Join(c.parents, ","), message))
 	b.commits = append(b.commits, c)
 	b.files = files
+	r.touch()
 	return b.head()
 }
 

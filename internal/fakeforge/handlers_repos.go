@@ -104,6 +104,7 @@ func (s *Server) repoFieldsJSON(r *repo) map[string]any {
 		"private": fr.Private, "html_url": fr.HTMLURL, "clone_url": fr.CloneURL, "ssh_url": fr.SSHURL,
 		"empty": fr.Empty, "archived": fr.Archived, "topics": fr.Topics, "object_format_name": "sha1",
 		"website": fr.Website, "template": fr.Template, "default_branch": fr.DefaultBranch,
+		"updated_at": fr.UpdatedAt.Format(time.RFC3339),
 		"has_issues": fr.HasIssues, "has_wiki": fr.HasWiki, "has_pull_requests": fr.HasPullRequests,
 		"has_projects": fr.HasProjects, "has_releases": fr.HasReleases, "has_packages": fr.HasPackages,
 		"has_actions": fr.HasActions, "allow_merge_commits": fr.AllowMergeCommits, "allow_rebase": fr.AllowRebase,
@@ -462,6 +463,9 @@ func (s *Server) putTopics(c *rc) {
 		return
 	}
 	slices.Sort(valid)
+	if !slices.Equal(r.topics, valid) {
+		r.touch() // Gitea's topics save updates the repository's updated_unix
+	}
 	r.topics = valid
 	c.noContent()
 }

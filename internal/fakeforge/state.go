@@ -167,7 +167,16 @@ type repo struct {
 	// git holds the branches and their files (handlers_files.go), made on
 	// first use.
 	git map[string]*gitBranch
+	// updated is the repository's updated_at, moved where Gitea moves it
+	// (touch): at its creation, on every commit (the contents API, a push:
+	// PushFiles) and on a topics change; not on an edit of its settings
+	// nor on a transfer (Gitea's edit path updates with NoAutoTime; probed
+	// on Gitea 1.24.6 and 1.27.3).
+	updated time.Time
 }
+
+// touch moves r's updated_at to now, in whole seconds as Gitea keeps it.
+func (r *repo) touch() { r.updated = time.Now().UTC().Truncate(time.Second) }
 
 type hook struct {
 	row          // the organization or repository; ids are one sequence for both
@@ -524,6 +533,7 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 		Private: r.private, HTMLURL: html, CloneURL: html + ".git",
 		SSHURL:   "git@" + strings.TrimPrefix(strings.TrimPrefix(s.root, "http://"), "https://") + ":" + ownerLogin + "/" + r.name + ".git",
 		Archived: r.archived, Empty: r.empty, ObjectFormat: "sha1", Description: r.description, Topics: append([]string{}, r.topics...),
+		UpdatedAt: r.updated,
 		Website: st.website, Template: st.template, DefaultBranch: st.defaultBranch,
 		HasIssues: st.hasIssues, HasWiki: st.hasWiki, HasPullRequests: st.hasPullRequests, HasProjects: st.hasProjects,
 		HasReleases: st.hasReleases, HasPackages: st.hasPackages, HasActions: st.hasActions,
@@ -636,6 +646,7 @@ func (s *Server) addRepo(r *repo) {
 		other.movedFrom = slices.DeleteFunc(other.movedFrom, func(p string) bool { return p == path })
 	}
 	s.st.repos[r.id] = r
+	r.touch()
 	s.deliver("repository", r, map[string]any{"action": "created"}, "")
 }
 

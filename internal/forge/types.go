@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // User is the forge's view of an account (GET /user, repository owners,
@@ -301,6 +302,14 @@ type Repository struct {
 	// (Gitea 1.24.6 to 1.27.3): sets select by them with no read per
 	// repository.
 	Topics []string `json:"topics"`
+	// UpdatedAt is when the repository last moved, also in the
+	// organization's listing: Gitea moves it on every push and commit
+	// (services/repository/push.go and the files service call
+	// UpdateRepositoryUpdatedTime) and on a topics change, not on an edit
+	// of the repository's settings nor on a transfer (probed on Gitea 1.24.6
+	// and 1.27.3). Whole seconds. The file kinds list a branch's tree only
+	// for a repository whose UpdatedAt moved since their last check.
+	UpdatedAt time.Time `json:"updated_at"`
 	// Permissions are the caller's own access to the repository: the forge
 	// answers each caller its own (convert.ToRepo with the doer's access
 	// mode) on GET /repos/{o}/{r}, GET /repositories/{id} and the
