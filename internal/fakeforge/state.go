@@ -534,7 +534,7 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 		SSHURL:   "git@" + strings.TrimPrefix(strings.TrimPrefix(s.root, "http://"), "https://") + ":" + ownerLogin + "/" + r.name + ".git",
 		Archived: r.archived, Empty: r.empty, ObjectFormat: "sha1", Description: r.description, Topics: append([]string{}, r.topics...),
 		UpdatedAt: r.updated,
-		Website: st.website, Template: st.template, DefaultBranch: st.defaultBranch,
+		Website:   st.website, Template: st.template, DefaultBranch: st.defaultBranch,
 		HasIssues: st.hasIssues, HasWiki: st.hasWiki, HasPullRequests: st.hasPullRequests, HasProjects: st.hasProjects,
 		HasReleases: st.hasReleases, HasPackages: st.hasPackages, HasActions: st.hasActions,
 		AllowMergeCommits: st.allowMergeCommits, AllowRebase: st.allowRebase, AllowRebaseExplicit: st.allowRebaseExplicit,
