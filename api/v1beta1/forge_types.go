@@ -49,6 +49,32 @@ type ForgeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('5m')",message="timeout must be at most 5m"
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// fullCheckEvery is how many sync intervals apart the file kinds
+	// (RepositoryFile, FileSet) check every repository's files completely.
+	// Between, a check lists a branch's tree only in a repository whose
+	// updated_at moved since its last complete check (a push, a commit),
+	// or whose desired files changed; a complete check lists every one
+	// regardless, so that an update the forge's clock or a missed move hid
+	// is caught within fullCheckEvery intervals. 1: every check is
+	// complete. Repositories take their complete checks in turns, not all
+	// in one interval.
+	// +kubebuilder:default=6
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	FullCheckEvery *int32 `json:"fullCheckEvery,omitempty"`
+}
+
+// DefaultFullCheckEvery is spec.fullCheckEvery's default.
+const DefaultFullCheckEvery = 6
+
+// FullChecksEvery is spec.fullCheckEvery, or its default.
+func (s *ForgeSpec) FullChecksEvery() int {
+	if s.FullCheckEvery == nil || *s.FullCheckEvery < 1 {
+		return DefaultFullCheckEvery
+	}
+	return int(*s.FullCheckEvery)
 }
 
 // ForgeAuth holds exactly one way to authenticate.

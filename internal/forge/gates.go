@@ -69,6 +69,14 @@ var (
 	// GET /token answers with the token's scopes from Gitea 1.27; earlier
 	// releases and Forgejo have no such route.
 	GateTokenScopes = Gate{What: "GET /token (a token's scopes)", Gitea: "1.27", Forgejo: Never}
+	// A push moves the repository's updated_at from Gitea 1.24
+	// (services/repository/push.go calls UpdateRepositoryUpdatedTime; so
+	// do the contents API and the web editor, through the same files
+	// service), probed on 1.24.6 and 1.27.3: the file kinds list a branch's
+	// tree only where it moved (DESIGN "Reading only what moved"). Forgejo
+	// is not known to: its file kinds list every tree every interval, as on
+	// a server of unknown release (Offers).
+	GateUpdatedOnPush = Gate{What: "updated_at moved by every push", Gitea: "1.24", Forgejo: Never}
 )
 
 // fieldGates are the spec fields some releases lack. Forgejo's and

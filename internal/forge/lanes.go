@@ -149,11 +149,14 @@ const loadFresh = time.Second
 
 type scopeUse struct {
 	every time.Duration
-	last  time.Time
+	// spread: read once every spread intervals (ReadPolicy.Spread).
+	spread int
+	last   time.Time
 }
 
-// note records that scope is to be read every every (a reader's MaxAge).
-func (d *driftLoad) note(scope string, every time.Duration, now time.Time) {
+// note records that scope is to be read every every (a reader's MaxAge),
+// once every spread of those intervals.
+func (d *driftLoad) note(scope string, every time.Duration, spread int, now time.Time) {
 	if every <= 0 {
 		return
 	}
@@ -167,14 +170,20 @@ func (d *driftLoad) note(scope string, every time.Duration, now time.Time) {
 		u.every = every
 		d.changed = true
 	}
+	if spread != u.spread {
+		u.spread = spread
+		d.changed = true
+	}
 	u.last = now
 	d.scopes[scope] = u
 }
 
 // Load is a forge's drift load (DriftLoad).
 type Load struct {
-	// Scopes read by drift checks, and the listings a second one check of
-	// each per interval asks.
+	// Scopes read by drift checks per interval (a scope read once every n
+	// intervals counts 1/n, rounded up in all: the trees of a file kind
+	// between its complete checks), and the listings a second one check
+	// of each per interval asks.
 	Scopes    int
 	PerSecond float64
 	// Intervals a check of every scope takes within the drift lane (half
@@ -192,14 +201,17 @@ func (d *driftLoad) load(limit rate.Limit, now time.Time) Load {
 	}
 	stretch := max(d.stretch, 1)
 	var l Load
+	scopes := 0.0
 	for k, u := range d.scopes {
-		if now.Sub(u.last) > time.Duration(2*stretch+1)*u.every {
+		spread := max(u.spread, 1)
+		if now.Sub(u.last) > time.Duration(2*stretch+1)*time.Duration(spread)*u.every {
 			delete(d.scopes, k)
 			continue
 		}
-		l.Scopes++
-		l.PerSecond += 1 / u.every.Seconds()
+		scopes += 1 / float64(spread)
+		l.PerSecond += 1 / (float64(spread) * u.every.Seconds())
 	}
+	l.Scopes = int(math.Ceil(scopes - 1e-9))
 	l.Intervals = 1
 	if limit != rate.Inf && limit > 0 && l.PerSecond > float64(limit) {
 		l.Intervals = int(math.Ceil(l.PerSecond / float64(limit)))

@@ -213,7 +213,7 @@ func TestDriftLoad(t *testing.T) {
 	d := &driftLoad{name: t.Name() + "/arithmetic"}
 	now := time.Unix(1_800_000_000, 0)
 	for i := range 700 {
-		d.note(fmt.Sprintf("r%d", i), 250*time.Millisecond, now) // 2,800 a second
+		d.note(fmt.Sprintf("r%d", i), 250*time.Millisecond, 1, now) // 2,800 a second
 	}
 	l := d.load(500, now)
 	if l.Scopes != 700 || l.Intervals != 6 || l.PerSecond < 2799 || l.PerSecond > 2801 {
@@ -234,7 +234,7 @@ func TestDriftLoad(t *testing.T) {
 	// scopes are read every minute: 36,000 of them ask 600 a second.
 	c := s.inner.(*Client)
 	for i := range 36_000 {
-		c.load.note(fmt.Sprintf("s%d", i), time.Minute, time.Now())
+		c.load.note(fmt.Sprintf("s%d", i), time.Minute, 1, time.Now())
 	}
 	view := s.Reading(&ReadPolicy{MaxAge: time.Minute})
 	if n := CheckSpacing(view); n != 2 {
@@ -247,5 +247,30 @@ func TestDriftLoad(t *testing.T) {
 	c.demand.waiting.Add(-1)
 	if DriftLoad("no such forge").Intervals != 1 {
 		t.Error("an unknown forge has checks spaced")
+	}
+}
+
+// TestDriftLoadSpread: the trees a file kind lists only where a
+// repository moved, and every one at its complete check every n
+// intervals, count 1/n each: 5,000 repositories of one organization at
+// 10 minutes and the default rate (a lane of 5 a second) are 5,001 scopes
+// in two intervals read every interval, 835 in one spread over 6.
+func TestDriftLoadSpread(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct {
+		spread, scopes, intervals int
+	}{{1, 5001, 2}, {6, 835, 1}} {
+		d := &driftLoad{name: fmt.Sprintf("%s/%d", t.Name(), c.spread)}
+		d.note("orgs\x00acme", 10*time.Minute, 1, now)
+		for i := range 5000 {
+			d.note(fmt.Sprintf("trees\x00acme/r%d", i), 10*time.Minute, c.spread, now)
+		}
+		if l := d.load(5, now); l.Scopes != c.scopes || l.Intervals != c.intervals {
+			t.Errorf("spread %d: load %+v, want %d scopes in %d intervals", c.spread, l, c.scopes, c.intervals)
+		}
+		// A spread scope stays within twice its spread and an interval.
+		if l := d.load(5, now.Add(time.Duration(3*c.spread)*10*time.Minute-time.Second)); c.spread > 1 && l.Scopes != 834 {
+			t.Errorf("spread %d: load %+v three intervals on, want the trees kept", c.spread, l)
+		}
 	}
 }

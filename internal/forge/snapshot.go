@@ -86,6 +86,11 @@ type ReadPolicy struct {
 	// for it when a read was told to wait for it (TurnError): its first
 	// read that calls the forge takes it instead of asking for another.
 	Turn time.Time
+	// Spread is how many of its intervals apart a scope read afresh is
+	// read at most, for the drift load (lanes.go): a file kind lists a
+	// repository's tree only when it moved, or at its complete check
+	// every fullCheckEvery intervals (Spaced). 0 or 1: every interval.
+	Spread int
 
 	seen *listingsSeen // shared by the copies Fresh makes
 }
@@ -137,6 +142,14 @@ func Fresh(fc Interface) Interface {
 // lists afresh (MaxAge 0) stays afresh.
 func Lenient(fc Interface, times int) Interface {
 	return adjusted(fc, func(p *ReadPolicy) { p.MaxAge *= time.Duration(times) })
+}
+
+// Spaced is fc with reads that count in the forge's drift load as made
+// once every spread intervals (ReadPolicy.Spread): the tree listings of a
+// file kind that lists a tree only where the repository moved, and every
+// tree at its complete check, every spread intervals.
+func Spaced(fc Interface, spread int) Interface {
+	return adjusted(fc, func(p *ReadPolicy) { p.Spread = spread })
 }
 
 // adjusted is the view of fc under a copy of its policy that change
@@ -316,7 +329,7 @@ func (s *Snapshots) noteScope(name, key string) {
 		return
 	}
 	if c, ok := s.inner.(*Client); ok && c.load != nil {
-		c.load.note(name+"\x00"+key, p.MaxAge, time.Now())
+		c.load.note(name+"\x00"+key, p.MaxAge, max(p.Spread, 1), time.Now())
 	}
 }
 
