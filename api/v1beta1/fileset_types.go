@@ -68,6 +68,12 @@ type FileSetStatus struct {
 	// pass that wrote.
 	// +optional
 	Commits int32 `json:"commits,omitempty"`
+
+	// checked is the operator's record of its last complete check of
+	// each repository (CheckedRepositories): a pass lists the tree of a
+	// repository only where its updated_at or the files moved since.
+	// +optional
+	Checked *CheckedRepositories `json:"checked,omitempty"`
 }
 
 // FileSet keeps the same files (CODEOWNERS, a CI workflow, templates, a

@@ -166,6 +166,12 @@ type RepositoryFileStatus struct {
 	// spec's (a CreateOnly file: present).
 	// +optional
 	InSync int `json:"inSync,omitempty"`
+
+	// checked is the operator's record of its last complete check of the
+	// branch (CheckedRepositories): while the repository's updated_at and
+	// the files are as recorded, a pass lists no tree.
+	// +optional
+	Checked *CheckedRepositories `json:"checked,omitempty"`
 }
 
 // RepositoryFile keeps files (CODEOWNERS, a CI workflow, templates) in one

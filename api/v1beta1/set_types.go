@@ -231,6 +231,38 @@ type SetStatus struct {
 	Matched *MatchedRepositories `json:"matched,omitempty"`
 }
 
+// CheckedRepositories is a file kind's record of the repositories whose
+// branch its last complete check found as the files want, each with the
+// repository's updated_at then (DESIGN "Reading only what moved"): a pass
+// lists a repository's tree again only when its updated_at differs from
+// the one recorded, when the files differ from those recorded (files),
+// when the repository has no record, or at its complete check, every
+// fullCheckEvery intervals of the Forge (due). The status subresource is
+// the operator's alone: a record is never taken from a spec or an
+// annotation. One short string, about sixteen bytes a repository; a set
+// over more repositories than it can hold records the first of them by
+// id, and lists the others' trees every interval.
+type CheckedRepositories struct {
+	// files is a digest of what the checks compared the branches with
+	// (the files' paths and contents, the branch, the mode, the paths
+	// others hold, the interval): any change and the record is void.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Files string `json:"files,omitempty"`
+
+	// count of the repositories recorded.
+	Count int32 `json:"count"`
+
+	// entries, by repository id ascending, separated by commas: the id
+	// as its difference from the one before (the first as itself), the
+	// repository's updated_at (unix seconds) and the sync interval (unix
+	// time divided by the interval) from which its next complete check is
+	// due, each in base 36, separated by dots.
+	// +kubebuilder:validation:MaxLength=262144
+	// +optional
+	Entries string `json:"entries,omitempty"`
+}
+
 // MatchedRepositories records repositories by their forge ids, which a
 // rename or a transfer keeps: one short string, about three bytes a
 // repository, so that a set over thousands of repositories keeps a small
