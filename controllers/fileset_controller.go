@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,11 +46,15 @@ import (
 // fileSetKind keeps one list of files in many repositories: a set kind on
 // the set machinery (package sets), each repository brought to the list as
 // a RepositoryFile brings its one (files.Branch). At rest a pass reads the
-// owner's repository listing and one tree listing per repository, and
-// writes nothing.
+// owner's repository listing, and lists the tree only of a repository
+// that moved since its last complete check (files.Checked), every one at
+// its turn every fullCheckEvery intervals; it writes nothing.
 type fileSetKind struct {
 	kinds.Base[forgev1.FileSet, forgev1.FileSetList]
 	*rounds.Store[sets.Repo] // forgets the round of a set that is gone
+	// pushes are the repositories a delivered push changed, by set: their
+	// record does not stand in the set's next pass.
+	pushes *files.Pushes
 }
 
 func (fileSetKind) Key(*forgev1.FileSet) string      { return "" }
@@ -59,7 +64,8 @@ func (fileSetKind) Connect(context.Context, *forgev1.FileSet, *reconciler.Pass) 
 }
 
 func (k fileSetKind) ConnectSet(_ context.Context, s *forgev1.FileSet, pass *reconciler.Pass) (reconciler.SetExternal, error) {
-	return &fileSet{obj: s, pass: pass, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "file", "files")}, nil
+	return &fileSet{obj: s, pass: pass, Set: sets.New(s, s.Spec.Repositories, pass, k.Store, "file", "files"),
+		pushed: k.pushes.Take(types.NamespacedName{Namespace: s.Namespace, Name: s.Name})}, nil
 }
 
 // ConfigMaps are those the files' contents come from.
@@ -78,6 +84,11 @@ type fileSet struct {
 	// unknown are the files whose content could not be read (plan
 	// without the ConfigMaps): left alone, and plan says so (Unknown).
 	unknown []string
+	// checked is the record of the last complete checks (status.checked),
+	// pushed the repositories (lower case) a delivered push changed since
+	// the last pass: their record does not stand.
+	checked *files.Checked
+	pushed  map[string]bool
 }
 
 func (e *fileSet) Unknown() []string { return e.unknown }
@@ -91,14 +102,41 @@ func (e *fileSet) Sync(ctx context.Context, write bool) (reconciler.SetResult, e
 	if e.holds, err = e.readHolds(ctx); err != nil {
 		return reconciler.SetResult{}, err
 	}
+	e.checked = files.NewChecked(e.obj.Status.Checked, e.digest(), e.pass, time.Now())
 	e.Release = e
 	res, err := e.Run(ctx, write, &e.obj.Status.SetStatus, func(ctx context.Context, r sets.Repo) *sets.Outcome {
 		return e.syncRepo(ctx, r, write)
 	})
+	e.obj.Status.Checked = e.checked.Status(e.Listed)
 	if err == nil && e.commits > 0 {
 		e.obj.Status.Commits = e.commits
 	}
 	return res, err
+}
+
+// digest is that of what the set's checks compare with (files.Digest):
+// its files, whether it enforces them, the paths others hold, and the
+// interval and spacing of its complete checks.
+func (e *fileSet) digest() string {
+	more := []string{fmt.Sprintf("enforce %t", e.obj.Spec.Enforce)}
+	if e.pass != nil {
+		more = append(more, fmt.Sprintf("every %d of %s", e.pass.FullCheckEvery, e.pass.Interval))
+	}
+	for _, hs := range [][]fileHold{e.holds.files, e.holds.sets} {
+		for _, h := range hs {
+			paths := make([]string, 0, len(h.paths))
+			for p := range h.paths {
+				paths = append(paths, p)
+			}
+			slices.Sort(paths)
+			branch := "-"
+			if h.branch != nil {
+				branch = *h.branch
+			}
+			more = append(more, fmt.Sprintf("%s %t %s %s", h.who, h.older, branch, strings.Join(paths, ",")))
+		}
+	}
+	return files.Digest(e.obj.Spec.FilesSpec, e.contents, more...)
 }
 
 // ---- who else keeps files where the set would ----
@@ -246,7 +284,7 @@ func repoAsListed(ctx context.Context, fc forge.Interface, r sets.Repo) (*forge.
 // holder (left), and the Conflicts with older sets.
 func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Repository, releasing bool) (b *files.Branch, left map[string][]string, conflicts []string) {
 	s := e.obj.Spec
-	b = &files.Branch{Forge: fc, At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
+	b = &files.Branch{Forge: forge.Spaced(fc, e.checked.Spread()), At: child.At{Place: child.Place{Scope: forge.Scope{Owner: r.Owner, Repo: found.Name}}, What: "files"},
 		Repository: found, FilesSpec: s.FilesSpec, Contents: e.contents, Deleting: releasing, KeptBy: claims.Holder("FileSet", e.obj),
 		Pinned: e.pass.CommitAuthor}
 	b.On(found.DefaultBranch)
@@ -256,7 +294,9 @@ func (e *fileSet) branchFilesIn(fc forge.Interface, r sets.Repo, found *forge.Re
 
 // syncRepo brings one repository's branch to the files (or, without
 // write, says what differs): one tree listing, one commit carrying every
-// file that differs, none when nothing does.
+// file that differs, none when nothing does. A repository whose record
+// stands (it did not move since its last complete check, which found it
+// as the files want) is not listed: that check stands.
 func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.Outcome {
 	o := &sets.Outcome{}
 	found, err := repoAsListed(ctx, e.Forge, r)
@@ -275,6 +315,10 @@ func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.O
 	for who, paths := range left {
 		o.LeaveTo(who, paths...) // a RepositoryFile's own paths win, told in status.yielded
 	}
+	if len(conflicts) == 0 && !e.pushed[strings.ToLower(r.String())] && e.checked.Stands(found) {
+		return o
+	}
+	e.checked.Forget(found.ID)
 	blobs, err := b.ListBlobs(ctx)
 	if err != nil {
 		o.FailErr(err)
@@ -282,6 +326,9 @@ func (e *fileSet) syncRepo(ctx context.Context, r sets.Repo, write bool) *sets.O
 	}
 	b.Compare(blobs)
 	o.Diffs = append(o.Diffs, b.Diffs()...)
+	if b.Pending() == 0 && len(conflicts) == 0 {
+		e.checked.Checked(found)
+	}
 	if !write || b.Pending() == 0 {
 		return o
 	}
@@ -401,7 +448,9 @@ func (k fileSetKind) Pushed(s *forgev1.FileSet, wk reconciler.Wake) bool {
 	if !files.PushedOn(s.Spec.Branch, wk) {
 		return false
 	}
-	k.Recompare(types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, sets.Repo{Owner: wk.Owner, Name: wk.Repo})
+	key := types.NamespacedName{Namespace: s.Namespace, Name: s.Name}
+	k.Recompare(key, sets.Repo{Owner: wk.Owner, Name: wk.Repo})
+	k.pushes.Note(key, wk.Owner+"/"+wk.Repo)
 	return true
 }
 

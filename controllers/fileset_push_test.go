@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
+	"github.com/forgeops/forge-operator/controllers/internal/files"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
 	"github.com/forgeops/forge-operator/controllers/internal/sets"
 	"github.com/forgeops/forge-operator/internal/reconciler"
@@ -58,7 +59,7 @@ var pushCases = func() []struct {
 func TestFileSetPushedOnItsBranch(t *testing.T) {
 	for _, c := range pushCases {
 		t.Run(c.name, func(t *testing.T) {
-			k := fileSetKind{Store: rounds.NewStore[sets.Repo]()}
+			k := fileSetKind{Store: rounds.NewStore[sets.Repo](), pushes: &files.Pushes{}}
 			s := &forgev1.FileSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "platform", UID: "u", Generation: 1}}
 			s.Spec.Branch = c.branch
 			pass := &reconciler.Pass{Interval: time.Hour}

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
+	"github.com/forgeops/forge-operator/controllers/internal/files"
 	"github.com/forgeops/forge-operator/controllers/internal/hooks"
 	"github.com/forgeops/forge-operator/controllers/internal/planning"
 	"github.com/forgeops/forge-operator/controllers/internal/rounds"
@@ -165,7 +166,7 @@ func registry(digests *secretdigest.Digester, endpoint *receiver.Endpoint) []reg
 		managedKind[*forgev1.BranchProtection](branchWoken[*forgev1.BranchProtection]{branchProtectionKind()}, creates, exports(branchProtectionExport)),
 		setKind[*forgev1.BranchProtectionSet](branchProtectionSetKind{Store: rounds.NewStore[sets.Repo]()}, nil),
 		setKind[*forgev1.RepositorySet](repositorySetKind{Store: rounds.NewStore[sets.Repo]()}, repositorySetExports),
-		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo]()}, fileSetExports),
+		setKind[*forgev1.FileSet](fileSetKind{Store: rounds.NewStore[sets.Repo](), pushes: &files.Pushes{}}, fileSetExports),
 		managedKind[*forgev1.RepositoryFile](newRepositoryFileKind(), creates, nil),
 		managedKind[*forgev1.User](userKind{digests: digests, sent: secrets.NewSent()}, creates, nil),
 		managedKind[*forgev1.RunnerRegistrationToken](runnerTokenKind(), creates, nil),

@@ -21,8 +21,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
@@ -50,6 +52,9 @@ type repositoryFileKind struct {
 	// The ConfigMaps its files come from (reconciler.ConfigMapReader),
 	// declared beside the kind's child.Kind.
 	child.Kind[*forgev1.RepositoryFile]
+	// pushes are the resources whose repository a delivered push changed:
+	// their record (status.checked) does not stand in their next pass.
+	pushes *files.Pushes
 }
 
 // ClaimKinds: a RepositoryFile yields to an older RepositoryFile that
@@ -60,13 +65,16 @@ func (repositoryFileKind) ClaimKinds() []client.Object {
 }
 
 func newRepositoryFileKind() repositoryFileKind {
-	return repositoryFileKind{child.Kind[*forgev1.RepositoryFile]{
-		Noun:     "files",
-		Shown:    filePaths,
-		Where:    func(f *forgev1.RepositoryFile) child.Place { return child.PlaceOf(&f.Spec.Repository, nil) },
-		List:     &forgev1.RepositoryFileList{},
-		External: connectRepositoryFile,
-	}}
+	pushes := &files.Pushes{}
+	return repositoryFileKind{Kind: child.Kind[*forgev1.RepositoryFile]{
+		Noun:  "files",
+		Shown: filePaths,
+		Where: func(f *forgev1.RepositoryFile) child.Place { return child.PlaceOf(&f.Spec.Repository, nil) },
+		List:  &forgev1.RepositoryFileList{},
+		External: func(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
+			return connectRepositoryFile(ctx, f, pass, at, pushes)
+		},
+	}, pushes: pushes}
 }
 
 // WokenByPushes: a push to the branch it keeps its files on passes over
@@ -78,8 +86,12 @@ func (repositoryFileKind) WokenByBranches() {}
 // Pushed: a push concerns the resource when it is to its branch
 // (spec.branch, else the default branch the delivery tells; a delivery
 // that tells none concerns it).
-func (repositoryFileKind) Pushed(f *forgev1.RepositoryFile, wk reconciler.Wake) bool {
-	return files.PushedOn(f.Spec.Branch, wk)
+func (k repositoryFileKind) Pushed(f *forgev1.RepositoryFile, wk reconciler.Wake) bool {
+	if !files.PushedOn(f.Spec.Branch, wk) {
+		return false
+	}
+	k.pushes.Note(types.NamespacedName{Namespace: f.Namespace, Name: f.Name}, string(f.Spec.Repository))
+	return true
 }
 
 // ConfigMaps are those the files' contents come from.
@@ -110,10 +122,11 @@ func filePaths(f *forgev1.RepositoryFile) string {
 	return strings.Join(paths, ", ")
 }
 
-func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At) (reconciler.External, error) {
-	e := &repoFiles{obj: f, cache: pass.Cache, Branch: files.Branch{Forge: pass.Forge, At: at,
-		FilesSpec: f.Spec.FilesSpec, Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{},
-		KeptBy: claims.Holder("RepositoryFile", f), Pinned: pass.CommitAuthor}}
+func connectRepositoryFile(ctx context.Context, f *forgev1.RepositoryFile, pass *reconciler.Pass, at child.At, pushes *files.Pushes) (reconciler.External, error) {
+	e := &repoFiles{obj: f, cache: pass.Cache, pass: pass, pushed: len(pushes.Take(types.NamespacedName{Namespace: f.Namespace, Name: f.Name})) > 0,
+		Branch: files.Branch{Forge: pass.Forge, At: at,
+			FilesSpec: f.Spec.FilesSpec, Deleting: !f.DeletionTimestamp.IsZero(), Contents: map[string][]byte{},
+			KeptBy: claims.Holder("RepositoryFile", f), Pinned: pass.CommitAuthor}}
 	if e.Deleting {
 		return e, nil // a deletion removes by path and listed sha
 	}
@@ -133,6 +146,11 @@ type repoFiles struct {
 	cache client.Reader
 	files.Branch
 	unknown []string
+	// pass is the loop's (for the record of the last complete check,
+	// files.Checked); pushed: a delivered push changed the repository
+	// since the last pass, and the record does not stand.
+	pass   *reconciler.Pass
+	pushed bool
 }
 
 func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error) {
@@ -160,15 +178,41 @@ func (e *repoFiles) Observe(ctx context.Context) (reconciler.Observation, error)
 	for p := range enforced {
 		e.Held[p] = true // the enforcing set's: neither written nor, on deletion, removed
 	}
+	var left error
+	if e.obj.DeletionTimestamp.IsZero() {
+		left = leftToEnforcers(fmt.Sprintf("files of repository %s on branch %q", e.Owner+"/"+e.Repo, e.BranchName), enforced)
+	}
+	// The last complete check stands while the repository did not move
+	// (files.Checked): no tree is listed.
+	checked := files.NewChecked(e.obj.Status.Checked, e.digest(), e.pass, time.Now())
+	if !e.Deleting && !e.pushed && checked.Stands(repo) {
+		return reconciler.Observation{Name: e.BranchName, Unknown: e.unknown, Exists: true, Left: left}, nil
+	}
+	checked.Forget(repo.ID)
+	e.Forge = forge.Spaced(e.Forge, checked.Spread())
 	blobs, err := e.ListBlobs(ctx)
 	if err != nil {
+		e.obj.Status.Checked = nil
 		return reconciler.Observation{}, err
 	}
 	obs := e.compare(blobs)
-	if e.obj.DeletionTimestamp.IsZero() {
-		obs.Left = leftToEnforcers(fmt.Sprintf("files of repository %s on branch %q", e.Owner+"/"+e.Repo, e.BranchName), enforced)
+	obs.Left = left
+	if !e.Deleting && obs.Exists && len(obs.Diff) == 0 {
+		checked.Checked(repo)
 	}
+	e.obj.Status.Checked = checked.Status(nil)
 	return obs, nil
+}
+
+// digest is that of what the resource's checks compare with
+// (files.Digest): its files, the paths others hold, and the interval and
+// spacing of its complete checks.
+func (e *repoFiles) digest() string {
+	more := []string{"held " + strings.Join(sortedKeys(e.Held), ",")}
+	if e.pass != nil {
+		more = append(more, fmt.Sprintf("every %d of %s", e.pass.FullCheckEvery, e.pass.Interval))
+	}
+	return files.Digest(e.obj.Spec.FilesSpec, e.Contents, more...)
 }
 
 // enforcedPaths are the paths of the spec that a FileSet with enforce
@@ -271,6 +315,7 @@ func (e *repoFiles) Delete(ctx context.Context, _ reconciler.Observation) error 
 
 // commit sends the operations Observe found in one commit (files.Branch).
 func (e *repoFiles) commit(ctx context.Context) error {
+	e.obj.Status.Checked = nil // the next pass lists the branch it wrote
 	sha, err := e.Commit(ctx)
 	if sha != "" {
 		e.obj.Status.Commit = sha

@@ -270,6 +270,11 @@ type Pass struct {
 	Pending bool
 	// Interval is the resource's sync interval.
 	Interval time.Duration
+	// FullCheckEvery is the connection's spec.fullCheckEvery: how many
+	// intervals apart a file kind checks every repository completely,
+	// between which it lists a tree only where the repository moved (0
+	// outside the loop: every check is complete).
+	FullCheckEvery int
 	// Afresh is true when the pass must read the forge as it is now (a
 	// reconcile was requested): a set begins its round of repositories anew.
 	Afresh bool

@@ -77,6 +77,14 @@ type Set struct {
 	Release Releaser
 }
 
+// Listed says whether the set's last listings gave the repository of id
+// (archived and unselected ones too), or could not tell (a listing that
+// failed): what the set keeps a record of (status.checked).
+func (rs *Set) Listed(id int64) bool {
+	_, ok := rs.seen[id]
+	return ok || rs.partial || rs.seen == nil
+}
+
 // New is the repositories of set obj for one pass of the loop.
 func New(obj forgev1.Managed, sel forgev1.RepositorySelector, pass *reconciler.Pass, rounds *rounds.Store[Repo], noun, nouns string) Set {
 	return Set{obj: obj, sel: sel, Forge: pass.Forge, Cache: pass.Cache, noun: noun, nouns: nouns, rounds: rounds, pass: pass}
