@@ -117,11 +117,12 @@ func hasW2Files(fake *fakeforge.Server, org, repo string) bool {
 // interval and per check (checks: the FileSets' passes at rest, 0 when
 // not known; one listing per repository per check, no file downloaded)
 // and any write. One commit per repository is an invariant, not a timing: a run
-// all Ready with another count, or a commit at rest, fails.
-func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCoverage, checks float64) {
+// all Ready with another count, or a commit at rest, fails. It answers the
+// tree listings per repository per interval at rest.
+func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCoverage, checks float64) float64 {
 	if !w.fileSet {
 		fmt.Printf("  FileSet: none (W2_FILESET=off)\n")
-		return
+		return 0
 	}
 	fmt.Printf("  FileSet, %d sets of %d files over %d repositories:\n", w.fileSets(), len(w2Files), w.orgs*w.reposPerOrg)
 	if seen := rec.readiness.kinds["FileSet"]; seen != nil && seen.all {
@@ -167,4 +168,5 @@ func (w governed) printFileSet(b *testing.B, rec recorded, ready, rest fileCover
 	if rec.readiness.done && rest.commits != ready.commits {
 		b.Fatalf("%d FileSet commits at rest: nothing changed on the forge", rest.commits-ready.commits)
 	}
+	return float64(trees) / covered / rec.intervals
 }

@@ -292,12 +292,32 @@ func BenchmarkW2(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	for _, interval := range []time.Duration{10 * time.Minute, 30 * time.Second} {
-		b.Run(fmt.Sprintf("%s/interval=%s", name, shortDuration(interval)), func(b *testing.B) {
+	// At 30 s the FileSet runs twice: first with the shortcut off
+	// (fullCheckEvery 1: every tree listed every interval, as before it
+	// came), then as the Forge has it by default; the note after W2
+	// prints both side by side.
+	var before, after w2Rest
+	for _, v := range []struct {
+		interval time.Duration
+		every    int32
+		into     *w2Rest
+	}{{10 * time.Minute, 0, nil}, {30 * time.Second, 1, &before}, {30 * time.Second, 0, &after}} {
+		sub := fmt.Sprintf("%s/interval=%s", name, shortDuration(v.interval))
+		if v.every > 0 {
+			sub += fmt.Sprintf("/fullCheckEvery=%d", v.every)
+		}
+		b.Run(sub, func(b *testing.B) {
 			for b.Loop() {
-				runW2(b, cfg, w, interval, limit)
+				r := runW2(b, cfg, w, v.interval, limit, v.every)
+				if v.into != nil {
+					*v.into = r
+				}
 			}
 		})
+	}
+	if w.fileSet && before.ran && after.ran {
+		fmt.Printf("%s at 30 s, at rest: tree listings per repository per interval %.3f with fullCheckEvery 1 (every tree every interval), %.3f with fullCheckEvery %d; the Forge's status.driftScopes %d and %d, status.driftCheckIntervals %d and %d\n",
+			name, before.trees, after.trees, forgev1.DefaultFullCheckEvery, before.scopes, after.scopes, before.intervals, after.intervals)
 	}
 	b.Run(name+"/receiver/interval=10m", func(b *testing.B) {
 		for b.Loop() {
@@ -318,9 +338,31 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Duration) {
+// w2Rest is what a run of W2 measured at rest, for the note comparing
+// two: the FileSet's tree listings per repository per interval and the
+// Forge's drift load.
+type w2Rest struct {
+	ran               bool
+	trees             float64
+	scopes, intervals int32
+}
+
+// runW2 runs W2 at interval; every, when set, is the Forge's
+// fullCheckEvery (else its default).
+func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Duration, every int32) w2Rest {
 	run := w.start(b, cfg, interval, "")
 	defer run.stop()
+	if every > 0 {
+		var fg forgev1.Forge
+		key := types.NamespacedName{Namespace: run.ns, Name: "gitea"}
+		if err := run.k8s.Get(context.Background(), key, &fg); err != nil {
+			b.Fatal(err)
+		}
+		fg.Spec.FullCheckEvery = &every
+		if err := run.k8s.Update(context.Background(), &fg); err != nil {
+			b.Fatal(err)
+		}
+	}
 	w.apply(run, "")
 
 	// What the sets had put on the forge, and the passes the manager had
@@ -377,13 +419,15 @@ func runW2(b *testing.B, cfg *rest.Config, w governed, interval, limit time.Dura
 	if passesReadyErr == nil && passesRestErr == nil {
 		checks = sum(passesRest["ran/fileset"]) - sum(passesReady["ran/fileset"])
 	}
-	w.printFileSet(b, rec, filesReady, filesRest, checks)
+	out := w2Rest{ran: true, trees: w.printFileSet(b, rec, filesReady, filesRest, checks)}
 	// What the Forge says of its drift load, as of its last check.
 	var fg forgev1.Forge
 	if err := run.k8s.Get(context.Background(), types.NamespacedName{Namespace: run.ns, Name: "gitea"}, &fg); err == nil {
-		fmt.Printf("  the Forge after the rest: status.driftScopes %d, status.driftCheckIntervals %d\n",
-			fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+		fmt.Printf("  the Forge after the rest: spec.fullCheckEvery %d, status.driftScopes %d, status.driftCheckIntervals %d\n",
+			fg.Spec.FullChecksEvery(), fg.Status.DriftScopes, fg.Status.DriftCheckIntervals)
+		out.scopes, out.intervals = fg.Status.DriftScopes, fg.Status.DriftCheckIntervals
 	}
+	return out
 }
 
 // start starts a run of W2 whose manager checks for drift every interval
