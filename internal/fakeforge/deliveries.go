@@ -176,8 +176,8 @@ func (s *Server) Push(ownerName, repoName, branch string) error {
 // branch's with files applied (nil content: the file deleted), the
 // repository's updated_at moves (Gitea's push service calls
 // UpdateRepositoryUpdatedTime) and the hooks get push. With force the
-// commit has no parent: the branch's history is replaced, as a
-// force-push of an unrelated commit does.
+// commit has no parent and holds files alone: the branch's history and
+// files are replaced, as a force-push of an unrelated commit does.
 func (s *Server) PushFiles(ownerName, repoName, branch string, files map[string]*string, force bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,13 +189,13 @@ func (s *Server) PushFiles(ownerName, repoName, branch string, files map[string]
 		branch = r.settings.defaultBranch
 	}
 	next := map[string][]byte{}
-	if b := s.branches(r)[branch]; b != nil {
+	if b := s.branches(r)[branch]; b != nil && !force {
 		for p, c := range b.files {
 			next[p] = c
 		}
-		if force {
-			delete(r.git, branch)
-		}
+	}
+	if force {
+		delete(r.git, branch)
 	}
 	for p, c := range files {
 		if c == nil {

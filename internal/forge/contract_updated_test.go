@@ -29,13 +29,16 @@ import (
 
 // updatedBehaviours: a repository's updated_at, which the file kinds read
 // to list a branch's tree only where it moved (DESIGN "Reading only what
-// moved"). Gitea moves it on a push (services/repository/push.go calls
-// UpdateRepositoryUpdatedTime) and on a commit through the contents API
-// (services/repository/files goes through the same push path), and so
-// does the web editor's route (routers/web/repo/editor.go calls the same
-// files service, ChangeRepoFiles); an edit of the repository's settings
-// does not move it (its update uses NoAutoTime), nor does a transfer.
-// Probed on Gitea 1.24.6 and 1.27.3.
+// moved"). Gitea moves it on a push and a force-push
+// (services/repository/push.go calls UpdateRepositoryUpdatedTime, from
+// its push queue: about a second after the branch moved) and on a commit
+// through the contents API (services/repository/files goes through the
+// same push path), and so does the web editor's route
+// (routers/web/repo/editor.go calls the same ChangeRepoFiles), and a
+// topics change; an edit of the repository's settings (description,
+// has_wiki) does not move it, nor does a transfer. Probed on Gitea 1.27.3
+// (2026-12-03: the web editor by its form, logged in through /user/login
+// with its _csrf).
 var _ = registerBehaviours("updated", []behaviour{
 	{"updated/updated_at moves on a contents-API commit and a push, in the listing too; not on a settings edit", contractUpdatedAt, nil},
 })
@@ -59,35 +62,46 @@ func updatedAt(t *testing.T, tg *target, org, repo string) time.Time {
 	return got.UpdatedAt
 }
 
+// movedFrom waits (Gitea moves updated_at from its push queue, about a
+// second after the commit is in the branch) for the repository's
+// updated_at to move past at, and answers it; a failure after 10 s.
+func movedFrom(t *testing.T, tg *target, org, repo string, at time.Time, what string) time.Time {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		now := updatedAt(t, tg, org, repo)
+		if now.After(at) {
+			return now
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("updated_at did not move on %s: %s, then %s", what, at, now)
+		}
+	}
+}
+
 func contractUpdatedAt(t *testing.T, tg *target) {
 	org, repo := filesRepo(t, tg)
-	// updated_at is kept in whole seconds: each step waits one out.
-	step := func() { time.Sleep(1100 * time.Millisecond) }
+	// updated_at is kept in whole seconds: each step waits one out, and
+	// an edit that would move it asynchronously as a commit does, too.
+	step := func() { time.Sleep(2500 * time.Millisecond) }
+	step()
 	at := updatedAt(t, tg, org, repo)
 
-	step()
 	desc := "edited"
 	_, err := tg.c.EditRepo(ctx(t), org, repo, forge.EditRepoOption{Description: &desc})
 	mustNoErr(t, err)
+	step()
 	if now := updatedAt(t, tg, org, repo); !now.Equal(at) {
 		t.Fatalf("updated_at moved on an edit of the settings: %s, then %s", at, now)
 	}
 
-	step()
 	_, err = tg.c.ChangeFiles(ctx(t), org, repo, forge.ChangeFilesOption{Branch: "main", Message: "by the API",
 		Files: []forge.ChangeFileOperation{create("api.txt", "api\n")}})
 	mustNoErr(t, err)
-	now := updatedAt(t, tg, org, repo)
-	if !now.After(at) {
-		t.Fatalf("updated_at did not move on a contents-API commit: %s, then %s", at, now)
-	}
-	at = now
+	at = movedFrom(t, tg, org, repo, at, "a contents-API commit")
 
 	step()
 	pushFile(t, tg, org, repo, "pushed.txt", "pushed\n")
-	if now := updatedAt(t, tg, org, repo); !now.After(at) {
-		t.Fatalf("updated_at did not move on a push: %s, then %s", at, now)
-	}
+	movedFrom(t, tg, org, repo, at, "a push")
 	if _, ok := blobsOf(t, tg, org, repo, "main")["pushed.txt"]; !ok {
 		t.Fatal("the pushed file is not in the tree")
 	}

@@ -91,26 +91,38 @@ func treesByRepo(reqs []string, org string) map[string]int {
 	return out
 }
 
-// stands are the ids of the repositories whose record in the set's
-// status.checked (entries: id delta, updated_at, due interval, in base 36)
-// stands until the interval of t: their complete check is not due by then.
-// Those may not list their tree; the others (due, or with no record: a
-// repository written since) may.
-func stands(st *forgev1.CheckedRepositories, interval time.Duration, t time.Time) map[int64]bool {
-	out := map[int64]bool{}
+// checkedRecord is the set's status.checked (entries: id delta,
+// updated_at, due interval, in base 36, separated by dots) by repository
+// id: [updated_at, due].
+func checkedRecord(st *forgev1.CheckedRepositories) map[int64][2]int64 {
+	out := map[int64][2]int64{}
 	if st == nil || st.Entries == "" {
 		return out
 	}
-	epoch, id := t.UnixNano()/int64(interval), int64(0)
+	id := int64(0)
 	for e := range strings.SplitSeq(st.Entries, ",") {
 		parts := strings.Split(e, ".")
 		Expect(parts).To(HaveLen(3), e)
-		d, err := strconv.ParseInt(parts[0], 36, 64)
-		Expect(err).NotTo(HaveOccurred())
-		due, err := strconv.ParseInt(parts[2], 36, 64)
-		Expect(err).NotTo(HaveOccurred())
-		id += d
-		if due > epoch {
+		var v [3]int64
+		for i, p := range parts {
+			n, err := strconv.ParseInt(p, 36, 64)
+			Expect(err).NotTo(HaveOccurred())
+			v[i] = n
+		}
+		id += v[0]
+		out[id] = [2]int64{v[1], v[2]}
+	}
+	return out
+}
+
+// stands are the ids of the repositories whose record stands until the
+// interval of t: their complete check is not due by then. Those may not
+// list their tree; the others (due, or with no record: a repository
+// written since) may.
+func stands(st *forgev1.CheckedRepositories, interval time.Duration, t time.Time) map[int64]bool {
+	out := map[int64]bool{}
+	for id, r := range checkedRecord(st) {
+		if r[1] > t.UnixNano()/int64(interval) {
 			out[id] = true
 		}
 	}
@@ -266,6 +278,16 @@ var _ = Describe("FileSet at rest reads only what moved", func() {
 			reqs := counter.since(mark)
 			Expect(treesByRepo(reqs, sc.org)[repo]).To(Equal(1), "%s: one tree listing of %s", route, repo)
 			Expect(unexpected(reqs, record, time.Now(), repo)).To(BeEmpty(), "%s: no other repository's tree listed but those due", route)
+			// The pass that wrote it back records that in status after the
+			// commit: wait for it (no record of the repository, or one of
+			// its updated_at now), so the next step reads a record as it is.
+			found, err := fc.GetRepo(ctx, sc.org, repo)
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(func(g Gomega) bool {
+				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+				r, ok := checkedRecord(s.Status.Checked)[found.ID]
+				return !ok || r[0] == found.UpdatedAt.Unix()
+			}, timeout, poll).Should(BeTrue(), "%s: the record after the write-back", route)
 		}
 		want := map[string]string{"LICENSE": blob(license), ".gitea/CODEOWNERS": blob(owners)}
 
