@@ -47,6 +47,8 @@ type writeCounter struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	writes []string
+	// reqs are all the requests, reads too ("GET /api/v1/repos/o/r/git/trees/main").
+	reqs []string
 }
 
 func newWriteCounter(target string) *writeCounter {
@@ -56,11 +58,12 @@ func newWriteCounter(target string) *writeCounter {
 	wc := &writeCounter{}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	wc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		wc.mu.Lock()
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			wc.mu.Lock()
 			wc.writes = append(wc.writes, r.Method+" "+r.URL.Path)
-			wc.mu.Unlock()
 		}
+		wc.reqs = append(wc.reqs, r.Method+" "+r.URL.Path)
+		wc.mu.Unlock()
 		proxy.ServeHTTP(w, r)
 	}))
 	DeferCleanup(wc.srv.Close)

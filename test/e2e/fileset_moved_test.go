@@ -20,15 +20,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -40,41 +37,17 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
-// requestCounter is a proxy to the forge that records every request the
-// manager sends through it ("GET /api/v1/repos/o/r/git/trees/main").
-type requestCounter struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []string
+// since are the requests (reads too) after the first n.
+func (wc *writeCounter) since(n int) []string {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	return append([]string(nil), wc.reqs[n:]...)
 }
 
-func newRequestCounter(target string) *requestCounter {
-	GinkgoHelper()
-	u, err := url.Parse(target)
-	Expect(err).NotTo(HaveOccurred())
-	rc := &requestCounter{}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc.mu.Lock()
-		rc.reqs = append(rc.reqs, r.Method+" "+r.URL.Path)
-		rc.mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
-	DeferCleanup(rc.srv.Close)
-	return rc
-}
-
-// since are the requests after the first n.
-func (rc *requestCounter) since(n int) []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.reqs[n:]...)
-}
-
-func (rc *requestCounter) len() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.reqs)
+func (wc *writeCounter) len() int {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	return len(wc.reqs)
 }
 
 // treesByRepo counts the tree listings of reqs by repository name.
@@ -194,8 +167,7 @@ var _ = Describe("FileSet at rest reads only what moved", func() {
 	}
 
 	It("lists at most a fifth of the trees an interval at rest, reads no blob, writes nothing; writes back a hand edit by the API and by a push within one interval, listing that repository's tree once and no other; catches a file deleted, a force-push and a repository transferred in", func() {
-		counter := newRequestCounter(forgeURL)
-		sc := scenarioAt(counter.srv.URL)
+		sc, counter := newCountedScenario()
 		sc.createOrg()
 		names := make([]string, 20)
 		for i := range names {
