@@ -36,9 +36,9 @@ import (
 // same push path), and so does the web editor's route
 // (routers/web/repo/editor.go calls the same ChangeRepoFiles), and a
 // topics change; an edit of the repository's settings (description,
-// has_wiki) does not move it, nor does a transfer. Probed on Gitea 1.27.3
-// (2026-12-03: the web editor by its form, logged in through /user/login
-// with its _csrf).
+// has_wiki) does not move it, nor does a transfer. Probed on Gitea 1.24.6
+// and 1.27.3 (2026-12-03; the web editor by its form, logged in through
+// /user/login with its _csrf): each the same.
 var _ = registerBehaviours("updated", []behaviour{
 	{"updated/updated_at moves on a contents-API commit and a push, in the listing too; not on a settings edit", contractUpdatedAt, nil},
 })
