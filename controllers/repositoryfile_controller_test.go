@@ -27,6 +27,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 	"github.com/forgeops/forge-operator/internal/fakeforge"
@@ -114,10 +115,13 @@ var _ = Describe("RepositoryFile", func() {
 		Expect(f.Status.Branch).To(Equal("main"))
 		Expect(f.Status.InSync).To(Equal(3))
 
-		By("at rest: one tree listing per interval, no commit over three intervals")
+		By("at rest: the tree listed once after the commit, to record it (status.checked), then only at its complete check; no commit over three intervals")
 		fake.ClearRequests()
 		Consistently(writes, 3*syncInterval, poll).Should(BeZero())
-		Expect(treeReads()).To(And(BeNumerically(">=", 2), BeNumerically("<=", 5)))
+		Expect(treeReads()).To(And(BeNumerically(">=", 1), BeNumerically("<=", 2)))
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(f), f)).To(Succeed())
+		Expect(f.Status.Checked).NotTo(BeNil())
+		Expect(f.Status.Checked.Count).To(BeEquivalentTo(1))
 		Expect(fake.WriteRequests()).To(BeEmpty())
 	})
 
