@@ -133,33 +133,6 @@ func cloneHook(h Hook) Hook {
 	return h
 }
 
-// ---- labels ----
-
-// ListLabels implements LabelsClient.
-func (c *Client) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	return labels.list(ctx, c, scope)
-}
-
-// GetLabel implements LabelsClient.
-func (c *Client) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return labels.get(ctx, c, scope, id)
-}
-
-// CreateLabel implements LabelsClient.
-func (c *Client) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	return labels.create(ctx, c, scope, labels.one(opt.Name), opt)
-}
-
-// EditLabel implements LabelsClient.
-func (c *Client) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	return labels.edit(ctx, c, scope, id, opt)
-}
-
-// DeleteLabel implements LabelsClient.
-func (c *Client) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
-	return labels.delete(ctx, c, scope, id)
-}
-
 // ---- projects ----
 
 // ListProjects implements ProjectsClient.

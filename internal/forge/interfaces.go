@@ -80,16 +80,6 @@ type HooksClient interface {
 	DeleteHook(ctx context.Context, scope Scope, id int64) error
 }
 
-// LabelsClient manages labels of a repository or an organization.
-type LabelsClient interface {
-	ListLabels(ctx context.Context, scope Scope) ([]Label, error)
-	GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error)
-	CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error)
-	EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error)
-	// DeleteLabel succeeds for an unknown id (the forge answers 204).
-	DeleteLabel(ctx context.Context, scope Scope, id int64) error
-}
-
 // ProjectsClient manages repository projects. Servers without the projects
 // API answer every call with KindRouteNotFound.
 type ProjectsClient interface {
@@ -243,7 +233,6 @@ var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
 	_ HooksClient    = (*Client)(nil)
-	_ LabelsClient   = (*Client)(nil)
 	_ ProjectsClient = (*Client)(nil)
 	_ RunnersClient  = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)

@@ -200,8 +200,6 @@ var (
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
 	hooks = declare(&resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
 		key: func(h Hook) int64 { return h.ID }, clone: cloneHook})
-	labels = declare(&resource[Label]{noun: "label", plural: "labels", path: "/labels", item: "/{id}",
-		key: func(l Label) int64 { return l.ID }})
 	projects = declare(&resource[Project]{noun: "project", plural: "projects", path: "/projects", item: "/{id}",
 		key: func(p Project) int64 { return p.ID }})
 	runners = declare(&resource[Runner]{noun: "runner", plural: "runners", path: "/actions/runners", item: "/{id}",

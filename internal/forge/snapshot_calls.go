@@ -304,28 +304,6 @@ func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, nam
 		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }
 
-// ---- labels ----
-
-func (s *Snapshots) ListLabels(ctx context.Context, scope Scope) ([]Label, error) {
-	return listIn(ctx, s, labels, scope, s.Interface.ListLabels)
-}
-
-func (s *Snapshots) GetLabel(ctx context.Context, scope Scope, id int64) (*Label, error) {
-	return getIn(ctx, s, labels, scope, id, s.Interface.GetLabel, s.ListLabels)
-}
-
-func (s *Snapshots) CreateLabel(ctx context.Context, scope Scope, opt CreateLabelOption) (*Label, error) {
-	return labels.cache(s).answer(scope)(s.Interface.CreateLabel(ctx, scope, opt))
-}
-
-func (s *Snapshots) EditLabel(ctx context.Context, scope Scope, id int64, opt EditLabelOption) (*Label, error) {
-	return labels.cache(s).answer(scope)(s.Interface.EditLabel(ctx, scope, id, opt))
-}
-
-func (s *Snapshots) DeleteLabel(ctx context.Context, scope Scope, id int64) error {
-	return labels.cache(s).deleted(scope, id)(s.Interface.DeleteLabel(ctx, scope, id))
-}
-
 // ---- hooks ----
 
 func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {

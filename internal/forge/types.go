@@ -155,50 +155,6 @@ func (o EditHookOption) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// Label mirrors the forge's Label object. Color comes back as six
-// lower-case hex digits without '#'.
-type Label struct {
-	ID          int64  `json:"id"`
-	Name        string `json:"name"`
-	Color       string `json:"color"`
-	Description string `json:"description"`
-	Exclusive   bool   `json:"exclusive"`
-	IsArchived  bool   `json:"is_archived"`
-	URL         string `json:"url"`
-}
-
-// NormalizeColor gives a colour as the forge returns it: six lower-case hex
-// digits without '#' ("#ABC" -> "aabbcc").
-func NormalizeColor(c string) string {
-	c = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c), "#"))
-	if len(c) == 3 {
-		c = string([]byte{c[0], c[0], c[1], c[1], c[2], c[2]})
-	}
-	return c
-}
-
-// CreateLabelOption is the body of POST .../labels. Color may be #rgb or
-// #rrggbb, with or without '#', any case. Organization labels ignore
-// IsArchived on create.
-type CreateLabelOption struct {
-	Name        string `json:"name"`
-	Color       string `json:"color"`
-	Description string `json:"description,omitempty"`
-	Exclusive   bool   `json:"exclusive,omitempty"`
-	IsArchived  bool   `json:"is_archived,omitempty"`
-}
-
-// EditLabelOption is the body of PATCH .../labels/{id}. IsArchived is always
-// sent because the forge un-archives a label when it is omitted; the other
-// fields change only when non-nil.
-type EditLabelOption struct {
-	Name        *string `json:"name,omitempty"`
-	Color       *string `json:"color,omitempty"`
-	Description *string `json:"description,omitempty"`
-	Exclusive   *bool   `json:"exclusive,omitempty"`
-	IsArchived  bool    `json:"is_archived"`
-}
-
 // Project mirrors the forge's repository Project object.
 type Project struct {
 	ID           int64  `json:"id"`
@@ -475,7 +431,6 @@ func (s Scope) routePrefix() (string, []any) {
 func (o *User) forgeID() int64         { return o.ID }
 func (o *Organization) forgeID() int64 { return o.ID }
 func (o *Hook) forgeID() int64         { return o.ID }
-func (o *Label) forgeID() int64        { return o.ID }
 func (o *Project) forgeID() int64      { return o.ID }
 func (o *Runner) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64   { return o.ID }
