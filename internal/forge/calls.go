@@ -23,7 +23,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -131,38 +130,6 @@ func cloneHook(h Hook) Hook {
 	h.Config = maps.Clone(h.Config)
 	h.Events = slices.Clone(h.Events)
 	return h
-}
-
-// ---- projects ----
-
-// ListProjects implements ProjectsClient.
-func (c *Client) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
-	if state == "" {
-		state = "open"
-	}
-	cl := projects.call(scope, http.MethodGet, "list", state+" projects")
-	cl.query = url.Values{"state": {state}}
-	return projects.listing(ctx, c, cl)
-}
-
-// GetProject implements ProjectsClient.
-func (c *Client) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	return projects.get(ctx, c, scope, id)
-}
-
-// CreateProject implements ProjectsClient.
-func (c *Client) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
-	return projects.create(ctx, c, scope, projects.one(opt.Title), opt)
-}
-
-// EditProject implements ProjectsClient.
-func (c *Client) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
-	return projects.edit(ctx, c, scope, id, opt)
-}
-
-// DeleteProject implements ProjectsClient.
-func (c *Client) DeleteProject(ctx context.Context, scope Scope, id int64) error {
-	return projects.delete(ctx, c, scope, id)
 }
 
 // ---- runners ----

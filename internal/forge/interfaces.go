@@ -80,18 +80,6 @@ type HooksClient interface {
 	DeleteHook(ctx context.Context, scope Scope, id int64) error
 }
 
-// ProjectsClient manages repository projects. Servers without the projects
-// API answer every call with KindRouteNotFound.
-type ProjectsClient interface {
-	// ListProjects lists projects in state "open" (when state is ""),
-	// "closed" or "all".
-	ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error)
-	GetProject(ctx context.Context, scope Scope, id int64) (*Project, error)
-	CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error)
-	EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error)
-	DeleteProject(ctx context.Context, scope Scope, id int64) error
-}
-
 // RunnersClient reads and toggles Actions runners of a repository or an
 // organization. Runners are created by registering, never through this API.
 type RunnersClient interface {
@@ -233,7 +221,6 @@ var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
 	_ HooksClient    = (*Client)(nil)
-	_ ProjectsClient = (*Client)(nil)
 	_ RunnersClient  = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)

@@ -200,8 +200,6 @@ var (
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
 	hooks = declare(&resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
 		key: func(h Hook) int64 { return h.ID }, clone: cloneHook})
-	projects = declare(&resource[Project]{noun: "project", plural: "projects", path: "/projects", item: "/{id}",
-		key: func(p Project) int64 { return p.ID }})
 	runners = declare(&resource[Runner]{noun: "runner", plural: "runners", path: "/actions/runners", item: "/{id}",
 		key: func(r Runner) int64 { return r.ID }, clone: cloneRunner, decode: decodeRunners})
 	teams = declare(&resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,

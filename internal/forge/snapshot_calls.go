@@ -326,38 +326,6 @@ func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error
 	return hooks.cache(s).deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
 }
 
-// ---- projects: the listing of state "all" serves every read ----
-
-func (s *Snapshots) ListProjects(ctx context.Context, scope Scope, state string) ([]Project, error) {
-	if state != "all" {
-		if err := s.turn(ctx); err != nil {
-			return nil, err
-		}
-		return s.Interface.ListProjects(ctx, scope, state)
-	}
-	return listIn(ctx, s, projects, scope, func(ctx context.Context, sc Scope) ([]Project, error) {
-		return s.Interface.ListProjects(ctx, sc, "all")
-	})
-}
-
-func (s *Snapshots) GetProject(ctx context.Context, scope Scope, id int64) (*Project, error) {
-	return getIn(ctx, s, projects, scope, id, s.Interface.GetProject, func(ctx context.Context, sc Scope) ([]Project, error) {
-		return s.ListProjects(ctx, sc, "all")
-	})
-}
-
-func (s *Snapshots) CreateProject(ctx context.Context, scope Scope, opt CreateProjectOption) (*Project, error) {
-	return projects.cache(s).answer(scope)(s.Interface.CreateProject(ctx, scope, opt))
-}
-
-func (s *Snapshots) EditProject(ctx context.Context, scope Scope, id int64, opt EditProjectOption) (*Project, error) {
-	return projects.cache(s).answer(scope)(s.Interface.EditProject(ctx, scope, id, opt))
-}
-
-func (s *Snapshots) DeleteProject(ctx context.Context, scope Scope, id int64) error {
-	return projects.cache(s).deleted(scope, id)(s.Interface.DeleteProject(ctx, scope, id))
-}
-
 // ---- runners ----
 
 func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {

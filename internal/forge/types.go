@@ -155,35 +155,6 @@ func (o EditHookOption) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// Project mirrors the forge's repository Project object.
-type Project struct {
-	ID           int64  `json:"id"`
-	Title        string `json:"title"`
-	Description  string `json:"description"`
-	CardType     string `json:"card_type"`
-	TemplateType string `json:"template_type"`
-	State        string `json:"state"`
-	HTMLURL      string `json:"html_url"`
-}
-
-// CreateProjectOption is the body of POST /repos/{o}/{r}/projects.
-// CardType is text_only|images_and_text, TemplateType none|basic_kanban|bug_triage.
-type CreateProjectOption struct {
-	Title        string `json:"title"`
-	Description  string `json:"description,omitempty"`
-	CardType     string `json:"card_type,omitempty"`
-	TemplateType string `json:"template_type,omitempty"`
-}
-
-// EditProjectOption is the body of PATCH /repos/{o}/{r}/projects/{id}; only
-// non-nil fields are sent. State is open|closed.
-type EditProjectOption struct {
-	Title       *string `json:"title,omitempty"`
-	Description *string `json:"description,omitempty"`
-	CardType    *string `json:"card_type,omitempty"`
-	State       *string `json:"state,omitempty"`
-}
-
 // Runner mirrors the forge's Actions runner object.
 type Runner struct {
 	ID        int64         `json:"id"`
@@ -431,7 +402,6 @@ func (s Scope) routePrefix() (string, []any) {
 func (o *User) forgeID() int64         { return o.ID }
 func (o *Organization) forgeID() int64 { return o.ID }
 func (o *Hook) forgeID() int64         { return o.ID }
-func (o *Project) forgeID() int64      { return o.ID }
 func (o *Runner) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64   { return o.ID }
 
