@@ -18,7 +18,6 @@ package forge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -130,50 +129,6 @@ func cloneHook(h Hook) Hook {
 	h.Config = maps.Clone(h.Config)
 	h.Events = slices.Clone(h.Events)
 	return h
-}
-
-// ---- runners ----
-
-// ListRunners implements RunnersClient.
-func (c *Client) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	return runners.list(ctx, c, scope)
-}
-
-// decodeRunners reads a page of runners: {"runners": [...], "total_count": N}.
-func decodeRunners(resp *response) (pageResult[Runner], error) {
-	var body struct {
-		Runners    []Runner `json:"runners"`
-		TotalCount *int     `json:"total_count"`
-	}
-	if err := json.Unmarshal(resp.body, &body); err != nil {
-		return pageResult[Runner]{}, err
-	}
-	total := -1
-	if body.TotalCount != nil {
-		total = *body.TotalCount
-	}
-	return pageResult[Runner]{items: body.Runners, total: total}, nil
-}
-
-// GetRunner implements RunnersClient.
-func (c *Client) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return runners.get(ctx, c, scope, id)
-}
-
-// EditRunner implements RunnersClient; the op says what the edit does.
-func (c *Client) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
-	verb := "enable"
-	if disabled {
-		verb = "disable"
-	}
-	cl := runners.call(scope, http.MethodPatch, verb, runners.one(id), id)
-	cl.body = map[string]bool{"disabled": disabled}
-	return fetch[Runner](ctx, c, cl)
-}
-
-func cloneRunner(r Runner) Runner {
-	r.Labels = slices.Clone(r.Labels)
-	return r
 }
 
 // ---- repositories ----
@@ -425,30 +380,4 @@ func NameID(name string) int64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
 	return int64(h.Sum64() >> 1)
-}
-
-// RunnerRegistrationToken implements RunnersClient. The POST form is the
-// one every supported release serves (Gitea 1.26 dropped the GET beside
-// it); the instance's is under /admin/actions/runners. The answer is a
-// secret: the op names the scope only, and the token is redacted from
-// whatever the call logs or returns.
-func (c *Client) RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error) {
-	const op, suffix = "get runner registration token in ", "/actions/runners/registration-token"
-	cl := call{op: op + scope.String(), method: http.MethodPost, route: "/admin" + suffix}
-	if !scope.IsInstance() {
-		cl = scopedCall(scope, op+scope.String(), http.MethodPost, suffix)
-	}
-	resp, err := c.do(ctx, cl)
-	if err != nil {
-		return "", err
-	}
-	// Decoded here rather than by doJSON, which quotes an answer it cannot
-	// read in its error: this one may hold the token.
-	var out struct {
-		Token string `json:"token"`
-	}
-	if err := json.Unmarshal(resp.body, &out); err != nil || out.Token == "" {
-		return "", c.fail(cl, &Error{Kind: KindInvalidResponse, StatusCode: resp.status, Message: "the answer holds no registration token (the answer is not shown: it may hold one)"})
-	}
-	return out.Token, nil
 }

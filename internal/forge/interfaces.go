@@ -80,23 +80,6 @@ type HooksClient interface {
 	DeleteHook(ctx context.Context, scope Scope, id int64) error
 }
 
-// RunnersClient reads and toggles Actions runners of a repository or an
-// organization. Runners are created by registering, never through this API.
-type RunnersClient interface {
-	ListRunners(ctx context.Context, scope Scope) ([]Runner, error)
-	GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error)
-	// EditRunner answers KindRouteNotFound on servers without the endpoint
-	// (Gitea before 1.26, Forgejo).
-	EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error)
-	// RunnerRegistrationToken asks for the token a runner registers with in
-	// the scope, or in the instance for InstanceScope (site admins only).
-	// Gitea 1.24 to 1.27 answer the scope's current token, the same one on
-	// every call, making one only when the scope has none: the API has no
-	// reset (the web UI's "Reset registration token" makes a new one and
-	// invalidates the old). A token stays valid after runners register with it.
-	RunnerRegistrationToken(ctx context.Context, scope Scope) (string, error)
-}
-
 // ReposClient manages repositories, their topics and direct collaborators.
 type ReposClient interface {
 	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
@@ -221,7 +204,6 @@ var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
 	_ HooksClient    = (*Client)(nil)
-	_ RunnersClient  = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)
 

@@ -325,17 +325,3 @@ func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt Edi
 func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
 	return hooks.cache(s).deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
 }
-
-// ---- runners ----
-
-func (s *Snapshots) ListRunners(ctx context.Context, scope Scope) ([]Runner, error) {
-	return listIn(ctx, s, runners, scope, s.Interface.ListRunners)
-}
-
-func (s *Snapshots) GetRunner(ctx context.Context, scope Scope, id int64) (*Runner, error) {
-	return getIn(ctx, s, runners, scope, id, s.Interface.GetRunner, s.ListRunners)
-}
-
-func (s *Snapshots) EditRunner(ctx context.Context, scope Scope, id int64, disabled bool) (*Runner, error) {
-	return runners.cache(s).answer(scope)(s.Interface.EditRunner(ctx, scope, id, disabled))
-}

@@ -155,24 +155,6 @@ func (o EditHookOption) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// Runner mirrors the forge's Actions runner object.
-type Runner struct {
-	ID        int64         `json:"id"`
-	Name      string        `json:"name"`
-	Status    string        `json:"status"`
-	Busy      bool          `json:"busy"`
-	Disabled  bool          `json:"disabled"`
-	Ephemeral bool          `json:"ephemeral"`
-	Labels    []RunnerLabel `json:"labels"`
-}
-
-// RunnerLabel is one label a runner declared when registering.
-type RunnerLabel struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-	Type string `json:"type"`
-}
-
 // Repository holds the repository fields the operator needs: the
 // settings the Repository kind manages, each as GET /repos/{o}/{r} and the
 // organization's listing report it (verified on Gitea 1.24.6 to 1.27.3
@@ -402,7 +384,6 @@ func (s Scope) routePrefix() (string, []any) {
 func (o *User) forgeID() int64         { return o.ID }
 func (o *Organization) forgeID() int64 { return o.ID }
 func (o *Hook) forgeID() int64         { return o.ID }
-func (o *Runner) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64   { return o.ID }
 
 // ChatHookTypes are the hook types whose URL carries a token (Slack,
