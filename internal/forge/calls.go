@@ -22,7 +22,6 @@ import (
 	"hash/fnv"
 	"maps"
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -33,6 +32,12 @@ func fetch[T any](ctx context.Context, c *Client, cl call) (*T, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// scopedCall is a call on a route under an organization or a repository.
+func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
+	route, args := scope.routePrefix()
+	return call{op: op, method: method, route: route + suffix, args: append(args, extra...)}
 }
 
 // ---- server ----
@@ -88,47 +93,6 @@ func (c *Client) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*
 func (c *Client) DeleteOrg(ctx context.Context, name string) error {
 	_, err := c.do(ctx, call{op: fmt.Sprintf("delete organization %q", name), method: http.MethodDelete, route: "/orgs/{org}", args: []any{name}})
 	return err
-}
-
-// ---- organization and repository hooks ----
-
-// scopedCall is a call on a route under an organization or a repository.
-func scopedCall(scope Scope, op, method, suffix string, extra ...any) call {
-	route, args := scope.routePrefix()
-	return call{op: op, method: method, route: route + suffix, args: append(args, extra...)}
-}
-
-// ListHooks implements HooksClient. A repository's list has X-Total-Count
-// only, no Link: listAll pages by count and short pages.
-func (c *Client) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	return hooks.list(ctx, c, scope)
-}
-
-// GetHook implements HooksClient.
-func (c *Client) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return hooks.get(ctx, c, scope, id)
-}
-
-// CreateHook implements HooksClient. The op names the hook by type only:
-// chat webhook URLs are secrets.
-func (c *Client) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
-	return hooks.create(ctx, c, scope, opt.Type+" hook", opt, hookSecrets(opt.Config, opt.AuthorizationHeader)...)
-}
-
-// EditHook implements HooksClient.
-func (c *Client) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
-	return hooks.edit(ctx, c, scope, id, opt, hookSecrets(opt.Config, opt.AuthorizationHeader)...)
-}
-
-// DeleteHook implements HooksClient.
-func (c *Client) DeleteHook(ctx context.Context, scope Scope, id int64) error {
-	return hooks.delete(ctx, c, scope, id)
-}
-
-func cloneHook(h Hook) Hook {
-	h.Config = maps.Clone(h.Config)
-	h.Events = slices.Clone(h.Events)
-	return h
 }
 
 // ---- repositories ----

@@ -69,17 +69,6 @@ type OrgsClient interface {
 	DeleteOrg(ctx context.Context, name string) error
 }
 
-// HooksClient manages webhooks of a repository or an organization. The
-// repository endpoints behave like the organization ones (repository admins
-// only, even to read); hook ids are one sequence for both.
-type HooksClient interface {
-	ListHooks(ctx context.Context, scope Scope) ([]Hook, error)
-	GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error)
-	CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error)
-	EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error)
-	DeleteHook(ctx context.Context, scope Scope, id int64) error
-}
-
 // ReposClient manages repositories, their topics and direct collaborators.
 type ReposClient interface {
 	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
@@ -203,7 +192,6 @@ type FixturesClient interface {
 var (
 	_ ServerClient   = (*Client)(nil)
 	_ OrgsClient     = (*Client)(nil)
-	_ HooksClient    = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)
 

@@ -198,8 +198,6 @@ var (
 		key: func(o Organization) int64 { return o.ID }}
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-	hooks = declare(&resource[Hook]{noun: "hook", plural: "hooks", path: "/hooks", item: "/{id}", of: true,
-		key: func(h Hook) int64 { return h.ID }, clone: cloneHook})
 	teams = declare(&resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,
 		key: func(t Team) int64 { return t.ID }, clone: cloneTeam})
 	secrets = declare(&resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,

@@ -303,25 +303,3 @@ func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, nam
 	return branchProtections.cache(s).deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
 		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }
-
-// ---- hooks ----
-
-func (s *Snapshots) ListHooks(ctx context.Context, scope Scope) ([]Hook, error) {
-	return listIn(ctx, s, hooks, scope, s.Interface.ListHooks)
-}
-
-func (s *Snapshots) GetHook(ctx context.Context, scope Scope, id int64) (*Hook, error) {
-	return getIn(ctx, s, hooks, scope, id, s.Interface.GetHook, s.ListHooks)
-}
-
-func (s *Snapshots) CreateHook(ctx context.Context, scope Scope, opt CreateHookOption) (*Hook, error) {
-	return hooks.cache(s).answer(scope)(s.Interface.CreateHook(ctx, scope, opt))
-}
-
-func (s *Snapshots) EditHook(ctx context.Context, scope Scope, id int64, opt EditHookOption) (*Hook, error) {
-	return hooks.cache(s).answer(scope)(s.Interface.EditHook(ctx, scope, id, opt))
-}
-
-func (s *Snapshots) DeleteHook(ctx context.Context, scope Scope, id int64) error {
-	return hooks.cache(s).deleted(scope, id)(s.Interface.DeleteHook(ctx, scope, id))
-}

@@ -17,10 +17,7 @@ limitations under the License.
 package forge
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 )
@@ -100,59 +97,6 @@ func (o EditOrgOption) KeepUnsent(org *Organization) EditOrgOption {
 	keep(&o.Website, org.Website)
 	keep(&o.Location, org.Location)
 	return o
-}
-
-// Hook mirrors the forge's Hook object. The forge never returns
-// config.secret, and Events come back in random order: compare them as a set.
-type Hook struct {
-	ID                  int64             `json:"id"`
-	Type                string            `json:"type"`
-	Name                string            `json:"name"`
-	Config              map[string]string `json:"config"`
-	Events              []string          `json:"events"`
-	Active              bool              `json:"active"`
-	BranchFilter        string            `json:"branch_filter"`
-	AuthorizationHeader string            `json:"authorization_header"`
-}
-
-// CreateHookOption is the body of POST /orgs/{org}/hooks. Active is always
-// sent because the forge defaults an omitted active to false.
-type CreateHookOption struct {
-	Type                string            `json:"type"`
-	Name                string            `json:"name,omitempty"`
-	Config              map[string]string `json:"config"`
-	Events              []string          `json:"events,omitempty"`
-	BranchFilter        string            `json:"branch_filter,omitempty"`
-	AuthorizationHeader string            `json:"authorization_header,omitempty"`
-	Active              bool              `json:"active"`
-}
-
-// EditHookOption is the body of PATCH /orgs/{org}/hooks/{id}.
-//
-// The forge replaces events, branch_filter and authorization_header on every
-// PATCH (an omitted value means push-only, no filter, no header), so those
-// three are plain fields that are always sent: callers must pass the full
-// desired values, never a partial update. Active and Name change only when
-// non-nil. Config keys change only when present; the forge ignores
-// config.secret here (a new secret needs a new hook) and type cannot change.
-type EditHookOption struct {
-	Config              map[string]string `json:"config,omitempty"`
-	Events              []string          `json:"events"`
-	BranchFilter        string            `json:"branch_filter"`
-	AuthorizationHeader string            `json:"authorization_header"`
-	Active              *bool             `json:"active,omitempty"`
-	Name                *string           `json:"name,omitempty"`
-}
-
-// MarshalJSON sends an empty list rather than null for nil Events so the
-// payload states the quirk explicitly: no events means push only.
-func (o EditHookOption) MarshalJSON() ([]byte, error) {
-	type plain EditHookOption
-	p := plain(o)
-	if p.Events == nil {
-		p.Events = []string{}
-	}
-	return json.Marshal(p)
 }
 
 // Repository holds the repository fields the operator needs: the
@@ -383,30 +327,7 @@ func (s Scope) routePrefix() (string, []any) {
 // refuses ids <= 0.
 func (o *User) forgeID() int64         { return o.ID }
 func (o *Organization) forgeID() int64 { return o.ID }
-func (o *Hook) forgeID() int64         { return o.ID }
 func (o *Repository) forgeID() int64   { return o.ID }
-
-// ChatHookTypes are the hook types whose URL carries a token (Slack,
-// Discord, ...): such a URL is a secret, never printed or exported.
-var ChatHookTypes = []string{"slack", "discord", "dingtalk", "telegram", "msteams", "feishu", "wechatwork"}
-
-// URLIsSecret tells whether a hook of type typ with URL rawURL has a
-// secret URL: chat hooks (the token is the path), Packagist hooks (the
-// forge keeps the apiToken in the URL's query), and any URL with a query
-// (CI hooks take ?token=) or user info. Such URLs go to Secrets on export
-// and are never shown by plan or in Events. An empty rawURL asks about the
-// type alone.
-func URLIsSecret(typ, rawURL string) bool {
-	t := strings.ToLower(typ)
-	if slices.Contains(ChatHookTypes, t) || t == "packagist" {
-		return true
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return rawURL != "" // unreadable: keep it out of sight
-	}
-	return u.RawQuery != "" || u.User != nil
-}
 
 // Team is an organization's team. A non-admin team's access is per unit
 // (UnitsMap, keys "repo.code", "repo.issues", ...; a unit left out has
