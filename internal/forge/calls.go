@@ -63,38 +63,6 @@ func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
 	return out, nil
 }
 
-// ---- organizations ----
-
-// GetOrg implements OrgsClient.
-func (c *Client) GetOrg(ctx context.Context, name string) (*Organization, error) {
-	cl := call{op: fmt.Sprintf("get organization %q", name), method: http.MethodGet, route: "/orgs/{org}", args: []any{name}}
-	return fetch[Organization](ctx, c, cl)
-}
-
-// ListMyOrgs implements OrgsClient.
-func (c *Client) ListMyOrgs(ctx context.Context) ([]Organization, error) {
-	cl := call{op: "list the user's organizations", method: http.MethodGet, route: "/user/orgs"}
-	return listAll(ctx, c, cl, decodeArray[Organization], func(o Organization) int64 { return o.ID })
-}
-
-// CreateOrg implements OrgsClient.
-func (c *Client) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
-	cl := call{op: fmt.Sprintf("create organization %q", opt.Name), method: http.MethodPost, route: "/orgs", body: opt}
-	return fetch[Organization](ctx, c, cl)
-}
-
-// EditOrg implements OrgsClient.
-func (c *Client) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
-	cl := call{op: fmt.Sprintf("edit organization %q", name), method: http.MethodPatch, route: "/orgs/{org}", args: []any{name}, body: opt}
-	return fetch[Organization](ctx, c, cl)
-}
-
-// DeleteOrg implements OrgsClient.
-func (c *Client) DeleteOrg(ctx context.Context, name string) error {
-	_, err := c.do(ctx, call{op: fmt.Sprintf("delete organization %q", name), method: http.MethodDelete, route: "/orgs/{org}", args: []any{name}})
-	return err
-}
-
 // ---- repositories ----
 
 // GetRepo implements ReposClient.

@@ -53,22 +53,6 @@ type ServerClient interface {
 	CurrentToken(ctx context.Context) (*Token, error)
 }
 
-// OrgsClient manages organizations.
-type OrgsClient interface {
-	GetOrg(ctx context.Context, name string) (*Organization, error)
-	// ListMyOrgs lists the organizations the authenticated user belongs
-	// to, private ones included, each as GetOrg answers it (verified on
-	// Gitea 1.26: GET /user/orgs, paged with Link and X-Total-Count).
-	ListMyOrgs(ctx context.Context) ([]Organization, error)
-	// CreateOrg answers a taken name with 422 (KindValidation), not 409.
-	CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error)
-	EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error)
-	// DeleteOrg: the forge refuses an organization that still owns
-	// repositories or packages with a 500 (KindServer) whose message only a
-	// site admin sees.
-	DeleteOrg(ctx context.Context, name string) error
-}
-
 // ReposClient manages repositories, their topics and direct collaborators.
 type ReposClient interface {
 	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
@@ -191,7 +175,6 @@ type FixturesClient interface {
 
 var (
 	_ ServerClient   = (*Client)(nil)
-	_ OrgsClient     = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)
 

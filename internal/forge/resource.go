@@ -192,10 +192,8 @@ func (r *resource[T]) route() Route {
 // cached calls in snapshot_calls.go. A new resource keeps its declaration, calls
 // and cached calls together in a file of its own.
 var (
-	// Organizations and repositories are listed by calls of their own
-	// (orgrepos.go); their declarations make their stores.
-	organizations = &resource[Organization]{noun: "organization", plural: "organizations",
-		key: func(o Organization) int64 { return o.ID }}
+	// Repositories are listed by calls of their own (orgrepos.go); their
+	// declaration makes their store.
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
 	teams = declare(&resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,

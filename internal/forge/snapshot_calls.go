@@ -27,52 +27,6 @@ import (
 // resource.go, their calls in calls.go); a newer resource keeps its cached
 // calls in its own file (tagprotections.go is one).
 
-// ---- organizations: the user's own are listed, others read by name ----
-
-const myOrgs = "user"
-
-func (s *Snapshots) ListMyOrgs(ctx context.Context) ([]Organization, error) {
-	return organizations.cache(s).list(ctx, s, myOrgs, s.Interface.ListMyOrgs)
-}
-
-func (s *Snapshots) GetOrg(ctx context.Context, name string) (*Organization, error) {
-	if s.pol().MaxAge > 0 {
-		all, err := s.ListMyOrgs(ctx)
-		// A server or token that cannot list them still reads by name.
-		if k := KindOf(err); err != nil && k != KindRouteNotFound && k != KindForbidden {
-			return nil, err
-		}
-		for i := range all {
-			if strings.EqualFold(all[i].Name, name) {
-				return &all[i], nil
-			}
-		}
-	}
-	if err := s.turn(ctx); err != nil {
-		return nil, err
-	}
-	return s.Interface.GetOrg(ctx, name)
-}
-
-func (s *Snapshots) CreateOrg(ctx context.Context, opt CreateOrgOption) (*Organization, error) {
-	o, err := s.Interface.CreateOrg(ctx, opt)
-	organizations.cache(s).wrote(myOrgs, o, 0, err)
-	return o, err
-}
-
-func (s *Snapshots) EditOrg(ctx context.Context, name string, opt EditOrgOption) (*Organization, error) {
-	o, err := s.Interface.EditOrg(ctx, name, opt)
-	organizations.cache(s).wrote(myOrgs, o, 0, err)
-	return o, err
-}
-
-// DeleteOrg drops the listing: the id of the name deleted is not at hand.
-func (s *Snapshots) DeleteOrg(ctx context.Context, name string) error {
-	err := s.Interface.DeleteOrg(ctx, name)
-	organizations.cache(s).drop(myOrgs)
-	return err
-}
-
 // ---- repositories: one listing per owner (organization or user) ----
 
 func orgReposKey(org string) string   { return "org:" + strings.ToLower(org) }

@@ -41,64 +41,6 @@ type User struct {
 	SourceID      int64  `json:"source_id,omitempty"`
 }
 
-// Organization mirrors the forge's Organization object.
-type Organization struct {
-	ID                        int64  `json:"id"`
-	Name                      string `json:"name"`
-	FullName                  string `json:"full_name"`
-	Email                     string `json:"email"`
-	Description               string `json:"description"`
-	Website                   string `json:"website"`
-	Location                  string `json:"location"`
-	Visibility                string `json:"visibility"`
-	RepoAdminChangeTeamAccess bool   `json:"repo_admin_change_team_access"`
-}
-
-// CreateOrgOption is the body of POST /orgs. Name is sent as "username".
-type CreateOrgOption struct {
-	Name                      string `json:"username"`
-	FullName                  string `json:"full_name,omitempty"`
-	Email                     string `json:"email,omitempty"`
-	Description               string `json:"description,omitempty"`
-	Website                   string `json:"website,omitempty"`
-	Location                  string `json:"location,omitempty"`
-	Visibility                string `json:"visibility,omitempty"`
-	RepoAdminChangeTeamAccess bool   `json:"repo_admin_change_team_access,omitempty"`
-}
-
-// EditOrgOption is the body of PATCH /orgs/{org}: only non-nil fields are
-// sent. Gitea 1.26 changes only the fields it receives; an empty Email
-// clears the address; an empty Visibility is ignored by the forge. Gitea
-// 1.24 and 1.25 bind full_name, description, website and location as plain
-// strings: a field not sent is written empty, and an empty Email is ignored
-// (the address cannot be cleared there). KeepUnsent guards against the first.
-type EditOrgOption struct {
-	FullName                  *string `json:"full_name,omitempty"`
-	Email                     *string `json:"email,omitempty"`
-	Description               *string `json:"description,omitempty"`
-	Website                   *string `json:"website,omitempty"`
-	Location                  *string `json:"location,omitempty"`
-	Visibility                *string `json:"visibility,omitempty"`
-	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access,omitempty"`
-}
-
-// KeepUnsent fills the fields that Gitea before 1.26 clears when they are
-// not sent (full_name, description, website, location) with the values the
-// organization has now, so that an edit of one field never empties another
-// on any supported release. Org should be read just before the edit.
-func (o EditOrgOption) KeepUnsent(org *Organization) EditOrgOption {
-	keep := func(dst **string, have string) {
-		if *dst == nil {
-			*dst = &have
-		}
-	}
-	keep(&o.FullName, org.FullName)
-	keep(&o.Description, org.Description)
-	keep(&o.Website, org.Website)
-	keep(&o.Location, org.Location)
-	return o
-}
-
 // Repository holds the repository fields the operator needs: the
 // settings the Repository kind manages, each as GET /repos/{o}/{r} and the
 // organization's listing report it (verified on Gitea 1.24.6 to 1.27.3
@@ -325,9 +267,8 @@ func (s Scope) routePrefix() (string, []any) {
 
 // forgeID gives the id of an object the forge answered with; doJSON
 // refuses ids <= 0.
-func (o *User) forgeID() int64         { return o.ID }
-func (o *Organization) forgeID() int64 { return o.ID }
-func (o *Repository) forgeID() int64   { return o.ID }
+func (o *User) forgeID() int64       { return o.ID }
+func (o *Repository) forgeID() int64 { return o.ID }
 
 // Team is an organization's team. A non-admin team's access is per unit
 // (UnitsMap, keys "repo.code", "repo.issues", ...; a unit left out has
