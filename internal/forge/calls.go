@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"net/http"
 	"strings"
 )
@@ -156,98 +155,6 @@ func (c *Client) SetCollaborator(ctx context.Context, owner, repo, user, permiss
 // RemoveCollaborator implements ReposClient.
 func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user string) error {
 	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("remove collaborator %s of %s/%s", user, owner, repo), http.MethodDelete, "/collaborators/{user}", user))
-	return err
-}
-
-// ---- teams ----
-
-// teamCall is a call on /teams/{id}...
-func teamCall(id int64, op, method, suffix string, extra ...any) call {
-	return call{op: op, method: method, route: teams.outside + suffix, args: append([]any{id}, extra...)}
-}
-
-// ListTeams implements TeamsClient. A user who is no member of org is
-// refused its teams (KindForbidden, with ErrNotOrgMember), whatever org's
-// visibility, not told org is missing.
-func (c *Client) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	ts, err := teams.list(ctx, c, OrgScope(org))
-	return ts, notOrgMember(err)
-}
-
-// GetTeam implements TeamsClient. Teams are read by id outside their
-// organization: a team whose answer names another organization than org
-// (the one the caller's spec names: the organization was renamed, or the
-// id is another organization's team) is KindMoved, and the caller writes
-// nothing to it.
-func (c *Client) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
-	t, err := teams.get(ctx, c, Scope{}, id)
-	if err != nil {
-		return nil, err
-	}
-	if o := t.Organization; o != nil && org != "" && !strings.EqualFold(o.Name, org) {
-		return nil, &Error{Op: fmt.Sprintf("get team %d", id), Kind: KindMoved,
-			Err: fmt.Errorf("team %q (id %d) belongs to organization %s, not %s: nothing is written to it", t.Name, id, o.Name, org)}
-	}
-	return t, nil
-}
-
-// CreateTeam implements TeamsClient.
-func (c *Client) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
-	return teams.create(ctx, c, OrgScope(org), teams.one(opt.Name), opt)
-}
-
-// EditTeam implements TeamsClient.
-func (c *Client) EditTeam(ctx context.Context, _ string, id int64, opt EditTeamOption) (*Team, error) {
-	return teams.edit(ctx, c, Scope{}, id, opt)
-}
-
-// DeleteTeam implements TeamsClient.
-func (c *Client) DeleteTeam(ctx context.Context, _ string, id int64) error {
-	return teams.delete(ctx, c, Scope{}, id)
-}
-
-func cloneTeam(t Team) Team {
-	t.UnitsMap = maps.Clone(t.UnitsMap)
-	if t.Organization != nil {
-		o := *t.Organization
-		t.Organization = &o
-	}
-	return t
-}
-
-// ListTeamMembers implements TeamsClient.
-func (c *Client) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
-	cl := teamCall(id, fmt.Sprintf("list members of team %d", id), http.MethodGet, "/members")
-	return listAll(ctx, c, cl, decodeArray[User], func(u User) int64 { return u.ID })
-}
-
-// AddTeamMember implements TeamsClient.
-func (c *Client) AddTeamMember(ctx context.Context, id int64, user string) error {
-	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("add %s to team %d", user, id), http.MethodPut, "/members/{user}", user))
-	return err
-}
-
-// RemoveTeamMember implements TeamsClient.
-func (c *Client) RemoveTeamMember(ctx context.Context, id int64, user string) error {
-	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("remove %s from team %d", user, id), http.MethodDelete, "/members/{user}", user))
-	return err
-}
-
-// ListTeamRepos implements TeamsClient.
-func (c *Client) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
-	cl := teamCall(id, fmt.Sprintf("list repositories of team %d", id), http.MethodGet, "/repos")
-	return listAll(ctx, c, cl, decodeArray[Repository], func(r Repository) int64 { return r.ID })
-}
-
-// AddTeamRepo implements TeamsClient.
-func (c *Client) AddTeamRepo(ctx context.Context, id int64, org, repo string) error {
-	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("add repository %s/%s to team %d", org, repo, id), http.MethodPut, "/repos/{org}/{repo}", org, repo))
-	return err
-}
-
-// RemoveTeamRepo implements TeamsClient.
-func (c *Client) RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error {
-	_, err := c.do(ctx, teamCall(id, fmt.Sprintf("remove repository %s/%s from team %d", org, repo, id), http.MethodDelete, "/repos/{org}/{repo}", org, repo))
 	return err
 }
 

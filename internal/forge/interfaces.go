@@ -92,34 +92,6 @@ type ReposClient interface {
 	RemoveCollaborator(ctx context.Context, owner, repo, user string) error
 }
 
-// TeamsClient manages an organization's teams, their members and
-// repositories. Teams are addressed by id outside the organization
-// (/teams/{id}); org names the organization for the listing cache only.
-type TeamsClient interface {
-	// ListTeams lists the organization's teams, by name, Owners included;
-	// to a user who is no member it is KindForbidden (ErrNotOrgMember),
-	// even where GET of the organization answers 404.
-	ListTeams(ctx context.Context, org string) ([]Team, error)
-	GetTeam(ctx context.Context, org string, id int64) (*Team, error)
-	// CreateTeam answers a taken name (any case) with 422.
-	CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error)
-	EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error)
-	// DeleteTeam deletes any team, Owners included (Gitea 1.26.4 answers
-	// 204): the operator never deletes Owners.
-	DeleteTeam(ctx context.Context, org string, id int64) error
-	ListTeamMembers(ctx context.Context, id int64) ([]User, error)
-	// AddTeamMember makes the user a member of the organization too; an
-	// unknown user is 404.
-	AddTeamMember(ctx context.Context, id int64, user string) error
-	// RemoveTeamMember: removing the last member of Owners is a 500 ("user
-	// is the last member of owner team"); a user not in the team is 204.
-	RemoveTeamMember(ctx context.Context, id int64, user string) error
-	ListTeamRepos(ctx context.Context, id int64) ([]Repository, error)
-	// AddTeamRepo: an unknown repository is 404.
-	AddTeamRepo(ctx context.Context, id int64, org, repo string) error
-	RemoveTeamRepo(ctx context.Context, id int64, org, repo string) error
-}
-
 // ActionsClient manages Actions secrets and variables of a repository or
 // an organization (verified on Gitea 1.26.4): names are upper-cased by the
 // forge and refused with 400 "invalid variable or secret name" unless

@@ -196,8 +196,6 @@ var (
 	// declaration makes their store.
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-	teams = declare(&resource[Team]{noun: "team", plural: "teams", path: "/teams", outside: "/teams/{id}", of: true,
-		key: func(t Team) int64 { return t.ID }, clone: cloneTeam})
 	secrets = declare(&resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,
 		key: nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name })})
 	variables = declare(&resource[ActionsVariable]{noun: "Actions variable", plural: "Actions variables", path: "/actions/variables", item: "/{name}", of: true,

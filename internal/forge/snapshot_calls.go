@@ -19,7 +19,6 @@ package forge
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -117,32 +116,6 @@ func (s *Snapshots) SetRepoTopics(ctx context.Context, owner, repo string, topic
 	return nil
 }
 
-// ---- teams: one listing per organization ----
-
-func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
-	return listIn(ctx, s, teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
-		return s.Interface.ListTeams(ctx, sc.Owner)
-	})
-}
-
-func (s *Snapshots) GetTeam(ctx context.Context, org string, id int64) (*Team, error) {
-	return byID(s, teams.cache(s), id,
-		func() (*Team, error) { return s.Interface.GetTeam(ctx, org, id) },
-		func() ([]Team, error) { return s.ListTeams(ctx, org) })
-}
-
-func (s *Snapshots) CreateTeam(ctx context.Context, org string, opt CreateTeamOption) (*Team, error) {
-	return teams.cache(s).answer(OrgScope(org))(s.Interface.CreateTeam(ctx, org, opt))
-}
-
-func (s *Snapshots) EditTeam(ctx context.Context, org string, id int64, opt EditTeamOption) (*Team, error) {
-	return teams.cache(s).answer(OrgScope(org))(s.Interface.EditTeam(ctx, org, id, opt))
-}
-
-func (s *Snapshots) DeleteTeam(ctx context.Context, org string, id int64) error {
-	return teams.cache(s).deleted(OrgScope(org), id)(s.Interface.DeleteTeam(ctx, org, id))
-}
-
 // ---- read afresh, never kept, yet in the drift lane: a team's members
 // and repositories, a repository's direct collaborators ----
 //
@@ -170,18 +143,6 @@ func afresh[T any](ctx context.Context, s *Snapshots, name, key string, read fun
 		return zero, err
 	}
 	return read(ctx)
-}
-
-func (s *Snapshots) ListTeamMembers(ctx context.Context, id int64) ([]User, error) {
-	return afresh(ctx, s, "team members", strconv.FormatInt(id, 10), func(ctx context.Context) ([]User, error) {
-		return s.Interface.ListTeamMembers(ctx, id)
-	})
-}
-
-func (s *Snapshots) ListTeamRepos(ctx context.Context, id int64) ([]Repository, error) {
-	return afresh(ctx, s, "team repositories", strconv.FormatInt(id, 10), func(ctx context.Context) ([]Repository, error) {
-		return s.Interface.ListTeamRepos(ctx, id)
-	})
 }
 
 func (s *Snapshots) ListCollaborators(ctx context.Context, owner, repo string) ([]User, error) {

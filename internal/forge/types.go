@@ -270,64 +270,6 @@ func (s Scope) routePrefix() (string, []any) {
 func (o *User) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64 { return o.ID }
 
-// Team is an organization's team. A non-admin team's access is per unit
-// (UnitsMap, keys "repo.code", "repo.issues", ...; a unit left out has
-// none) and Permission reads "none"; an admin team has every unit at
-// "admin"; the Owners team "owner" (verified on Gitea 1.24 to 1.26).
-type Team struct {
-	ID                      int64             `json:"id"`
-	Name                    string            `json:"name"`
-	Description             string            `json:"description"`
-	Permission              string            `json:"permission"`
-	IncludesAllRepositories bool              `json:"includes_all_repositories"`
-	CanCreateOrgRepo        bool              `json:"can_create_org_repo"`
-	UnitsMap                map[string]string `json:"units_map"`
-	// Visibility came with Gitea 1.27: public, limited or private (the
-	// default); older releases answer none ("") and ignore it on writes.
-	Visibility string `json:"visibility"`
-	// Organization is the team's organization, in the answer of GET
-	// /teams/{id} and of the create (not in an organization's listing nor
-	// in the answer of an edit).
-	Organization *TeamOrganization `json:"organization,omitempty"`
-}
-
-// TeamOrganization is what a team's answer says of its organization.
-type TeamOrganization struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-// CreateTeamOption is the body of POST /orgs/{org}/teams. A non-admin team
-// needs units: without them the forge answers 500 "units permission should
-// not be empty".
-type CreateTeamOption struct {
-	Name                    string            `json:"name"`
-	Description             string            `json:"description,omitempty"`
-	Permission              string            `json:"permission,omitempty"`
-	IncludesAllRepositories bool              `json:"includes_all_repositories"`
-	CanCreateOrgRepo        bool              `json:"can_create_org_repo"`
-	UnitsMap                map[string]string `json:"units_map,omitempty"`
-	Visibility              string            `json:"visibility,omitempty"`
-}
-
-// EditTeamOption is the body of PATCH /teams/{id}: only what is sent
-// changes, and name may be left out. includes_all_repositories is ignored
-// unless permission is sent too; units_map replaces the whole map of a
-// non-admin team (a unit left out becomes none).
-type EditTeamOption struct {
-	Name                    string            `json:"name,omitempty"`
-	Description             *string           `json:"description,omitempty"`
-	Permission              string            `json:"permission,omitempty"`
-	IncludesAllRepositories *bool             `json:"includes_all_repositories,omitempty"`
-	CanCreateOrgRepo        *bool             `json:"can_create_org_repo,omitempty"`
-	UnitsMap                map[string]string `json:"units_map,omitempty"`
-	// Visibility is left as it is when not sent; the Owners team's is
-	// never changed (Gitea 1.27 ignores it there).
-	Visibility *string `json:"visibility,omitempty"`
-}
-
-func (o *Team) forgeID() int64 { return o.ID }
-
 // ActionsSecret is a secret as the forge lists it: never its value. The
 // forge upper-cases names (verified on Gitea 1.26.4).
 type ActionsSecret struct {
