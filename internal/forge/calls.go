@@ -19,7 +19,6 @@ package forge
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"strings"
 )
@@ -156,67 +155,4 @@ func (c *Client) SetCollaborator(ctx context.Context, owner, repo, user, permiss
 func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user string) error {
 	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("remove collaborator %s of %s/%s", user, owner, repo), http.MethodDelete, "/collaborators/{user}", user))
 	return err
-}
-
-// ---- Actions secrets and variables ----
-
-// ListActionsSecrets implements ActionsClient.
-func (c *Client) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	return secrets.list(ctx, c, scope)
-}
-
-// PutActionsSecret implements ActionsClient. The value is redacted from
-// any answer the forge gives.
-func (c *Client) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
-	cl := secrets.call(scope, http.MethodPut, "set", secrets.one(name), name)
-	cl.body = map[string]string{"data": data, "description": description}
-	_, err := c.do(WithSecrets(ctx, data), cl)
-	return err
-}
-
-// DeleteActionsSecret implements ActionsClient.
-func (c *Client) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
-	return secrets.delete(ctx, c, scope, name)
-}
-
-// ListActionsVariables implements ActionsClient.
-func (c *Client) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	return variables.list(ctx, c, scope)
-}
-
-// CreateActionsVariable implements ActionsClient: POST to the variable's
-// own route, answering no object.
-func (c *Client) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return c.putVariable(ctx, scope, http.MethodPost, "create", name, value, description)
-}
-
-// UpdateActionsVariable implements ActionsClient.
-func (c *Client) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return c.putVariable(ctx, scope, http.MethodPut, "update", name, value, description)
-}
-
-func (c *Client) putVariable(ctx context.Context, scope Scope, method, verb, name, value, description string) error {
-	cl := variables.call(scope, method, verb, variables.one(name), name)
-	cl.body = map[string]string{"value": value, "description": description}
-	_, err := c.do(ctx, cl)
-	return err
-}
-
-// DeleteActionsVariable implements ActionsClient.
-func (c *Client) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
-	return variables.delete(ctx, c, scope, name)
-}
-
-// nameID gives listAll a number per name (an FNV hash), for objects the
-// forge keys by name: a name seen twice in one walk is one object.
-func nameID[T any](name func(T) string) func(T) int64 {
-	return func(v T) int64 { return NameID(name(v)) }
-}
-
-// NameID makes a name a non-negative number, for objects the forge names
-// but does not number (a push mirror's remote name).
-func NameID(name string) int64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(name))
-	return int64(h.Sum64() >> 1)
 }

@@ -92,26 +92,6 @@ type ReposClient interface {
 	RemoveCollaborator(ctx context.Context, owner, repo, user string) error
 }
 
-// ActionsClient manages Actions secrets and variables of a repository or
-// an organization (verified on Gitea 1.26.4): names are upper-cased by the
-// forge and refused with 400 "invalid variable or secret name" unless
-// they match [A-Za-z_][A-Za-z0-9_]* and start with neither GITEA_ nor
-// GITHUB_ and are not CI; an empty value is 422.
-type ActionsClient interface {
-	// ListActionsSecrets lists names and descriptions, never values.
-	ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error)
-	// PutActionsSecret creates (201) or replaces (204) a secret, its
-	// description included (an omitted one becomes "").
-	PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error
-	DeleteActionsSecret(ctx context.Context, scope Scope, name string) error
-	ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error)
-	// CreateActionsVariable answers an existing name (any case) with 409.
-	CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error
-	// UpdateActionsVariable answers an unknown name with 404.
-	UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error
-	DeleteActionsVariable(ctx context.Context, scope Scope, name string) error
-}
-
 // BranchProtectionsClient manages the branch protection rules of a
 // repository, keyed by rule name (a branch name or a glob such as
 // release/*; compared exactly on SQLite, as verified). Repository admins

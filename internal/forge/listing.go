@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -298,4 +299,18 @@ func totalCount(h http.Header) int {
 		return -1
 	}
 	return n
+}
+
+// nameID gives listAll a number per name (an FNV hash), for objects the
+// forge keys by name: a name seen twice in one walk is one object.
+func nameID[T any](name func(T) string) func(T) int64 {
+	return func(v T) int64 { return NameID(name(v)) }
+}
+
+// NameID makes a name a non-negative number, for objects the forge names
+// but does not number (a push mirror's remote name).
+func NameID(name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return int64(h.Sum64() >> 1)
 }

@@ -196,10 +196,6 @@ var (
 	// declaration makes their store.
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-	secrets = declare(&resource[ActionsSecret]{noun: "Actions secret", plural: "Actions secrets", path: "/actions/secrets", item: "/{name}", of: true,
-		key: nameID[ActionsSecret](func(s ActionsSecret) string { return s.Name })})
-	variables = declare(&resource[ActionsVariable]{noun: "Actions variable", plural: "Actions variables", path: "/actions/variables", item: "/{name}", of: true,
-		key: nameID[ActionsVariable](func(v ActionsVariable) string { return v.Name })})
 	// The name is one escaped path segment (release%2F%2A): Gitea 1.24 and
 	// 1.25 route {name} as one segment and would not match a raw slash;
 	// 1.26 takes both. The forge unescapes it.

@@ -151,43 +151,6 @@ func (s *Snapshots) ListCollaborators(ctx context.Context, owner, repo string) (
 	})
 }
 
-// ---- Actions secrets and variables: one listing per scope; a write
-// answers no object, so the listing records what was sent (names as the
-// forge keeps them, upper case) and a failed write drops it ----
-
-func (s *Snapshots) ListActionsSecrets(ctx context.Context, scope Scope) ([]ActionsSecret, error) {
-	return listIn(ctx, s, secrets, scope, s.Interface.ListActionsSecrets)
-}
-
-func (s *Snapshots) PutActionsSecret(ctx context.Context, scope Scope, name, data, description string) error {
-	return secrets.cache(s).sent(scope, &ActionsSecret{Name: strings.ToUpper(name), Description: description})(
-		s.Interface.PutActionsSecret(ctx, scope, name, data, description))
-}
-
-func (s *Snapshots) DeleteActionsSecret(ctx context.Context, scope Scope, name string) error {
-	return secrets.cache(s).deleted(scope, secrets.key(ActionsSecret{Name: strings.ToUpper(name)}))(
-		s.Interface.DeleteActionsSecret(ctx, scope, name))
-}
-
-func (s *Snapshots) ListActionsVariables(ctx context.Context, scope Scope) ([]ActionsVariable, error) {
-	return listIn(ctx, s, variables, scope, s.Interface.ListActionsVariables)
-}
-
-func (s *Snapshots) CreateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
-		s.Interface.CreateActionsVariable(ctx, scope, name, value, description))
-}
-
-func (s *Snapshots) UpdateActionsVariable(ctx context.Context, scope Scope, name, value, description string) error {
-	return variables.cache(s).sent(scope, &ActionsVariable{Name: strings.ToUpper(name), Data: value, Description: description})(
-		s.Interface.UpdateActionsVariable(ctx, scope, name, value, description))
-}
-
-func (s *Snapshots) DeleteActionsVariable(ctx context.Context, scope Scope, name string) error {
-	return variables.cache(s).deleted(scope, variables.key(ActionsVariable{Name: strings.ToUpper(name)}))(
-		s.Interface.DeleteActionsVariable(ctx, scope, name))
-}
-
 // ---- branch protections: one listing per repository, rules kept by
 // name; creates and edits answer the rule, which replaces it ----
 

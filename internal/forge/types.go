@@ -270,20 +270,6 @@ func (s Scope) routePrefix() (string, []any) {
 func (o *User) forgeID() int64       { return o.ID }
 func (o *Repository) forgeID() int64 { return o.ID }
 
-// ActionsSecret is a secret as the forge lists it: never its value. The
-// forge upper-cases names (verified on Gitea 1.26.4).
-type ActionsSecret struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
-
-// ActionsVariable is a variable as the forge lists it, value included.
-type ActionsVariable struct {
-	Name        string `json:"name"`
-	Data        string `json:"data"`
-	Description string `json:"description"`
-}
-
 // BranchProtection is a branch protection rule of a repository as the forge
 // keeps it (GET /repos/{o}/{r}/branch_protections). Gitea's API gives rules
 // no id: the rule name is the key. branchprotections.go records how the
