@@ -69,6 +69,33 @@ import (
 //   - GET, PATCH, DELETE of another repository's id, or of an unknown or
 //     non-numeric one: 404. DELETE is 204 and has no archive check.
 
+// TagProtection is a tag protection of a repository as the forge answers
+// it (GET /repos/{o}/{r}/tag_protections): who may create and delete the
+// tags matching the pattern. tagprotections.go records what the forge
+// keeps and shows.
+type TagProtection struct {
+	ID                 int64    `json:"id"`
+	NamePattern        string   `json:"name_pattern"`
+	WhitelistUsernames []string `json:"whitelist_usernames"`
+	WhitelistTeams     []string `json:"whitelist_teams"`
+}
+
+// CreateTagProtectionOption is the body of POST .../tag_protections.
+type CreateTagProtectionOption struct {
+	NamePattern        string   `json:"name_pattern"`
+	WhitelistUsernames []string `json:"whitelist_usernames"`
+	WhitelistTeams     []string `json:"whitelist_teams"`
+}
+
+// EditTagProtectionOption is the body of PATCH .../tag_protections/{id}:
+// nil fields are not sent; a non-nil list pointer to an empty list is sent
+// as [] (clears it).
+type EditTagProtectionOption struct {
+	NamePattern        *string   `json:"name_pattern,omitempty"`
+	WhitelistUsernames *[]string `json:"whitelist_usernames,omitempty"`
+	WhitelistTeams     *[]string `json:"whitelist_teams,omitempty"`
+}
+
 // TagProtectionsClient manages the tag protections of a repository.
 type TagProtectionsClient interface {
 	// ListTagProtections lists every protection at once (the forge does
