@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // Branch protection rules, GET|POST /repos/{o}/{r}/branch_protections and
@@ -114,6 +115,137 @@ import (
 // decide from the server's flavor before writing (controllers
 // ruleUnsupported). The fake serves each flavor so.
 
+// BranchProtection is a branch protection rule of a repository as the forge
+// keeps it (GET /repos/{o}/{r}/branch_protections). Gitea's API gives rules
+// no id: the rule name is the key. branchprotections.go records how the
+// forge stores and answers each field.
+type BranchProtection struct {
+	RuleName                     string   `json:"rule_name"`
+	Priority                     int64    `json:"priority"`
+	EnablePush                   bool     `json:"enable_push"`
+	EnablePushWhitelist          bool     `json:"enable_push_whitelist"`
+	PushWhitelistUsernames       []string `json:"push_whitelist_usernames"`
+	PushWhitelistTeams           []string `json:"push_whitelist_teams"`
+	PushWhitelistDeployKeys      bool     `json:"push_whitelist_deploy_keys"`
+	EnableForcePush              bool     `json:"enable_force_push"`
+	EnableForcePushAllowlist     bool     `json:"enable_force_push_allowlist"`
+	ForcePushAllowlistUsernames  []string `json:"force_push_allowlist_usernames"`
+	ForcePushAllowlistTeams      []string `json:"force_push_allowlist_teams"`
+	ForcePushAllowlistDeployKeys bool     `json:"force_push_allowlist_deploy_keys"`
+	EnableMergeWhitelist         bool     `json:"enable_merge_whitelist"`
+	MergeWhitelistUsernames      []string `json:"merge_whitelist_usernames"`
+	MergeWhitelistTeams          []string `json:"merge_whitelist_teams"`
+	// The bypass allow-list came with Gitea 1.27 (who may push past the
+	// rule's checks); older releases neither answer nor read it. The forge
+	// reads its lists only while enable_bypass_allowlist is (or is sent)
+	// true, and an edit that leaves it false clears them.
+	EnableBypassAllowlist         bool     `json:"enable_bypass_allowlist"`
+	BypassAllowlistUsernames      []string `json:"bypass_allowlist_usernames"`
+	BypassAllowlistTeams          []string `json:"bypass_allowlist_teams"`
+	EnableStatusCheck             bool     `json:"enable_status_check"`
+	StatusCheckContexts           []string `json:"status_check_contexts"`
+	RequiredApprovals             int64    `json:"required_approvals"`
+	EnableApprovalsWhitelist      bool     `json:"enable_approvals_whitelist"`
+	ApprovalsWhitelistUsernames   []string `json:"approvals_whitelist_username"`
+	ApprovalsWhitelistTeams       []string `json:"approvals_whitelist_teams"`
+	BlockOnRejectedReviews        bool     `json:"block_on_rejected_reviews"`
+	BlockOnOfficialReviewRequests bool     `json:"block_on_official_review_requests"`
+	BlockOnOutdatedBranch         bool     `json:"block_on_outdated_branch"`
+	DismissStaleApprovals         bool     `json:"dismiss_stale_approvals"`
+	IgnoreStaleApprovals          bool     `json:"ignore_stale_approvals"`
+	RequireSignedCommits          bool     `json:"require_signed_commits"`
+	ProtectedFilePatterns         string   `json:"protected_file_patterns"`
+	UnprotectedFilePatterns       string   `json:"unprotected_file_patterns"`
+	BlockAdminMergeOverride       bool     `json:"block_admin_merge_override"`
+	// ApplyToAdmins is Forgejo's alone (its modules/structs/repo_branch.go):
+	// Gitea neither sends nor reads it, and reads back false.
+	ApplyToAdmins bool `json:"apply_to_admins"`
+}
+
+// EditBranchProtectionOption is the body of PATCH
+// /repos/{o}/{r}/branch_protections/{name}: nil fields are not sent; a
+// non-nil list pointer to an empty list is sent as [] (clears it). The
+// forge applies enable_push_whitelist (and push_whitelist_deploy_keys)
+// only when the same PATCH sends enable_push: true, and
+// enable_force_push_allowlist (and force_push_allowlist_deploy_keys) only
+// with enable_force_push: true. Gitea 1.24 reads
+// force_push_allowlist_usernames only when force_push_allowlist_deploy_keys
+// is sent too (and clears the list when only the latter is): send both.
+type EditBranchProtectionOption struct {
+	Priority                      *int64    `json:"priority,omitempty"`
+	EnablePush                    *bool     `json:"enable_push,omitempty"`
+	EnablePushWhitelist           *bool     `json:"enable_push_whitelist,omitempty"`
+	PushWhitelistUsernames        *[]string `json:"push_whitelist_usernames,omitempty"`
+	PushWhitelistTeams            *[]string `json:"push_whitelist_teams,omitempty"`
+	PushWhitelistDeployKeys       *bool     `json:"push_whitelist_deploy_keys,omitempty"`
+	EnableForcePush               *bool     `json:"enable_force_push,omitempty"`
+	EnableForcePushAllowlist      *bool     `json:"enable_force_push_allowlist,omitempty"`
+	ForcePushAllowlistUsernames   *[]string `json:"force_push_allowlist_usernames,omitempty"`
+	ForcePushAllowlistTeams       *[]string `json:"force_push_allowlist_teams,omitempty"`
+	ForcePushAllowlistDeployKeys  *bool     `json:"force_push_allowlist_deploy_keys,omitempty"`
+	EnableMergeWhitelist          *bool     `json:"enable_merge_whitelist,omitempty"`
+	MergeWhitelistUsernames       *[]string `json:"merge_whitelist_usernames,omitempty"`
+	MergeWhitelistTeams           *[]string `json:"merge_whitelist_teams,omitempty"`
+	EnableBypassAllowlist         *bool     `json:"enable_bypass_allowlist,omitempty"`
+	BypassAllowlistUsernames      *[]string `json:"bypass_allowlist_usernames,omitempty"`
+	BypassAllowlistTeams          *[]string `json:"bypass_allowlist_teams,omitempty"`
+	EnableStatusCheck             *bool     `json:"enable_status_check,omitempty"`
+	StatusCheckContexts           *[]string `json:"status_check_contexts,omitempty"`
+	RequiredApprovals             *int64    `json:"required_approvals,omitempty"`
+	EnableApprovalsWhitelist      *bool     `json:"enable_approvals_whitelist,omitempty"`
+	ApprovalsWhitelistUsernames   *[]string `json:"approvals_whitelist_username,omitempty"`
+	ApprovalsWhitelistTeams       *[]string `json:"approvals_whitelist_teams,omitempty"`
+	BlockOnRejectedReviews        *bool     `json:"block_on_rejected_reviews,omitempty"`
+	BlockOnOfficialReviewRequests *bool     `json:"block_on_official_review_requests,omitempty"`
+	BlockOnOutdatedBranch         *bool     `json:"block_on_outdated_branch,omitempty"`
+	DismissStaleApprovals         *bool     `json:"dismiss_stale_approvals,omitempty"`
+	IgnoreStaleApprovals          *bool     `json:"ignore_stale_approvals,omitempty"`
+	RequireSignedCommits          *bool     `json:"require_signed_commits,omitempty"`
+	ProtectedFilePatterns         *string   `json:"protected_file_patterns,omitempty"`
+	UnprotectedFilePatterns       *string   `json:"unprotected_file_patterns,omitempty"`
+	BlockAdminMergeOverride       *bool     `json:"block_admin_merge_override,omitempty"`
+	ApplyToAdmins                 *bool     `json:"apply_to_admins,omitempty"`
+}
+
+// BranchProtectionsClient manages the branch protection rules of a
+// repository, keyed by rule name (a branch name or a glob such as
+// release/*; compared exactly on SQLite, as verified). Repository admins
+// only, listing included (403 otherwise); an unknown repository is 404.
+// What the forge keeps of each field is in branchprotections.go.
+type BranchProtectionsClient interface {
+	// ListBranchProtections lists every rule at once (the forge does not
+	// page this list).
+	ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error)
+	// CreateBranchProtection sends every field of bp (POST); an existing
+	// rule name is refused with 403 "Branch protection already exist"
+	// (KindForbidden, not a conflict), an empty one with 400; an unknown user
+	// or team in an allow-list is 422. An archived repository is 423.
+	CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error)
+	// EditBranchProtection changes what opt sends; an unknown rule name is
+	// 404, an archived repository 423.
+	EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error)
+	// DeleteBranchProtection: an unknown rule name is 404; an archived
+	// repository is 423 from Gitea 1.26, 500 before.
+	DeleteBranchProtection(ctx context.Context, owner, repo, name string) error
+}
+
+var _ BranchProtectionsClient = (*Client)(nil)
+
+// The name is one escaped path segment (release%2F%2A): Gitea 1.24 and
+// 1.25 route {name} as one segment and would not match a raw slash; 1.26
+// takes both. The forge unescapes it.
+var branchProtections = declare(&resource[BranchProtection]{noun: "branch protection", plural: "branch protections", path: "/branch_protections", item: "/{name}",
+	key: nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName }), clone: cloneRule})
+
+func cloneRule(bp BranchProtection) BranchProtection {
+	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
+		&bp.ForcePushAllowlistTeams, &bp.MergeWhitelistUsernames, &bp.MergeWhitelistTeams, &bp.StatusCheckContexts,
+		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams, &bp.BypassAllowlistUsernames, &bp.BypassAllowlistTeams} {
+		*l = slices.Clone(*l)
+	}
+	return bp
+}
+
 // ListBranchProtections implements BranchProtectionsClient. The forge
 // answers every rule in one array, ignoring page and limit, so one request
 // is made; it is held to the listing bounds all the same.
@@ -174,4 +306,26 @@ func (c *Client) fetchRule(ctx context.Context, cl call) (*BranchProtection, err
 		return nil, c.fail(cl, &Error{Kind: KindInvalidResponse, Err: fmt.Errorf("the forge answered a rule without a name")})
 	}
 	return bp, nil
+}
+
+// ---- cached through Snapshots: one listing per repository, rules kept by
+// name; creates and edits answer the rule, which replaces it ----
+
+func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
+	return listIn(ctx, s, branchProtections, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
+		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
+	})
+}
+
+func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
+}
+
+func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
+	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
+}
+
+func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
+	return branchProtections.cache(s).deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
+		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }

@@ -92,28 +92,6 @@ type ReposClient interface {
 	RemoveCollaborator(ctx context.Context, owner, repo, user string) error
 }
 
-// BranchProtectionsClient manages the branch protection rules of a
-// repository, keyed by rule name (a branch name or a glob such as
-// release/*; compared exactly on SQLite, as verified). Repository admins
-// only, listing included (403 otherwise); an unknown repository is 404.
-// What the forge keeps of each field is in branchprotections.go.
-type BranchProtectionsClient interface {
-	// ListBranchProtections lists every rule at once (the forge does not
-	// page this list).
-	ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error)
-	// CreateBranchProtection sends every field of bp (POST); an existing
-	// rule name is refused with 403 "Branch protection already exist"
-	// (KindForbidden, not a conflict), an empty one with 400; an unknown user
-	// or team in an allow-list is 422. An archived repository is 423.
-	CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error)
-	// EditBranchProtection changes what opt sends; an unknown rule name is
-	// 404, an archived repository 423.
-	EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error)
-	// DeleteBranchProtection: an unknown rule name is 404; an archived
-	// repository is 423 from Gitea 1.26, 500 before.
-	DeleteBranchProtection(ctx context.Context, owner, repo, name string) error
-}
-
 // FixturesClient sets a forge up for tests and the demo: repositories and
 // runner registration. The operator never calls it, so Interface leaves it out.
 type FixturesClient interface {
@@ -129,6 +107,4 @@ var (
 	_ ServerClient   = (*Client)(nil)
 	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)
-
-	_ BranchProtectionsClient = (*Client)(nil)
 )

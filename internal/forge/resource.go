@@ -196,9 +196,4 @@ var (
 	// declaration makes their store.
 	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-	// The name is one escaped path segment (release%2F%2A): Gitea 1.24 and
-	// 1.25 route {name} as one segment and would not match a raw slash;
-	// 1.26 takes both. The forge unescapes it.
-	branchProtections = declare(&resource[BranchProtection]{noun: "branch protection", plural: "branch protections", path: "/branch_protections", item: "/{name}",
-		key: nameID[BranchProtection](func(bp BranchProtection) string { return bp.RuleName }), clone: cloneRule})
 )

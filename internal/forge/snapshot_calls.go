@@ -18,7 +18,6 @@ package forge
 
 import (
 	"context"
-	"slices"
 	"strings"
 )
 
@@ -149,35 +148,4 @@ func (s *Snapshots) ListCollaborators(ctx context.Context, owner, repo string) (
 	return afresh(ctx, s, "collaborators", scopeKey(RepoScope(owner, repo)), func(ctx context.Context) ([]User, error) {
 		return s.Interface.ListCollaborators(ctx, owner, repo)
 	})
-}
-
-// ---- branch protections: one listing per repository, rules kept by
-// name; creates and edits answer the rule, which replaces it ----
-
-func cloneRule(bp BranchProtection) BranchProtection {
-	for _, l := range []*[]string{&bp.PushWhitelistUsernames, &bp.PushWhitelistTeams, &bp.ForcePushAllowlistUsernames,
-		&bp.ForcePushAllowlistTeams, &bp.MergeWhitelistUsernames, &bp.MergeWhitelistTeams, &bp.StatusCheckContexts,
-		&bp.ApprovalsWhitelistUsernames, &bp.ApprovalsWhitelistTeams, &bp.BypassAllowlistUsernames, &bp.BypassAllowlistTeams} {
-		*l = slices.Clone(*l)
-	}
-	return bp
-}
-
-func (s *Snapshots) ListBranchProtections(ctx context.Context, owner, repo string) ([]BranchProtection, error) {
-	return listIn(ctx, s, branchProtections, RepoScope(owner, repo), func(ctx context.Context, sc Scope) ([]BranchProtection, error) {
-		return s.Interface.ListBranchProtections(ctx, sc.Owner, sc.Repo)
-	})
-}
-
-func (s *Snapshots) CreateBranchProtection(ctx context.Context, owner, repo string, bp BranchProtection) (*BranchProtection, error) {
-	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.CreateBranchProtection(ctx, owner, repo, bp))
-}
-
-func (s *Snapshots) EditBranchProtection(ctx context.Context, owner, repo, name string, opt EditBranchProtectionOption) (*BranchProtection, error) {
-	return branchProtections.cache(s).answer(RepoScope(owner, repo))(s.Interface.EditBranchProtection(ctx, owner, repo, name, opt))
-}
-
-func (s *Snapshots) DeleteBranchProtection(ctx context.Context, owner, repo, name string) error {
-	return branchProtections.cache(s).deleted(RepoScope(owner, repo), branchProtections.key(BranchProtection{RuleName: name}))(
-		s.Interface.DeleteBranchProtection(ctx, owner, repo, name))
 }
