@@ -18,9 +18,7 @@ package forge
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"strings"
 )
 
 // fetch makes call cl and decodes its JSON answer into a new T.
@@ -59,100 +57,4 @@ func (c *Client) CurrentUser(ctx context.Context) (*User, error) {
 	}
 	out.Login = truncate(out.Login, maxLoginLen)
 	return out, nil
-}
-
-// ---- repositories ----
-
-// GetRepo implements ReposClient.
-func (c *Client) GetRepo(ctx context.Context, owner, repo string) (*Repository, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get repository %s/%s", owner, repo), http.MethodGet, "")
-	return fetch[Repository](ctx, c, cl)
-}
-
-// GetRepoByID implements ReposClient.
-func (c *Client) GetRepoByID(ctx context.Context, id int64) (*Repository, error) {
-	cl := call{op: fmt.Sprintf("get repository %d", id), method: http.MethodGet, route: "/repositories/{id}", args: []any{id}}
-	return fetch[Repository](ctx, c, cl)
-}
-
-// ListUserRepos implements ReposClient.
-func (c *Client) ListUserRepos(ctx context.Context, user string) ([]Repository, error) {
-	cl := call{op: "list repositories of user " + user, method: http.MethodGet, route: "/users/{user}/repos", args: []any{user}}
-	return listAll(ctx, c, cl, decodeArray[Repository], func(r Repository) int64 { return r.ID })
-}
-
-// CreateOrgRepo implements ReposClient.
-func (c *Client) CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error) {
-	cl := call{op: fmt.Sprintf("create repository %q in organization %s", opt.Name, org), method: http.MethodPost, route: "/orgs/{org}/repos", args: []any{org}, body: opt}
-	return fetch[Repository](ctx, c, cl)
-}
-
-// CreateUserRepo implements ReposClient.
-func (c *Client) CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error) {
-	cl := call{op: fmt.Sprintf("create repository %q for the current user", opt.Name), method: http.MethodPost, route: "/user/repos", body: opt}
-	return fetch[Repository](ctx, c, cl)
-}
-
-// GenerateRepo implements ReposClient.
-func (c *Client) GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error) {
-	owner, name, _ := strings.Cut(template, "/")
-	cl := scopedCall(RepoScope(owner, name), fmt.Sprintf("create repository %s/%s from template %s", opt.Owner, opt.Name, template), http.MethodPost, "/generate")
-	cl.body = opt
-	return fetch[Repository](ctx, c, cl)
-}
-
-// EditRepo implements ReposClient.
-func (c *Client) EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("edit repository %s/%s", owner, repo), http.MethodPatch, "")
-	cl.body = opt
-	return fetch[Repository](ctx, c, cl)
-}
-
-// DeleteRepo implements ReposClient.
-func (c *Client) DeleteRepo(ctx context.Context, owner, repo string) error {
-	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("delete repository %s/%s", owner, repo), http.MethodDelete, ""))
-	return err
-}
-
-// SetRepoTopics implements ReposClient.
-func (c *Client) SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("set topics of %s/%s", owner, repo), http.MethodPut, "/topics")
-	if topics == nil {
-		topics = []string{}
-	}
-	cl.body = map[string][]string{"topics": topics}
-	_, err := c.do(ctx, cl)
-	return err
-}
-
-// ListCollaborators implements ReposClient.
-func (c *Client) ListCollaborators(ctx context.Context, owner, repo string) ([]User, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("list collaborators of %s/%s", owner, repo), http.MethodGet, "/collaborators")
-	return listAll(ctx, c, cl, decodeArray[User], func(u User) int64 { return u.ID })
-}
-
-// GetCollaboratorPermission implements ReposClient.
-func (c *Client) GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error) {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("get the permission of %s in %s/%s", user, owner, repo), http.MethodGet, "/collaborators/{user}/permission", user)
-	out, err := fetch[struct {
-		Permission string `json:"permission"`
-	}](ctx, c, cl)
-	if err != nil {
-		return "", err
-	}
-	return out.Permission, nil
-}
-
-// SetCollaborator implements ReposClient.
-func (c *Client) SetCollaborator(ctx context.Context, owner, repo, user, permission string) error {
-	cl := scopedCall(RepoScope(owner, repo), fmt.Sprintf("set collaborator %s of %s/%s to %s", user, owner, repo, permission), http.MethodPut, "/collaborators/{user}", user)
-	cl.body = map[string]string{"permission": permission}
-	_, err := c.do(ctx, cl)
-	return err
-}
-
-// RemoveCollaborator implements ReposClient.
-func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user string) error {
-	_, err := c.do(ctx, scopedCall(RepoScope(owner, repo), fmt.Sprintf("remove collaborator %s of %s/%s", user, owner, repo), http.MethodDelete, "/collaborators/{user}", user))
-	return err
 }

@@ -53,45 +53,6 @@ type ServerClient interface {
 	CurrentToken(ctx context.Context) (*Token, error)
 }
 
-// ReposClient manages repositories, their topics and direct collaborators.
-type ReposClient interface {
-	GetRepo(ctx context.Context, owner, repo string) (*Repository, error)
-	// GetRepoByID reads a repository by id (GET /repositories/{id}),
-	// wherever it lives now.
-	GetRepoByID(ctx context.Context, id int64) (*Repository, error)
-	// ListUserRepos lists the repositories user owns that the caller can
-	// see (GET /users/{u}/repos), for an owner that is not an organization.
-	ListUserRepos(ctx context.Context, user string) ([]Repository, error)
-	// CreateOrgRepo answers a taken name (any case) with 409 (KindConflict).
-	CreateOrgRepo(ctx context.Context, org string, opt CreateRepoOption) (*Repository, error)
-	CreateUserRepo(ctx context.Context, opt CreateRepoOption) (*Repository, error)
-	// GenerateRepo makes repository opt.Owner/opt.Name from the template
-	// repository template ("owner/name"). The forge answers 404 for a
-	// template it does not have (or the token cannot read) and for an
-	// unknown opt.Owner, 422 for a repository not marked as a template and
-	// for no part chosen, 409 for a taken name, 403 for an owner the token
-	// may not create in. Its answer lists no topics, even copied ones:
-	// read the repository again for them.
-	GenerateRepo(ctx context.Context, template string, opt GenerateRepoOption) (*Repository, error)
-	// EditRepo renames in place with opt.Name; a taken name is 422.
-	EditRepo(ctx context.Context, owner, repo string, opt EditRepoOption) (*Repository, error)
-	DeleteRepo(ctx context.Context, owner, repo string) error
-	// SetRepoTopics replaces the topics (PUT .../topics); the forge lower-cases
-	// them and refuses invalid ones or more than 25 with 422.
-	SetRepoTopics(ctx context.Context, owner, repo string, topics []string) error
-	// ListCollaborators lists the direct collaborators (users, without
-	// their permission: the forge reports none in the list).
-	ListCollaborators(ctx context.Context, owner, repo string) ([]User, error)
-	// GetCollaboratorPermission is user's effective permission (none, read,
-	// write, admin or owner): teams and organization ownership included,
-	// so never a direct collaborator's drift; export writes it.
-	GetCollaboratorPermission(ctx context.Context, owner, repo, user string) (string, error)
-	// SetCollaborator adds user, or changes their permission in place
-	// (PUT .../collaborators/{u}); an unknown user is 422.
-	SetCollaborator(ctx context.Context, owner, repo, user, permission string) error
-	RemoveCollaborator(ctx context.Context, owner, repo, user string) error
-}
-
 // FixturesClient sets a forge up for tests and the demo: repositories and
 // runner registration. The operator never calls it, so Interface leaves it out.
 type FixturesClient interface {
@@ -105,6 +66,5 @@ type FixturesClient interface {
 
 var (
 	_ ServerClient   = (*Client)(nil)
-	_ ReposClient    = (*Client)(nil)
 	_ FixturesClient = (*Client)(nil)
 )

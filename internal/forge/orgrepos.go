@@ -150,3 +150,12 @@ func (c *Client) ArchiveRepo(ctx context.Context, owner, repo string, archived b
 	}
 	return out, nil
 }
+
+// ---- cached through Snapshots: one listing per organization, in the
+// repositories' store (repositories.go) ----
+
+func (s *Snapshots) ListOrgRepos(ctx context.Context, org string) ([]Repository, error) {
+	return repositories.cache(s).list(ctx, s, orgReposKey(org), func(ctx context.Context) ([]Repository, error) {
+		return s.Interface.ListOrgRepos(ctx, org)
+	})
+}

@@ -187,13 +187,3 @@ func RouteOf(plural string) Route {
 func (r *resource[T]) route() Route {
 	return Route{Plural: r.plural, Path: r.path, Item: r.item, Outside: r.outside}
 }
-
-// Declarations of the first resources; their calls are in calls.go, their
-// cached calls in snapshot_calls.go. A new resource keeps its declaration, calls
-// and cached calls together in a file of its own.
-var (
-	// Repositories are listed by calls of their own (orgrepos.go); their
-	// declaration makes their store.
-	repositories = &resource[Repository]{noun: "repository", plural: "repositories",
-		key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
-)

@@ -113,93 +113,6 @@ type Repository struct {
 	Permissions *RepoPermissions `json:"permissions,omitempty"`
 }
 
-// RepoPermissions is what the authenticated user may do in a repository:
-// administer it (its settings, hooks and collaborators), push to its code,
-// pull its code. A stranger to a public repository has pull only, a team
-// member or collaborator with write push and pull, an organization owner,
-// the owner of a user's repository and a site admin all three (probed on
-// Gitea 1.27.3).
-type RepoPermissions struct {
-	Admin bool `json:"admin"`
-	Push  bool `json:"push"`
-	Pull  bool `json:"pull"`
-}
-
-// CreateRepoOption is the body of POST /orgs/{org}/repos and POST /user/repos.
-// The forge ignores default_merge_style and the other settings here: they
-// are set by an edit after the create.
-type CreateRepoOption struct {
-	Name          string `json:"name"`
-	Description   string `json:"description,omitempty"`
-	Private       bool   `json:"private,omitempty"`
-	Template      bool   `json:"template,omitempty"`
-	AutoInit      bool   `json:"auto_init,omitempty"`
-	DefaultBranch string `json:"default_branch,omitempty"`
-	Gitignores    string `json:"gitignores,omitempty"`
-	License       string `json:"license,omitempty"`
-	Readme        string `json:"readme,omitempty"`
-	ObjectFormat  string `json:"object_format_name,omitempty"`
-	TrustModel    string `json:"trust_model,omitempty"`
-}
-
-// GenerateRepoOption is the body of POST /repos/{template}/generate: a
-// repository made from a template, copying the parts set true (at least
-// one, or the forge answers 422 "must select at least one template item").
-// Owner is an organization the token may create repositories in, or the
-// token's own user. The object format and trust model are the
-// template's; the forge takes no auto-init, gitignores, license or README
-// here. protected_branch is singular in Gitea's API (1.24 to 1.26).
-type GenerateRepoOption struct {
-	Owner             string `json:"owner"`
-	Name              string `json:"name"`
-	Description       string `json:"description,omitempty"`
-	DefaultBranch     string `json:"default_branch,omitempty"`
-	Private           bool   `json:"private,omitempty"`
-	GitContent        bool   `json:"git_content,omitempty"`
-	Topics            bool   `json:"topics,omitempty"`
-	GitHooks          bool   `json:"git_hooks,omitempty"`
-	Webhooks          bool   `json:"webhooks,omitempty"`
-	Avatar            bool   `json:"avatar,omitempty"`
-	Labels            bool   `json:"labels,omitempty"`
-	ProtectedBranches bool   `json:"protected_branch,omitempty"`
-}
-
-// EditRepoOption is the body of PATCH /repos/{o}/{r}: only the fields sent
-// change. "name" renames in place (same id; the old path answers 301 to
-// the new one). The forge takes any default_merge_style string, even one
-// it does not know (verified on Gitea 1.26.4): admission checks it.
-type EditRepoOption struct {
-	Name                          *string `json:"name,omitempty"`
-	Description                   *string `json:"description,omitempty"`
-	Website                       *string `json:"website,omitempty"`
-	Private                       *bool   `json:"private,omitempty"`
-	Template                      *bool   `json:"template,omitempty"`
-	Archived                      *bool   `json:"archived,omitempty"`
-	DefaultBranch                 *string `json:"default_branch,omitempty"`
-	HasIssues                     *bool   `json:"has_issues,omitempty"`
-	HasWiki                       *bool   `json:"has_wiki,omitempty"`
-	HasPullRequests               *bool   `json:"has_pull_requests,omitempty"`
-	HasProjects                   *bool   `json:"has_projects,omitempty"`
-	HasReleases                   *bool   `json:"has_releases,omitempty"`
-	HasPackages                   *bool   `json:"has_packages,omitempty"`
-	HasActions                    *bool   `json:"has_actions,omitempty"`
-	HasCode                       *bool   `json:"has_code,omitempty"`
-	AllowMergeCommits             *bool   `json:"allow_merge_commits,omitempty"`
-	AllowRebase                   *bool   `json:"allow_rebase,omitempty"`
-	AllowRebaseExplicit           *bool   `json:"allow_rebase_explicit,omitempty"`
-	AllowSquashMerge              *bool   `json:"allow_squash_merge,omitempty"`
-	AllowFastForwardOnlyMerge     *bool   `json:"allow_fast_forward_only_merge,omitempty"`
-	AllowManualMerge              *bool   `json:"allow_manual_merge,omitempty"`
-	AutodetectManualMerge         *bool   `json:"autodetect_manual_merge,omitempty"`
-	AllowRebaseUpdate             *bool   `json:"allow_rebase_update,omitempty"`
-	AllowMergeUpdate              *bool   `json:"allow_merge_update,omitempty"`
-	DefaultUpdateStyle            *string `json:"default_update_style,omitempty"`
-	DefaultMergeStyle             *string `json:"default_merge_style,omitempty"`
-	DefaultDeleteBranchAfterMerge *bool   `json:"default_delete_branch_after_merge,omitempty"`
-	DefaultAllowMaintainerEdit    *bool   `json:"default_allow_maintainer_edit,omitempty"`
-	IgnoreWhitespaceConflicts     *bool   `json:"ignore_whitespace_conflicts,omitempty"`
-}
-
 // Scope names where labels and runners live: a repository (Owner and Repo)
 // or an organization (Repo empty).
 type Scope struct {
@@ -267,5 +180,4 @@ func (s Scope) routePrefix() (string, []any) {
 
 // forgeID gives the id of an object the forge answered with; doJSON
 // refuses ids <= 0.
-func (o *User) forgeID() int64       { return o.ID }
-func (o *Repository) forgeID() int64 { return o.ID }
+func (o *User) forgeID() int64 { return o.ID }
