@@ -34,6 +34,7 @@ import (
 // (a List method answering []T) or alone takes (an option, a rule), or a
 // resource declaration (resource[T]) of such a type. Types several areas
 // list or take (User, Repository, Scope) are shared and count for none.
+// An area's own types are declared beside its interface.
 func TestOneAreaAFile(t *testing.T) {
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
@@ -55,14 +56,16 @@ func TestOneAreaAFile(t *testing.T) {
 
 	// The areas: the interfaces Interface embeds, and their methods.
 	ifaces := map[string]*ast.InterfaceType{}
+	ifaceFile := map[string]string{}
 	var embedded []string
-	for _, f := range files {
+	for name, f := range files {
 		for _, spec := range typeSpecs(f) {
 			it, ok := spec.Type.(*ast.InterfaceType)
 			if !ok {
 				continue
 			}
 			ifaces[spec.Name.Name] = it
+			ifaceFile[spec.Name.Name] = name
 			if spec.Name.Name != "Interface" {
 				continue
 			}
@@ -135,7 +138,12 @@ func TestOneAreaAFile(t *testing.T) {
 			if slices.Contains(embedded, spec.Name.Name) {
 				note(spec.Name.Name, "interface "+spec.Name.Name)
 			}
-			note(typeArea[spec.Name.Name], "type "+spec.Name.Name)
+			if area := typeArea[spec.Name.Name]; area != "" {
+				note(area, "type "+spec.Name.Name)
+				if ifaceFile[area] != name {
+					t.Errorf("type %s of %s is declared in %s, not beside its interface in %s", spec.Name.Name, area, name, ifaceFile[area])
+				}
+			}
 		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
