@@ -260,7 +260,7 @@ func (c *Client) RemoveCollaborator(ctx context.Context, owner, repo, user strin
 }
 
 // ---- cached through Snapshots: one listing per owner (organization or
-// user); the direct collaborators are read afresh (snapshot_calls.go) ----
+// user); the direct collaborators are read afresh (afresh.go) ----
 
 func orgReposKey(org string) string { return "org:" + strings.ToLower(org) }
 

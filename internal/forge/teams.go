@@ -212,7 +212,7 @@ func (c *Client) RemoveTeamRepo(ctx context.Context, id int64, org, repo string)
 }
 
 // ---- cached through Snapshots: one listing per organization; a team's
-// members and repositories are read afresh (snapshot_calls.go) ----
+// members and repositories are read afresh (afresh.go) ----
 
 func (s *Snapshots) ListTeams(ctx context.Context, org string) ([]Team, error) {
 	return listIn(ctx, s, teams, OrgScope(org), func(ctx context.Context, sc Scope) ([]Team, error) {
