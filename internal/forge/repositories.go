@@ -20,7 +20,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Repositories, GET|PATCH|DELETE /repos/{o}/{r}, POST /orgs/{org}/repos,
@@ -29,6 +31,78 @@ import (
 // direct collaborators; an organization's are listed in orgrepos.go. The
 // contract suite (contract_repos_test.go) holds their behaviour on the
 // fake and the live releases.
+
+// Repository holds the repository fields the operator needs: the
+// settings the Repository kind manages, each as GET /repos/{o}/{r} and the
+// organization's listing report it (verified on Gitea 1.24.6 to 1.27.3
+// by the contract suite: the listing carries every setting and the
+// topics, so at rest no repository is read on its own).
+type Repository struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	FullName    string `json:"full_name"`
+	Owner       *User  `json:"owner"`
+	Private     bool   `json:"private"`
+	HTMLURL     string `json:"html_url"`
+	CloneURL    string `json:"clone_url"`
+	SSHURL      string `json:"ssh_url"`
+	HasProjects bool   `json:"has_projects"`
+	// Archived repositories are listed too; the forge still accepts label,
+	// hook, topic, collaborator and settings writes there.
+	Archived bool `json:"archived"`
+	Empty    bool `json:"empty"`
+	// ObjectFormat is sha1 or sha256 (the hash naming the repository's git
+	// objects, so its blob ids: BlobID), in the listing too.
+	ObjectFormat string `json:"object_format_name"`
+
+	Description     string `json:"description"`
+	Website         string `json:"website"`
+	Template        bool   `json:"template"`
+	DefaultBranch   string `json:"default_branch"`
+	HasIssues       bool   `json:"has_issues"`
+	HasWiki         bool   `json:"has_wiki"`
+	HasPullRequests bool   `json:"has_pull_requests"`
+	HasReleases     bool   `json:"has_releases"`
+	HasPackages     bool   `json:"has_packages"`
+	HasActions      bool   `json:"has_actions"`
+	// HasCode came with Gitea 1.25 (the code unit on or off); older
+	// releases answer none, read as false.
+	HasCode                   bool `json:"has_code"`
+	AllowMergeCommits         bool `json:"allow_merge_commits"`
+	AllowRebase               bool `json:"allow_rebase"`
+	AllowRebaseExplicit       bool `json:"allow_rebase_explicit"`
+	AllowSquashMerge          bool `json:"allow_squash_merge"`
+	AllowFastForwardOnlyMerge bool `json:"allow_fast_forward_only_merge"`
+	AllowManualMerge          bool `json:"allow_manual_merge"`
+	AutodetectManualMerge     bool `json:"autodetect_manual_merge"`
+	AllowRebaseUpdate         bool `json:"allow_rebase_update"`
+	// AllowMergeUpdate and DefaultUpdateStyle (merge or rebase) came with
+	// Gitea 1.27: how a pull request's branch is brought up to date.
+	AllowMergeUpdate              bool   `json:"allow_merge_update"`
+	DefaultUpdateStyle            string `json:"default_update_style"`
+	DefaultMergeStyle             string `json:"default_merge_style"`
+	DefaultDeleteBranchAfterMerge bool   `json:"default_delete_branch_after_merge"`
+	DefaultAllowMaintainerEdit    bool   `json:"default_allow_maintainer_edit"`
+	IgnoreWhitespaceConflicts     bool   `json:"ignore_whitespace_conflicts"`
+	// Topics, lower case and sorted, also in the organization's listing
+	// (Gitea 1.24.6 to 1.27.3): sets select by them with no read per
+	// repository.
+	Topics []string `json:"topics"`
+	// UpdatedAt is when the repository last moved, also in the
+	// organization's listing: Gitea moves it on every push and commit
+	// (services/repository/push.go and the files service call
+	// UpdateRepositoryUpdatedTime) and on a topics change, not on an edit
+	// of the repository's settings nor on a transfer (probed on Gitea 1.24.6
+	// and 1.27.3). Whole seconds. The file kinds list a branch's tree only
+	// for a repository whose UpdatedAt moved since their last check.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Permissions are the caller's own access to the repository: the forge
+	// answers each caller its own (convert.ToRepo with the doer's access
+	// mode) on GET /repos/{o}/{r}, GET /repositories/{id} and the
+	// listings, and the creator's (all true) on a create. nil from a forge
+	// that omits them.
+	Permissions *RepoPermissions `json:"permissions,omitempty"`
+}
 
 // RepoPermissions is what the authenticated user may do in a repository:
 // administer it (its settings, hooks and collaborators), push to its code,
@@ -162,6 +236,15 @@ var _ ReposClient = (*Client)(nil)
 // ListUserRepos); the declaration makes their store.
 var repositories = &resource[Repository]{noun: "repository", plural: "repositories",
 	key: func(r Repository) int64 { return r.ID }, clone: cloneRepo}
+
+func cloneRepo(r Repository) Repository {
+	r.Topics = slices.Clone(r.Topics)
+	if r.Owner != nil {
+		o := *r.Owner
+		r.Owner = &o
+	}
+	return r
+}
 
 func (o *Repository) forgeID() int64 { return o.ID }
 

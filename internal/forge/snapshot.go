@@ -19,7 +19,6 @@ package forge
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -256,15 +255,6 @@ type shared struct {
 // NewSnapshots wraps fc.
 func NewSnapshots(fc Interface) *Snapshots {
 	return &Snapshots{Interface: fc, inner: fc, shared: &shared{kept: &budgets{forge: NewBudget(MaxKeptBytes)}, stores: map[any]interface{ forgetAll() }{}}}
-}
-
-func cloneRepo(r Repository) Repository {
-	r.Topics = slices.Clone(r.Topics)
-	if r.Owner != nil {
-		o := *r.Owner
-		r.Owner = &o
-	}
-	return r
 }
 
 // Within has s keep its listings within b too, a budget shared by every
