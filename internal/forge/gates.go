@@ -108,6 +108,14 @@ var fieldGates = []Gate{
 	{In: "RepositorySettings", Field: "defaultUpdateStyle", Gitea: "1.27", Forgejo: Never},
 }
 
+// gateFields adds the gates of an area's spec fields to fieldGates, from
+// a package-level var of the area's own file, so a new field's gate sits
+// beside its calls.
+func gateFields(gates ...Gate) bool {
+	fieldGates = append(fieldGates, gates...)
+	return true
+}
+
 // FieldGates are the gates of the fields of the spec type named in (its
 // Go name), in declaration order.
 func FieldGates(in string) []Gate {
