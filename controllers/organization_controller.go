@@ -35,7 +35,8 @@ import (
 // +kubebuilder:rbac:groups=forge.forgeops.dev,resources=organizations/finalizers,verbs=update
 
 // organizationKind manages organizations: created by POST /orgs, adopted by
-// name, updated field by field, deleted by DELETE /orgs/{org}.
+// name, updated field by field, deleted by DELETE /orgs/{org}; with
+// spec.blockedUsers, exactly the users it blocks.
 type organizationKind struct {
 	kinds.Base[forgev1.Organization, forgev1.OrganizationList]
 }
@@ -66,8 +67,18 @@ func (organizationKind) Connect(_ context.Context, o *forgev1.Organization, pass
 
 type organization struct {
 	obj *forgev1.Organization
-	fc  forge.OrgsClient
+	fc  orgClient
 	web string
+	// blocked are the users the organization blocks (lower case -> as
+	// listed), nil when spec.blockedUsers is unset or not read yet.
+	blocked map[string]forge.User
+}
+
+// orgClient is what an Organization calls: its organization's routes, and
+// a user's read to address an unblock by the id it was listed with.
+type orgClient interface {
+	forge.OrgsClient
+	GetUser(ctx context.Context, name string) (*forge.User, error)
 }
 
 func (e *organization) Observe(ctx context.Context) (reconciler.Observation, error) {
@@ -77,6 +88,9 @@ func (e *organization) Observe(ctx context.Context) (reconciler.Observation, err
 		return reconciler.Observation{}, nil
 	}
 	if err != nil {
+		return reconciler.Observation{}, err
+	}
+	if err := e.readBlocks(ctx, org.Name); err != nil {
 		return reconciler.Observation{}, err
 	}
 	edit := e.changes(org)
@@ -98,7 +112,13 @@ func (e *organization) Create(ctx context.Context) (reconciler.Observation, erro
 	if err != nil {
 		return reconciler.Observation{}, err
 	}
-	return reconciler.Observation{Exists: true, ID: org.ID, URL: e.web + "/" + org.Name}, nil
+	obs := reconciler.Observation{Exists: true, ID: org.ID, URL: e.web + "/" + org.Name}
+	if len(e.obj.Spec.BlockedUsers) > 0 {
+		// A new organization blocks no one yet.
+		e.blocked = map[string]forge.User{}
+		return obs, e.applyBlocks(ctx, org.Name)
+	}
+	return obs, nil
 }
 
 func (e *organization) Update(ctx context.Context, _ reconciler.Observation) error {
@@ -106,8 +126,12 @@ func (e *organization) Update(ctx context.Context, _ reconciler.Observation) err
 	if err != nil {
 		return err
 	}
-	_, err = e.fc.EditOrg(ctx, org.Name, e.changes(org).opt.KeepUnsent(org))
-	return err
+	if edit := e.changes(org); edit.edits {
+		if _, err := e.fc.EditOrg(ctx, org.Name, edit.opt.KeepUnsent(org)); err != nil {
+			return err
+		}
+	}
+	return e.applyBlocks(ctx, org.Name)
 }
 
 func (e *organization) Delete(ctx context.Context, _ reconciler.Observation) error {
@@ -125,6 +149,8 @@ func (e *organization) Delete(ctx context.Context, _ reconciler.Observation) err
 type orgChanges struct {
 	opt     forge.EditOrgOption
 	changes []reconciler.Change
+	// edits: some change is the organization's own (a PATCH).
+	edits bool
 }
 
 // changes compares the managed (set) fields with the forge's organization.
@@ -147,7 +173,91 @@ func (e *organization) changes(org *forge.Organization) orgChanges {
 		c.opt.RepoAdminChangeTeamAccess = want
 		c.changes = append(c.changes, compare.Change("repoAdminChangeTeamAccess", org.RepoAdminChangeTeamAccess, *want))
 	}
+	c.edits = len(c.changes) > 0
+	if d := setChange(e.blockedLogins(), names(s.BlockedUsers), false); d != "" {
+		c.changes = append(c.changes, reconciler.Change{Field: "blockedUsers", Want: d})
+	}
 	return c
+}
+
+// readBlocks lists the users the organization blocks when the spec
+// manages them. A listing that fails stops the pass: nothing is blocked
+// or unblocked on a failed or partial read.
+func (e *organization) readBlocks(ctx context.Context, org string) error {
+	e.blocked = nil
+	if e.obj.Spec.BlockedUsers == nil {
+		return nil
+	}
+	list, err := e.fc.ListOrgBlocks(ctx, org)
+	if err != nil {
+		return err
+	}
+	e.blocked = make(map[string]forge.User, len(list))
+	for _, u := range list {
+		e.blocked[strings.ToLower(u.Login)] = u
+	}
+	return nil
+}
+
+// blockedLogins are the blocked users as diffSet compares them.
+func (e *organization) blockedLogins() map[string]string {
+	if e.blocked == nil {
+		return nil
+	}
+	out := make(map[string]string, len(e.blocked))
+	for k, u := range e.blocked {
+		out[k] = u.Login
+	}
+	return out
+}
+
+// applyBlocks blocks the listed users the organization does not block yet
+// and unblocks the others, decided on the listing readBlocks took. Each
+// unblock is addressed by the id the user was listed with: a name that
+// names another account by now is left for the next pass. A user the
+// forge does not know or refuses to block (a member of the organization,
+// a site administrator) does not stop the others; the pass then stalls
+// naming them, with the forge's message.
+func (e *organization) applyBlocks(ctx context.Context, org string) error {
+	add, remove := diffSet(e.blockedLogins(), names(e.obj.Spec.BlockedUsers))
+	var unknown, refused []string
+	for _, u := range add {
+		err := e.fc.BlockOrgUser(ctx, org, u)
+		switch {
+		case err == nil:
+		case forge.IsNotFound(err):
+			unknown = append(unknown, u)
+		case forge.IsValidation(err):
+			refused = append(refused, fmt.Sprintf("%s (%v)", u, err))
+		default:
+			return err
+		}
+	}
+	for _, login := range remove {
+		listed := e.blocked[strings.ToLower(login)]
+		now, err := e.fc.GetUser(ctx, login)
+		if forge.IsNotFound(err) || (err == nil && now.ID != listed.ID) {
+			continue // deleted or renamed since the listing
+		}
+		if err != nil {
+			return err
+		}
+		// 400 "cannot unblock the user": unblocked by hand meanwhile.
+		if err := e.fc.UnblockOrgUser(ctx, org, login); err != nil && !forge.IsValidation(err) && !forge.IsNotFound(err) {
+			return err
+		}
+	}
+	if len(unknown) > 0 {
+		return reconciler.Stall(forgev1.ReasonUserNotFound,
+			"spec.blockedUsers names users the forge does not know: %s; the other blocks of organization %q were applied",
+			strings.Join(unknown, ", "), org)
+	}
+	if len(refused) > 0 {
+		return reconciler.Stall(forgev1.ReasonRejected,
+			"the forge refused to block %s: a member of the organization or a site administrator cannot be blocked; remove them from its teams or from spec.blockedUsers (the other blocks were applied)",
+			strings.Join(refused, "; "))
+	}
+	return nil
 }
 
 // organizationExport writes the Organization with every setting the forge

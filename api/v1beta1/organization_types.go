@@ -41,6 +41,7 @@ type RepositoryName string
 
 // OrganizationSpec is the desired state of a forge organization. Fields left
 // unset are not managed: whatever the forge holds for them stays.
+// +kubebuilder:validation:XValidation:rule="!has(self.blockedUsers) || self.blockedUsers.all(m, self.blockedUsers.filter(n, n.lowerAscii() == m.lowerAscii()).size() == self.blockedUsers.filter(n, n == m).size())",message="blockedUsers must not name a user twice (names are compared without case)",fieldPath=".blockedUsers"
 // +kubebuilder:validation:XValidation:rule="has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="spec.name is immutable",fieldPath=".name"
 type OrganizationSpec struct {
 	ManagedSpec `json:",inline"`
@@ -92,6 +93,18 @@ type OrganizationSpec struct {
 	// repoAdminChangeTeamAccess lets repository admins change team access.
 	// +optional
 	RepoAdminChangeTeamAccess *bool `json:"repoAdminChangeTeamAccess,omitempty"`
+
+	// blockedUsers: unset leaves the organization's blocks alone; a list
+	// (also []) is exactly the users it blocks: the others are blocked
+	// (which ends their collaborations on its repositories) and the
+	// unlisted unblocked. The forge refuses to block a member of the
+	// organization or a site administrator: such a user is reported in a
+	// condition and the others are still applied. Gitea 1.21 and later;
+	// not on Forgejo. At most 300 (what admission can check for repeats).
+	// +kubebuilder:validation:MaxItems=300
+	// +listType=set
+	// +optional
+	BlockedUsers []OwnerName `json:"blockedUsers"`
 }
 
 // OrganizationStatus is the observed state of the organization.
