@@ -28,6 +28,24 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The hook behaviours are what the OrgHook and RepoHook kinds rely on:
+// organization hooks and, sharing their code, repository hooks.
+// TestContract runs them.
+var _ = registerBehaviours("hook", []behaviour{
+	{"hooks/create checks in order", contractHookCreateChecks, nil},
+	{"hooks/active defaults to false", contractHookActiveDefault, nil},
+	{"hooks/events default, groups, case, unknown", contractHookEvents, nil},
+	{"hooks/secret never returned, PATCH cannot change it", contractHookSecret, nil},
+	{"hooks/PATCH replaces events, branch filter, authorization header", contractHookPatchQuirks, nil},
+	{"hooks/authorization header read-back by version", contractHookAuthHeader, nil},
+	{"hooks/slack channel", contractHookSlack, nil},
+	{"hooks/unknown or foreign id is 404", contractHookNotFound, nil},
+	{"hooks/list pages past 50", contractHookPaging, nil},
+	{"repo hooks/create, read, PATCH quirks, delete as org hooks", contractRepoHookLifecycle, nil},
+	{"repo hooks/one id sequence with org hooks; another scope's id is 404", contractRepoHookScopes, nil},
+	{"repo hooks/list pages past 50 by count, no Link", contractRepoHookPaging, nil},
+})
+
 // ---- hooks ----
 
 func hookOpt(url string) forge.CreateHookOption {

@@ -27,6 +27,19 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The label behaviours are what the Label and LabelSet kinds rely on, on
+// organizations and repositories. TestContract runs them.
+var _ = registerBehaviours("label", []behaviour{
+	{"labels/colour normalisation and 422", contractLabelColour, nil},
+	{"labels/required fields", contractLabelRequired, nil},
+	{"labels/duplicate names allowed", contractLabelDuplicates, nil},
+	{"labels/PATCH without is_archived un-archives", contractLabelArchiveQuirk, nil},
+	{"labels/org create ignores is_archived", contractOrgLabelArchived, nil},
+	{"labels/delete unknown id is 204", contractLabelDeleteUnknown, nil},
+	{"labels/unknown scope is 404", contractLabelScopeNotFound, nil},
+	{"labels/list pages past 50", contractLabelPaging, nil},
+})
+
 func labelScopes(t *testing.T, tg *target) []forge.Scope {
 	org := tg.org()
 	return []forge.Scope{forge.RepoScope(org, tg.repo(org)), forge.OrgScope(org)}

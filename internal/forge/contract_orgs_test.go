@@ -27,6 +27,18 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The organization behaviours are what the Organization kind relies on.
+// TestContract runs them.
+var _ = registerBehaviours("organization", []behaviour{
+	{"orgs/create get edit delete", contractOrgLifecycle, nil},
+	{"orgs/the user's list holds private ones as GET answers them", contractOrgListMine, nil},
+	{"orgs/name rules", contractOrgNameRules, nil},
+	{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate, nil},
+	{"orgs/visibility and website rules", contractOrgFieldRules, nil},
+	{"orgs/edit changes only what is sent", contractOrgEditPartial, nil},
+	{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos, nil},
+})
+
 func contractOrgLifecycle(t *testing.T, tg *target) {
 	name := uniqueName("ct")
 	created, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{

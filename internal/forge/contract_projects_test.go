@@ -23,6 +23,33 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The project behaviours are what the Project kind relies on: the API where
+// the server has it, route-not-found where it has none. TestContract runs
+// them.
+var _ = registerBehaviours("project", []behaviour{
+	{"projects/lifecycle", contractProjects, needProjects},
+	{"projects/validation", contractProjectValidation, needProjects},
+	{"projects/missing API is route-not-found", contractProjectsMissing, needNoProjects},
+})
+
+// needProjects: the lifecycle checks need a server with the projects API
+// (the fake; no released Gitea has it yet).
+func needProjects(tg *target) string {
+	if !tg.hasProjects() {
+		return "the server has no projects API"
+	}
+	return ""
+}
+
+// needNoProjects: a live server with the projects API has no missing route
+// to check; the fake is switched to answer as Gitea 1.26 does.
+func needNoProjects(tg *target) string {
+	if tg.live && tg.hasProjects() {
+		return "the server has the projects API"
+	}
+	return ""
+}
+
 // projectsRepo gives a repository on a server with the projects API.
 func projectsRepo(t *testing.T, tg *target) (string, string) {
 	org := tg.org()

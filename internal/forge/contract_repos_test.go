@@ -32,6 +32,7 @@ import (
 // The repository behaviours are what the Repository kind relies on, probed on
 // Gitea 1.26.4 before the fake learnt them. TestContract runs them.
 var _ = registerBehaviours("repository", []behaviour{
+	{"repos/create get conflict delete", contractRepos, nil},
 	{"repos/create takes init options; settings come back in GET and the listing", contractRepoCreateInit, nil},
 	{"repos/PATCH renames in place; the old path redirects, a write there is refused", contractRepoRename, nil},
 	{"repos/PATCH changes only what is sent, also while archived", contractRepoEditArchived, nil},

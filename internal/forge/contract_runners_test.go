@@ -28,6 +28,21 @@ import (
 	"github.com/forgeops/forge-operator/internal/forge"
 )
 
+// The runner behaviours are what the RunnerSetting kind relies on: listing,
+// reading and disabling registered runners. TestContract runs them.
+var _ = registerBehaviours("runner", []behaviour{
+	{"runners/register list get edit", contractRunners, nil},
+	{"runners/edit needs disabled; 404 outside scope", contractRunnerEditErrors, nil},
+	{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing, needFake},
+})
+
+// hasRunnerEdit: PATCH .../actions/runners/{id} exists from Gitea 1.26
+// (Forgejo has none).
+func hasRunnerEdit(tg *target) bool {
+	flavor, semver := tg.version()
+	return flavor == "gitea" && atLeast(semver, 1, 26)
+}
+
 // register registers a runner the way act_runner does and returns its id.
 func register(t *testing.T, tg *target, sc forge.Scope, name string, labels ...string) int64 {
 	t.Helper()

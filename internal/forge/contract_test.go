@@ -18,8 +18,14 @@ package forge_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,9 +71,9 @@ func registeredBehaviours() []behaviour {
 	return all
 }
 
-// The core behaviours are the server, authentication and routing behaviours and
-// the kinds whose cases have not moved to a group of their own; they run
-// first (group "").
+// The core behaviours are the server, authentication and routing ones; they
+// run first (group ""). Every kind's behaviours register under a group of
+// their own, in that kind's contract file.
 var _ = registerBehaviours("", []behaviour{
 	{"server/version parses", contractVersion, nil},
 	{"server/current user", contractCurrentUser, nil},
@@ -75,40 +81,6 @@ var _ = registerBehaviours("", []behaviour{
 	{"auth/no token where needed is 401 token is required", contractNoToken, nil},
 	{"auth/basic", contractBasicAuth, nil},
 	{"routes/unknown route is a plain-text 404", contractRouteNotFound, nil},
-	{"orgs/create get edit delete", contractOrgLifecycle, nil},
-	{"orgs/the user's list holds private ones as GET answers them", contractOrgListMine, nil},
-	{"orgs/name rules", contractOrgNameRules, nil},
-	{"orgs/duplicate name is 422, case-insensitive", contractOrgDuplicate, nil},
-	{"orgs/visibility and website rules", contractOrgFieldRules, nil},
-	{"orgs/edit changes only what is sent", contractOrgEditPartial, nil},
-	{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos, nil},
-	{"hooks/create checks in order", contractHookCreateChecks, nil},
-	{"hooks/active defaults to false", contractHookActiveDefault, nil},
-	{"hooks/events default, groups, case, unknown", contractHookEvents, nil},
-	{"hooks/secret never returned, PATCH cannot change it", contractHookSecret, nil},
-	{"hooks/PATCH replaces events, branch filter, authorization header", contractHookPatchQuirks, nil},
-	{"hooks/authorization header read-back by version", contractHookAuthHeader, nil},
-	{"hooks/slack channel", contractHookSlack, nil},
-	{"hooks/unknown or foreign id is 404", contractHookNotFound, nil},
-	{"hooks/list pages past 50", contractHookPaging, nil},
-	{"repo hooks/create, read, PATCH quirks, delete as org hooks", contractRepoHookLifecycle, nil},
-	{"repo hooks/one id sequence with org hooks; another scope's id is 404", contractRepoHookScopes, nil},
-	{"repo hooks/list pages past 50 by count, no Link", contractRepoHookPaging, nil},
-	{"labels/colour normalisation and 422", contractLabelColour, nil},
-	{"labels/required fields", contractLabelRequired, nil},
-	{"labels/duplicate names allowed", contractLabelDuplicates, nil},
-	{"labels/PATCH without is_archived un-archives", contractLabelArchiveQuirk, nil},
-	{"labels/org create ignores is_archived", contractOrgLabelArchived, nil},
-	{"labels/delete unknown id is 204", contractLabelDeleteUnknown, nil},
-	{"labels/unknown scope is 404", contractLabelScopeNotFound, nil},
-	{"labels/list pages past 50", contractLabelPaging, nil},
-	{"projects/lifecycle", contractProjects, needProjects},
-	{"projects/validation", contractProjectValidation, needProjects},
-	{"projects/missing API is route-not-found", contractProjectsMissing, needNoProjects},
-	{"runners/register list get edit", contractRunners, nil},
-	{"runners/edit needs disabled; 404 outside scope", contractRunnerEditErrors, nil},
-	{"runners/missing edit endpoint is route-not-found", contractRunnerEditMissing, needFake},
-	{"repos/create get conflict delete", contractRepos, nil},
 })
 
 // TestContract runs every forge behaviour the operator relies on
@@ -151,30 +123,88 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// coreAreas are the behaviour areas (the name before "/") the core group
+// holds; every kind's behaviours register under a group of their own.
+var coreAreas = []string{"server", "auth", "routes"}
+
+// TestContractGroupsRegisterThemselves holds the contract cases to their
+// own files: the core group, registered from contract_test.go, holds only
+// the server, authentication and routing behaviours, and every other group
+// is registered from one contract_<area>_test.go, one group a file, so a
+// kind's cases never gather centrally again.
+func TestContractGroupsRegisterThemselves(t *testing.T) {
+	for _, b := range behaviourGroups[""] {
+		area, _, _ := strings.Cut(b.name, "/")
+		if !slices.Contains(coreAreas, area) {
+			t.Errorf("core group holds %q: register it from its area's contract_<area>_test.go", b.name)
+		}
+	}
+
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	groupFile := map[string]string{}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var groups []string
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "registerBehaviours" || len(call.Args) != 2 {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				t.Errorf("%s: registerBehaviours with a group that is no string literal", fset.Position(call.Pos()))
+				return true
+			}
+			g, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups = append(groups, g)
+			return true
+		})
+		if len(groups) > 1 {
+			t.Errorf("%s registers groups %q: one group a file", name, groups)
+		}
+		for _, g := range groups {
+			groupFile[g] = name
+			switch {
+			case g == "" && name != "contract_test.go":
+				t.Errorf("%s registers the core group: it is contract_test.go's", name)
+			case g != "" && (name == "contract_test.go" || !strings.HasPrefix(name, "contract_")):
+				t.Errorf("%s registers group %q: it belongs in its area's contract_<area>_test.go", name, g)
+			}
+		}
+	}
+	for g := range behaviourGroups {
+		if _, ok := groupFile[g]; !ok {
+			t.Errorf("group %q is registered by no registerBehaviours call with a literal group", g)
+		}
+	}
+	if _, ok := groupFile[""]; !ok {
+		t.Error("contract_test.go registers no core group")
+	}
+}
+
 // fake127 is the release the fake is checked at besides its default.
 const fake127 = "1.27.3"
 
 // notOnFake127: behaviours not run on the fake at 1.27.3, and why.
 var notOnFake127 = map[string]string{
 	"server/version parses": "checks the fake's default version",
-}
-
-// needProjects: the lifecycle checks need a server with the projects API
-// (the fake; no released Gitea has it yet).
-func needProjects(tg *target) string {
-	if !tg.hasProjects() {
-		return "the server has no projects API"
-	}
-	return ""
-}
-
-// needNoProjects: a live server with the projects API has no missing route
-// to check; the fake is switched to answer as Gitea 1.26 does.
-func needNoProjects(tg *target) string {
-	if tg.live && tg.hasProjects() {
-		return "the server has the projects API"
-	}
-	return ""
 }
 
 // needFake: the check switches the fake to other server versions.
@@ -303,13 +333,6 @@ func archivedMessage(tg *target, org, repo string) string {
 // editsOnlySent: PATCH /orgs/{org} leaves unsent fields alone and organization
 // hook lists carry Link from Gitea 1.26 (the fake treats Forgejo the same).
 func editsOnlySent(tg *target) bool { return !before(tg, 1, 26) }
-
-// hasRunnerEdit: PATCH .../actions/runners/{id} exists from Gitea 1.26
-// (Forgejo has none).
-func hasRunnerEdit(tg *target) bool {
-	flavor, semver := tg.version()
-	return flavor == "gitea" && atLeast(semver, 1, 26)
-}
 
 // atLeast compares the major.minor of a semver.
 func atLeast(semver string, major, minor int) bool {
