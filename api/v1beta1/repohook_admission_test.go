@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The forge-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// RepoHook's admission cases, run by the shared tables (registerKind).
+var _ = registerKind("RepoHook", `
+apiVersion: forge.forgeops.dev/v1beta1
+kind: RepoHook
+metadata: {name: acme-web-ci}
+spec:
+  forgeRef: {name: gitea}
+  repository: acme/web
+  type: gitea
+  url: https://ci.acme.example.com/hooks/web
+`, func() kindCases {
+	return kindCases{
+		accepted: []TableEntry{
+			Entry("RepoHook: the base object", obj("RepoHook")),
+		},
+		rejected: []TableEntry{
+			// RepoHook shares OrgHook's fields; its own rules are checked once.
+			Entry("RepoHook: neither url nor urlSecretRef", obj("RepoHook", unset("spec.url")), "spec.urlSecretRef"),
+			Entry("RepoHook: slack without config", obj("RepoHook", set("spec.type", "slack")), "spec.config"),
+			Entry("RepoHook: repository without owner", obj("RepoHook", set("spec.repository", "web")), "spec.repository"),
+			Entry("RepoHook: unknown event", obj("RepoHook", set("spec.events", strs("push", "pushes"))), "spec.events[1]"),
+		},
+	}
+})
