@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// ActionsSecret's admission cases, run by the shared tables (registerKind).
+// ActionsSecret's admission and immutability cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("ActionsSecret", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsSecret
@@ -48,6 +49,12 @@ spec:
 			Entry("ActionsSecret: both scopes", obj("ActionsSecret", set("spec.organization", "acme")), "exactly one of repository and organization"),
 			Entry("ActionsSecret: no scope", obj("ActionsSecret", unset("spec.repository")), "exactly one of repository and organization"),
 			Entry("ActionsSecret: no valueFrom", obj("ActionsSecret", unset("spec.valueFrom")), "spec.valueFrom"),
+		},
+		immutable: []TableEntry{
+			Entry("ActionsSecret: spec.name changed", obj("ActionsSecret", set("spec.name", "TOKEN")),
+				[]edit{set("spec.name", "OTHER")}, "spec.name"),
+			Entry("ActionsSecret: spec.repository changed", obj("ActionsSecret"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
 		},
 	}
 })

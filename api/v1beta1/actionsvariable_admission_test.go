@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// ActionsVariable's admission cases, run by the shared tables (registerKind).
+// ActionsVariable's admission and immutability cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("ActionsVariable", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: ActionsVariable
@@ -44,6 +45,10 @@ spec:
 			Entry("ActionsVariable: valueFrom a ConfigMap and a Secret", obj("ActionsVariable", unset("spec.value"),
 				set("spec.valueFrom", map[string]any{"configMapKeyRef": map[string]any{"name": "ci", "key": "k"},
 					"secretKeyRef": map[string]any{"name": "s", "key": "k"}})), "spec.valueFrom"),
+		},
+		immutable: []TableEntry{
+			Entry("ActionsVariable: spec.organization changed", obj("ActionsVariable"),
+				[]edit{set("spec.organization", "acme-labs")}, "spec.organization"),
 		},
 	}
 })

@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// BranchProtection's admission cases, run by the shared tables (registerKind).
+// BranchProtection's admission and immutability cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("BranchProtection", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtection
@@ -59,6 +60,12 @@ spec:
 				set("spec.pushWhitelistUsernames", strs("alice", "alice"))), "spec.pushWhitelistUsernames"),
 			Entry("BranchProtection: no ruleName", obj("BranchProtection", unset("spec.ruleName")), "spec.ruleName"),
 			Entry("BranchProtection: a ruleName with a space", obj("BranchProtection", set("spec.ruleName", "main branch")), "spec.ruleName"),
+		},
+		immutable: []TableEntry{
+			Entry("BranchProtection: spec.ruleName changed", obj("BranchProtection"),
+				[]edit{set("spec.ruleName", "master")}, "spec.ruleName is immutable"),
+			Entry("BranchProtection: spec.repository changed", obj("BranchProtection"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		},
 	}
 })

@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// BranchProtectionSet's admission cases, run by the shared tables (registerKind).
+// BranchProtectionSet's admission cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("BranchProtectionSet", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: BranchProtectionSet

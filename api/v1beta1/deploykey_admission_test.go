@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// DeployKey's admission cases, run by the shared tables (registerKind).
+// DeployKey's admission and immutability cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("DeployKey", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: DeployKey
@@ -45,6 +46,10 @@ spec:
 			Entry("DeployKey: a publicKey and generate", obj("DeployKey", set("spec.publicKey", "ssh-ed25519 AAAA")),
 				"exactly one of spec.publicKey, spec.publicKeyFrom and spec.generate must be set"),
 			Entry("DeployKey: a key type the operator does not make", obj("DeployKey", set("spec.generate.type", "dsa")), "spec.generate.type"),
+		},
+		immutable: []TableEntry{
+			Entry("DeployKey: spec.repository changed", obj("DeployKey"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		},
 	}
 })

@@ -17,10 +17,18 @@ limitations under the License.
 package v1beta1_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Forge's admission cases, run by the shared tables (registerKind).
+// Forge's admission and defaults cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("Forge", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Forge
@@ -66,6 +74,42 @@ spec:
 			Entry("Forge: url with user and password", obj("Forge", set("spec.url", "https://bob:hunter2@git.example.com")), "spec.url"),
 			Entry("Forge: url with a user only", obj("Forge", set("spec.url", "https://bob@git.example.com")), "spec.url"),
 			Entry("Forge: url with @ in the path", obj("Forge", set("spec.url", "https://git.example.com/x@y")), "spec.url"),
+		},
+		defaults: []kindDefault{
+			{
+				name: "Forge: timeout 30s, token key token, CA key ca.crt, rateLimit 10/20 when rateLimit is given",
+				check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+					var f forgev1.Forge
+					storedAs(ctx, obj("Forge", set("spec.rateLimit", map[string]any{}), set("spec.tls.caSecretRef.name", "gitea-ca")), &f)
+					Expect(f.Spec.Timeout).NotTo(BeNil())
+					Expect(f.Spec.Timeout.Duration).To(Equal(30 * time.Second))
+					Expect(f.Spec.Auth.TokenSecretRef.Key).To(Equal("token"))
+					Expect(f.Spec.TLS.CASecretRef.Key).To(Equal("ca.crt"))
+					Expect(f.Spec.RateLimit).To(Equal(&forgev1.RateLimit{QPS: 10, Burst: 20}))
+				},
+			},
+			{
+				name: "Forge: no rateLimit when none is given, explicit values kept",
+				check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+					var f forgev1.Forge
+					storedAs(ctx, obj("Forge",
+						set("spec.timeout", "5s"),
+						set("spec.auth.tokenSecretRef.key", "access-token"),
+						set("spec.tls.caSecretRef", map[string]any{"name": "gitea-ca", "key": "bundle.pem"})), &f)
+					Expect(f.Spec.RateLimit).To(BeNil())
+					Expect(f.Spec.Timeout.Duration).To(Equal(5 * time.Second))
+					Expect(f.Spec.Auth.TokenSecretRef.Key).To(Equal("access-token"))
+					Expect(f.Spec.TLS.CASecretRef.Key).To(Equal("bundle.pem"))
+				},
+			},
+			{
+				name: "Forge: a rateLimit with only qps gets burst 20",
+				check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+					var f forgev1.Forge
+					storedAs(ctx, obj("Forge", set("spec.rateLimit.qps", 2.5)), &f)
+					Expect(f.Spec.RateLimit).To(Equal(&forgev1.RateLimit{QPS: 2.5, Burst: 20}))
+				},
+			},
 		},
 	}
 })

@@ -20,9 +20,15 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Label's admission cases, run by the shared tables (registerKind).
+// Label's admission, immutability and defaults cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("Label", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Label
@@ -73,5 +79,28 @@ spec:
 			Entry("Label: description over 255 characters", obj("Label", set("spec.description", strings.Repeat("d", 256))), "spec.description"),
 			Entry("Label: negative syncInterval", obj("Label", set("spec.syncInterval", "-1m")), "spec.syncInterval"),
 		},
+		immutable: []TableEntry{
+			Entry("Label: spec.organization changed", obj("Label"),
+				[]edit{set("spec.organization", "acme-labs")}, "spec.organization"),
+			Entry("Label: spec.repository changed", obj("Label", unset("spec.organization"), set("spec.repository", "acme/web")),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
+			Entry("Label: moved from the organization to a repository", obj("Label"),
+				[]edit{unset("spec.organization"), set("spec.repository", "acme/web")}, "spec.repository"),
+		},
+		mutable: []TableEntry{
+			Entry("Label: name, colour and archived", obj("Label"),
+				[]edit{set("spec.name", "kind/defect"), set("spec.color", "#ff0000"), set("spec.archived", true)}),
+		},
+		defaults: []kindDefault{{
+			name: "Label: Manage, Delete",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var l forgev1.Label
+				storedAs(ctx, obj("Label"), &l)
+				Expect(l.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+				Expect(l.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+				Expect(l.Spec.Exclusive).To(BeNil())
+				Expect(l.Spec.Archived).To(BeNil())
+			},
+		}},
 	}
 })

@@ -20,9 +20,15 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Organization's admission cases, run by the shared tables (registerKind).
+// Organization's admission, immutability and defaults cases, run by the
+// shared tables (registerKind).
 var _ = registerKind("Organization", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Organization
@@ -78,5 +84,36 @@ spec:
 			Entry("Organization: syncInterval under 1s", obj("Organization", set("spec.syncInterval", "500ms")), "spec.syncInterval"),
 			Entry("Organization: forgeRef missing", obj("Organization", unset("spec.forgeRef")), "spec.forgeRef"),
 		},
+		immutable: []TableEntry{
+			Entry("Organization: spec.name changed", obj("Organization", set("spec.name", "acme")),
+				[]edit{set("spec.name", "acme-corp")}, "spec.name"),
+			Entry("Organization: spec.name set later", obj("Organization"),
+				[]edit{set("spec.name", "acme-corp")}, "spec.name"),
+			Entry("Organization: spec.name removed", obj("Organization", set("spec.name", "acme-corp")),
+				[]edit{unset("spec.name")}, "spec.name"),
+		},
+		mutable: []TableEntry{
+			Entry("Organization with spec.name: description and visibility", obj("Organization", set("spec.name", "acme")),
+				[]edit{set("spec.description", "Acme's code"), set("spec.visibility", "private")}),
+			Entry("Organization without spec.name: fullName", obj("Organization"),
+				[]edit{set("spec.fullName", "Acme Corporation")}),
+		},
+		defaults: []kindDefault{{
+			name: "Organization: Manage, Orphan, and no other field filled in",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var o forgev1.Organization
+				storedAs(ctx, obj("Organization"), &o)
+				Expect(o.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+				Expect(o.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyOrphan))
+				// Unset fields are not managed: a default here would overwrite the forge's value.
+				Expect(o.Spec.Name).To(BeNil())
+				Expect(o.Spec.Visibility).To(BeNil())
+				Expect(o.Spec.Website).To(BeNil())
+				Expect(o.Spec.Email).To(BeNil())
+				Expect(o.Spec.RepoAdminChangeTeamAccess).To(BeNil())
+				Expect(o.Spec.SyncInterval).To(BeNil())
+				Expect(o.Spec.Suspend).To(BeFalse())
+			},
+		}},
 	}
 })

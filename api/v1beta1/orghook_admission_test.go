@@ -20,9 +20,15 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// OrgHook's admission cases, run by the shared tables (registerKind).
+// OrgHook's admission, immutability and defaults cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("OrgHook", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: OrgHook
@@ -77,6 +83,37 @@ spec:
 			Entry("OrgHook: branchFilter over 255 characters", obj("OrgHook", set("spec.branchFilter", strings.Repeat("b", 256))), "spec.branchFilter"),
 			Entry("OrgHook: active as a string", obj("OrgHook", set("spec.active", "yes")), "spec.active"),
 			Entry("OrgHook: unknown deletionPolicy", obj("OrgHook", set("spec.deletionPolicy", "Purge")), "spec.deletionPolicy"),
+		},
+		immutable: []TableEntry{
+			Entry("OrgHook: spec.organization changed", obj("OrgHook"),
+				[]edit{set("spec.organization", "acme-labs")}, "spec.organization"),
+		},
+		mutable: []TableEntry{
+			Entry("OrgHook: url, type and events", obj("OrgHook"),
+				[]edit{set("spec.url", "https://ci2.acme.example.com/hook"), set("spec.type", "gogs"), set("spec.events", strs("push", "release"))}),
+		},
+		defaults: []kindDefault{
+			{
+				name: "OrgHook: contentType json, active true, events [push], Manage, Delete",
+				check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+					var h forgev1.OrgHook
+					storedAs(ctx, obj("OrgHook"), &h)
+					Expect(h.Spec.ContentType).To(Equal("json"))
+					Expect(h.Spec.Active).To(HaveValue(BeTrue()))
+					Expect(h.Spec.Events).To(Equal([]forgev1.HookEvent{"push"}))
+					Expect(h.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+					Expect(h.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+				},
+			},
+			{
+				name: "OrgHook: an explicit active: false stays false (the forge's own default is false, ours true)",
+				check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+					var h forgev1.OrgHook
+					storedAs(ctx, obj("OrgHook", set("spec.active", false), set("spec.events", strs("release"))), &h)
+					Expect(h.Spec.Active).To(HaveValue(BeFalse()))
+					Expect(h.Spec.Events).To(Equal([]forgev1.HookEvent{"release"}))
+				},
+			},
 		},
 	}
 })

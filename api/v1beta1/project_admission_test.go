@@ -20,9 +20,15 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Project's admission cases, run by the shared tables (registerKind).
+// Project's admission, immutability and defaults cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("Project", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Project
@@ -55,5 +61,29 @@ spec:
 			Entry("Project: repository missing", obj("Project", unset("spec.repository")), "spec.repository"),
 			Entry("Project: deletionPolicy in lower case", obj("Project", set("spec.deletionPolicy", "delete")), "spec.deletionPolicy"),
 		},
+		immutable: []TableEntry{
+			Entry("Project: spec.repository changed", obj("Project"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
+			Entry("Project: spec.templateType changed", obj("Project", set("spec.templateType", "basic_kanban")),
+				[]edit{set("spec.templateType", "bug_triage")}, "spec.templateType"),
+			Entry("Project: spec.templateType changed from its default", obj("Project"),
+				[]edit{set("spec.templateType", "basic_kanban")}, "spec.templateType"),
+		},
+		mutable: []TableEntry{
+			Entry("Project: title, state and cardType", obj("Project", set("spec.templateType", "basic_kanban")),
+				[]edit{set("spec.title", "Roadmap 2027"), set("spec.state", "closed"), set("spec.cardType", "images_and_text")}),
+		},
+		defaults: []kindDefault{{
+			name: "Project: cardType text_only, templateType none, state open, Manage, Delete",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var p forgev1.Project
+				storedAs(ctx, obj("Project"), &p)
+				Expect(p.Spec.CardType).To(Equal("text_only"))
+				Expect(p.Spec.TemplateType).To(Equal("none"))
+				Expect(p.Spec.State).To(Equal("open"))
+				Expect(p.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+				Expect(p.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+			},
+		}},
 	}
 })

@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// PushMirror's admission cases, run by the shared tables (registerKind).
+// PushMirror's admission and immutability cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("PushMirror", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: PushMirror
@@ -49,6 +50,10 @@ spec:
 			Entry("PushMirror: auth without a password", obj("PushMirror", set("spec.auth", map[string]any{"username": "git"})),
 				"spec.auth.passwordSecretRef"),
 			Entry("PushMirror: an interval that is no duration", obj("PushMirror", set("spec.interval", "daily")), "spec.interval"),
+		},
+		immutable: []TableEntry{
+			Entry("PushMirror: spec.remoteAddress changed", obj("PushMirror"),
+				[]edit{set("spec.remoteAddress", "https://github.com/acme/api.git")}, "spec.remoteAddress is immutable"),
 		},
 	}
 })

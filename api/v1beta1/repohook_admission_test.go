@@ -18,9 +18,15 @@ package v1beta1_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// RepoHook's admission cases, run by the shared tables (registerKind).
+// RepoHook's admission, immutability and defaults cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("RepoHook", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: RepoHook
@@ -42,5 +48,21 @@ spec:
 			Entry("RepoHook: repository without owner", obj("RepoHook", set("spec.repository", "web")), "spec.repository"),
 			Entry("RepoHook: unknown event", obj("RepoHook", set("spec.events", strs("push", "pushes"))), "spec.events[1]"),
 		},
+		immutable: []TableEntry{
+			Entry("RepoHook: spec.repository changed", obj("RepoHook"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository"),
+		},
+		defaults: []kindDefault{{
+			name: "RepoHook: OrgHook's defaults",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var h forgev1.RepoHook
+				storedAs(ctx, obj("RepoHook"), &h)
+				Expect(h.Spec.ContentType).To(Equal("json"))
+				Expect(h.Spec.Active).To(HaveValue(BeTrue()))
+				Expect(h.Spec.Events).To(Equal([]forgev1.HookEvent{"push"}))
+				Expect(h.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+				Expect(h.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyDelete))
+			},
+		}},
 	}
 })

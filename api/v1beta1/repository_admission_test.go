@@ -20,9 +20,15 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// Repository's admission cases, run by the shared tables (registerKind).
+// Repository's admission, immutability and defaults cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("Repository", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Repository
@@ -90,5 +96,25 @@ spec:
 			Entry("Repository: its own name among the previous names", obj("Repository",
 				set("spec.name", "web"), set("spec.previousNames", strs("Web"))), "spec.previousNames"),
 		},
+		immutable: []TableEntry{
+			Entry("Repository: spec.owner changed", obj("Repository"),
+				[]edit{set("spec.owner", "acme-labs")}, "spec.owner"),
+			Entry("Repository: spec.init changed after creation", obj("Repository", set("spec.init.autoInit", true)),
+				[]edit{set("spec.init.license", "MIT")}, "spec.init"),
+			Entry("Repository: spec.init.template changed after creation", obj("Repository", set("spec.init.template.repository", "acme/go-service")),
+				[]edit{set("spec.init.template.repository", "acme/rust-service")}, "spec.init"),
+			Entry("Repository: spec.init.template dropped after creation", obj("Repository", set("spec.init.template.repository", "acme/go-service")),
+				[]edit{unset("spec.init")}, "spec.init"),
+			Entry("Repository: spec.init added after creation", obj("Repository"),
+				[]edit{set("spec.init.autoInit", true)}, "spec.init"),
+		},
+		defaults: []kindDefault{{
+			name: "Repository: a template copies the git content unless told not to, and nothing else",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var r forgev1.Repository
+				storedAs(ctx, obj("Repository", set("spec.init.template.repository", "acme/go-service")), &r)
+				Expect(r.Spec.Init.Template).To(Equal(&forgev1.RepositoryTemplate{Repository: "acme/go-service", GitContent: new(true)}))
+			},
+		}},
 	}
 })

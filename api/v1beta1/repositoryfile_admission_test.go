@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// RepositoryFile's admission cases, run by the shared tables (registerKind).
+// RepositoryFile's admission and immutability cases, run by the shared
+// tables (registerKind).
 var _ = registerKind("RepositoryFile", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: RepositoryFile
@@ -61,6 +62,10 @@ spec:
 			Entry("RepositoryFile: author without email", obj("RepositoryFile", set("spec.author", map[string]any{"name": "Bot"})), "spec.author.email"),
 			Entry("RepositoryFile: a message with a Kept-by trailer of its own", obj("RepositoryFile",
 				set("spec.message", "chore: files\n\nKept-by: FileSet platform/codeowners")), "spec.message"),
+		},
+		immutable: []TableEntry{
+			Entry("RepositoryFile: spec.repository changed", obj("RepositoryFile"),
+				[]edit{set("spec.repository", "acme/api")}, "spec.repository is immutable"),
 		},
 	}
 })

@@ -20,7 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// RunnerRegistrationToken's admission cases, run by the shared tables (registerKind).
+// RunnerRegistrationToken's admission and immutability cases, run by the
+// shared tables (registerKind).
 var _ = registerKind("RunnerRegistrationToken", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: RunnerRegistrationToken
@@ -42,6 +43,14 @@ spec:
 				"at most one of spec.repository and spec.organization may be set"),
 			Entry("RunnerRegistrationToken: no secretName", obj("RunnerRegistrationToken", unset("spec.secretName")), "spec.secretName"),
 			Entry("RunnerRegistrationToken: a secretName no Secret can have", obj("RunnerRegistrationToken", set("spec.secretName", "Acme_Runner")), "spec.secretName"),
+		},
+		immutable: []TableEntry{
+			Entry("RunnerRegistrationToken: spec.organization changed", obj("RunnerRegistrationToken"),
+				[]edit{set("spec.organization", "acme-labs")}, "spec.organization"),
+			Entry("RunnerRegistrationToken: moved from the organization to the instance", obj("RunnerRegistrationToken"),
+				[]edit{unset("spec.organization")}, "spec.organization"),
+			Entry("RunnerRegistrationToken: spec.secretName changed", obj("RunnerRegistrationToken"),
+				[]edit{set("spec.secretName", "other")}, "spec.secretName is immutable"),
 		},
 	}
 })

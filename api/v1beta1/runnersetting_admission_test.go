@@ -18,9 +18,15 @@ package v1beta1_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	forgev1 "github.com/forgeops/forge-operator/api/v1beta1"
 )
 
-// RunnerSetting's admission cases, run by the shared tables (registerKind).
+// RunnerSetting's admission, immutability and defaults cases, run by the
+// shared tables (registerKind).
 var _ = registerKind("RunnerSetting", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: RunnerSetting
@@ -58,5 +64,18 @@ spec:
 			Entry("RunnerSetting: managementPolicy in lower case", obj("RunnerSetting", set("spec.managementPolicy", "observe")), "spec.managementPolicy"),
 			Entry("RunnerSetting: syncInterval with a space", obj("RunnerSetting", set("spec.syncInterval", "1h 30m")), "spec.syncInterval"),
 		},
+		mutable: []TableEntry{
+			Entry("RunnerSetting: disabled and runner", obj("RunnerSetting"),
+				[]edit{set("spec.disabled", false), set("spec.runner", map[string]any{"id": int64(3)})}),
+		},
+		defaults: []kindDefault{{
+			name: "RunnerSetting: Manage, Orphan",
+			check: func(ctx SpecContext, storedAs func(SpecContext, *unstructured.Unstructured, client.Object)) {
+				var r forgev1.RunnerSetting
+				storedAs(ctx, obj("RunnerSetting"), &r)
+				Expect(r.Spec.ManagementPolicy).To(Equal(forgev1.ManagementPolicyManage))
+				Expect(r.Spec.DeletionPolicy).To(Equal(forgev1.DeletionPolicyOrphan))
+			},
+		}},
 	}
 })

@@ -21,7 +21,8 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// Team's admission cases, run by the shared tables (registerKind).
+// Team's admission and immutability cases, run by the shared tables
+// (registerKind).
 var _ = registerKind("Team", `
 apiVersion: forge.forgeops.dev/v1beta1
 kind: Team
@@ -80,6 +81,22 @@ spec:
 				set("spec.previousNames", strs("admins"))), "the Owners team is never renamed"),
 			Entry("Team: owners (metadata.name) with previous names", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice")),
 				set("spec.previousNames", strs("admins"))), "the Owners team is never renamed"),
+		},
+		immutable: []TableEntry{
+			// A rename to or from Owners would rename the
+			// forge's Owners team, or another team to Owners.
+			Entry("Team: renamed to Owners", obj("Team", set("spec.name", "admins")),
+				[]edit{set("spec.name", "Owners"), set("spec.members", strs("alice"))}, "the Owners team is never renamed"),
+			Entry("Team: Owners renamed", obj("Team", set("spec.name", "Owners"), set("spec.members", strs("alice"))),
+				[]edit{set("spec.name", "admins")}, "the Owners team is never renamed"),
+			Entry("Team: metadata.name owners given another spec.name", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice"))),
+				[]edit{set("spec.name", "admins")}, "the Owners team is never renamed"),
+		},
+		mutable: []TableEntry{
+			Entry("Team: renamed, the old name kept as a previous name", obj("Team"),
+				[]edit{set("spec.name", "web-devs"), set("spec.previousNames", strs("platform"))}),
+			Entry("Team: owners given spec.name Owners (same name, another case)", obj("Team", set("metadata.name", "owners"), set("spec.members", strs("alice"))),
+				[]edit{set("spec.name", "Owners")}),
 		},
 	}
 })
