@@ -206,6 +206,59 @@ var _ = Describe("Organization", func() {
 		expectReady(org)
 		Expect(fake.Orgs()).To(HaveLen(1))
 	})
+
+	It("blocks exactly spec.blockedUsers, unblocks the others by hand or not, and names the users it cannot block", func() {
+		_, err := fake.CreateOrg("acme")
+		Expect(err).NotTo(HaveOccurred())
+		for _, u := range []string{"bob", "carol", "dave", "erin"} {
+			fake.AddUser(u)
+		}
+		fc := forgeClient()
+		// erin was blocked by hand before the resource existed.
+		Expect(fc.BlockOrgUser(ctx, "acme", "erin")).To(Succeed())
+		blocks := func() []string { return fake.OrgBlocks("acme") }
+
+		org := newOrg("acme")
+		org.Spec.BlockedUsers = []forgev1.OwnerName{"bob", "Carol"}
+		Expect(k8s.Create(ctx, org)).To(Succeed())
+		expectReady(org)
+		Eventually(blocks, timeout, poll).Should(Equal([]string{"bob", "carol"}))
+
+		// Someone lifts bob's block in the web UI: the drift check puts it back.
+		Expect(fc.UnblockOrgUser(ctx, "acme", "bob")).To(Succeed())
+		Eventually(blocks, timeout, poll).Should(Equal([]string{"bob", "carol"}))
+		eventWithReason(org, forgev1.ReasonDriftCorrected)
+
+		// dave is a member (the forge refuses to block one), nosuch is no
+		// user: both are named, and the rest of the list still applies.
+		teams, err := fc.ListTeams(ctx, "acme")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(teams).NotTo(BeEmpty())
+		Expect(fc.AddTeamMember(ctx, teams[0].ID, "dave")).To(Succeed())
+		change(org, func(o *forgev1.Organization) {
+			o.Spec.BlockedUsers = []forgev1.OwnerName{"carol", "dave", "nosuch", "erin"}
+		})
+		msg := expectReason(org, metav1.ConditionFalse, forgev1.ReasonUserNotFound)
+		Expect(msg).To(ContainSubstring("nosuch"))
+		Eventually(blocks, timeout, poll).Should(Equal([]string{"carol", "erin"}))
+
+		change(org, func(o *forgev1.Organization) { o.Spec.BlockedUsers = []forgev1.OwnerName{"carol", "dave"} })
+		msg = expectReason(org, metav1.ConditionFalse, forgev1.ReasonRejected)
+		Expect(msg).To(ContainSubstring("dave"))
+		Expect(msg).To(ContainSubstring("cannot block the user"))
+		Eventually(blocks, timeout, poll).Should(Equal([]string{"carol"}))
+
+		// An empty list unblocks everyone; unset leaves blocks alone.
+		change(org, func(o *forgev1.Organization) { o.Spec.BlockedUsers = []forgev1.OwnerName{} })
+		expectReady(org)
+		Eventually(blocks, timeout, poll).Should(BeEmpty())
+		Expect(fc.BlockOrgUser(ctx, "acme", "bob")).To(Succeed())
+		change(org, func(o *forgev1.Organization) { o.Spec.BlockedUsers = nil })
+		expectReady(org)
+		fake.ClearRequests()
+		Consistently(blocks, 2*syncInterval, poll).Should(Equal([]string{"bob"}))
+		Expect(fake.WriteRequests()).To(BeEmpty())
+	})
 })
 
 func findCondition(obj forgev1.ConditionsAccessor, typ string) *metav1.Condition {

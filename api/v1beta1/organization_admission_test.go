@@ -48,6 +48,9 @@ spec:
 			Entry("Organization: empty website and e-mail clear them", obj("Organization",
 				set("spec.website", ""), set("spec.email", ""))),
 			Entry("Organization: syncInterval of exactly 1s", obj("Organization", set("spec.syncInterval", "1s"))),
+			Entry("Organization: blocked users, and an empty list that unblocks everyone", obj("Organization",
+				set("spec.blockedUsers", []any{"spammer", "Bot_2"}))),
+			Entry("Organization: blockedUsers empty", obj("Organization", set("spec.blockedUsers", []any{}))),
 		},
 		rejected: []TableEntry{
 			Entry("Organization: a forgeRef kind that is none", obj("Organization", set("spec.forgeRef.kind", "Cluster")), "spec.forgeRef.kind"),
@@ -58,6 +61,10 @@ spec:
 			Entry("Organization: fullName with a trailing space", obj("Organization", set("spec.fullName", "Acme Corp ")), "spec.fullName"),
 
 			Entry("Organization: unknown visibility", obj("Organization", set("spec.visibility", "internal")), "spec.visibility"),
+			Entry("Organization: a blocked user named twice, in another case", obj("Organization",
+				set("spec.blockedUsers", []any{"spammer", "Spammer"})), "blockedUsers must not name a user twice"),
+			Entry("Organization: a blocked user that is no forge name", obj("Organization",
+				set("spec.blockedUsers", []any{"bad--name"})), "spec.blockedUsers[0]"),
 			Entry("Organization: name with --", obj("Organization", set("spec.name", "acme--corp")), "spec.name"),
 			Entry("Organization: name with ..", obj("Organization", set("spec.name", "acme..corp")), "spec.name"),
 			Entry("Organization: name with __", obj("Organization", set("spec.name", "acme__corp")), "spec.name"),

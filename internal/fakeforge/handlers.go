@@ -23,7 +23,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -119,18 +118,7 @@ func (c *rc) isOrgOwner(o *org) bool {
 // organization (Gitea's IsOrganizationMember: its org_user rows are the
 // members of its teams).
 func (c *rc) isOrgMember(o *org) bool {
-	if c.isOrgOwner(o) {
-		return true
-	}
-	if c.doer == nil {
-		return false
-	}
-	for _, t := range c.s.st.teams.in(owner{id: o.id}) {
-		if t.members[c.doer.id] {
-			return true
-		}
-	}
-	return false
+	return c.isOrgOwner(o) || (c.doer != nil && c.s.isMemberOf(o, c.doer))
 }
 
 // canSeeOrg: a private organization is its members' (and the site
@@ -315,14 +303,6 @@ func (s *Server) routes() *http.ServeMux {
 		})
 	})
 
-	h("GET /api/v1/orgs", s.listOrgs)
-	h("POST /api/v1/orgs", s.createOrg)
-	h("GET /api/v1/orgs/{org}", s.getOrg)
-	h("GET /api/v1/user/orgs", s.listMyOrgs)
-	h("PATCH /api/v1/orgs/{org}", s.editOrg)
-	h("DELETE /api/v1/orgs/{org}", s.deleteOrg)
-	h("POST /api/v1/orgs/{org}/rename", s.renameOrg)
-
 	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
 		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
 		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
@@ -363,242 +343,6 @@ var kindRoutes []func(s *Server, h func(string, func(*rc)))
 func registerRoutes(serve func(s *Server, h func(string, func(*rc)))) bool {
 	kindRoutes = append(kindRoutes, serve)
 	return true
-}
-
-// ---- organizations ----
-
-func (s *Server) orgJSON(o *org) map[string]any {
-	return map[string]any{
-		"id": o.id, "name": o.name, "username": o.name, "full_name": o.fullName, "email": o.email,
-		"avatar_url": s.root + "/avatars/" + strconv.FormatInt(o.id, 10), "description": o.description,
-		"website": o.website, "location": o.location, "visibility": o.visibility,
-		"repo_admin_change_team_access": o.repoAdminChangeTeamAccess,
-	}
-}
-
-func (s *Server) listOrgs(c *rc) {
-	if !c.requireToken() {
-		return
-	}
-	var visible []*org
-	for _, o := range sortedByID(s.st.orgs, nil) {
-		if c.canSeeOrg(o) {
-			visible = append(visible, o)
-		}
-	}
-	servePage(c, visible, true, func(o *org) map[string]any { return s.orgJSON(o) })
-}
-
-// listMyOrgs lists the organizations the doer owns, by name as Gitea does.
-func (s *Server) listMyOrgs(c *rc) {
-	if !c.requireToken() {
-		return
-	}
-	var mine []*org
-	for _, o := range sortedByID(s.st.orgs, nil) {
-		if o.owners[c.doer.id] {
-			mine = append(mine, o)
-		}
-	}
-	slices.SortFunc(mine, func(a, b *org) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
-	servePage(c, mine, true, func(o *org) map[string]any { return s.orgJSON(o) })
-}
-
-// checkNewOrgName gives the 422 message for an unusable new org name, "" if fine.
-func (s *Server) checkNewOrgName(name string) string {
-	switch {
-	case name == "":
-		return "[UserName]: Required"
-	case !isValidUsername(name):
-		return "[UserName]: invalid username"
-	case !maxSize(name, 40):
-		return "[UserName]: MaxSize"
-	}
-	if msg := nameReserved(name, reservedUsernames, reservedUserPatterns); msg != "" {
-		return msg
-	}
-	if s.orgByName(name) != nil || s.userByLogin(name) != nil {
-		return "user already exists [name: " + name + "]"
-	}
-	return ""
-}
-
-type orgFields struct {
-	FullName                  *string `json:"full_name"`
-	Email                     *string `json:"email"`
-	Description               *string `json:"description"`
-	Website                   *string `json:"website"`
-	Location                  *string `json:"location"`
-	Visibility                *string `json:"visibility"`
-	RepoAdminChangeTeamAccess *bool   `json:"repo_admin_change_team_access"`
-}
-
-// check applies the binding rules of Create/EditOrgOption in field order.
-func (f *orgFields) check() string {
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	switch {
-	case !maxSize(str(f.FullName), 100):
-		return "[FullName]: MaxSize"
-	case !maxSize(str(f.Email), 255):
-		return "[Email]: MaxSize"
-	case !maxSize(str(f.Description), 255):
-		return "[Description]: MaxSize"
-	case str(f.Website) != "" && !isValidURL(str(f.Website)):
-		return "[Website]: Url"
-	case !maxSize(str(f.Website), 255):
-		return "[Website]: MaxSize"
-	case !maxSize(str(f.Location), 50):
-		return "[Location]: MaxSize"
-	}
-	switch str(f.Visibility) {
-	case "", "public", "limited", "private":
-	default:
-		return "[Visibility]: In"
-	}
-	if e := str(f.Email); e != "" && !validEmail(e) {
-		return "e-mail invalid [email: " + e + "]"
-	}
-	return ""
-}
-
-func validEmail(e string) bool {
-	local, domain, ok := strings.Cut(e, "@")
-	return ok && local != "" && domain != "" && !strings.ContainsAny(e, " \t\r\n")
-}
-
-func (f *orgFields) apply(o *org) {
-	if f.FullName != nil {
-		o.fullName = *f.FullName
-	}
-	if f.Email != nil {
-		o.email = *f.Email
-	}
-	if f.Description != nil {
-		o.description = *f.Description
-	}
-	if f.Website != nil {
-		o.website = *f.Website
-	}
-	if f.Location != nil {
-		o.location = *f.Location
-	}
-	if f.Visibility != nil && *f.Visibility != "" {
-		o.visibility = *f.Visibility
-	}
-	if f.RepoAdminChangeTeamAccess != nil {
-		o.repoAdminChangeTeamAccess = *f.RepoAdminChangeTeamAccess
-	}
-}
-
-func (s *Server) createOrg(c *rc) {
-	if !c.requireToken() {
-		return
-	}
-	var req struct {
-		UserName *string `json:"username"`
-		orgFields
-	}
-	if !c.bind(&req) {
-		return
-	}
-	name := ""
-	if req.UserName != nil {
-		name = *req.UserName
-	}
-	// Binding checks the name's form first, then the other fields; the
-	// reserved and taken checks come after, from the model.
-	switch {
-	case name == "":
-		c.validation("[UserName]: Required")
-		return
-	case !isValidUsername(name):
-		c.validation("[UserName]: invalid username")
-		return
-	case !maxSize(name, 40):
-		c.validation("[UserName]: MaxSize")
-		return
-	}
-	if msg := req.check(); msg != "" {
-		c.validation(msg)
-		return
-	}
-	if msg := s.checkNewOrgName(name); msg != "" {
-		c.validation(msg)
-		return
-	}
-	s.takeName(name)
-	o := s.addOrg(name, c.doer)
-	req.apply(o)
-	c.json(http.StatusCreated, s.orgJSON(o))
-}
-
-func (s *Server) getOrg(c *rc) {
-	if o := c.org(); o != nil {
-		c.json(http.StatusOK, s.orgJSON(o))
-	}
-}
-
-func (s *Server) editOrg(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireOrgOwner(o) {
-		return
-	}
-	var req orgFields
-	if !c.bind(&req) {
-		return
-	}
-	if msg := req.check(); msg != "" {
-		c.validation(msg)
-		return
-	}
-	if !c.fl.editsOnlySent() {
-		req.clearUnsent()
-	}
-	req.apply(o)
-	c.json(http.StatusOK, s.orgJSON(o))
-}
-
-// clearUnsent does what Gitea 1.24 and 1.25 do on PATCH /orgs/{org}: their
-// EditOrgOption has plain strings, so full_name, description, website and
-// location not sent are written empty; an empty email is skipped, not
-// cleared (routers/api/v1/org/org.go Edit).
-func (f *orgFields) clearUnsent() {
-	empty := func(p **string) {
-		if *p == nil {
-			*p = new(string)
-		}
-	}
-	empty(&f.FullName)
-	empty(&f.Description)
-	empty(&f.Website)
-	empty(&f.Location)
-	if f.Email != nil && *f.Email == "" {
-		f.Email = nil
-	}
-}
-
-func (s *Server) deleteOrg(c *rc) {
-	o := c.org()
-	if o == nil || !c.requireOrgOwner(o) {
-		return
-	}
-	if s.orgHasRepos(o) {
-		// Gitea answers a refused delete with a bare 500; only admins see why.
-		msg := ""
-		if c.doer.admin {
-			msg = fmt.Sprintf("user still has ownership of repositories [uid: %d]", o.id)
-		}
-		c.error(http.StatusInternalServerError, msg)
-		return
-	}
-	s.deleteOwned(owner{id: o.id})
-	delete(s.st.orgs, o.id)
-	c.noContent()
 }
 
 // ---- repositories ----

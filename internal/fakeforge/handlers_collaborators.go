@@ -27,7 +27,8 @@ import (
 // users without their permission (X-Total-Count only), each one's
 // effective permission read on its own route, PUT adding one or changing
 // their permission in place (write by default), DELETE removing one (204
-// also for a user who is none); a write naming an unknown user is 422.
+// also for a user who is none); a write naming an unknown user is 422,
+// one the owning organization blocks 403 "user is blocked".
 
 func (s *Server) collaboratorRoutes(h func(string, func(*rc))) {
 	h("GET /api/v1/repos/{owner}/{repo}/collaborators", s.listCollaborators)
@@ -77,6 +78,10 @@ func (s *Server) putCollaborator(c *rc) {
 	}
 	u := c.collaborator()
 	if u == nil {
+		return
+	}
+	if o := s.st.orgs[r.orgID]; o != nil && o.blocked[u.id] {
+		c.error(http.StatusForbidden, "user is blocked")
 		return
 	}
 	p := "write"

@@ -340,12 +340,17 @@ func (c *rc) member() *user {
 	return u
 }
 
+// addTeamMember: a user the organization blocks is 403 "user is blocked".
 func (s *Server) addTeamMember(c *rc) {
-	t, _ := c.team()
+	t, o := c.team()
 	if t == nil {
 		return
 	}
 	if u := c.member(); u != nil {
+		if o.blocked[u.id] {
+			c.error(http.StatusForbidden, "user is blocked")
+			return
+		}
 		t.members[u.id] = true
 		c.noContent()
 	}

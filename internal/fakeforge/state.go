@@ -132,19 +132,6 @@ type owner struct {
 	id   int64
 }
 
-type org struct {
-	id                        int64
-	name                      string
-	fullName                  string
-	email                     string
-	description               string
-	website                   string
-	location                  string
-	visibility                string
-	repoAdminChangeTeamAccess bool
-	owners                    map[int64]bool // user ids
-}
-
 type repo struct {
 	id          int64
 	orgID       int64 // 0 for a user's repository
@@ -240,15 +227,6 @@ func randomHex(n int) string {
 
 // ---- lookups (hold mu) ----
 
-func (s *Server) orgByName(name string) *org {
-	for _, o := range s.st.orgs {
-		if strings.EqualFold(o.name, name) {
-			return o
-		}
-	}
-	return nil
-}
-
 // ownerName gives the login of a repository's owner.
 func (s *Server) ownerName(r *repo) string {
 	if r.orgID != 0 {
@@ -321,14 +299,6 @@ func sortedByID[V any](m map[int64]V, keep func(V) bool) []V {
 }
 
 // ---- conversions to the client's types ----
-
-func (o *org) toForge() forge.Organization {
-	return forge.Organization{
-		ID: o.id, Name: o.name, FullName: o.fullName, Email: o.email, Description: o.description,
-		Website: o.website, Location: o.location, Visibility: o.visibility,
-		RepoAdminChangeTeamAccess: o.repoAdminChangeTeamAccess,
-	}
-}
 
 func (h *hook) config() map[string]string {
 	cfg := map[string]string{"url": h.url, "content_type": h.contentType}
@@ -406,27 +376,6 @@ func (r *runner) toForge() forge.Runner {
 }
 
 // ---- Go-side reads (copies) ----
-
-// Org returns the organization named name (case-insensitive).
-func (s *Server) Org(name string) (forge.Organization, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o := s.orgByName(name); o != nil {
-		return o.toForge(), true
-	}
-	return forge.Organization{}, false
-}
-
-// Orgs returns every organization, by id.
-func (s *Server) Orgs() []forge.Organization {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []forge.Organization
-	for _, o := range sortedByID(s.st.orgs, nil) {
-		out = append(out, o.toForge())
-	}
-	return out
-}
 
 // OrgHooks returns the hooks of an organization, by id, events sorted;
 // config never holds the secret (see HookSecret).
@@ -549,18 +498,6 @@ func (s *Server) repoToForge(r *repo) forge.Repository {
 
 // ---- Go-side scene setting ----
 
-// CreateOrg creates an organization owned by the site admin, with the same
-// checks as POST /orgs.
-func (s *Server) CreateOrg(name string) (forge.Organization, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if msg := s.checkNewOrgName(name); msg != "" {
-		return forge.Organization{}, fmt.Errorf("create organization %q: %s", name, msg)
-	}
-	o := s.addOrg(name, s.admin())
-	return o.toForge(), nil
-}
-
 // CreateRepo creates a repository under an existing organization or user,
 // with the same checks as POST /orgs/{org}/repos.
 func (s *Server) CreateRepo(ownerName, name string) error {
@@ -618,13 +555,6 @@ func (s *Server) SetRunnerBusy(id int64, busy bool) {
 	if r, ok := s.st.runners.at(id); ok {
 		r.busy = busy
 	}
-}
-
-func (s *Server) addOrg(name string, creator *user) *org {
-	o := &org{id: s.st.next("org"), name: name, visibility: "public", owners: map[int64]bool{creator.id: true}}
-	s.st.orgs[o.id] = o
-	s.addOwnersTeam(o)
-	return o
 }
 
 func (s *Server) addRepo(r *repo) {

@@ -37,6 +37,7 @@ var _ = registerBehaviours("organization", []behaviour{
 	{"orgs/visibility and website rules", contractOrgFieldRules, nil},
 	{"orgs/edit changes only what is sent", contractOrgEditPartial, nil},
 	{"orgs/delete refused while repositories remain", contractOrgDeleteWithRepos, nil},
+	{"orgs/blocks by name without case; refusals; blocked users kept out of teams and collaborations", contractOrgBlocks, nil},
 })
 
 func contractOrgLifecycle(t *testing.T, tg *target) {
@@ -215,4 +216,71 @@ func contractOrgDeleteWithRepos(t *testing.T, tg *target) {
 	}
 	mustNoErr(t, tg.c.DeleteRepo(ctx(t), org, repo))
 	mustNoErr(t, tg.c.DeleteOrg(ctx(t), org))
+}
+
+// contractOrgBlocks: an organization's owner blocks and unblocks users by
+// name, without case; blocking ends a user's collaborations on its
+// repositories and keeps them out of its teams and collaborations; the
+// forge refuses a user already blocked, a member, a site administrator
+// and an organization (400), and an unknown user (404); unblocking one not
+// blocked is 400. Probed alike on Gitea 1.24.6, 1.25.5, 1.26.4 and 1.27.3.
+func contractOrgBlocks(t *testing.T, tg *target) {
+	org := uniqueName("blk")
+	_, err := tg.c.CreateOrg(ctx(t), forge.CreateOrgOption{Name: org})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteOrg(ctx(t), org) })
+	bob, carol, dave := tg.user(), tg.user(), tg.user()
+	blocked := func() []string {
+		t.Helper()
+		list, err := tg.c.ListOrgBlocks(ctx(t), org)
+		mustNoErr(t, err)
+		var out []string
+		for _, u := range list {
+			out = append(out, u.Login)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := blocked(); len(got) != 0 {
+		t.Fatalf("a new organization blocks %v", got)
+	}
+
+	repo, err := tg.c.CreateOrgRepo(ctx(t), org, forge.CreateRepoOption{Name: "r"})
+	mustNoErr(t, err)
+	t.Cleanup(func() { _ = tg.c.DeleteRepo(ctx(t), org, repo.Name) })
+	mustNoErr(t, tg.c.SetCollaborator(ctx(t), org, repo.Name, bob, "write"))
+	mustNoErr(t, tg.c.BlockOrgUser(ctx(t), org, strings.ToUpper(bob)))
+	mustNoErr(t, tg.c.BlockOrgUser(ctx(t), org, carol))
+	want := []string{bob, carol}
+	slices.Sort(want)
+	if got := blocked(); !slices.Equal(got, want) {
+		t.Fatalf("blocked %v, want %v", got, want)
+	}
+	collaborators, err := tg.c.ListCollaborators(ctx(t), org, repo.Name)
+	mustNoErr(t, err)
+	if len(collaborators) != 0 {
+		t.Fatalf("a blocked user stays a collaborator: %v", collaborators)
+	}
+	wantStatus(t, tg.c.SetCollaborator(ctx(t), org, repo.Name, bob, "write"), 403, "user is blocked")
+	teams, err := tg.c.ListTeams(ctx(t), org)
+	mustNoErr(t, err)
+	wantStatus(t, tg.c.AddTeamMember(ctx(t), teams[0].ID, carol), 403, "user is blocked")
+
+	wantStatus(t, tg.c.BlockOrgUser(ctx(t), org, bob), 400, "cannot block the user")
+	mustNoErr(t, tg.c.AddTeamMember(ctx(t), teams[0].ID, dave))
+	wantStatus(t, tg.c.BlockOrgUser(ctx(t), org, dave), 400, "cannot block the user")
+	me, err := tg.c.CurrentUser(ctx(t))
+	mustNoErr(t, err)
+	wantStatus(t, tg.c.BlockOrgUser(ctx(t), org, me.Login), 400, "cannot block the user")
+	wantStatus(t, tg.c.BlockOrgUser(ctx(t), org, org), 400, "cannot block an organization")
+	wantKind(t, tg.c.BlockOrgUser(ctx(t), org, uniqueName("nosuch")), forge.KindNotFound)
+
+	mustNoErr(t, tg.c.UnblockOrgUser(ctx(t), org, bob))
+	wantStatus(t, tg.c.UnblockOrgUser(ctx(t), org, bob), 400, "cannot unblock the user")
+	wantKind(t, tg.c.UnblockOrgUser(ctx(t), org, uniqueName("nosuch")), forge.KindNotFound)
+	if got := blocked(); !slices.Equal(got, []string{carol}) {
+		t.Fatalf("blocked %v after unblocking %s, want [%s]", got, bob, carol)
+	}
+	_, err = tg.c.ListOrgBlocks(ctx(t), uniqueName("nosuchorg"))
+	wantKind(t, err, forge.KindNotFound)
 }
