@@ -25,8 +25,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/forgeops/forge-operator/internal/forge"
 )
 
 // rc is one API request being handled, with Server.mu held.
@@ -291,11 +289,6 @@ func (s *Server) routes() *http.ServeMux {
 	h := func(p string, fn func(*rc)) { s.handle(m, p, fn) }
 
 	h("GET /api/v1/version", func(c *rc) { c.json(http.StatusOK, map[string]string{"version": c.s.version}) })
-	h("GET /api/v1/user", func(c *rc) {
-		if c.requireToken() {
-			c.json(http.StatusOK, c.userJSON(c.doer))
-		}
-	})
 	h("GET /api/v1/settings/api", func(c *rc) {
 		c.json(http.StatusOK, map[string]int{
 			"max_response_items": 50, "default_paging_num": 30,
@@ -303,42 +296,18 @@ func (s *Server) routes() *http.ServeMux {
 		})
 	})
 
-	for _, prefix := range []string{"/api/v1" + forge.OrgRoute, "/api/v1" + forge.RepoRoute} {
-		h("POST "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
-		h("GET "+prefix+runnerRes.route.Path+"/registration-token", s.registrationToken)
-	}
-	h("POST /api/v1/admin/actions/runners/registration-token", s.instanceRegistrationToken)
-	h("GET /api/v1/admin/runners/registration-token", s.instanceRegistrationToken)
-	hookRes.serve(h, onCollection("POST", s.createHook), onItem("PATCH", s.editHook))
-	labelRes.serve(h, onCollection("POST", s.createLabel), onItem("PATCH", s.editLabel))
-	runnerRes.serve(h, onItem("PATCH", s.editRunner))
-	projectRes.serve(h, onCollection("POST", s.createProject), onItem("PATCH", s.editProject))
-	s.actionsRoutes(h)
-
-	s.repoRoutes(h)
-	s.collaboratorRoutes(h)
-	s.teamRoutes(h)
-	s.branchProtectionRoutes(h)
-	s.deployKeyRoutes(h)
-	s.tagProtectionRoutes(h)
-	s.pushMirrorRoutes(h)
-	s.fileRoutes(h)
-	s.userRoutes(h)
-	s.tokenRoutes(h)
-
-	h("POST /api/actions/runner.v1.RunnerService/Register", s.registerRunner)
-	s.issueRoutes(h)
 	for _, kind := range kindRoutes {
 		kind(s, h)
 	}
 	return m
 }
 
-// kindRoutes serve the routes a kind's handlers file registers from its own
-// file (registerRoutes), so a new kind's fake adds no line here.
+// kindRoutes serve the routes each area's handlers_<area>.go registers
+// from its own file (registerRoutes), one registration a file, so a new
+// area adds no line here.
 var kindRoutes []func(s *Server, h func(string, func(*rc)))
 
-// registerRoutes adds a kind's routes to every server; call it only from a
+// registerRoutes adds an area's routes to every server; call it only from a
 // package-level var.
 func registerRoutes(serve func(s *Server, h func(string, func(*rc)))) bool {
 	kindRoutes = append(kindRoutes, serve)

@@ -244,3 +244,5 @@ func valueOf(t *table[*actionsValue], ow owner, name string) (string, bool) {
 	}
 	return "", false
 }
+
+var _ = registerRoutes((*Server).actionsRoutes)

@@ -584,3 +584,5 @@ func (s *Server) BranchProtections(ownerName, repoName string) []forge.BranchPro
 	}
 	return out
 }
+
+var _ = registerRoutes((*Server).branchProtectionRoutes)

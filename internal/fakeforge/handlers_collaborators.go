@@ -149,3 +149,5 @@ func (s *Server) Collaborators(ownerName, name string) map[string]string {
 	}
 	return out
 }
+
+var _ = registerRoutes((*Server).collaboratorRoutes)

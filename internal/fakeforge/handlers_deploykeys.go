@@ -305,3 +305,5 @@ func (s *Server) AddUserKey(login, content string) error {
 	s.st.userKeys[fp] = &userKey{id: s.st.next("userkey"), title: login, content: text, fingerprint: fp}
 	return nil
 }
+
+var _ = registerRoutes((*Server).deployKeyRoutes)

@@ -617,3 +617,5 @@ func (s *Server) Commits(ownerName, repoName, branch string) []forge.FileCommit 
 	}
 	return out
 }
+
+var _ = registerRoutes((*Server).fileRoutes)

@@ -369,3 +369,5 @@ func (s *Server) SetArchived(ownerName, repoName string, archived bool) {
 		r.archived = archived
 	}
 }
+
+var _ = registerRoutes((*Server).issueRoutes)

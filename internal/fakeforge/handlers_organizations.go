@@ -28,7 +28,7 @@ import (
 
 // Organizations as Gitea serves them: created by POST /orgs, read, edited
 // and deleted under /orgs/{org}, listed at /orgs and the user's own at
-// /user/orgs, renamed by POST /orgs/{org}/rename (handlers_renames.go),
+// /user/orgs, renamed by POST /orgs/{org}/rename (renames.go),
 // and the users an organization blocks under /orgs/{org}/blocks.
 
 var _ = registerRoutes((*Server).orgRoutes)

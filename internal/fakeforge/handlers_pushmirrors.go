@@ -334,3 +334,5 @@ func (s *Server) PushMirrors(ownerName, repoName string) []forge.PushMirror {
 	}
 	return out
 }
+
+var _ = registerRoutes((*Server).pushMirrorRoutes)

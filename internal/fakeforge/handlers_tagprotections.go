@@ -200,3 +200,5 @@ func (s *Server) TagProtections(ownerName, repoName string) []forge.TagProtectio
 	}
 	return out
 }
+
+var _ = registerRoutes((*Server).tagProtectionRoutes)

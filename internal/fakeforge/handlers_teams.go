@@ -502,3 +502,5 @@ func (s *Server) teamSet(orgName, name string, get func(*team) []string) []strin
 	}
 	return nil
 }
+
+var _ = registerRoutes((*Server).teamRoutes)

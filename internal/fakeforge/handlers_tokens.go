@@ -362,3 +362,5 @@ func (c *rc) currentAccessToken() (*accessToken, bool) {
 
 // hasTokenRoute: GET and DELETE /token exist from Gitea 1.27.
 func (f errFlavor) hasTokenRoute() bool { return f == flavorGitea127 }
+
+var _ = registerRoutes((*Server).tokenRoutes)

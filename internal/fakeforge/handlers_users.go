@@ -96,6 +96,11 @@ import (
 
 // userRoutes serves the admin user API, a user's profile and the search.
 func (s *Server) userRoutes(h func(string, func(*rc))) {
+	h("GET /api/v1/user", func(c *rc) {
+		if c.requireToken() {
+			c.json(http.StatusOK, c.userJSON(c.doer))
+		}
+	})
 	h("GET /api/v1/admin/users", s.adminListUsers)
 	h("POST /api/v1/admin/users", s.adminCreateUser)
 	h("PATCH /api/v1/admin/users/{user}", s.adminEditUser)
@@ -582,3 +587,5 @@ func (c *rc) orgNotUser(o *org) string {
 	}
 	return o.name + " is an organization not a user"
 }
+
+var _ = registerRoutes((*Server).userRoutes)

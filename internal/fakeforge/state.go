@@ -57,7 +57,7 @@ type state struct {
 	pushMirrors *table[*pushMirror]
 	mirrorsOff  bool
 	// renamed are the old names of renamed users and organizations (lower
-	// case), which redirect (handlers_renames.go).
+	// case), which redirect (renames.go).
 	renamed map[string]renamed
 	// kindTables are the tables a handlers file declares for itself
 	// (kindTable), in declaration order.
@@ -165,60 +165,6 @@ type repo struct {
 // touch moves r's updated_at to now, in whole seconds as Gitea keeps it.
 func (r *repo) touch() { r.updated = time.Now().UTC().Truncate(time.Second) }
 
-type hook struct {
-	row          // the organization or repository; ids are one sequence for both
-	typ          string
-	name         string
-	url          string
-	contentType  string
-	secret       string
-	events       []string
-	active       bool
-	branchFilter string
-	authHeader   string
-	slack        slackMeta
-	created      time.Time
-	updated      time.Time
-}
-
-type slackMeta struct {
-	channel, username, iconURL, color string
-}
-
-type label struct {
-	row
-	name        string
-	color       string // 6 lower-case hex digits
-	description string
-	exclusive   bool
-	archived    bool
-}
-
-type project struct {
-	row          // a repository's
-	title        string
-	description  string
-	cardType     string
-	templateType string
-	closed       bool
-	created      time.Time
-	updated      time.Time
-	closedAt     time.Time
-}
-
-type runner struct {
-	row
-	name      string
-	uuid      string
-	token     string
-	version   string
-	status    string
-	busy      bool
-	disabled  bool
-	ephemeral bool
-	labels    []string
-}
-
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -300,162 +246,7 @@ func sortedByID[V any](m map[int64]V, keep func(V) bool) []V {
 
 // ---- conversions to the client's types ----
 
-func (h *hook) config() map[string]string {
-	cfg := map[string]string{"url": h.url, "content_type": h.contentType}
-	if h.typ == "slack" {
-		cfg["channel"] = h.slack.channel
-		cfg["username"] = h.slack.username
-		cfg["icon_url"] = h.slack.iconURL
-		cfg["color"] = h.slack.color
-	}
-	return cfg
-}
-
-func (h *hook) toForge() forge.Hook {
-	events := slices.Clone(h.events)
-	slices.Sort(events)
-	return forge.Hook{
-		ID: h.id, Type: h.typ, Name: h.name, Config: h.config(), Events: events, Active: h.active,
-		BranchFilter: h.branchFilter, AuthorizationHeader: h.authHeader,
-	}
-}
-
-func (s *Server) labelURL(l *label) string {
-	if l.owner.repo {
-		r := s.st.repos[l.owner.id]
-		if r == nil {
-			return ""
-		}
-		return fmt.Sprintf("%s/api/v1/repos/%s/%s/labels/%d", s.root, s.ownerName(r), r.name, l.id)
-	}
-	o := s.st.orgs[l.owner.id]
-	if o == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s/api/v1/orgs/%s/labels/%d", s.root, o.name, l.id)
-}
-
-func (s *Server) labelToForge(l *label) forge.Label {
-	return forge.Label{
-		ID: l.id, Name: l.name, Color: l.color, Description: l.description, Exclusive: l.exclusive,
-		IsArchived: l.archived, URL: s.labelURL(l),
-	}
-}
-
-func (p *project) state() string {
-	if p.closed {
-		return "closed"
-	}
-	return "open"
-}
-
-func (s *Server) projectURL(p *project) string {
-	r := s.st.repos[p.owner.id]
-	if r == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s/%s/%s/projects/%d", s.root, s.ownerName(r), r.name, p.id)
-}
-
-func (s *Server) projectToForge(p *project) forge.Project {
-	return forge.Project{
-		ID: p.id, Title: p.title, Description: p.description, CardType: p.cardType,
-		TemplateType: p.templateType, State: p.state(), HTMLURL: s.projectURL(p),
-	}
-}
-
-func (r *runner) toForge() forge.Runner {
-	labels := make([]forge.RunnerLabel, len(r.labels))
-	for i, n := range r.labels {
-		labels[i] = forge.RunnerLabel{ID: int64(i), Name: n, Type: "custom"}
-	}
-	return forge.Runner{
-		ID: r.id, Name: r.name, Status: r.status, Busy: r.busy, Disabled: r.disabled,
-		Ephemeral: r.ephemeral, Labels: labels,
-	}
-}
-
 // ---- Go-side reads (copies) ----
-
-// OrgHooks returns the hooks of an organization, by id, events sorted;
-// config never holds the secret (see HookSecret).
-func (s *Server) OrgHooks(orgName string) []forge.Hook { return s.Hooks(forge.OrgScope(orgName)) }
-
-// Hooks returns the hooks of an organization or repository, by id.
-func (s *Server) Hooks(scope forge.Scope) []forge.Hook {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ow, ok := s.scopeOwner(scope)
-	if !ok {
-		return nil
-	}
-	var out []forge.Hook
-	for _, h := range s.st.hooks.in(ow) {
-		out = append(out, h.toForge())
-	}
-	return out
-}
-
-// HookSecret returns the secret stored with a hook of scope, "acme" (an
-// organization) or "acme/web" (a repository); "" if none or unknown.
-func (s *Server) HookSecret(scope string, id int64) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sc, err := forge.ParseScope(scope)
-	if err != nil {
-		return ""
-	}
-	ow, ok := s.scopeOwner(sc)
-	if h, found := s.st.hooks.get(ow, id); found && ok {
-		return h.secret
-	}
-	return ""
-}
-
-// Labels returns the labels of a scope, by id.
-func (s *Server) Labels(scope forge.Scope) []forge.Label {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ow, ok := s.scopeOwner(scope)
-	if !ok {
-		return nil
-	}
-	var out []forge.Label
-	for _, l := range s.st.labels.in(ow) {
-		out = append(out, s.labelToForge(l))
-	}
-	return out
-}
-
-// Projects returns the projects of a repository, open and closed, by id.
-func (s *Server) Projects(ownerName, repoName string) []forge.Project {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.repoByName(ownerName, repoName)
-	if r == nil {
-		return nil
-	}
-	var out []forge.Project
-	for _, p := range s.st.projects.in(owner{repo: true, id: r.id}) {
-		out = append(out, s.projectToForge(p))
-	}
-	return out
-}
-
-// Runners returns the runners of a scope, by id.
-func (s *Server) Runners(scope forge.Scope) []forge.Runner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ow, ok := s.scopeOwner(scope)
-	if !ok {
-		return nil
-	}
-	var out []forge.Runner
-	for _, r := range s.st.runners.in(ow) {
-		out = append(out, r.toForge())
-	}
-	return out
-}
 
 // Repo returns a repository by owner and name.
 func (s *Server) Repo(ownerName, name string) (forge.Repository, bool) {
@@ -527,36 +318,6 @@ func (s *Server) DeleteRepo(ownerName, name string) {
 	}
 }
 
-// RegisterRunner registers a runner in a scope as a runner process would,
-// offline until SetRunnerStatus. It panics if the scope does not exist.
-func (s *Server) RegisterRunner(scope forge.Scope, name string, labels ...string) forge.Runner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ow, ok := s.scopeOwner(scope)
-	if !ok {
-		panic(fmt.Sprintf("fakeforge: RegisterRunner: no scope %s", scope))
-	}
-	return s.addRunner(ow, name, "", labels, false).toForge()
-}
-
-// SetRunnerStatus sets a runner's status ("online", "offline").
-func (s *Server) SetRunnerStatus(id int64, status string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.st.runners.at(id); ok {
-		r.status = status
-	}
-}
-
-// SetRunnerBusy marks a runner as running a job or idle.
-func (s *Server) SetRunnerBusy(id int64, busy bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.st.runners.at(id); ok {
-		r.busy = busy
-	}
-}
-
 func (s *Server) addRepo(r *repo) {
 	r.id = s.st.next("repo")
 	if r.settings == (repoSettings{}) {
@@ -584,17 +345,6 @@ func (s *Server) removeRepo(r *repo) {
 	s.deliver("repository", r, map[string]any{"action": "deleted"}, "")
 	s.deleteOwned(owner{repo: true, id: r.id})
 	delete(s.st.repos, r.id)
-}
-
-func (s *Server) addRunner(ow owner, name, version string, labels []string, ephemeral bool) *runner {
-	r := &runner{
-		row: row{owner: ow}, name: name, version: version, status: "offline",
-		uuid: randomUUID(), token: randomHex(20), labels: slices.Clone(labels), ephemeral: ephemeral,
-	}
-	if r.labels == nil {
-		r.labels = []string{}
-	}
-	return s.st.runners.add(r)
 }
 
 func randomUUID() string {

@@ -32,7 +32,7 @@ import (
 
 // The rename behaviours are what renamed organizations and users answer under
 // their old names, probed on Gitea 1.26.4 before the fake learnt them
-// (fakeforge/handlers_renames.go says them in full): the client never
+// (fakeforge/renames.go says them in full): the client never
 // takes an answer through a redirect for the name it called.
 var _ = registerBehaviours("rename", []behaviour{
 	{"renames/org: 204; the old name answers 307 on every route and method, the client calls it Moved", contractRenameOrg, nil},

@@ -638,3 +638,5 @@ func (s *Server) copyTemplateParts(tmpl, r *repo, req generateRepoReq) {
 		}
 	}
 }
+
+var _ = registerRoutes((*Server).repoRoutes)
