@@ -154,7 +154,8 @@ var _ = Describe("Policy over an organization end to end", func() {
 			expectReady(o)
 		}
 		Expect(repoOf(v, "web").Topics).To(Equal([]string{"managed", "service"}), "a repository's other topics stay")
-		Expect(teamReposOf(v, "developers")).To(Equal([]string{"api", "docs", "legacy", "web"}))
+		// Ready sets do not order the team's additions: wait for them.
+		Eventually(func() []string { return teamReposOf(v, "developers") }, timeout, poll).Should(Equal([]string{"api", "docs", "legacy", "web"}))
 		for _, name := range []string{"web", "api"} {
 			Expect(rulesOf(v, name)).To(Equal([]string{"main"}), name)
 		}
